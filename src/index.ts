@@ -1,0 +1,2 @@
+export * from './protocol/index.js';
+export * from './server/index.js';

@@ -1,0 +1,5 @@
+export * from './errors.js';
+export * from './headers.js';
+export * from './meta.js';
+export { describeSchemaErrors, precompileSchemaValidators, schemaValidator } from './schema-validator.js';
+export * from './wire.js';

@@ -1,0 +1,118 @@
+// What a handler sees of one request, and the value it returns to ask for more input.
+import type {
+  ClientCapabilities,
+  Implementation,
+  InputRequest,
+  InputRequests,
+  InputResponse,
+} from '../protocol/index.js';
+
+/** The authenticated caller, as established by the transport's authenticate hook. */
+export interface Principal {
+  subject: string;
+  issuer?: string;
+  clientId?: string;
+}
+
+/** Kinds of embedded request a client can declare support for. */
+export type InputKind = 'elicitation.form' | 'elicitation.url' | 'sampling' | 'roots';
+
+/** Returned by a handler to answer `resultType: "input_required"`. Build it with `inputRequired()`. */
+export class InputRequired {
+  readonly inputRequests: InputRequests | undefined;
+  readonly state: unknown;
+  readonly hasState: boolean;
+  constructor(inputRequests: InputRequests | undefined, state: unknown, hasState: boolean) {
+    this.inputRequests = inputRequests;
+    this.state = state;
+    this.hasState = hasState;
+  }
+}
+
+/**
+ * Ask the client for more input. `state` is any JSON value the handler wants back on the retry; the server seals
+ * it inside `requestState` (bound to this caller and this exact request) — the client can neither read nor alter it.
+ */
+export function inputRequired(options: { inputRequests?: InputRequests; state?: unknown }): InputRequired {
+  const hasRequests = options.inputRequests !== undefined && Object.keys(options.inputRequests).length > 0;
+  return new InputRequired(
+    hasRequests ? options.inputRequests : undefined,
+    options.state,
+    'state' in options,
+  );
+}
+
+export function kindOfInputRequest(request: InputRequest): InputKind | undefined {
+  switch (request.method) {
+    case 'elicitation/create':
+      return request.params.mode === 'url' ? 'elicitation.url' : 'elicitation.form';
+    case 'sampling/createMessage':
+      return 'sampling';
+    case 'roots/list':
+      return 'roots';
+    default:
+      return undefined;
+  }
+}
+
+/** Whether the client declared support for an input kind. A bare `elicitation: {}` means form mode only. */
+export function clientSupports(caps: ClientCapabilities, kind: InputKind): boolean {
+  switch (kind) {
+    case 'elicitation.form': {
+      const e = caps.elicitation;
+      return e !== undefined && (e.form !== undefined || e.url === undefined);
+    }
+    case 'elicitation.url':
+      return caps.elicitation?.url !== undefined;
+    case 'sampling':
+      return caps.sampling !== undefined;
+    case 'roots':
+      return caps.roots !== undefined;
+  }
+}
+
+export const LOG_LEVELS = [
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface ProgressUpdate {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+export interface RequestContext {
+  readonly method: string;
+  readonly requestId: string | number;
+  readonly protocolVersion: string;
+  readonly clientCapabilities: ClientCapabilities;
+  readonly clientInfo: Implementation | undefined;
+  readonly principal: Principal | undefined;
+  /** Aborted when the client cancels (closes the HTTP stream, or notifications/cancelled on stdio). */
+  readonly signal: AbortSignal;
+  /** 0 on the first call, then the number of input_required rounds this flow has been through. */
+  readonly round: number;
+  /** The flow id shared by every round of this call. */
+  readonly flowId: string;
+  /** The handler's own state from the previous round (undefined on the first round). */
+  readonly state: unknown;
+  /**
+   * Answers to the keys asked in the previous round, validated by kind. Answers to keys that were not asked are
+   * dropped before the handler runs (the spec says to ignore them).
+   */
+  readonly inputResponses: Readonly<Record<string, InputResponse>>;
+  /** True when the client declared support for this kind of embedded request. */
+  supports(kind: InputKind): boolean;
+  /** Send a log message to the client; sent only at or above the request's `io.modelcontextprotocol/logLevel`. */
+  log(level: LogLevel, data: unknown, logger?: string): void;
+  /** Report progress; sent only when the client asked for it with a progressToken. */
+  progress(update: ProgressUpdate): void;
+}

@@ -1,0 +1,435 @@
+// Transport-independent request handling: `_meta`, method table, schema checks, the MRTR pipeline, results.
+import { createHmac, randomBytes } from 'node:crypto';
+import {
+  describeSchemaErrors,
+  ErrorCode,
+  type Implementation,
+  invalidParams,
+  type JsonObject,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  LATEST_PROTOCOL_VERSION,
+  McpError,
+  META_SERVER_INFO,
+  type MrtrMethod,
+  precompileSchemaValidators,
+  type Result,
+  type ServerCapabilities,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  schemaValidator,
+} from '../protocol/index.js';
+import { clientSupports, InputRequired, LOG_LEVELS, type Principal, type RequestContext } from './context.js';
+import { errorResponse } from './message.js';
+import { openRound, type RoundInput, sealRound } from './mrtr.js';
+import { paginate } from './pagination.js';
+import type { Registry } from './registry.js';
+import { type RequestMeta, readRequestMeta } from './request-meta.js';
+import type { RequestStateCodec, StateBinding } from './request-state.js';
+
+export interface Logger {
+  info(fields: Record<string, unknown>, message: string): void;
+  warn(fields: Record<string, unknown>, message: string): void;
+  error(fields: Record<string, unknown>, message: string): void;
+}
+
+export interface DispatchOptions {
+  serverInfo: Implementation;
+  instructions?: string;
+  codec: RequestStateCodec;
+  logger: Logger;
+  pageSize: number;
+  maxRounds: number;
+  /** Cache hints on list results and discovery (server/utilities/caching.mdx). */
+  listTtlMs: number;
+  /** Validate every result against schema.json before sending it (tests and the conformance fixture turn it on). */
+  validateResults: boolean;
+}
+
+/** What the transport knows about one request. */
+export interface RequestEnvironment {
+  principal: Principal | undefined;
+  signal: AbortSignal;
+  /** Send a notification related to this request (HTTP upgrades the response to SSE on first use). */
+  notify(notification: JsonRpcNotification): void;
+}
+
+const REQUEST_DEFINITION: Record<string, string> = {
+  'server/discover': 'DiscoverRequest',
+  'tools/list': 'ListToolsRequest',
+  'tools/call': 'CallToolRequest',
+  'prompts/list': 'ListPromptsRequest',
+  'prompts/get': 'GetPromptRequest',
+  'resources/list': 'ListResourcesRequest',
+  'resources/templates/list': 'ListResourceTemplatesRequest',
+  'resources/read': 'ReadResourceRequest',
+  'completion/complete': 'CompleteRequest',
+};
+const RESULT_DEFINITION: Record<string, string> = {
+  'server/discover': 'DiscoverResult',
+  'tools/list': 'ListToolsResult',
+  'tools/call': 'CallToolResult',
+  'prompts/list': 'ListPromptsResult',
+  'prompts/get': 'GetPromptResult',
+  'resources/list': 'ListResourcesResult',
+  'resources/templates/list': 'ListResourceTemplatesResult',
+  'resources/read': 'ReadResourceResult',
+  'completion/complete': 'CompleteResult',
+};
+
+export function isKnownMethod(method: string): boolean {
+  return Object.hasOwn(REQUEST_DEFINITION, method);
+}
+
+export class Dispatcher {
+  private readonly principalKey = randomBytes(32);
+
+  constructor(
+    private readonly registry: Registry,
+    private readonly options: DispatchOptions,
+  ) {
+    precompileSchemaValidators([
+      ...Object.values(REQUEST_DEFINITION),
+      ...(options.validateResults ? [...Object.values(RESULT_DEFINITION), 'InputRequiredResult'] : []),
+      'InputRequest',
+      'ElicitResult',
+      'CreateMessageResult',
+      'ListRootsResult',
+    ]);
+  }
+
+  capabilities(): ServerCapabilities {
+    const caps: ServerCapabilities = {};
+    if (this.registry.tools.size > 0) caps.tools = {};
+    if (this.registry.prompts.size > 0) caps.prompts = {};
+    if (this.registry.resources.size > 0 || this.registry.templates.length > 0) caps.resources = {};
+    if (this.registry.prompts.size > 0 || this.registry.templates.length > 0) caps.completions = {};
+    caps.logging = {};
+    return caps;
+  }
+
+  /** Handle one request and always produce a response: errors become JSON-RPC errors, never exceptions. */
+  async handle(request: JsonRpcRequest, env: RequestEnvironment): Promise<JsonRpcResponse> {
+    try {
+      const meta = readRequestMeta(request.params);
+      if (!isKnownMethod(request.method)) {
+        throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+      }
+      this.validateRequest(request);
+      const result = await this.route(request, meta, env);
+      result._meta = { ...result._meta, [META_SERVER_INFO]: this.options.serverInfo };
+      if (this.options.validateResults) this.validateResult(request.method, result);
+      return { jsonrpc: '2.0', id: request.id, result };
+    } catch (error) {
+      return this.toErrorResponse(request, error);
+    }
+  }
+
+  private toErrorResponse(request: JsonRpcRequest, error: unknown): JsonRpcResponse {
+    if (error instanceof McpError) return errorResponse(request.id, error.code, error.message, error.data);
+    this.options.logger.error(
+      { method: request.method, id: request.id, err: error instanceof Error ? error.stack : String(error) },
+      'handler failed',
+    );
+    return errorResponse(
+      request.id,
+      ErrorCode.InternalError,
+      `Internal error while handling ${request.method}`,
+    );
+  }
+
+  private validateRequest(request: JsonRpcRequest): void {
+    const validate = schemaValidator(REQUEST_DEFINITION[request.method]!);
+    const params = request.params ?? {};
+    // inputResponses is checked key by key against what was asked (mrtr.ts), so unknown keys can be ignored.
+    let subject: unknown = request;
+    if ('inputResponses' in params) {
+      const { inputResponses: _ignored, ...rest } = params;
+      subject = { ...request, params: rest };
+    }
+    if (!validate(subject)) {
+      throw invalidParams(`Invalid params: ${describeSchemaErrors(validate).replace(/^params\//, '')}`);
+    }
+  }
+
+  private validateResult(method: string, result: Result): void {
+    const definition =
+      result.resultType === 'input_required' ? 'InputRequiredResult' : RESULT_DEFINITION[method]!;
+    const validate = schemaValidator(definition);
+    if (!validate(result)) {
+      throw new Error(`result of ${method} does not match ${definition}: ${describeSchemaErrors(validate)}`);
+    }
+  }
+
+  private route(
+    request: JsonRpcRequest,
+    meta: RequestMeta,
+    env: RequestEnvironment,
+  ): Promise<Result> | Result {
+    const params = request.params ?? {};
+    const reg = this.registry;
+    const o = this.options;
+    const cacheable = { ttlMs: o.listTtlMs, cacheScope: 'public' as const };
+    switch (request.method) {
+      case 'server/discover': {
+        const result: Result = {
+          resultType: 'complete',
+          supportedVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
+          capabilities: this.capabilities(),
+          ...cacheable,
+        };
+        if (o.instructions !== undefined) result.instructions = o.instructions;
+        return result;
+      }
+      case 'tools/list': {
+        const { page, nextCursor } = paginate([...reg.tools.values()], params.cursor, o.pageSize);
+        return {
+          resultType: 'complete',
+          tools: page.map((t) => t.definition),
+          ...cacheable,
+          ...next(nextCursor),
+        };
+      }
+      case 'prompts/list': {
+        const { page, nextCursor } = paginate([...reg.prompts.values()], params.cursor, o.pageSize);
+        return {
+          resultType: 'complete',
+          prompts: page.map((p) => p.definition),
+          ...cacheable,
+          ...next(nextCursor),
+        };
+      }
+      case 'resources/list': {
+        const { page, nextCursor } = paginate([...reg.resources.values()], params.cursor, o.pageSize);
+        return {
+          resultType: 'complete',
+          resources: page.map((r) => r.definition),
+          ...cacheable,
+          ...next(nextCursor),
+        };
+      }
+      case 'resources/templates/list': {
+        const { page, nextCursor } = paginate(reg.templates, params.cursor, o.pageSize);
+        return {
+          resultType: 'complete',
+          resourceTemplates: page.map((t) => t.definition),
+          ...cacheable,
+          ...next(nextCursor),
+        };
+      }
+      case 'completion/complete':
+        return this.complete(params);
+      case 'tools/call':
+        return this.callTool(request, params, meta, env);
+      case 'prompts/get':
+        return this.getPrompt(request, params, meta, env);
+      case 'resources/read':
+        return this.readResource(request, params, meta, env);
+      default:
+        throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+    }
+  }
+
+  private async callTool(
+    request: JsonRpcRequest,
+    params: JsonObject,
+    meta: RequestMeta,
+    env: RequestEnvironment,
+  ) {
+    const name = params.name as string;
+    const tool = this.registry.tools.get(name);
+    if (!tool) throw invalidParams(`Unknown tool: ${name}`, { name });
+    const args = params.arguments ?? {};
+    return this.runRound(
+      request,
+      'tools/call',
+      name,
+      args,
+      params,
+      meta,
+      env,
+      tool.unsealedAnswers,
+      async (ctx) => {
+        const checked = tool.args.check(args);
+        if (!checked.ok) {
+          return {
+            content: [{ type: 'text', text: `Invalid arguments for tool ${name}: ${checked.message}` }],
+            isError: true,
+          };
+        }
+        return tool.handler(checked.value as Record<string, unknown>, ctx);
+      },
+    );
+  }
+
+  private async getPrompt(
+    request: JsonRpcRequest,
+    params: JsonObject,
+    meta: RequestMeta,
+    env: RequestEnvironment,
+  ) {
+    const name = params.name as string;
+    const prompt = this.registry.prompts.get(name);
+    if (!prompt) throw invalidParams(`Unknown prompt: ${name}`, { name });
+    const args = (params.arguments ?? {}) as Record<string, string>;
+    for (const arg of prompt.definition.arguments ?? []) {
+      if (arg.required && typeof args[arg.name] !== 'string') {
+        throw invalidParams(`Invalid params: prompt ${name} requires argument "${arg.name}"`);
+      }
+    }
+    return this.runRound(
+      request,
+      'prompts/get',
+      name,
+      args,
+      params,
+      meta,
+      env,
+      prompt.unsealedAnswers,
+      (ctx) => prompt.handler(args, ctx),
+    );
+  }
+
+  private async readResource(
+    request: JsonRpcRequest,
+    params: JsonObject,
+    meta: RequestMeta,
+    env: RequestEnvironment,
+  ) {
+    const uri = params.uri as string;
+    const found = this.registry.findResource(uri);
+    if (!found) throw invalidParams('Resource not found', { uri });
+    const result = await this.runRound(
+      request,
+      'resources/read',
+      uri,
+      null,
+      params,
+      meta,
+      env,
+      found.unsealedAnswers,
+      (ctx) => found.handler(uri, ctx, found.variables),
+    );
+    if (result.resultType === 'complete') {
+      // A result reached through MRTR rounds depends on answers outside the cache key: never cacheable.
+      const retried = params.requestState !== undefined;
+      result.ttlMs = retried ? 0 : this.options.listTtlMs;
+      result.cacheScope = retried || this.principalOf(env) !== '' ? 'private' : 'public';
+    }
+    return result;
+  }
+
+  private async complete(params: JsonObject): Promise<Result> {
+    const ref = params.ref as { type: string; name?: string; uri?: string };
+    const argument = params.argument as { name: string; value: string };
+    const context = ((params.context as JsonObject | undefined)?.arguments ?? {}) as Record<string, string>;
+    let completer: ((value: string, ctx: Record<string, string>) => unknown) | undefined;
+    if (ref.type === 'ref/prompt') {
+      const prompt = this.registry.prompts.get(ref.name ?? '');
+      if (!prompt) throw invalidParams(`Unknown prompt: ${ref.name}`);
+      completer = prompt.completions.get(argument.name);
+    } else if (ref.type === 'ref/resource') {
+      const template = this.registry.templates.find((t) => t.definition.uriTemplate === ref.uri);
+      if (!template) throw invalidParams(`Unknown resource template: ${ref.uri}`);
+      completer = template.completions.get(argument.name);
+    } else {
+      throw invalidParams(`Invalid params: unknown completion reference type ${String(ref.type)}`);
+    }
+    const found = (completer ? await completer(argument.value, context) : { values: [] }) as {
+      values: string[];
+      total?: number;
+      hasMore?: boolean;
+    };
+    const completion: JsonObject = { values: found.values.slice(0, 100) };
+    if (found.total !== undefined) completion.total = found.total;
+    if (found.hasMore !== undefined || found.values.length > 100) completion.hasMore = found.hasMore ?? true;
+    return { resultType: 'complete', completion };
+  }
+
+  private principalOf(env: RequestEnvironment): string {
+    const p = env.principal;
+    if (!p) return '';
+    return createHmac('sha256', this.principalKey)
+      .update(`${p.issuer ?? ''}\0${p.subject}\0${p.clientId ?? ''}`)
+      .digest('base64url');
+  }
+
+  /** One MRTR round: open state, run the handler, then either seal the next round or return the complete result. */
+  private async runRound(
+    request: JsonRpcRequest,
+    method: MrtrMethod,
+    target: string,
+    args: unknown,
+    params: JsonObject,
+    meta: RequestMeta,
+    env: RequestEnvironment,
+    unsealedAnswers: boolean,
+    invoke: (ctx: RequestContext) => unknown,
+  ): Promise<Result> {
+    const binding: StateBinding = { principal: this.principalOf(env), method, target, arguments: args };
+    const logger = this.options.logger;
+    const round: RoundInput = openRound(params, this.options.codec, binding, unsealedAnswers, (reason) =>
+      logger.warn({ method, target, id: request.id, reason }, 'requestState rejected'),
+    );
+    const ctx = this.context(request, meta, env, round);
+    const outcome = await invoke(ctx);
+    if (outcome instanceof InputRequired) {
+      const sealed = sealRound(
+        outcome,
+        round,
+        meta.clientCapabilities,
+        this.options.codec,
+        binding,
+        this.options.maxRounds,
+        unsealedAnswers,
+      );
+      return { resultType: 'input_required', ...sealed };
+    }
+    if (typeof outcome !== 'object' || outcome === null) {
+      throw new Error(`handler for ${method} ${target} returned ${String(outcome)} instead of a result`);
+    }
+    return { ...(outcome as JsonObject), resultType: 'complete' };
+  }
+
+  private context(
+    request: JsonRpcRequest,
+    meta: RequestMeta,
+    env: RequestEnvironment,
+    round: RoundInput,
+  ): RequestContext {
+    const token = meta.progressToken;
+    return {
+      method: request.method,
+      requestId: request.id,
+      protocolVersion: meta.protocolVersion,
+      clientCapabilities: meta.clientCapabilities,
+      clientInfo: meta.clientInfo,
+      principal: env.principal,
+      signal: env.signal,
+      round: round.round,
+      flowId: round.flowId,
+      state: round.state,
+      inputResponses: round.inputResponses,
+      supports: (kind) => clientSupports(meta.clientCapabilities, kind),
+      log(level, data, logger) {
+        if (meta.logLevel === undefined || env.signal.aborted) return;
+        if (LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(meta.logLevel)) return;
+        const params: JsonObject = { level, data };
+        if (logger !== undefined) params.logger = logger;
+        env.notify({ jsonrpc: '2.0', method: 'notifications/message', params });
+      },
+      progress(update) {
+        if (token === undefined || env.signal.aborted) return;
+        env.notify({
+          jsonrpc: '2.0',
+          method: 'notifications/progress',
+          params: { progressToken: token, ...update },
+        });
+      },
+    };
+  }
+}
+
+const next = (cursor: string | undefined) => (cursor === undefined ? {} : { nextCursor: cursor });
+
+export { LATEST_PROTOCOL_VERSION };

@@ -1,0 +1,174 @@
+// Checks a Streamable HTTP request must pass before its body is dispatched: Host/Origin against DNS rebinding,
+// and the standard headers that mirror the body (streamable-http.mdx "Server Validation").
+import type { IncomingHttpHeaders } from 'node:http';
+import {
+  decodeHeaderValue,
+  ErrorCode,
+  HEADER_METHOD,
+  HEADER_NAME,
+  HEADER_PARAM_PREFIX,
+  HEADER_PROTOCOL_VERSION,
+  type JsonObject,
+  type JsonRpcRequest,
+  McpError,
+  META_PROTOCOL_VERSION,
+} from '../protocol/index.js';
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** Host part of a Host header or an Origin's authority, lower-cased, without the port. */
+export function hostnameOf(authority: string): string {
+  const a = authority.trim().toLowerCase();
+  if (a.startsWith('[')) {
+    const end = a.indexOf(']');
+    return end < 0 ? a : a.slice(0, end + 1);
+  }
+  const colon = a.indexOf(':');
+  return colon < 0 ? a : a.slice(0, colon);
+}
+
+export interface OriginPolicy {
+  /** Host names (no port) accepted in the Host header; undefined disables the check. */
+  allowedHosts: ReadonlySet<string> | undefined;
+  /** Origins (scheme://host[:port]) accepted besides same-host loopback origins. */
+  allowedOrigins: ReadonlySet<string>;
+}
+
+/** Loopback binds only accept loopback Host names: a rebinding page's Host is its own domain. */
+export function defaultOriginPolicy(
+  bindHost: string,
+  allowedHosts?: string[],
+  allowedOrigins?: string[],
+): OriginPolicy {
+  const loopback = LOOPBACK_HOSTS.has(bindHost === '::1' ? '[::1]' : bindHost);
+  const hosts = allowedHosts?.map((h) => h.toLowerCase());
+  return {
+    allowedHosts: hosts ? new Set(hosts) : loopback ? LOOPBACK_HOSTS : undefined,
+    allowedOrigins: new Set(allowedOrigins ?? []),
+  };
+}
+
+/** Returns a reason when the request must be refused with 403, undefined when it may proceed. */
+export function checkOrigin(headers: IncomingHttpHeaders, policy: OriginPolicy): string | undefined {
+  const host = headers.host;
+  if (policy.allowedHosts) {
+    if (host === undefined || !policy.allowedHosts.has(hostnameOf(host)))
+      return `Host ${host ?? '(none)'} is not allowed`;
+  }
+  const origin = headers.origin;
+  if (origin === undefined) return undefined;
+  if (policy.allowedOrigins.has(origin)) return undefined;
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return `Origin ${origin} is not allowed`;
+  }
+  const originHost = url.hostname === '::1' ? '[::1]' : url.hostname.toLowerCase();
+  const sameHost = host !== undefined && hostnameOf(host) === originHost;
+  if (sameHost && (policy.allowedHosts === undefined || policy.allowedHosts.has(originHost)))
+    return undefined;
+  return `Origin ${origin} is not allowed`;
+}
+
+const headerMismatch = (message: string) =>
+  new McpError(ErrorCode.HeaderMismatch, `Header mismatch: ${message}`);
+
+function single(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v.join(', ') : v;
+}
+
+/** Where a tool argument is mirrored into an `Mcp-Param-{name}` header (x-mcp-header in its inputSchema). */
+export interface HeaderParam {
+  header: string;
+  path: string[];
+}
+
+/**
+ * Check the standard headers against the body. Order matters for the spec's error codes: missing `_meta` keys are
+ * -32602 (checked by the dispatcher), so only compare the version header when the body states a version.
+ */
+export function checkRequestHeaders(
+  headers: IncomingHttpHeaders,
+  request: JsonRpcRequest,
+  headerParams: (toolName: string) => HeaderParam[] | undefined,
+): void {
+  const version = single(headers, HEADER_PROTOCOL_VERSION);
+  if (version === undefined) throw headerMismatch('the MCP-Protocol-Version header is required');
+  const meta = request.params?._meta as JsonObject | undefined;
+  const bodyVersion = meta?.[META_PROTOCOL_VERSION];
+  if (typeof bodyVersion === 'string' && bodyVersion !== version.trim()) {
+    throw headerMismatch(
+      `MCP-Protocol-Version header '${version}' does not match _meta protocolVersion '${bodyVersion}'`,
+    );
+  }
+  const method = single(headers, HEADER_METHOD);
+  if (method === undefined) throw headerMismatch('the Mcp-Method header is required');
+  if (method.trim() !== request.method) {
+    throw headerMismatch(
+      `Mcp-Method header value '${method}' does not match body method '${request.method}'`,
+    );
+  }
+  const nameField =
+    request.method === 'resources/read'
+      ? 'uri'
+      : request.method === 'tools/call' || request.method === 'prompts/get'
+        ? 'name'
+        : undefined;
+  if (nameField === undefined) return;
+  const bodyName = request.params?.[nameField];
+  const rawName = single(headers, HEADER_NAME);
+  if (rawName === undefined) throw headerMismatch('the Mcp-Name header is required for this method');
+  const name = decodeHeaderValue(rawName.trim());
+  if (name === undefined) throw headerMismatch('the Mcp-Name header value is malformed');
+  if (typeof bodyName === 'string' && name !== bodyName) {
+    throw headerMismatch(`Mcp-Name header value '${name}' does not match body value '${bodyName}'`);
+  }
+  if (request.method === 'tools/call' && typeof bodyName === 'string') {
+    checkParamHeaders(headers, request.params?.arguments, headerParams(bodyName));
+  }
+}
+
+function checkParamHeaders(
+  headers: IncomingHttpHeaders,
+  args: unknown,
+  params: HeaderParam[] | undefined,
+): void {
+  if (!params) return;
+  for (const { header, path } of params) {
+    let value: unknown = args;
+    for (const key of path)
+      value = typeof value === 'object' && value !== null ? (value as JsonObject)[key] : undefined;
+    const raw = single(headers, `${HEADER_PARAM_PREFIX}${header.toLowerCase()}`);
+    if (value === undefined || value === null) continue;
+    if (raw === undefined)
+      throw headerMismatch(`the Mcp-Param-${header} header is required when ${path.join('.')} is set`);
+    const decoded = decodeHeaderValue(raw.trim());
+    if (decoded === undefined) throw headerMismatch(`the Mcp-Param-${header} header value is malformed`);
+    const expected =
+      typeof value === 'number'
+        ? Number(decoded) === value && decoded.trim() !== ''
+        : typeof value === 'boolean'
+          ? decoded === String(value)
+          : decoded === value;
+    if (!expected) throw headerMismatch(`Mcp-Param-${header} header value does not match ${path.join('.')}`);
+  }
+}
+
+/** Collect x-mcp-header annotations reachable through `properties` chains only (tools.mdx x-mcp-header). */
+export function headerParamsOf(inputSchema: JsonObject): HeaderParam[] {
+  const out: HeaderParam[] = [];
+  const walk = (schema: JsonObject, path: string[]) => {
+    const props = schema.properties;
+    if (typeof props !== 'object' || props === null) return;
+    for (const [key, sub] of Object.entries(props as Record<string, JsonObject>)) {
+      if (typeof sub !== 'object' || sub === null) continue;
+      const header = sub['x-mcp-header'];
+      if (typeof header === 'string') out.push({ header, path: [...path, key] });
+      walk(sub, [...path, key]);
+    }
+  };
+  walk(inputSchema, []);
+  return out;
+}

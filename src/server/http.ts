@@ -1,0 +1,247 @@
+// Streamable HTTP transport (2026-07-28) on node:http: one POST endpoint, JSON or per-request SSE responses.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  ErrorCode,
+  httpStatusForError,
+  type JsonRpcNotification,
+  type JsonRpcResponse,
+  type McpError,
+} from '../protocol/index.js';
+import type { Principal } from './context.js';
+import type { Dispatcher } from './dispatch.js';
+import {
+  checkOrigin,
+  checkRequestHeaders,
+  defaultOriginPolicy,
+  type HeaderParam,
+  type OriginPolicy,
+} from './http-guards.js';
+import { classifyMessage, errorResponse } from './message.js';
+
+export interface HttpTransportOptions {
+  host?: string;
+  port?: number;
+  /** The MCP endpoint path. */
+  path?: string;
+  /** Largest accepted request body in bytes (default 1 MiB); larger bodies get 413 and are not buffered. */
+  maxBodyBytes?: number;
+  allowedHosts?: string[];
+  allowedOrigins?: string[];
+  /** Establish the caller from the HTTP request (e.g. verify a bearer token). Throw McpError to refuse. */
+  authenticate?: (req: IncomingMessage) => Principal | undefined | Promise<Principal | undefined>;
+}
+
+export interface HttpEndpoint {
+  server: Server;
+  url: string;
+  close(): Promise<void>;
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  if (res.headersSent) return;
+  const text = JSON.stringify(body);
+  res.writeHead(status, { ...JSON_HEADERS, 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function sendError(
+  res: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  id?: string | number,
+): void {
+  send(res, status, errorResponse(id, code, message));
+}
+
+/** Read the body up to `limit` bytes; resolves undefined (after answering 413) when the body is larger. */
+function readBody(req: IncomingMessage, res: ServerResponse, limit: number): Promise<Buffer | undefined> {
+  return new Promise((resolve) => {
+    const declared = Number(req.headers['content-length']);
+    const tooLarge = () => {
+      res.setHeader('connection', 'close');
+      sendError(res, 413, ErrorCode.InvalidRequest, `Request body exceeds the limit of ${limit} bytes`);
+      req.resume(); // drain without keeping what arrives
+      resolve(undefined);
+    };
+    if (Number.isFinite(declared) && declared > limit) return tooLarge();
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    req.on('data', (chunk: Buffer) => {
+      if (done) return;
+      size += chunk.length;
+      if (size > limit) {
+        done = true;
+        chunks.length = 0;
+        tooLarge();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (!done) resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    });
+    req.on('error', () => {
+      if (!done) {
+        done = true;
+        resolve(undefined);
+      }
+    });
+  });
+}
+
+function acceptsResponse(accept: string | undefined): boolean {
+  if (accept === undefined) return true;
+  return /application\/json|text\/event-stream|\*\/\*|application\/\*/.test(accept);
+}
+
+export class HttpTransport {
+  private readonly path: string;
+  private readonly maxBodyBytes: number;
+  private readonly originPolicy: OriginPolicy;
+
+  constructor(
+    private readonly dispatcher: Dispatcher,
+    private readonly headerParams: (tool: string) => HeaderParam[] | undefined,
+    private readonly options: HttpTransportOptions = {},
+  ) {
+    this.path = options.path ?? '/mcp';
+    this.maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
+    this.originPolicy = defaultOriginPolicy(
+      options.host ?? '127.0.0.1',
+      options.allowedHosts,
+      options.allowedOrigins,
+    );
+  }
+
+  /** A node:http request listener, usable with any node:http server or framework that exposes (req, res). */
+  readonly listener = (req: IncomingMessage, res: ServerResponse): void => {
+    this.handle(req, res).catch((error: unknown) => {
+      // Last line of defence: the process keeps serving whatever happened.
+      process.stderr.write(`mrtr: unexpected transport error: ${String(error)}\n`);
+      sendError(res, 500, ErrorCode.InternalError, 'Internal error');
+    });
+  };
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    if ((q < 0 ? url : url.slice(0, q)) !== this.path) {
+      return sendError(res, 404, ErrorCode.InvalidRequest, `Not found: the MCP endpoint is ${this.path}`);
+    }
+    const refused = checkOrigin(req.headers, this.originPolicy);
+    if (refused) return sendError(res, 403, ErrorCode.InvalidRequest, `Forbidden: ${refused}`);
+    if (req.method !== 'POST') {
+      res.setHeader('allow', 'POST');
+      return sendError(res, 405, ErrorCode.InvalidRequest, `Method ${req.method} not allowed: use POST`);
+    }
+    const type = req.headers['content-type'] ?? '';
+    if (!/^application\/json\s*(;|$)/i.test(type)) {
+      return sendError(
+        res,
+        415,
+        ErrorCode.InvalidRequest,
+        'Unsupported Media Type: Content-Type must be application/json',
+      );
+    }
+    if (!acceptsResponse(req.headers.accept)) {
+      return sendError(
+        res,
+        406,
+        ErrorCode.InvalidRequest,
+        'Not Acceptable: Accept must allow application/json and text/event-stream',
+      );
+    }
+    const body = await readBody(req, res, this.maxBodyBytes);
+    if (body === undefined) return;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body.toString('utf8'));
+    } catch {
+      return sendError(res, 400, ErrorCode.ParseError, 'Parse error: the body is not valid JSON');
+    }
+    const message = classifyMessage(parsed);
+    if (message.kind === 'invalid') return send(res, 400, message.response);
+    if (message.kind === 'notification') {
+      res.writeHead(202).end();
+      return;
+    }
+    const request = message.request;
+    try {
+      checkRequestHeaders(req.headers, request, this.headerParams);
+    } catch (error) {
+      const e = error as McpError;
+      return send(res, httpStatusForError(e.code), errorResponse(request.id, e.code, e.message, e.data));
+    }
+    let principal: Principal | undefined;
+    try {
+      principal = await this.options.authenticate?.(req);
+    } catch (error) {
+      res.setHeader('www-authenticate', 'Bearer');
+      return sendError(
+        res,
+        401,
+        ErrorCode.InvalidRequest,
+        `Unauthorized: ${(error as Error).message}`,
+        request.id,
+      );
+    }
+
+    const abort = new AbortController();
+    // The client closing the response early cancels the request (streamable-http.mdx "Cancellation").
+    res.on('close', () => {
+      if (!res.writableFinished) abort.abort();
+    });
+    let streaming = false;
+    const notify = (notification: JsonRpcNotification) => {
+      if (abort.signal.aborted) return;
+      if (!streaming) {
+        streaming = true;
+        res.writeHead(200, {
+          'content-type': 'text/event-stream',
+          'cache-control': 'no-cache',
+          'x-accel-buffering': 'no',
+        });
+      }
+      res.write(`event: message\ndata: ${JSON.stringify(notification)}\n\n`);
+    };
+    const response: JsonRpcResponse = await this.dispatcher.handle(request, {
+      principal,
+      signal: abort.signal,
+      notify,
+    });
+    if (abort.signal.aborted) return;
+    if (streaming) {
+      res.end(`event: message\ndata: ${JSON.stringify(response)}\n\n`);
+      return;
+    }
+    const status = 'error' in response ? httpStatusForError(response.error.code) : 200;
+    send(res, status, response);
+  }
+
+  /** Start listening; resolves once the port is bound. */
+  listen(): Promise<HttpEndpoint> {
+    const server = createServer({ keepAliveTimeout: 65_000 }, this.listener);
+    const host = this.options.host ?? '127.0.0.1';
+    return new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.options.port ?? 0, host, () => {
+        const { port } = server.address() as AddressInfo;
+        const shownHost = host.includes(':') ? `[${host}]` : host;
+        resolve({
+          server,
+          url: `http://${shownHost}:${port}${this.path}`,
+          close: () =>
+            new Promise<void>((done) => {
+              server.close(() => done());
+              server.closeAllConnections();
+            }),
+        });
+      });
+    });
+  }
+}

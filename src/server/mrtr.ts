@@ -1,0 +1,173 @@
+// The MRTR round pipeline shared by tools/call, prompts/get and resources/read:
+// open requestState → keep only answers to keys asked last round → handler → seal next state or complete.
+import {
+  type ClientCapabilities,
+  describeSchemaErrors,
+  ErrorCode,
+  type InputRequest,
+  type InputRequests,
+  type InputResponse,
+  invalidParams,
+  type JsonObject,
+  McpError,
+  schemaValidator,
+} from '../protocol/index.js';
+import { clientSupports, type InputKind, InputRequired, kindOfInputRequest } from './context.js';
+import { newFlowId, type RequestStateCodec, type StateBinding, type StateEnvelope } from './request-state.js';
+
+export interface RoundInput {
+  round: number;
+  flowId: string;
+  state: unknown;
+  inputResponses: Record<string, InputResponse>;
+}
+
+/** Fixed wire message for every state failure: the precise reason goes to the log, never to the client. */
+export const INVALID_REQUEST_STATE = 'Invalid params: invalid requestState';
+
+const RESPONSE_DEFINITION: Record<InputKind, string> = {
+  'elicitation.form': 'ElicitResult',
+  'elicitation.url': 'ElicitResult',
+  sampling: 'CreateMessageResult',
+  roots: 'ListRootsResult',
+};
+const KIND_CODE: Record<InputKind, string> = {
+  'elicitation.form': 'f',
+  'elicitation.url': 'u',
+  sampling: 's',
+  roots: 'r',
+};
+const CODE_KIND: Record<string, InputKind> = {
+  f: 'elicitation.form',
+  u: 'elicitation.url',
+  s: 'sampling',
+  r: 'roots',
+};
+
+const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Validate the shape of `inputResponses` and open `requestState`. Answers to keys the previous round did not ask
+ * are dropped; answers without any state are dropped too, since nothing proves the server asked for them.
+ */
+export function openRound(
+  params: JsonObject,
+  codec: RequestStateCodec,
+  binding: StateBinding,
+  unsealedAnswers: boolean,
+  onStateRejected: (reason: string) => void,
+): RoundInput {
+  const rawResponses = params.inputResponses;
+  if (rawResponses !== undefined && !isObject(rawResponses)) {
+    throw invalidParams('Invalid params: inputResponses must be an object mapping input keys to responses');
+  }
+  const token = params.requestState;
+  if (token === undefined) {
+    const inputResponses: Record<string, InputResponse> = {};
+    if (unsealedAnswers && rawResponses) {
+      for (const [key, value] of Object.entries(rawResponses)) {
+        if (!isObject(value))
+          throw invalidParams(`Invalid params: inputResponses["${key}"] must be an object`);
+        inputResponses[key] = value as unknown as InputResponse;
+      }
+    }
+    return { round: 0, flowId: newFlowId(), state: undefined, inputResponses };
+  }
+  if (typeof token !== 'string') throw invalidParams('Invalid params: requestState must be a string');
+
+  const opened = codec.open(token, binding);
+  if (!opened.ok) {
+    onStateRejected(opened.reason);
+    throw invalidParams(INVALID_REQUEST_STATE);
+  }
+  const envelope = opened.envelope;
+  const inputResponses: Record<string, InputResponse> = {};
+  if (rawResponses) {
+    envelope.asked.forEach((key, i) => {
+      if (!Object.hasOwn(rawResponses, key)) return;
+      const value = rawResponses[key];
+      if (!isObject(value)) throw invalidParams(`Invalid params: inputResponses["${key}"] must be an object`);
+      const kind = CODE_KIND[envelope.kinds[i] ?? ''];
+      if (kind) {
+        const validate = schemaValidator(RESPONSE_DEFINITION[kind]);
+        if (!validate(value)) {
+          throw invalidParams(
+            `Invalid params: inputResponses["${key}"] is not a valid ${RESPONSE_DEFINITION[kind]}: ${describeSchemaErrors(validate)}`,
+          );
+        }
+      }
+      inputResponses[key] = value as unknown as InputResponse;
+    });
+  }
+  return { round: envelope.round, flowId: envelope.flow, state: envelope.data, inputResponses };
+}
+
+/** Check an input_required outcome against the client's capabilities and the schema, then seal the next state. */
+export function sealRound(
+  outcome: InputRequired,
+  round: RoundInput,
+  caps: ClientCapabilities,
+  codec: RequestStateCodec,
+  binding: StateBinding,
+  maxRounds: number,
+  unsealedAnswers: boolean,
+): { inputRequests?: InputRequests; requestState?: string } {
+  if (round.round >= maxRounds) {
+    throw new McpError(
+      ErrorCode.InvalidRequest,
+      `Too many rounds: this request already took ${round.round} input_required rounds (limit ${maxRounds})`,
+    );
+  }
+  const asked: string[] = [];
+  const kinds: string[] = [];
+  if (outcome.inputRequests) {
+    const missing: ClientCapabilities = {};
+    for (const [key, request] of Object.entries(outcome.inputRequests)) {
+      const kind = kindOf(key, request);
+      if (!clientSupports(caps, kind)) addRequiredCapability(missing, kind);
+      asked.push(key);
+      kinds.push(KIND_CODE[kind]);
+    }
+    if (Object.keys(missing).length > 0) {
+      // A handler asked for a kind the client never declared: never send it (MRTR server requirement 7).
+      throw new McpError(
+        ErrorCode.MissingRequiredClientCapability,
+        `Missing required client capability: the handler needs ${Object.keys(missing).join(', ')}, which the client did not declare`,
+        { requiredCapabilities: missing },
+      );
+    }
+  }
+  if (unsealedAnswers && !outcome.hasState && outcome.inputRequests) {
+    // The handler opted out of sealed answers and keeps no state: send the plain spec form, no requestState.
+    return { inputRequests: outcome.inputRequests };
+  }
+  if (!outcome.inputRequests && !outcome.hasState) {
+    throw new Error('handler bug: inputRequired() needs inputRequests or state (MRTR server requirement 6)');
+  }
+  const envelope: StateEnvelope = { asked, kinds, round: round.round + 1, flow: round.flowId };
+  if (outcome.hasState) envelope.data = outcome.state;
+  const requestState = codec.seal(envelope, binding);
+  return outcome.inputRequests ? { inputRequests: outcome.inputRequests, requestState } : { requestState };
+}
+
+function kindOf(key: string, request: InputRequest): InputKind {
+  const kind = isObject(request) ? kindOfInputRequest(request) : undefined;
+  const validate = schemaValidator('InputRequest');
+  if (!kind || !validate(request)) {
+    throw new Error(
+      `handler bug: inputRequests["${key}"] is not an elicitation/create, sampling/createMessage or roots/list request${
+        kind ? ` (${describeSchemaErrors(validate)})` : ''
+      }`,
+    );
+  }
+  return kind;
+}
+
+function addRequiredCapability(missing: ClientCapabilities, kind: InputKind): void {
+  if (kind === 'elicitation.form') missing.elicitation = { ...missing.elicitation, form: {} };
+  else if (kind === 'elicitation.url') missing.elicitation = { ...missing.elicitation, url: {} };
+  else if (kind === 'sampling') missing.sampling = {};
+  else missing.roots = {};
+}
+
+export { InputRequired };

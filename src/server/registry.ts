@@ -1,0 +1,182 @@
+// The server's catalogue: tools, prompts, resources, resource templates and completions, in registration order.
+import type { z } from 'zod';
+import type {
+  ContentBlock,
+  JsonObject,
+  PromptArgument,
+  PromptDefinition,
+  PromptMessage,
+  ResourceContents,
+  ResourceDefinition,
+  ResourceTemplateDefinition,
+  ToolAnnotations,
+  ToolDefinition,
+} from '../protocol/index.js';
+import type { InputRequired, RequestContext } from './context.js';
+import { type HeaderParam, headerParamsOf } from './http-guards.js';
+import { type ArgumentSchema, type CompiledArguments, compileArguments } from './schema-input.js';
+import { UriTemplate } from './uri-template.js';
+
+export type Awaitable<T> = T | Promise<T>;
+
+export interface ToolResult {
+  content: ContentBlock[];
+  structuredContent?: JsonObject;
+  isError?: boolean;
+  _meta?: JsonObject;
+}
+export interface PromptResult {
+  description?: string;
+  messages: PromptMessage[];
+  _meta?: JsonObject;
+}
+export interface ResourceResult {
+  contents: ResourceContents[];
+  _meta?: JsonObject;
+}
+
+type Infer<S> = S extends z.ZodType ? z.output<S> : Record<string, unknown>;
+
+/** Options shared by everything that can answer input_required. */
+export interface MrtrOptions {
+  /**
+   * Accept `inputResponses` that arrive without a `requestState` (the spec's plain form). Off by default: then only
+   * answers to keys a sealed previous round asked for reach the handler, so a client cannot answer a question
+   * the server never asked. Turn it on only for handlers whose answers need no such proof.
+   */
+  unsealedAnswers?: boolean;
+}
+
+export interface ToolOptions<S extends ArgumentSchema | undefined> extends MrtrOptions {
+  name: string;
+  title?: string;
+  description?: string;
+  input?: S;
+  output?: JsonObject;
+  annotations?: ToolAnnotations;
+  _meta?: JsonObject;
+}
+export type ToolHandler<S> = (args: Infer<S>, ctx: RequestContext) => Awaitable<ToolResult | InputRequired>;
+
+export interface PromptOptions extends MrtrOptions {
+  name: string;
+  title?: string;
+  description?: string;
+  arguments?: PromptArgument[];
+  _meta?: JsonObject;
+}
+export type PromptHandler = (
+  args: Record<string, string>,
+  ctx: RequestContext,
+) => Awaitable<PromptResult | InputRequired>;
+
+export type ResourceHandler = (
+  uri: string,
+  ctx: RequestContext,
+  variables: Record<string, string>,
+) => Awaitable<ResourceResult | InputRequired>;
+
+/** Suggest completions for one argument. Return at most 100 values. */
+export type CompletionHandler = (
+  value: string,
+  context: Record<string, string>,
+) => Awaitable<{ values: string[]; total?: number; hasMore?: boolean }>;
+
+export interface RegisteredTool {
+  definition: ToolDefinition;
+  unsealedAnswers: boolean;
+  headerParams: HeaderParam[];
+  args: CompiledArguments;
+  handler: ToolHandler<ArgumentSchema | undefined>;
+}
+export interface RegisteredPrompt {
+  definition: PromptDefinition;
+  unsealedAnswers: boolean;
+  handler: PromptHandler;
+  completions: Map<string, CompletionHandler>;
+}
+export interface RegisteredResource {
+  definition: ResourceDefinition;
+  unsealedAnswers: boolean;
+  handler: ResourceHandler;
+}
+export interface RegisteredTemplate {
+  definition: ResourceTemplateDefinition;
+  unsealedAnswers: boolean;
+  template: UriTemplate;
+  handler: ResourceHandler;
+  completions: Map<string, CompletionHandler>;
+}
+
+export class Registry {
+  readonly tools = new Map<string, RegisteredTool>();
+  readonly prompts = new Map<string, RegisteredPrompt>();
+  readonly resources = new Map<string, RegisteredResource>();
+  readonly templates: RegisteredTemplate[] = [];
+
+  addTool<S extends ArgumentSchema | undefined>(options: ToolOptions<S>, handler: ToolHandler<S>): void {
+    if (this.tools.has(options.name)) throw new Error(`tool ${options.name} is already registered`);
+    const args = compileArguments(options.input, `tool ${options.name}`);
+    const definition: ToolDefinition = { name: options.name, inputSchema: args.jsonSchema };
+    if (options.title !== undefined) definition.title = options.title;
+    if (options.description !== undefined) definition.description = options.description;
+    if (options.output !== undefined) definition.outputSchema = options.output;
+    if (options.annotations !== undefined) definition.annotations = options.annotations;
+    if (options._meta !== undefined) definition._meta = options._meta;
+    this.tools.set(options.name, {
+      definition,
+      args,
+      unsealedAnswers: options.unsealedAnswers ?? false,
+      headerParams: headerParamsOf(args.jsonSchema),
+      handler: handler as ToolHandler<ArgumentSchema | undefined>,
+    });
+  }
+
+  addPrompt(
+    options: PromptOptions & { complete?: Record<string, CompletionHandler> },
+    handler: PromptHandler,
+  ): void {
+    if (this.prompts.has(options.name)) throw new Error(`prompt ${options.name} is already registered`);
+    const { complete, unsealedAnswers, ...definition } = options;
+    this.prompts.set(options.name, {
+      definition,
+      handler,
+      unsealedAnswers: unsealedAnswers ?? false,
+      completions: new Map(Object.entries(complete ?? {})),
+    });
+  }
+
+  addResource(options: ResourceDefinition & MrtrOptions, handler: ResourceHandler): void {
+    const { unsealedAnswers, ...definition } = options;
+    if (this.resources.has(definition.uri))
+      throw new Error(`resource ${definition.uri} is already registered`);
+    this.resources.set(definition.uri, { definition, handler, unsealedAnswers: unsealedAnswers ?? false });
+  }
+
+  addTemplate(
+    options: ResourceTemplateDefinition & MrtrOptions & { complete?: Record<string, CompletionHandler> },
+    handler: ResourceHandler,
+  ): void {
+    const { complete, unsealedAnswers, ...definition } = options;
+    this.templates.push({
+      definition,
+      unsealedAnswers: unsealedAnswers ?? false,
+      template: new UriTemplate(definition.uriTemplate),
+      handler,
+      completions: new Map(Object.entries(complete ?? {})),
+    });
+  }
+
+  /** A fixed resource first, then the first template that matches. */
+  findResource(
+    uri: string,
+  ): { handler: ResourceHandler; variables: Record<string, string>; unsealedAnswers: boolean } | undefined {
+    const fixed = this.resources.get(uri);
+    if (fixed) return { handler: fixed.handler, variables: {}, unsealedAnswers: fixed.unsealedAnswers };
+    for (const t of this.templates) {
+      const variables = t.template.match(uri);
+      if (variables) return { handler: t.handler, variables, unsealedAnswers: t.unsealedAnswers };
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,62 @@
+// Per-request `_meta` (basic/index.mdx): protocol version and client capabilities are required on every request.
+import {
+  type ClientCapabilities,
+  ErrorCode,
+  type Implementation,
+  type JsonObject,
+  McpError,
+  META_CLIENT_CAPABILITIES,
+  META_CLIENT_INFO,
+  META_LOG_LEVEL,
+  META_PROTOCOL_VERSION,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '../protocol/index.js';
+import { LOG_LEVELS, type LogLevel } from './context.js';
+
+export interface RequestMeta {
+  protocolVersion: string;
+  clientCapabilities: ClientCapabilities;
+  clientInfo: Implementation | undefined;
+  progressToken: string | number | undefined;
+  logLevel: LogLevel | undefined;
+}
+
+const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Read and check `_meta`; throws McpError -32602 (missing/malformed) or -32022 (unsupported version). */
+export function readRequestMeta(params: JsonObject | undefined): RequestMeta {
+  const meta = params?._meta;
+  if (!isObject(meta)) throw new McpError(ErrorCode.InvalidParams, 'Invalid params: _meta is required');
+  const version = meta[META_PROTOCOL_VERSION];
+  if (typeof version !== 'string') {
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `Invalid params: _meta["${META_PROTOCOL_VERSION}"] is required`,
+    );
+  }
+  const caps = meta[META_CLIENT_CAPABILITIES];
+  if (!isObject(caps)) {
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `Invalid params: _meta["${META_CLIENT_CAPABILITIES}"] is required`,
+    );
+  }
+  if (!SUPPORTED_PROTOCOL_VERSIONS.includes(version)) throw unsupportedVersion(version);
+  const info = meta[META_CLIENT_INFO];
+  const token = meta.progressToken;
+  const level = meta[META_LOG_LEVEL];
+  return {
+    logLevel: LOG_LEVELS.includes(level as LogLevel) ? (level as LogLevel) : undefined,
+    protocolVersion: version,
+    clientCapabilities: caps as ClientCapabilities,
+    clientInfo: isObject(info) ? (info as Implementation) : undefined,
+    progressToken: typeof token === 'string' || typeof token === 'number' ? token : undefined,
+  };
+}
+
+export function unsupportedVersion(requested: string): McpError {
+  return new McpError(ErrorCode.UnsupportedProtocolVersion, 'Unsupported protocol version', {
+    supported: [...SUPPORTED_PROTOCOL_VERSIONS],
+    requested,
+  });
+}

@@ -1,0 +1,59 @@
+// Author-facing argument schemas: a zod schema or a plain JSON Schema, converted and compiled once at registration.
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { z } from 'zod';
+import type { JsonObject } from '../protocol/index.js';
+
+export type ArgumentSchema = z.ZodType | JsonObject;
+
+export type ArgumentCheck = { ok: true; value: unknown } | { ok: false; message: string };
+
+export interface CompiledArguments {
+  /** The JSON Schema advertised in tools/list. */
+  jsonSchema: JsonObject;
+  check(args: unknown): ArgumentCheck;
+}
+
+const ajv = new Ajv2020({ strict: false, allErrors: false });
+
+function isZod(schema: ArgumentSchema): schema is z.ZodType {
+  return typeof (schema as { safeParse?: unknown }).safeParse === 'function';
+}
+
+export function compileArguments(schema: ArgumentSchema | undefined, where: string): CompiledArguments {
+  if (schema === undefined) {
+    return { jsonSchema: { type: 'object' }, check: (args) => ({ ok: true, value: args ?? {} }) };
+  }
+  if (isZod(schema)) {
+    const jsonSchema = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input' }) as JsonObject;
+    delete jsonSchema.$schema;
+    if (jsonSchema.type !== 'object')
+      throw new Error(`${where}: the argument schema must describe an object`);
+    return {
+      jsonSchema,
+      check(args) {
+        const parsed = schema.safeParse(args ?? {});
+        if (parsed.success) return { ok: true, value: parsed.data };
+        const issue = parsed.error.issues[0];
+        const path = issue && issue.path.length > 0 ? issue.path.join('.') : '(arguments)';
+        return { ok: false, message: `${path}: ${issue?.message ?? 'invalid'}` };
+      },
+    };
+  }
+  if (schema.type !== 'object') throw new Error(`${where}: the argument schema must have type "object"`);
+  let validate: ValidateFunction;
+  try {
+    validate = ajv.compile(schema);
+  } catch (error) {
+    throw new Error(`${where}: invalid JSON Schema: ${(error as Error).message}`);
+  }
+  return {
+    jsonSchema: schema,
+    check(args) {
+      const value = args ?? {};
+      if (validate(value)) return { ok: true, value };
+      const err = validate.errors?.[0];
+      const path = err?.instancePath ? err.instancePath.slice(1).replaceAll('/', '.') : '(arguments)';
+      return { ok: false, message: `${path}: ${err?.message ?? 'invalid'}` };
+    },
+  };
+}

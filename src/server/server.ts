@@ -1,0 +1,122 @@
+// McpServer: the public face of the server room — register tools, prompts and resources, then serve them.
+import type { Implementation, ResourceDefinition, ResourceTemplateDefinition } from '../protocol/index.js';
+import { Dispatcher, type Logger } from './dispatch.js';
+import { type HttpEndpoint, HttpTransport, type HttpTransportOptions } from './http.js';
+import {
+  type CompletionHandler,
+  type MrtrOptions,
+  type PromptHandler,
+  type PromptOptions,
+  Registry,
+  type ResourceHandler,
+  type ToolHandler,
+  type ToolOptions,
+} from './registry.js';
+import { HmacStateCodec, type RequestStateCodec } from './request-state.js';
+import type { ArgumentSchema } from './schema-input.js';
+import { type StdioOptions, serveStdio } from './stdio.js';
+
+export interface McpServerOptions {
+  name: string;
+  version: string;
+  title?: string;
+  instructions?: string;
+  /** Seals and opens requestState. Defaults to a per-process key (fine for one instance, not for a fleet). */
+  stateCodec?: RequestStateCodec;
+  logger?: Logger;
+  /** Page size for list methods (default 100). */
+  pageSize?: number;
+  /** Most input_required rounds one request may take (default 10). */
+  maxRounds?: number;
+  /** ttlMs on list results, discovery and resources/read (default 60 s). */
+  cacheTtlMs?: number;
+  /** Validate every result against the official schema before sending it (default false; tests turn it on). */
+  validateResults?: boolean;
+}
+
+/** Writes one JSON line per event to stderr, so stdout stays clean for the stdio transport. */
+export const stderrLogger: Logger = {
+  info: (fields, message) =>
+    process.stderr.write(`${JSON.stringify({ level: 'info', message, ...fields })}\n`),
+  warn: (fields, message) =>
+    process.stderr.write(`${JSON.stringify({ level: 'warn', message, ...fields })}\n`),
+  error: (fields, message) =>
+    process.stderr.write(`${JSON.stringify({ level: 'error', message, ...fields })}\n`),
+};
+
+export class McpServer {
+  private readonly registry = new Registry();
+  private dispatcher: Dispatcher | undefined;
+
+  constructor(private readonly options: McpServerOptions) {}
+
+  tool<S extends ArgumentSchema | undefined = undefined>(
+    options: ToolOptions<S>,
+    handler: ToolHandler<S>,
+  ): this {
+    this.assertOpen();
+    this.registry.addTool(options, handler);
+    return this;
+  }
+
+  prompt(
+    options: PromptOptions & { complete?: Record<string, CompletionHandler> },
+    handler: PromptHandler,
+  ): this {
+    this.assertOpen();
+    this.registry.addPrompt(options, handler);
+    return this;
+  }
+
+  resource(options: ResourceDefinition & MrtrOptions, handler: ResourceHandler): this {
+    this.assertOpen();
+    this.registry.addResource(options, handler);
+    return this;
+  }
+
+  resourceTemplate(
+    options: ResourceTemplateDefinition & MrtrOptions & { complete?: Record<string, CompletionHandler> },
+    handler: ResourceHandler,
+  ): this {
+    this.assertOpen();
+    this.registry.addTemplate(options, handler);
+    return this;
+  }
+
+  /** The transport-independent dispatcher (built on first use; registration closes then). */
+  get core(): Dispatcher {
+    if (!this.dispatcher) {
+      const o = this.options;
+      const serverInfo: Implementation = { name: o.name, version: o.version };
+      if (o.title !== undefined) serverInfo.title = o.title;
+      this.dispatcher = new Dispatcher(this.registry, {
+        serverInfo,
+        instructions: o.instructions,
+        codec: o.stateCodec ?? new HmacStateCodec(),
+        logger: o.logger ?? stderrLogger,
+        pageSize: o.pageSize ?? 100,
+        maxRounds: o.maxRounds ?? 10,
+        listTtlMs: o.cacheTtlMs ?? 60_000,
+        validateResults: o.validateResults ?? false,
+      });
+    }
+    return this.dispatcher;
+  }
+
+  /** A Streamable HTTP transport; use `.listener` with your own node:http server, or `.listen()`. */
+  http(options: HttpTransportOptions = {}): HttpTransport {
+    return new HttpTransport(this.core, (tool) => this.registry.tools.get(tool)?.headerParams, options);
+  }
+
+  listen(options: HttpTransportOptions = {}): Promise<HttpEndpoint> {
+    return this.http(options).listen();
+  }
+
+  stdio(options: StdioOptions = {}): Promise<void> {
+    return serveStdio(this.core, options);
+  }
+
+  private assertOpen(): void {
+    if (this.dispatcher) throw new Error('register tools, prompts and resources before serving');
+  }
+}

@@ -1,0 +1,75 @@
+// stdio transport (basic/transports/stdio.mdx): newline-delimited JSON-RPC on stdin/stdout, same dispatch as HTTP.
+import { createInterface } from 'node:readline';
+import type { Readable, Writable } from 'node:stream';
+import { ErrorCode, type JsonObject } from '../protocol/index.js';
+import type { Principal } from './context.js';
+import type { Dispatcher } from './dispatch.js';
+import { classifyMessage, errorResponse } from './message.js';
+
+export interface StdioOptions {
+  input?: Readable;
+  output?: Writable;
+  /** Largest accepted line in bytes (default 1 MiB): longer lines are answered with an error and dropped. */
+  maxLineBytes?: number;
+  /** The caller, taken from the environment (stdio servers get credentials from their environment, not the wire). */
+  principal?: Principal;
+}
+
+/** Serve until the input ends. Requests run concurrently; each response is one line. */
+export function serveStdio(dispatcher: Dispatcher, options: StdioOptions = {}): Promise<void> {
+  const input = options.input ?? process.stdin;
+  const output = options.output ?? process.stdout;
+  const maxLine = options.maxLineBytes ?? 1024 * 1024;
+  const inFlight = new Map<string | number, AbortController>();
+  const pending = new Set<Promise<void>>();
+  const write = (message: unknown) => output.write(`${JSON.stringify(message)}\n`);
+
+  const onLine = (line: string) => {
+    if (line.trim() === '') return;
+    if (Buffer.byteLength(line) > maxLine) {
+      write(
+        errorResponse(undefined, ErrorCode.InvalidRequest, `Message exceeds the limit of ${maxLine} bytes`),
+      );
+      return;
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch {
+      write(errorResponse(undefined, ErrorCode.ParseError, 'Parse error: the line is not valid JSON'));
+      return;
+    }
+    const message = classifyMessage(parsed);
+    if (message.kind === 'invalid') return void write(message.response);
+    if (message.kind === 'notification') {
+      // notifications/cancelled is how a stdio client cancels an in-flight request.
+      if (message.method === 'notifications/cancelled') {
+        const id = (message.params as JsonObject | undefined)?.requestId;
+        if (typeof id === 'string' || typeof id === 'number') inFlight.get(id)?.abort();
+      }
+      return;
+    }
+    const { request } = message;
+    const abort = new AbortController();
+    inFlight.set(request.id, abort);
+    const task = dispatcher
+      .handle(request, { principal: options.principal, signal: abort.signal, notify: (n) => write(n) })
+      .then((response) => {
+        // A cancelled request gets no response (basic/patterns/cancellation.mdx).
+        if (!abort.signal.aborted) write(response);
+      })
+      .finally(() => {
+        inFlight.delete(request.id);
+        pending.delete(task);
+      });
+    pending.add(task);
+  };
+
+  return new Promise((resolve) => {
+    const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+    lines.on('line', onLine);
+    lines.on('close', () => {
+      Promise.allSettled([...pending]).then(() => resolve());
+    });
+  });
+}
