@@ -14,3 +14,11 @@ export const HEADER_PROTOCOL_VERSION = 'mcp-protocol-version';
 export const HEADER_METHOD = 'mcp-method';
 export const HEADER_NAME = 'mcp-name';
 export const HEADER_PARAM_PREFIX = 'mcp-param-';
+
+/**
+ * mrtr's own `_meta` hint on an input request's params: the question must be answered by a person, never by an
+ * agent's policy. Value: why — 'consent', 'second_factor' or 'approval'. Clients without a human resolver end the
+ * call with a "needs a person" outcome instead of answering.
+ */
+export const META_HUMAN_REQUIRED = 'dev.mrtr/humanRequired';
+export type HumanRequiredReason = 'consent' | 'second_factor' | 'approval';
