@@ -1,0 +1,126 @@
+// The stdio transport, driven through a real child process: same dispatch, one JSON line per message.
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertWireValid, META } from '../helpers/mcp-http.js';
+
+let child: ChildProcessWithoutNullStreams;
+const waiting = new Map<unknown, (m: Record<string, unknown>) => void>();
+const stray: Array<Record<string, unknown>> = [];
+
+beforeAll(() => {
+  child = spawn(process.execPath, ['dist/cli/main.js', 'serve', '--fixture', 'conformance', '--stdio'], {
+    cwd: process.cwd(),
+  });
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    const message = JSON.parse(line) as Record<string, unknown>;
+    const resolve = waiting.get(message.id);
+    if (resolve && !('method' in message)) {
+      waiting.delete(message.id);
+      resolve(message);
+    } else stray.push(message);
+  });
+});
+afterAll(() => child.kill());
+
+function send(line: string, id: unknown): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    waiting.set(id, resolve);
+    child.stdin.write(`${line}\n`);
+    setTimeout(() => reject(new Error(`no answer for ${String(id)}`)), 5000).unref();
+  });
+}
+const request = (id: number, method: string, params: Record<string, unknown> = {}) =>
+  send(JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: META } }), id);
+
+describe('stdio transport', () => {
+  it('serves discovery and lists', async () => {
+    const discover = await request(1, 'server/discover');
+    assertWireValid('server/discover', discover);
+    expect((discover.result as { supportedVersions: string[] }).supportedVersions).toEqual(['2026-07-28']);
+    const tools = await request(2, 'tools/list');
+    expect((tools.result as { tools: unknown[] }).tools.length).toBeGreaterThan(10);
+  });
+
+  it('runs a multi-round flow', async () => {
+    const r1 = await request(3, 'tools/call', {
+      name: 'test_input_required_result_multi_round',
+      arguments: {},
+    });
+    const s1 = (r1.result as { requestState: string }).requestState;
+    const r2 = await request(4, 'tools/call', {
+      name: 'test_input_required_result_multi_round',
+      arguments: {},
+      requestState: s1,
+      inputResponses: { step1: { action: 'accept', content: { name: 'Ada' } } },
+    });
+    const s2 = (r2.result as { requestState: string }).requestState;
+    expect(s2).not.toBe(s1);
+    const r3 = await request(5, 'tools/call', {
+      name: 'test_input_required_result_multi_round',
+      arguments: {},
+      requestState: s2,
+      inputResponses: { step2: { action: 'accept', content: { color: 'green' } } },
+    });
+    assertWireValid('tools/call', r3);
+    expect(r3.result).toMatchObject({ resultType: 'complete', content: [{ text: 'Ada likes green' }] });
+  });
+
+  it('answers garbage lines with errors and keeps going', async () => {
+    const before = stray.length;
+    child.stdin.write('this is not json\n');
+    child.stdin.write('[1,2]\n');
+    const after = await request(6, 'tools/list');
+    expect(after.result).toBeDefined();
+    const errors = stray.slice(before).map((m) => (m.error as { code: number }).code);
+    expect(errors).toEqual([-32700, -32600]);
+  });
+
+  it('answers protocol errors with the same codes as HTTP', async () => {
+    const missing = await send(
+      JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list', params: {} }),
+      7,
+    );
+    expect((missing.error as { code: number }).code).toBe(-32602);
+    const unknown = await request(8, 'nope/nope');
+    expect((unknown.error as { code: number }).code).toBe(-32601);
+  });
+
+  it('sends progress notifications before the response', async () => {
+    const before = stray.length;
+    const done = await send(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 9,
+        method: 'tools/call',
+        params: { name: 'test_tool_with_progress', arguments: {}, _meta: { ...META, progressToken: 'tok' } },
+      }),
+      9,
+    );
+    expect(done.result).toBeDefined();
+    const progress = stray.slice(before).filter((m) => m.method === 'notifications/progress');
+    expect(progress.map((m) => (m.params as { progress: number }).progress)).toEqual([0, 50, 100]);
+  });
+
+  it('drops the response of a request cancelled with notifications/cancelled', async () => {
+    const before = stray.length;
+    const line = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 10,
+      method: 'tools/call',
+      params: { name: 'test_tool_with_progress', arguments: {}, _meta: META },
+    });
+    let answered = false;
+    waiting.set(10, () => {
+      answered = true;
+    });
+    child.stdin.write(`${line}\n`);
+    child.stdin.write(
+      `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 10 } })}\n`,
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    await request(11, 'tools/list');
+    expect(answered).toBe(false);
+    expect(stray.slice(before).some((m) => m.id === 10)).toBe(false);
+  });
+});

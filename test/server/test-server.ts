@@ -1,0 +1,96 @@
+// A server with one tool per edge case the tests need, on top of the conformance fixture's catalogue.
+import { z } from 'zod';
+import { conformanceServer } from '../../src/fixtures/conformance.js';
+import type { ElicitResult } from '../../src/protocol/index.js';
+import { inputRequired, type McpServer, type McpServerOptions, text } from '../../src/server/index.js';
+
+const confirmRequest = (message: string) => ({
+  method: 'elicitation/create' as const,
+  params: {
+    mode: 'form' as const,
+    message,
+    requestedSchema: { type: 'object' as const, properties: { ok: { type: 'boolean' } }, required: ['ok'] },
+  },
+});
+
+export function testServer(options: Partial<McpServerOptions> = {}): McpServer {
+  const quiet = { info() {}, warn() {}, error() {} };
+  return conformanceServer({ logger: quiet, maxRounds: 3, ...options })
+    .tool({ name: 'throws', description: 'Always throws' }, () => {
+      throw new Error('secret internal detail');
+    })
+    .tool(
+      {
+        name: 'typed',
+        description: 'Typed arguments',
+        input: z.object({ count: z.number().int().min(1), label: z.string() }),
+      },
+      ({ count, label }) => text(`${label}:${count}`),
+    )
+    .tool(
+      {
+        name: 'json_typed',
+        description: 'JSON Schema arguments',
+        input: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
+      },
+      (args) => text(`n=${String(args.n)}`),
+    )
+    .tool(
+      { name: 'confirm', description: 'Asks one yes/no question', input: z.object({ item: z.string() }) },
+      ({ item }, ctx) => {
+        const answer = ctx.inputResponses.confirm as ElicitResult | undefined;
+        if (answer?.action === 'accept' && answer.content?.ok === true)
+          return text(`done ${item} in round ${ctx.round}`);
+        if (answer && answer.action !== 'accept') return text(`declined ${item}`, { isError: true });
+        return inputRequired({ inputRequests: { confirm: confirmRequest(`Do ${item}?`) } });
+      },
+    )
+    .tool({ name: 'forever', description: 'Never satisfied' }, (_args, ctx) =>
+      inputRequired({ inputRequests: { again: confirmRequest(`round ${ctx.round}`) } }),
+    )
+    .tool({ name: 'wants_url', description: 'Asks in URL mode, whatever the client said' }, () =>
+      inputRequired({
+        inputRequests: {
+          login: {
+            method: 'elicitation/create',
+            params: {
+              mode: 'url',
+              message: 'Sign in',
+              url: 'https://example.com/login',
+              elicitationId: 'e1',
+            },
+          },
+        },
+      }),
+    )
+    .tool(
+      { name: 'empty_ask', description: 'Returns input_required with nothing in it (a handler bug)' },
+      () => inputRequired({}),
+    )
+    .tool({ name: 'state_only', description: 'One state-only round, then done' }, (_args, ctx) => {
+      if ((ctx.state as { waited?: boolean } | undefined)?.waited) return text('waited');
+      return inputRequired({ state: { waited: true } });
+    })
+    .tool({ name: 'slow', description: 'Waits until cancelled or 5 s' }, async (_args, ctx) => {
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, 5000);
+        ctx.signal.addEventListener('abort', () => {
+          clearTimeout(t);
+          resolve();
+        });
+      });
+      return text(ctx.signal.aborted ? 'cancelled' : 'finished');
+    })
+    .tool(
+      {
+        name: 'regional',
+        description: 'Mirrors region into a header',
+        input: {
+          type: 'object',
+          properties: { region: { type: 'string', 'x-mcp-header': 'Region' }, query: { type: 'string' } },
+          required: ['query'],
+        },
+      },
+      (args) => text(`${String(args.region)}:${String(args.query)}`),
+    );
+}
