@@ -143,7 +143,7 @@ export interface ElicitFormRequest {
 }
 export interface ElicitUrlRequest {
   method: 'elicitation/create';
-  params: { mode: 'url'; message: string; url: string; elicitationId: string; _meta?: JsonObject };
+  params: { mode: 'url'; message: string; url: string; _meta?: JsonObject };
 }
 export interface CreateMessageRequest {
   method: 'sampling/createMessage';

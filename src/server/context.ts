@@ -1,4 +1,5 @@
 // What a handler sees of one request, and the value it returns to ask for more input.
+import type { Ask } from '../flow/index.js';
 import type {
   ClientCapabilities,
   Implementation,
@@ -111,6 +112,11 @@ export interface RequestContext {
   readonly inputResponses: Readonly<Record<string, InputResponse>>;
   /** True when the client declared support for this kind of embedded request. */
   supports(kind: InputKind): boolean;
+  /**
+   * Ask questions as straight-line code: `await ctx.ask.confirm('Delete it?')`. The handler re-runs from the top
+   * every round; answers already given come back from a journal sealed inside requestState (docs/flows.md).
+   */
+  readonly ask: Ask;
   /** Send a log message to the client; sent only at or above the request's `io.modelcontextprotocol/logLevel`. */
   log(level: LogLevel, data: unknown, logger?: string): void;
   /** Report progress; sent only when the client asked for it with a progressToken. */

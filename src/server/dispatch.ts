@@ -1,5 +1,6 @@
 // Transport-independent request handling: `_meta`, method table, schema checks, the MRTR pipeline, results.
 import { createHmac, randomBytes } from 'node:crypto';
+import { type Ask, type FlowJournal, runFlowRound } from '../flow/index.js';
 import {
   describeSchemaErrors,
   ErrorCode,
@@ -19,7 +20,14 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   schemaValidator,
 } from '../protocol/index.js';
-import { clientSupports, InputRequired, LOG_LEVELS, type Principal, type RequestContext } from './context.js';
+import {
+  clientSupports,
+  type InputKind,
+  InputRequired,
+  LOG_LEVELS,
+  type Principal,
+  type RequestContext,
+} from './context.js';
 import { errorResponse } from './message.js';
 import { openRound, type RoundInput, sealRound } from './mrtr.js';
 import { paginate } from './pagination.js';
@@ -371,10 +379,29 @@ export class Dispatcher {
     const round: RoundInput = openRound(params, this.options.codec, binding, unsealedAnswers, (reason) =>
       logger.warn({ method, target, id: request.id, reason }, 'requestState rejected'),
     );
-    const ctx = this.context(request, meta, env, round);
-    const outcome = await invoke(ctx);
-    if (outcome instanceof InputRequired) {
-      const sealed = sealRound(
+    const supports = (kind: InputKind) => clientSupports(meta.clientCapabilities, kind);
+    const flow = await runFlowRound(
+      {
+        journal: round.journal,
+        inputResponses: round.inputResponses,
+        capabilities: meta.clientCapabilities,
+        supports,
+      },
+      (ask) => invoke(this.context(request, meta, env, round, ask)),
+    );
+    if (flow.kind === 'ended') {
+      // Decline, cancel or too many invalid answers: a clear outcome, not an exception.
+      if (method === 'tools/call')
+        return {
+          resultType: 'complete',
+          content: [{ type: 'text', text: flow.error.message }],
+          isError: true,
+        };
+      throw new McpError(ErrorCode.InvalidRequest, flow.error.message, { reason: flow.error.reason });
+    }
+    const seal = (outcome: InputRequired, journal: FlowJournal | undefined): Result => ({
+      resultType: 'input_required',
+      ...sealRound(
         outcome,
         round,
         meta.clientCapabilities,
@@ -382,9 +409,13 @@ export class Dispatcher {
         binding,
         this.options.maxRounds,
         unsealedAnswers,
-      );
-      return { resultType: 'input_required', ...sealed };
-    }
+        journal,
+      ),
+    });
+    if (flow.kind === 'input_required')
+      return seal(new InputRequired(flow.inputRequests, undefined, false), flow.journal);
+    const outcome = flow.result;
+    if (outcome instanceof InputRequired) return seal(outcome, round.journal);
     if (typeof outcome !== 'object' || outcome === null) {
       throw new Error(`handler for ${method} ${target} returned ${String(outcome)} instead of a result`);
     }
@@ -396,6 +427,7 @@ export class Dispatcher {
     meta: RequestMeta,
     env: RequestEnvironment,
     round: RoundInput,
+    ask: Ask,
   ): RequestContext {
     const token = meta.progressToken;
     return {
@@ -411,6 +443,7 @@ export class Dispatcher {
       state: round.state,
       inputResponses: round.inputResponses,
       supports: (kind) => clientSupports(meta.clientCapabilities, kind),
+      ask,
       log(level, data, logger) {
         if (meta.logLevel === undefined || env.signal.aborted) return;
         if (LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(meta.logLevel)) return;

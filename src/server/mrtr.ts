@@ -1,5 +1,7 @@
 // The MRTR round pipeline shared by tools/call, prompts/get and resources/read:
 // open requestState → keep only answers to keys asked last round → handler → seal next state or complete.
+
+import { type FlowJournal, isFlowJournal } from '../flow/index.js';
 import {
   type ClientCapabilities,
   describeSchemaErrors,
@@ -19,6 +21,7 @@ export interface RoundInput {
   round: number;
   flowId: string;
   state: unknown;
+  journal: FlowJournal | undefined;
   inputResponses: Record<string, InputResponse>;
 }
 
@@ -71,7 +74,7 @@ export function openRound(
         inputResponses[key] = value as unknown as InputResponse;
       }
     }
-    return { round: 0, flowId: newFlowId(), state: undefined, inputResponses };
+    return { round: 0, flowId: newFlowId(), state: undefined, journal: undefined, inputResponses };
   }
   if (typeof token !== 'string') throw invalidParams('Invalid params: requestState must be a string');
 
@@ -99,7 +102,13 @@ export function openRound(
       inputResponses[key] = value as unknown as InputResponse;
     });
   }
-  return { round: envelope.round, flowId: envelope.flow, state: envelope.data, inputResponses };
+  return {
+    round: envelope.round,
+    flowId: envelope.flow,
+    state: envelope.data,
+    journal: isFlowJournal(envelope.journal) ? envelope.journal : undefined,
+    inputResponses,
+  };
 }
 
 /** Check an input_required outcome against the client's capabilities and the schema, then seal the next state. */
@@ -111,6 +120,7 @@ export function sealRound(
   binding: StateBinding,
   maxRounds: number,
   unsealedAnswers: boolean,
+  journal?: FlowJournal,
 ): { inputRequests?: InputRequests; requestState?: string } {
   if (round.round >= maxRounds) {
     throw new McpError(
@@ -137,15 +147,16 @@ export function sealRound(
       );
     }
   }
-  if (unsealedAnswers && !outcome.hasState && outcome.inputRequests) {
+  if (unsealedAnswers && !outcome.hasState && !journal && outcome.inputRequests) {
     // The handler opted out of sealed answers and keeps no state: send the plain spec form, no requestState.
     return { inputRequests: outcome.inputRequests };
   }
-  if (!outcome.inputRequests && !outcome.hasState) {
+  if (!outcome.inputRequests && !outcome.hasState && !journal) {
     throw new Error('handler bug: inputRequired() needs inputRequests or state (MRTR server requirement 6)');
   }
   const envelope: StateEnvelope = { asked, kinds, round: round.round + 1, flow: round.flowId };
   if (outcome.hasState) envelope.data = outcome.state;
+  if (journal) envelope.journal = journal;
   const requestState = codec.seal(envelope, binding);
   return outcome.inputRequests ? { inputRequests: outcome.inputRequests, requestState } : { requestState };
 }

@@ -1,6 +1,7 @@
 // The seam where the MRTR pipeline opens requestState before a handler runs and seals it after.
 // Any codec that binds a token to the request it was minted for can sit behind this interface.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { FlowJournal } from '../flow/index.js';
 
 /** What a token is bound to: it must only open on a request with the same values. */
 export interface StateBinding {
@@ -25,6 +26,8 @@ export interface StateEnvelope {
   flow: string;
   /** The handler author's own state, if any. */
   data?: unknown;
+  /** The sequential-flow journal (answers and steps so far), if the handler uses `ctx.ask`. */
+  journal?: FlowJournal;
 }
 
 export type StateOpenFailure =
