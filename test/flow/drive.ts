@@ -19,7 +19,7 @@ export async function drive(
   for (let round = 1; round <= maxRounds; round++) {
     const reply = await mcp(url, method, { ...params, ...extra });
     const result = reply.response.result;
-    if (!result || result.resultType !== 'input_required') return { reply, rounds: round, asked };
+    if (result?.resultType !== 'input_required') return { reply, rounds: round, asked };
     const requests = (result.inputRequests ?? {}) as Record<string, Asked['request']>;
     const inputResponses: Record<string, unknown> = {};
     for (const [key, request] of Object.entries(requests)) {
