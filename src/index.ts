@@ -1,2 +1,3 @@
+export * from './flow/index.js';
 export * from './protocol/index.js';
 export * from './server/index.js';
