@@ -1,11 +1,24 @@
 // Command dispatch for `mrtr`: each command lives in its own file.
+import { callCommand } from './call.js';
+import { conformanceClientCommand } from './conformance-client.js';
+import { keysCommand } from './keys.js';
 import { serveCommand } from './serve.js';
+import { toolsCommand } from './tools.js';
 
 const USAGE = `usage: mrtr <command> [options]
 
 commands:
-  serve [--fixture example|conformance|bench] [--host H] [--port P] [--stdio]
-        serve an MCP 2026-07-28 server (prints "listening on <url>" when ready)
+  serve [--fixture example|conformance|bench] [--host H] [--port P] [--stdio] [--state-keys SPEC]
+        serve an MCP 2026-07-28 server (prints "listening on <url>" when ready);
+        requestState keys come from --state-keys or MRTR_STATE_KEYS (kid:secret,...; first = current)
+  keys generate [--kid ID]
+        print a new requestState key (kid:secret)
+  tools <url> [--token T] [--json]
+        list a server's tools
+  call <url> <tool> [--args JSON] [--answers JSON] [--token T] [--json] [--max-rounds N] [--timeout S]
+        call a tool through all its input rounds (mrtr call --help for answers and exit codes)
+  conformance-client <url>
+        the client under test for the official conformance runner (reads MCP_CONFORMANCE_SCENARIO)
   help  show this text
 `;
 
@@ -15,6 +28,14 @@ export async function runCli(argv: string[]): Promise<number | undefined> {
   switch (command) {
     case 'serve':
       return serveCommand(rest);
+    case 'tools':
+      return toolsCommand(rest);
+    case 'call':
+      return callCommand(rest);
+    case 'keys':
+      return keysCommand(rest);
+    case 'conformance-client':
+      return conformanceClientCommand(rest);
     case undefined:
     case 'help':
     case '--help':

@@ -3,16 +3,17 @@ import { parseArgs } from 'node:util';
 import { benchServer } from '../fixtures/bench.js';
 import { conformanceServer } from '../fixtures/conformance.js';
 import { exampleServer } from '../fixtures/example.js';
-import type { McpServer } from '../server/index.js';
+import type { McpServer, McpServerOptions } from '../server/index.js';
+import { Keyring } from '../state/index.js';
 
-const FIXTURES: Record<string, () => McpServer> = {
-  example: () => exampleServer(),
-  conformance: () => conformanceServer(),
-  bench: () => benchServer(),
+const FIXTURES: Record<string, (options: Partial<McpServerOptions>) => McpServer> = {
+  example: (o) => exampleServer(o),
+  conformance: (o) => conformanceServer(o),
+  bench: (o) => benchServer(o),
 };
 
 export async function serveCommand(argv: string[]): Promise<number | undefined> {
-  let values: { fixture?: string; host?: string; port?: string; stdio?: boolean };
+  let values: { fixture?: string; host?: string; port?: string; stdio?: boolean; 'state-keys'?: string };
   try {
     ({ values } = parseArgs({
       args: argv,
@@ -21,6 +22,7 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
         host: { type: 'string', default: '127.0.0.1' },
         port: { type: 'string', default: '3000' },
         stdio: { type: 'boolean', default: false },
+        'state-keys': { type: 'string' },
       },
       strict: true,
     }));
@@ -40,7 +42,17 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
     process.stderr.write(`mrtr serve: --port must be an integer from 0 to 65535, got '${values.port}'\n`);
     return 2;
   }
-  const server = make();
+  const options: Partial<McpServerOptions> = {};
+  const spec = values['state-keys'] ?? process.env.MRTR_STATE_KEYS;
+  if (spec !== undefined) {
+    try {
+      options.stateKeys = Keyring.fromSpec(spec);
+    } catch (error) {
+      process.stderr.write(`mrtr serve: invalid state keys: ${(error as Error).message}\n`);
+      return 2;
+    }
+  }
+  const server = make(options);
   if (values.stdio) {
     await server.stdio();
     return 0;

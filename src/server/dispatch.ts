@@ -1,5 +1,4 @@
 // Transport-independent request handling: `_meta`, method table, schema checks, the MRTR pipeline, results.
-import { createHmac, randomBytes } from 'node:crypto';
 import { type Ask, type FlowJournal, runFlowRound } from '../flow/index.js';
 import {
   describeSchemaErrors,
@@ -31,7 +30,7 @@ import {
 import { errorResponse } from './message.js';
 import { openRound, type RoundInput, sealRound } from './mrtr.js';
 import { paginate } from './pagination.js';
-import type { Registry } from './registry.js';
+import type { MrtrOptions, Registry } from './registry.js';
 import { type RequestMeta, readRequestMeta } from './request-meta.js';
 import type { RequestStateCodec, StateBinding } from './request-state.js';
 
@@ -90,8 +89,6 @@ export function isKnownMethod(method: string): boolean {
 }
 
 export class Dispatcher {
-  private readonly principalKey = randomBytes(32);
-
   constructor(
     private readonly registry: Registry,
     private readonly options: DispatchOptions,
@@ -248,26 +245,16 @@ export class Dispatcher {
     const tool = this.registry.tools.get(name);
     if (!tool) throw invalidParams(`Unknown tool: ${name}`, { name });
     const args = params.arguments ?? {};
-    return this.runRound(
-      request,
-      'tools/call',
-      name,
-      args,
-      params,
-      meta,
-      env,
-      tool.unsealedAnswers,
-      async (ctx) => {
-        const checked = tool.args.check(args);
-        if (!checked.ok) {
-          return {
-            content: [{ type: 'text', text: `Invalid arguments for tool ${name}: ${checked.message}` }],
-            isError: true,
-          };
-        }
-        return tool.handler(checked.value as Record<string, unknown>, ctx);
-      },
-    );
+    return this.runRound(request, 'tools/call', name, args, params, meta, env, tool.mrtr, async (ctx) => {
+      const checked = tool.args.check(args);
+      if (!checked.ok) {
+        return {
+          content: [{ type: 'text', text: `Invalid arguments for tool ${name}: ${checked.message}` }],
+          isError: true,
+        };
+      }
+      return tool.handler(checked.value as Record<string, unknown>, ctx);
+    });
   }
 
   private async getPrompt(
@@ -285,16 +272,8 @@ export class Dispatcher {
         throw invalidParams(`Invalid params: prompt ${name} requires argument "${arg.name}"`);
       }
     }
-    return this.runRound(
-      request,
-      'prompts/get',
-      name,
-      args,
-      params,
-      meta,
-      env,
-      prompt.unsealedAnswers,
-      (ctx) => prompt.handler(args, ctx),
+    return this.runRound(request, 'prompts/get', name, args, params, meta, env, prompt.mrtr, (ctx) =>
+      prompt.handler(args, ctx),
     );
   }
 
@@ -315,14 +294,14 @@ export class Dispatcher {
       params,
       meta,
       env,
-      found.unsealedAnswers,
+      found.mrtr,
       (ctx) => found.handler(uri, ctx, found.variables),
     );
     if (result.resultType === 'complete') {
       // A result reached through MRTR rounds depends on answers outside the cache key: never cacheable.
       const retried = params.requestState !== undefined;
       result.ttlMs = retried ? 0 : this.options.listTtlMs;
-      result.cacheScope = retried || this.principalOf(env) !== '' ? 'private' : 'public';
+      result.cacheScope = retried || env.principal !== undefined ? 'private' : 'public';
     }
     return result;
   }
@@ -354,14 +333,6 @@ export class Dispatcher {
     return { resultType: 'complete', completion };
   }
 
-  private principalOf(env: RequestEnvironment): string {
-    const p = env.principal;
-    if (!p) return '';
-    return createHmac('sha256', this.principalKey)
-      .update(`${p.issuer ?? ''}\0${p.subject}\0${p.clientId ?? ''}`)
-      .digest('base64url');
-  }
-
   /** One MRTR round: open state, run the handler, then either seal the next round or return the complete result. */
   private async runRound(
     request: JsonRpcRequest,
@@ -371,11 +342,12 @@ export class Dispatcher {
     params: JsonObject,
     meta: RequestMeta,
     env: RequestEnvironment,
-    unsealedAnswers: boolean,
+    mrtr: MrtrOptions,
     invoke: (ctx: RequestContext) => unknown,
   ): Promise<Result> {
-    const binding: StateBinding = { principal: this.principalOf(env), method, target, arguments: args };
+    const binding: StateBinding = { principal: env.principal, method, target, arguments: args };
     const logger = this.options.logger;
+    const unsealedAnswers = mrtr.unsealedAnswers ?? false;
     const round: RoundInput = openRound(params, this.options.codec, binding, unsealedAnswers, (reason) =>
       logger.warn({ method, target, id: request.id, reason }, 'requestState rejected'),
     );
@@ -407,9 +379,10 @@ export class Dispatcher {
         meta.clientCapabilities,
         this.options.codec,
         binding,
-        this.options.maxRounds,
+        mrtr.maxRounds ?? this.options.maxRounds,
         unsealedAnswers,
         journal,
+        mrtr.stateTtlMs,
       ),
     });
     if (flow.kind === 'input_required')

@@ -26,8 +26,9 @@ export type {
   ToolResult,
 } from './registry.js';
 export {
-  HmacStateCodec,
+  type OpenedRound,
   type RequestStateCodec,
+  SealedStateCodec,
   type StateBinding,
   type StateEnvelope,
   type StateOpenFailure,

@@ -1,6 +1,7 @@
 // The MRTR round pipeline shared by tools/call, prompts/get and resources/read:
 // open requestState → keep only answers to keys asked last round → handler → seal next state or complete.
 
+import { randomBytes } from 'node:crypto';
 import { type FlowJournal, isFlowJournal } from '../flow/index.js';
 import {
   type ClientCapabilities,
@@ -15,7 +16,10 @@ import {
   schemaValidator,
 } from '../protocol/index.js';
 import { clientSupports, type InputKind, InputRequired, kindOfInputRequest } from './context.js';
-import { newFlowId, type RequestStateCodec, type StateBinding, type StateEnvelope } from './request-state.js';
+import type { RequestStateCodec, StateBinding, StateEnvelope } from './request-state.js';
+
+/** A new flow id: 128 random bits, base64url (the sealed codec stores this form in 16 raw bytes). */
+const newFlowId = (): string => randomBytes(16).toString('base64url');
 
 export interface RoundInput {
   round: number;
@@ -84,6 +88,10 @@ export function openRound(
     throw invalidParams(INVALID_REQUEST_STATE);
   }
   const envelope = opened.envelope;
+  if (envelope.asked.length !== envelope.kinds.length) {
+    onStateRejected('malformed');
+    throw invalidParams(INVALID_REQUEST_STATE);
+  }
   const inputResponses: Record<string, InputResponse> = {};
   if (rawResponses) {
     envelope.asked.forEach((key, i) => {
@@ -103,8 +111,8 @@ export function openRound(
     });
   }
   return {
-    round: envelope.round,
-    flowId: envelope.flow,
+    round: opened.round,
+    flowId: opened.flowId,
     state: envelope.data,
     journal: isFlowJournal(envelope.journal) ? envelope.journal : undefined,
     inputResponses,
@@ -120,7 +128,8 @@ export function sealRound(
   binding: StateBinding,
   maxRounds: number,
   unsealedAnswers: boolean,
-  journal?: FlowJournal,
+  journal: FlowJournal | undefined,
+  ttlMs: number | undefined,
 ): { inputRequests?: InputRequests; requestState?: string } {
   if (round.round >= maxRounds) {
     throw new McpError(
@@ -154,10 +163,10 @@ export function sealRound(
   if (!outcome.inputRequests && !outcome.hasState && !journal) {
     throw new Error('handler bug: inputRequired() needs inputRequests or state (MRTR server requirement 6)');
   }
-  const envelope: StateEnvelope = { asked, kinds, round: round.round + 1, flow: round.flowId };
+  const envelope: StateEnvelope = { asked, kinds };
   if (outcome.hasState) envelope.data = outcome.state;
   if (journal) envelope.journal = journal;
-  const requestState = codec.seal(envelope, binding);
+  const requestState = codec.seal(envelope, binding, { flowId: round.flowId, round: round.round + 1, ttlMs });
   return outcome.inputRequests ? { inputRequests: outcome.inputRequests, requestState } : { requestState };
 }
 

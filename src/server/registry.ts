@@ -45,6 +45,18 @@ export interface MrtrOptions {
    * the server never asked. Turn it on only for handlers whose answers need no such proof.
    */
   unsealedAnswers?: boolean;
+  /** Most input_required rounds one call may take (default: the server's maxRounds). */
+  maxRounds?: number;
+  /** How long a sealed requestState stays valid (default 10 minutes). */
+  stateTtlMs?: number;
+}
+
+function mrtrOptionsOf(o: MrtrOptions): MrtrOptions {
+  const out: MrtrOptions = {};
+  if (o.unsealedAnswers !== undefined) out.unsealedAnswers = o.unsealedAnswers;
+  if (o.maxRounds !== undefined) out.maxRounds = o.maxRounds;
+  if (o.stateTtlMs !== undefined) out.stateTtlMs = o.stateTtlMs;
+  return out;
 }
 
 export interface ToolOptions<S extends ArgumentSchema | undefined> extends MrtrOptions {
@@ -84,25 +96,25 @@ export type CompletionHandler = (
 
 export interface RegisteredTool {
   definition: ToolDefinition;
-  unsealedAnswers: boolean;
+  mrtr: MrtrOptions;
   headerParams: HeaderParam[];
   args: CompiledArguments;
   handler: ToolHandler<ArgumentSchema | undefined>;
 }
 export interface RegisteredPrompt {
   definition: PromptDefinition;
-  unsealedAnswers: boolean;
+  mrtr: MrtrOptions;
   handler: PromptHandler;
   completions: Map<string, CompletionHandler>;
 }
 export interface RegisteredResource {
   definition: ResourceDefinition;
-  unsealedAnswers: boolean;
+  mrtr: MrtrOptions;
   handler: ResourceHandler;
 }
 export interface RegisteredTemplate {
   definition: ResourceTemplateDefinition;
-  unsealedAnswers: boolean;
+  mrtr: MrtrOptions;
   template: UriTemplate;
   handler: ResourceHandler;
   completions: Map<string, CompletionHandler>;
@@ -126,7 +138,7 @@ export class Registry {
     this.tools.set(options.name, {
       definition,
       args,
-      unsealedAnswers: options.unsealedAnswers ?? false,
+      mrtr: mrtrOptionsOf(options),
       headerParams: headerParamsOf(args.jsonSchema),
       handler: handler as ToolHandler<ArgumentSchema | undefined>,
     });
@@ -137,30 +149,30 @@ export class Registry {
     handler: PromptHandler,
   ): void {
     if (this.prompts.has(options.name)) throw new Error(`prompt ${options.name} is already registered`);
-    const { complete, unsealedAnswers, ...definition } = options;
+    const { complete, unsealedAnswers, maxRounds, stateTtlMs, ...definition } = options;
     this.prompts.set(options.name, {
       definition,
       handler,
-      unsealedAnswers: unsealedAnswers ?? false,
+      mrtr: mrtrOptionsOf(options),
       completions: new Map(Object.entries(complete ?? {})),
     });
   }
 
   addResource(options: ResourceDefinition & MrtrOptions, handler: ResourceHandler): void {
-    const { unsealedAnswers, ...definition } = options;
+    const { unsealedAnswers, maxRounds, stateTtlMs, ...definition } = options;
     if (this.resources.has(definition.uri))
       throw new Error(`resource ${definition.uri} is already registered`);
-    this.resources.set(definition.uri, { definition, handler, unsealedAnswers: unsealedAnswers ?? false });
+    this.resources.set(definition.uri, { definition, handler, mrtr: mrtrOptionsOf(options) });
   }
 
   addTemplate(
     options: ResourceTemplateDefinition & MrtrOptions & { complete?: Record<string, CompletionHandler> },
     handler: ResourceHandler,
   ): void {
-    const { complete, unsealedAnswers, ...definition } = options;
+    const { complete, unsealedAnswers, maxRounds, stateTtlMs, ...definition } = options;
     this.templates.push({
       definition,
-      unsealedAnswers: unsealedAnswers ?? false,
+      mrtr: mrtrOptionsOf(options),
       template: new UriTemplate(definition.uriTemplate),
       handler,
       completions: new Map(Object.entries(complete ?? {})),
@@ -170,12 +182,12 @@ export class Registry {
   /** A fixed resource first, then the first template that matches. */
   findResource(
     uri: string,
-  ): { handler: ResourceHandler; variables: Record<string, string>; unsealedAnswers: boolean } | undefined {
+  ): { handler: ResourceHandler; variables: Record<string, string>; mrtr: MrtrOptions } | undefined {
     const fixed = this.resources.get(uri);
-    if (fixed) return { handler: fixed.handler, variables: {}, unsealedAnswers: fixed.unsealedAnswers };
+    if (fixed) return { handler: fixed.handler, variables: {}, mrtr: fixed.mrtr };
     for (const t of this.templates) {
       const variables = t.template.match(uri);
-      if (variables) return { handler: t.handler, variables, unsealedAnswers: t.unsealedAnswers };
+      if (variables) return { handler: t.handler, variables, mrtr: t.mrtr };
     }
     return undefined;
   }

@@ -1,5 +1,6 @@
 // McpServer: the public face of the server room — register tools, prompts and resources, then serve them.
 import type { Implementation, ResourceDefinition, ResourceTemplateDefinition } from '../protocol/index.js';
+import { createEphemeralKeyring, Keyring, type StateCodecOptions } from '../state/index.js';
 import { Dispatcher, type Logger } from './dispatch.js';
 import { type HttpEndpoint, HttpTransport, type HttpTransportOptions } from './http.js';
 import {
@@ -12,7 +13,7 @@ import {
   type ToolHandler,
   type ToolOptions,
 } from './registry.js';
-import { HmacStateCodec, type RequestStateCodec } from './request-state.js';
+import { type RequestStateCodec, SealedStateCodec } from './request-state.js';
 import type { ArgumentSchema } from './schema-input.js';
 import { type StdioOptions, serveStdio } from './stdio.js';
 
@@ -21,7 +22,17 @@ export interface McpServerOptions {
   version: string;
   title?: string;
   instructions?: string;
-  /** Seals and opens requestState. Defaults to a per-process key (fine for one instance, not for a fleet). */
+  /**
+   * Keys that seal requestState: a Keyring, or a spec `kid:secret,kid:secret` (first = current; see
+   * `mrtr keys generate`). Defaults to `MRTR_STATE_KEYS`; with neither, a per-process key and a loud warning,
+   * since a fleet needs every instance to share the keyring.
+   */
+  stateKeys?: Keyring | string;
+  /** This server's id: state sealed here never opens on a server with another audience (default: `name`). */
+  audience?: string;
+  /** Largest accepted requestState in bytes, checked before decoding (default 8 KiB). */
+  maxStateBytes?: number;
+  /** Replace the requestState codec entirely (the other state options are then ignored). */
   stateCodec?: RequestStateCodec;
   logger?: Logger;
   /** Page size for list methods (default 100). */
@@ -92,8 +103,8 @@ export class McpServer {
       this.dispatcher = new Dispatcher(this.registry, {
         serverInfo,
         instructions: o.instructions,
-        codec: o.stateCodec ?? new HmacStateCodec(),
-        logger: o.logger ?? stderrLogger,
+        codec: o.stateCodec ?? this.defaultCodec(),
+        logger: this.logger,
         pageSize: o.pageSize ?? 100,
         maxRounds: o.maxRounds ?? 10,
         listTtlMs: o.cacheTtlMs ?? 60_000,
@@ -114,6 +125,29 @@ export class McpServer {
 
   stdio(options: StdioOptions = {}): Promise<void> {
     return serveStdio(this.core, options);
+  }
+
+  private get logger(): Logger {
+    return this.options.logger ?? stderrLogger;
+  }
+
+  private defaultCodec(): RequestStateCodec {
+    const o = this.options;
+    const spec = o.stateKeys ?? process.env.MRTR_STATE_KEYS;
+    let keyring: Keyring;
+    if (spec instanceof Keyring) keyring = spec;
+    else if (spec !== undefined && spec.trim() !== '') keyring = Keyring.fromSpec(spec);
+    else {
+      keyring = createEphemeralKeyring();
+      this.logger.warn(
+        { server: o.name },
+        'no requestState keys configured (MRTR_STATE_KEYS): using a per-process key. Multi-round calls will fail ' +
+          'when another instance takes the next round — give every instance of a fleet the same keyring',
+      );
+    }
+    const codecOptions: StateCodecOptions = { keyring, audience: o.audience ?? o.name };
+    if (o.maxStateBytes !== undefined) codecOptions.maxTokenBytes = o.maxStateBytes;
+    return new SealedStateCodec(codecOptions);
   }
 
   private assertOpen(): void {

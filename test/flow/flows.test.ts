@@ -2,7 +2,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { elicitationForm } from '../../src/flow/index.js';
-import { HmacStateCodec, type HttpEndpoint, McpServer, text } from '../../src/server/index.js';
+import { type HttpEndpoint, McpServer, text } from '../../src/server/index.js';
+import { generateKeySpec } from '../../src/state/index.js';
 import { mcp } from '../helpers/mcp-http.js';
 import { accept, drive } from './drive.js';
 
@@ -228,12 +229,12 @@ describe('what the journal guarantees', () => {
   });
 
   it('drops an answer given to a different question after a rolling upgrade (v1 asked, v2 serves)', async () => {
-    const codec = new HmacStateCodec(Buffer.alloc(32, 7));
-    const v1 = new McpServer({ name: 'up', version: '1', logger: quiet, stateCodec: codec }).tool(
+    const stateKeys = generateKeySpec(); // both versions of the fleet share one keyring
+    const v1 = new McpServer({ name: 'up', version: '1', logger: quiet, stateKeys }).tool(
       { name: 'deploy', description: 'v1' },
       async (_a, { ask }) => text(`v1 ${await ask.text('Which environment?')}`),
     );
-    const v2 = new McpServer({ name: 'up', version: '2', logger: quiet, stateCodec: codec }).tool(
+    const v2 = new McpServer({ name: 'up', version: '2', logger: quiet, stateKeys }).tool(
       { name: 'deploy', description: 'v2' },
       async (_a, { ask }) => {
         const region = await ask.choose('Which region?', ['eu', 'us']);

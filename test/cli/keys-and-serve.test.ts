@@ -1,0 +1,49 @@
+// The CLI's key handling and serve's argument errors, run as a person would run them.
+import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { Keyring } from '../../src/state/index.js';
+
+const mrtr = (args: string[], env: Record<string, string> = {}) =>
+  spawnSync(process.execPath, ['dist/cli/main.js', ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+    timeout: 10_000,
+  });
+
+describe('mrtr keys', () => {
+  it('generates a key the keyring accepts, with an optional kid', () => {
+    const out = mrtr(['keys', 'generate', '--kid', 'prod1']);
+    expect(out.status).toBe(0);
+    const spec = out.stdout.trim();
+    expect(spec).toMatch(/^prod1:[A-Za-z0-9_-]{43}$/);
+    expect(Keyring.fromSpec(spec).currentKid).toBe('prod1');
+    expect(mrtr(['keys', 'generate']).stdout.trim()).not.toBe(mrtr(['keys', 'generate']).stdout.trim());
+  });
+
+  it('explains itself on bad usage', () => {
+    const none = mrtr(['keys']);
+    expect(none.status).toBe(2);
+    expect(none.stderr).toContain('usage: mrtr keys generate');
+    const wrong = mrtr(['keys', 'rotate']);
+    expect(wrong.stderr).toContain("unknown subcommand 'rotate'");
+  });
+});
+
+describe('mrtr serve argument errors', () => {
+  it('names a malformed key spec without printing the secret', () => {
+    const out = mrtr(['serve', '--port', '0', '--state-keys', 'k1:tooshort']);
+    expect(out.status).toBe(2);
+    expect(out.stderr).toContain('invalid state keys');
+    expect(out.stderr).not.toContain('tooshort');
+    const env = mrtr(['serve', '--port', '0'], { MRTR_STATE_KEYS: 'nocolon' });
+    expect(env.status).toBe(2);
+    expect(env.stderr).toContain('not of the form kid:secret');
+  });
+
+  it('rejects an unknown fixture, a bad port and unknown flags', () => {
+    expect(mrtr(['serve', '--fixture', 'nope']).stderr).toContain("unknown fixture 'nope'");
+    expect(mrtr(['serve', '--port', 'eighty']).stderr).toContain('--port must be an integer');
+    expect(mrtr(['serve', '--bogus']).stderr).toContain("Unknown option '--bogus'");
+    expect(mrtr(['frobnicate']).status).toBe(2);
+  });
+});
