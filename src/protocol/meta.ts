@@ -22,3 +22,9 @@ export const HEADER_PARAM_PREFIX = 'mcp-param-';
  */
 export const META_HUMAN_REQUIRED = 'dev.mrtr/humanRequired';
 export type HumanRequiredReason = 'consent' | 'second_factor' | 'approval';
+
+/**
+ * mrtr's own `_meta` hint on an InputRequiredResult: how long (ms) the client should wait before retrying a
+ * state-only round (one with no inputRequests), e.g. while an approval is pending elsewhere.
+ */
+export const META_RETRY_AFTER_MS = 'dev.mrtr/retryAfterMs';

@@ -57,7 +57,7 @@ describe('sealed requestState across a fleet', () => {
     expect(decoded).not.toContain('approve_change');
   });
 
-  const rejections: Array<[string, () => Promise<ReturnType<typeof call>>, string]> = [
+  const rejections: Array<[string, () => ReturnType<typeof call>, string]> = [
     [
       'another principal',
       async () => call(b.url, { requestState: await mint(), inputResponses: approve }, 'mallory'),

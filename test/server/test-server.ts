@@ -57,7 +57,6 @@ export function testServer(options: Partial<McpServerOptions> = {}): McpServer {
               mode: 'url',
               message: 'Sign in',
               url: 'https://example.com/login',
-              elicitationId: 'e1',
             },
           },
         },

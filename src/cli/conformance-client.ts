@@ -1,0 +1,158 @@
+// `mrtr conformance-client <url>`: the client under test for the official conformance runner
+// (`npx conformance client --command "mrtr conformance-client"`). The scenario comes from MCP_CONFORMANCE_SCENARIO.
+import {
+  describeOutcome,
+  type InputQuestion,
+  McpClient,
+  type MrtrOutcome,
+  RemoteError,
+  scriptedResolver,
+} from '../client/index.js';
+import {
+  type InputResponse,
+  type JsonObject,
+  type Result,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '../protocol/index.js';
+
+type Scenario = (client: McpClient, context: JsonObject) => Promise<void>;
+
+const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function expectComplete(name: string, outcome: MrtrOutcome<Result>): void {
+  if (outcome.status !== 'complete') throw new Error(`${name}: ${describeOutcome(outcome)}`);
+}
+
+/** Answer any boolean confirmation with yes, and any other form field with a plausible value. */
+const confirmAnything = (q: InputQuestion): InputResponse => {
+  if (q.kind === 'elicitation.url') return { action: 'accept' };
+  const schema = (q.request.params as JsonObject).requestedSchema as JsonObject | undefined;
+  const props = isObject(schema?.properties) ? schema.properties : {};
+  const content: Record<string, string | number | boolean> = {};
+  for (const [name, s] of Object.entries(props)) {
+    const type = isObject(s) ? s.type : undefined;
+    content[name] = type === 'boolean' ? true : type === 'number' || type === 'integer' ? 1 : 'ok';
+  }
+  return { action: 'accept', content };
+};
+
+const SCENARIOS: Record<string, Scenario> = {
+  'sep-2322-client-request-state': async (client) => {
+    await client.discover();
+    await client.listTools();
+    // Run the flows in parallel: the unrelated call must carry none of the other calls' inputResponses or state.
+    const outcomes = await Promise.all([
+      client.callTool('test_mrtr_echo_state', {}),
+      client.callTool('test_mrtr_unrelated', {}),
+      client.callTool('test_mrtr_no_state', {}),
+      client.callTool('test_mrtr_no_result_type', {}),
+    ]);
+    for (const [i, o] of outcomes.entries()) expectComplete(`call ${i}`, o);
+  },
+
+  'request-metadata': async (client) => {
+    // The mock rejects the first request with UnsupportedProtocolVersion; the client retries with a listed version.
+    await client.discover();
+    await client.listTools();
+  },
+
+  tools_call: async (client) => {
+    const tools = await client.listTools();
+    const add = tools.find((t) => t.name === 'add_numbers');
+    if (!add) throw new Error('add_numbers is not listed');
+    expectComplete('add_numbers', await client.callTool('add_numbers', { a: 5, b: 3 }));
+  },
+
+  'http-standard-headers': async (client) => {
+    const tools = await client.listTools();
+    const tool = tools[0];
+    if (tool) expectComplete(tool.name, await client.callTool(tool.name, {}));
+    const resources = await client.listResources();
+    const resource = resources[0];
+    if (resource) expectComplete(resource.uri, await client.readResource(resource.uri));
+    const prompts = await client.listPrompts();
+    const prompt = prompts[0];
+    if (prompt) expectComplete(prompt.name, await client.getPrompt(prompt.name, {}));
+  },
+
+  'http-custom-headers': async (client, context) => {
+    await client.listTools();
+    const calls = Array.isArray(context.toolCalls) ? context.toolCalls : [];
+    if (calls.length === 0) throw new Error('MCP_CONFORMANCE_CONTEXT has no toolCalls');
+    for (const call of calls) {
+      if (!isObject(call) || typeof call.name !== 'string') throw new Error('malformed toolCalls entry');
+      const args = isObject(call.arguments) ? call.arguments : {};
+      expectComplete(call.name, await client.callTool(call.name, args));
+    }
+  },
+
+  'http-invalid-tool-headers': async (client) => {
+    const tools = await client.listTools();
+    // Tools with invalid x-mcp-header annotations are already excluded by listTools.
+    for (const tool of tools) {
+      const props = isObject(tool.inputSchema.properties) ? tool.inputSchema.properties : {};
+      const args: JsonObject = {};
+      for (const [name, s] of Object.entries(props)) {
+        const type = isObject(s) ? s.type : undefined;
+        args[name] = type === 'integer' || type === 'number' ? 1 : type === 'boolean' ? true : 'us-west1';
+      }
+      expectComplete(tool.name, await client.callTool(tool.name, args));
+    }
+  },
+
+  'json-schema-ref-no-deref': async (client) => {
+    // Listing must not fetch the network $ref in lookup_user's schema; the client never dereferences $refs.
+    const tools = await client.listTools();
+    if (!tools.some((t) => t.name === 'lookup_user')) throw new Error('lookup_user is not listed');
+  },
+};
+
+export async function conformanceClientCommand(argv: string[]): Promise<number> {
+  const url = argv[argv.length - 1];
+  const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
+  if (!url) {
+    process.stderr.write(
+      'usage: mrtr conformance-client <url>   (MCP_CONFORMANCE_SCENARIO names the scenario)\n',
+    );
+    return 2;
+  }
+  const run = SCENARIOS[scenario];
+  if (!run) {
+    process.stderr.write(
+      `mrtr conformance-client: unknown scenario '${scenario}' (known: ${Object.keys(SCENARIOS).join(', ')})\n`,
+    );
+    return 1;
+  }
+  let context: JsonObject = {};
+  if (process.env.MCP_CONFORMANCE_CONTEXT) {
+    try {
+      const parsed = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT) as unknown;
+      if (isObject(parsed)) context = parsed;
+    } catch {
+      process.stderr.write('mrtr conformance-client: MCP_CONFORMANCE_CONTEXT is not JSON\n');
+      return 1;
+    }
+  }
+  const client = new McpClient({
+    server: url,
+    clientInfo: { name: 'mrtr-conformance-client', version: '0.1.0' },
+    resolvers: [scriptedResolver({}, { fallback: confirmAnything })],
+    protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.find(
+      (v) => v === process.env.MCP_CONFORMANCE_PROTOCOL_VERSION,
+    ),
+    mrtr: { timeoutMs: 20_000 },
+    requestTimeoutMs: 20_000,
+    onWarning: (m) => process.stderr.write(`warning: ${m}\n`),
+  });
+  try {
+    await run(client, context);
+    process.stdout.write(`scenario ${scenario}: done\n`);
+    return 0;
+  } catch (error) {
+    const detail = error instanceof RemoteError ? ` (JSON-RPC ${error.code})` : '';
+    process.stderr.write(`mrtr conformance-client: ${scenario}: ${(error as Error).message}${detail}\n`);
+    return 1;
+  } finally {
+    await client.close();
+  }
+}

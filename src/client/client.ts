@@ -1,0 +1,407 @@
+// The MCP 2026-07-28 client: per-request `_meta`, standard headers, discovery, lists, and MRTR calls.
+import {
+  type CallToolResult,
+  type ClientCapabilities,
+  ErrorCode,
+  type GetPromptResult,
+  type Implementation,
+  type JsonObject,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  LATEST_PROTOCOL_VERSION,
+  META_CLIENT_CAPABILITIES,
+  META_CLIENT_INFO,
+  META_PROTOCOL_VERSION,
+  META_SERVER_INFO,
+  MRTR_METHODS,
+  type PromptDefinition,
+  type ReadResourceResult,
+  type ResourceDefinition,
+  type ResourceTemplateDefinition,
+  type Result,
+  type ServerCapabilities,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type ToolDefinition,
+} from '../protocol/index.js';
+import { type DriverTarget, driveMrtr, type MrtrOptions, type MrtrOutcome } from './driver.js';
+import { abortError, ProtocolViolation, RemoteError } from './errors.js';
+import { HttpTransport } from './http-transport.js';
+import { capabilitiesFor, declaredKinds, type InputKind } from './input.js';
+import type { InputResolver } from './resolvers.js';
+import { type HeaderBinding, paramHeaders, planToolHeaders } from './tool-headers.js';
+import type { ClientTransport } from './transport.js';
+
+export const CLIENT_NAME = 'mrtr';
+export const CLIENT_VERSION = '0.1.0';
+
+export interface McpClientOptions {
+  /** The MCP endpoint URL (Streamable HTTP), or any transport (e.g. `new StdioTransport(...)`). */
+  server: string | URL | ClientTransport;
+  /** Bearer token, used when `server` is a URL. */
+  token?: string;
+  clientInfo?: Implementation;
+  /** Who answers embedded requests. The client declares exactly the kinds its resolvers handle. */
+  resolvers?: InputResolver[];
+  /** Override the declared capabilities (default: derived from the resolvers' kinds). */
+  capabilities?: ClientCapabilities;
+  /** Protocol version to ask for first. Default 2026-07-28. */
+  protocolVersion?: string;
+  /** Defaults for every MRTR call (per-call options win). */
+  mrtr?: Omit<MrtrOptions, 'signal' | 'onEvent'>;
+  /** Time limit for plain requests (discover, lists). Default 60 000 ms. */
+  requestTimeoutMs?: number;
+  /** Things a person should know but that do not stop the work, e.g. a tool excluded for a bad x-mcp-header. */
+  onWarning?: (message: string) => void;
+}
+
+export interface RequestOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  onNotification?: (n: JsonRpcNotification) => void;
+  headers?: Record<string, string>;
+}
+
+export interface CallOptions extends MrtrOptions {
+  /** Ask the server for progress notifications (surfaced as `notification` events). */
+  progress?: boolean;
+  /** Extra `_meta` on every round of this call (the protocol's own keys are always the client's). */
+  meta?: JsonObject;
+}
+
+export interface DiscoverResult extends Result {
+  supportedVersions: string[];
+  capabilities: ServerCapabilities;
+  instructions?: string;
+}
+
+export interface RejectedTool {
+  name: string;
+  reason: string;
+}
+
+const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+const MAX_PAGES = 100;
+
+export class McpClient {
+  readonly transport: ClientTransport;
+  readonly capabilities: ClientCapabilities;
+  readonly declared: ReadonlySet<InputKind>;
+  readonly resolvers: readonly InputResolver[];
+  private readonly clientInfo: Implementation;
+  private readonly options: McpClientOptions;
+  private protocolVersion: string;
+  private nextId = 1;
+  private readonly toolHeaders = new Map<string, HeaderBinding[]>();
+  private readonly rejected = new Map<string, string>();
+  /** The server's self-description from `server/discover` (or undefined before it is called). */
+  serverInfo: Implementation | undefined;
+
+  constructor(options: McpClientOptions) {
+    this.options = options;
+    this.transport =
+      typeof options.server === 'string' || options.server instanceof URL
+        ? new HttpTransport({ url: options.server, token: options.token })
+        : options.server;
+    this.clientInfo = options.clientInfo ?? { name: CLIENT_NAME, version: CLIENT_VERSION };
+    this.protocolVersion = options.protocolVersion ?? LATEST_PROTOCOL_VERSION;
+    const resolvers = options.resolvers ?? [];
+    this.capabilities = options.capabilities ?? capabilitiesFor(resolvers.flatMap((r) => [...r.kinds]));
+    this.declared = declaredKinds(this.capabilities);
+    this.resolvers = resolvers;
+  }
+
+  /** The protocol version in use (it changes if the server asks for another one it and we both support). */
+  get version(): string {
+    return this.protocolVersion;
+  }
+
+  /** Tools excluded from `listTools` because of an invalid `x-mcp-header`, with the reason. */
+  get rejectedTools(): RejectedTool[] {
+    return [...this.rejected].map(([name, reason]) => ({ name, reason }));
+  }
+
+  private meta(extra?: JsonObject): JsonObject {
+    return {
+      ...extra,
+      [META_PROTOCOL_VERSION]: this.protocolVersion,
+      [META_CLIENT_INFO]: this.clientInfo,
+      [META_CLIENT_CAPABILITIES]: this.capabilities,
+    };
+  }
+
+  /**
+   * Send one request and return its response (a JSON-RPC error response is returned, not thrown). Follows an
+   * UnsupportedProtocolVersion answer once, to a version both sides support.
+   */
+  private async exchange(
+    method: string,
+    params: JsonObject,
+    signal: AbortSignal,
+    onNotification?: (n: JsonRpcNotification) => void,
+    headers?: Record<string, string>,
+    progress?: boolean,
+  ): Promise<JsonRpcResponse> {
+    for (let attempt = 0; ; attempt++) {
+      const id = this.nextId++;
+      const userMeta = isObject(params._meta) ? params._meta : undefined;
+      const meta = this.meta(progress ? { ...userMeta, progressToken: id } : userMeta);
+      const message: JsonRpcRequest = { jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } };
+      const response = await this.transport.send({ message, signal, onNotification, headers });
+      if (
+        attempt === 0 &&
+        'error' in response &&
+        response.error.code === ErrorCode.UnsupportedProtocolVersion
+      ) {
+        const data = response.error.data;
+        const offered = isObject(data) && Array.isArray(data.supported) ? data.supported : [];
+        const pick = SUPPORTED_PROTOCOL_VERSIONS.find((v) => offered.includes(v));
+        if (pick !== undefined) {
+          this.protocolVersion = pick;
+          continue;
+        }
+      }
+      return response;
+    }
+  }
+
+  private withTimeout(options: RequestOptions | undefined): { signal: AbortSignal; done: () => void } {
+    const ms = options?.timeoutMs ?? this.options.requestTimeoutMs ?? 60_000;
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new Error(`request timed out after ${ms} ms`)), ms);
+    const signal = options?.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
+    return { signal, done: () => clearTimeout(timer) };
+  }
+
+  /**
+   * A plain request (not an MRTR call). Throws `RemoteError` for a JSON-RPC error, `ProtocolViolation`,
+   * `TransportFailure` or `RequestAborted` otherwise.
+   */
+  async request<R extends Result = Result>(
+    method: string,
+    params: JsonObject = {},
+    options?: RequestOptions,
+  ): Promise<R> {
+    const { signal, done } = this.withTimeout(options);
+    try {
+      if (signal.aborted) throw abortError(signal);
+      const response = await this.exchange(method, params, signal, options?.onNotification, options?.headers);
+      if ('error' in response) throw new RemoteError(response.error);
+      const result = response.result as JsonObject;
+      const rt = result.resultType;
+      if (rt === 'input_required')
+        throw new ProtocolViolation(
+          (MRTR_METHODS as readonly string[]).includes(method)
+            ? `${method} needs input: use the MRTR call methods`
+            : `server answered input_required to ${method}, which does not support it`,
+        );
+      if (rt !== undefined && rt !== 'complete')
+        throw new ProtocolViolation(`unknown resultType ${JSON.stringify(rt)}`);
+      return result as R;
+    } finally {
+      done();
+    }
+  }
+
+  /** `server/discover`: versions, capabilities and identity of the server. */
+  async discover(options?: RequestOptions): Promise<DiscoverResult> {
+    const result = await this.request<DiscoverResult>('server/discover', {}, options);
+    if (!Array.isArray(result.supportedVersions) || !isObject(result.capabilities))
+      throw new ProtocolViolation('server/discover result lacks supportedVersions or capabilities');
+    const info = isObject(result._meta) ? result._meta[META_SERVER_INFO] : undefined;
+    const legacy = (result as JsonObject).serverInfo;
+    const candidate = isObject(info) ? info : isObject(legacy) ? legacy : undefined;
+    if (candidate && typeof candidate.name === 'string') this.serverInfo = candidate as Implementation;
+    return result;
+  }
+
+  private async listAll<T>(method: string, field: string, options?: RequestOptions): Promise<T[]> {
+    const items: T[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const result = await this.request(method, cursor === undefined ? {} : { cursor }, options);
+      const list = result[field];
+      if (!Array.isArray(list)) throw new ProtocolViolation(`${method} result has no ${field} array`);
+      items.push(...(list as T[]));
+      const next = result.nextCursor;
+      if (typeof next !== 'string' || next === '') return items;
+      cursor = next;
+    }
+    throw new ProtocolViolation(`${method} returned more than ${MAX_PAGES} pages`);
+  }
+
+  /**
+   * All tools (following pagination). Tools whose `x-mcp-header` annotations break the rules are left out, as
+   * streamable-http.mdx requires, and reported through `onWarning` and `rejectedTools`.
+   */
+  async listTools(options?: RequestOptions): Promise<ToolDefinition[]> {
+    const all = await this.listAll<ToolDefinition>('tools/list', 'tools', options);
+    const kept: ToolDefinition[] = [];
+    this.toolHeaders.clear();
+    this.rejected.clear();
+    for (const tool of all) {
+      if (!isObject(tool) || typeof tool.name !== 'string') continue;
+      const plan = planToolHeaders(tool.inputSchema);
+      if (!plan.ok) {
+        this.rejected.set(tool.name, plan.reason);
+        this.options.onWarning?.(`tool "${tool.name}" excluded: ${plan.reason}`);
+        continue;
+      }
+      this.toolHeaders.set(tool.name, plan.bindings);
+      kept.push(tool);
+    }
+    return kept;
+  }
+
+  listPrompts(options?: RequestOptions): Promise<PromptDefinition[]> {
+    return this.listAll('prompts/list', 'prompts', options);
+  }
+  listResources(options?: RequestOptions): Promise<ResourceDefinition[]> {
+    return this.listAll('resources/list', 'resources', options);
+  }
+  listResourceTemplates(options?: RequestOptions): Promise<ResourceTemplateDefinition[]> {
+    return this.listAll('resources/templates/list', 'resourceTemplates', options);
+  }
+
+  private get serverLabel(): string {
+    return this.serverInfo?.name ?? this.transport.label;
+  }
+
+  private drive<R extends Result>(
+    method: string,
+    params: JsonObject,
+    target: string | undefined,
+    options: CallOptions,
+    headersFor?: () => Promise<Record<string, string>>,
+  ): Promise<MrtrOutcome<R>> {
+    const { progress, meta, ...mrtr } = options;
+    const driverTarget: DriverTarget = {
+      method,
+      params: meta ? { ...params, _meta: meta } : params,
+      target,
+      declared: this.declared,
+      resolvers: this.resolvers,
+      server: this.serverLabel,
+      send: (p, signal, onNotification) =>
+        (async () => {
+          const headers = headersFor ? await headersFor() : undefined;
+          return this.exchange(method, p, signal, onNotification, headers, progress);
+        })(),
+    };
+    return driveMrtr<R>(driverTarget, { ...this.options.mrtr, ...mrtr });
+  }
+
+  /**
+   * Call a tool and carry it through every input_required round. Resolves with the outcome; it does not throw for
+   * anything the server, the network or the person does.
+   */
+  async callTool(
+    name: string,
+    args: JsonObject = {},
+    options: CallOptions = {},
+  ): Promise<MrtrOutcome<CallToolResult>> {
+    const reason = this.rejected.get(name);
+    if (reason !== undefined)
+      return {
+        status: 'protocol_error',
+        rounds: 0,
+        message: `tool "${name}" was excluded: ${reason}`,
+      };
+    let refreshed = false;
+    const headersFor = async () => {
+      // Mcp-Param-* headers exist on Streamable HTTP only (other transports may ignore x-mcp-header).
+      if (this.transport.kind !== 'http') return {};
+      if (!this.toolHeaders.has(name) && !refreshed) {
+        refreshed = true;
+        // The tool's x-mcp-header annotations decide which Mcp-Param-* headers the call must carry.
+        await this.listTools({ signal: options.signal }).catch(() => undefined);
+      }
+      return paramHeaders(this.toolHeaders.get(name) ?? [], args);
+    };
+    const outcome = await this.drive<CallToolResult>(
+      'tools/call',
+      { name, arguments: args },
+      name,
+      options,
+      headersFor,
+    );
+    // streamable-http.mdx: on HeaderMismatch, refresh tools/list (the schema may have changed) and retry once.
+    if (outcome.status === 'server_error' && outcome.error.code === ErrorCode.HeaderMismatch && !refreshed) {
+      refreshed = true;
+      this.toolHeaders.delete(name);
+      await this.listTools({ signal: options.signal }).catch(() => undefined);
+      if (this.rejected.has(name))
+        return {
+          status: 'protocol_error',
+          rounds: outcome.rounds,
+          message: `tool "${name}" was excluded: ${this.rejected.get(name)}`,
+        };
+      const again = await this.drive<CallToolResult>(
+        'tools/call',
+        { name, arguments: args },
+        name,
+        options,
+        headersFor,
+      );
+      return { ...again, rounds: again.rounds + outcome.rounds } as MrtrOutcome<CallToolResult>;
+    }
+    return outcome;
+  }
+
+  /** Get a prompt, carrying it through every input_required round. */
+  getPrompt(
+    name: string,
+    args: Record<string, string> = {},
+    options: CallOptions = {},
+  ): Promise<MrtrOutcome<GetPromptResult>> {
+    return this.drive<GetPromptResult>('prompts/get', { name, arguments: args }, name, options);
+  }
+
+  /** Read a resource, carrying it through every input_required round. */
+  readResource(uri: string, options: CallOptions = {}): Promise<MrtrOutcome<ReadResourceResult>> {
+    return this.drive<ReadResourceResult>('resources/read', { uri }, uri, options);
+  }
+
+  async close(): Promise<void> {
+    for (const r of this.resolvers) r.close?.();
+    await this.transport.close();
+  }
+}
+
+/** The result of a complete outcome, or an Error describing how the call ended otherwise. */
+export function unwrapOutcome<R extends Result>(outcome: MrtrOutcome<R>): R {
+  if (outcome.status === 'complete') return outcome.result;
+  throw new Error(describeOutcome(outcome));
+}
+
+/** One line a person can read about how a call ended. */
+export function describeOutcome(outcome: MrtrOutcome): string {
+  const r = `after ${outcome.rounds} round${outcome.rounds === 1 ? '' : 's'}`;
+  switch (outcome.status) {
+    case 'complete':
+      return (outcome.result as JsonObject).isError === true ? `tool error ${r}` : `complete ${r}`;
+    case 'needs_person': {
+      const q = outcome.pending
+        .map(
+          (p) =>
+            `"${p.message ?? p.key}" (${p.why === 'no_resolver' ? 'nothing here can answer it' : p.why.replace('_', ' ')})`,
+        )
+        .join(', ');
+      return `needs a person to answer ${q} ${r}`;
+    }
+    case 'round_cap':
+      return `stopped at the round cap (${outcome.maxRounds} retries) ${r}: the server still asked for input`;
+    case 'server_error':
+      return `server error ${outcome.error.code}: ${outcome.error.message}`;
+    case 'protocol_error':
+      return `protocol error ${r}: ${outcome.message}`;
+    case 'transport_error':
+      return `transport error ${r}: ${outcome.message}`;
+    case 'resolver_error':
+      return `could not answer "${outcome.key}": ${outcome.message}`;
+    case 'timeout':
+      return `timed out after ${outcome.timeoutMs} ms (${outcome.rounds} rounds)`;
+    case 'aborted':
+      return `aborted ${r}`;
+  }
+}

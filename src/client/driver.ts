@@ -1,0 +1,305 @@
+// The MRTR driver: carries one call through its input_required rounds — bounded, abortable, isolated.
+import type {
+  InputResponse,
+  InputResponses,
+  JsonObject,
+  JsonRpcError,
+  JsonRpcNotification,
+  JsonRpcResponse,
+  Result,
+} from '../protocol/index.js';
+import { describeError, ProtocolViolation, RequestAborted, TransportFailure } from './errors.js';
+import { type InputKind, type InputQuestion, type PersonReason, parseInputRequired } from './input.js';
+import { type InputResolver, isElicitResult, pickResolver, type ResolveContext } from './resolvers.js';
+
+export const DEFAULT_MAX_ROUNDS = 10;
+export const DEFAULT_TIMEOUT_MS = 300_000;
+
+export interface MrtrOptions {
+  /** Retries at most (exact): a call sends at most `maxRounds + 1` requests. Default 10. */
+  maxRounds?: number;
+  /** Total time for the whole call, including time spent answering questions. Default 300 000 ms. */
+  timeoutMs?: number;
+  /** Aborting cancels the request in flight, or stops between rounds. */
+  signal?: AbortSignal;
+  /** Progress for UIs: round started, input needed, answered, retrying, notifications, done. */
+  onEvent?: (event: MrtrEvent) => void;
+  /** Pause before retrying a state-only round (no inputRequests): doubles from `initialMs` up to `maxMs`. */
+  backoff?: { initialMs?: number; maxMs?: number };
+  /** Upper bound on the server's `dev.mrtr/retryAfterMs` hint. Default 30 000 ms. */
+  maxRetryAfterMs?: number;
+}
+
+export type MrtrEvent =
+  | { type: 'round'; round: number; method: string; target: string | undefined }
+  | {
+      type: 'input_needed';
+      round: number;
+      key: string;
+      kind: InputKind;
+      message: string | undefined;
+      /** Why a person must answer, when only a person may. */
+      why: PersonReason | undefined;
+    }
+  | {
+      type: 'answered';
+      round: number;
+      key: string;
+      by: string;
+      action: 'accept' | 'decline' | 'cancel' | undefined;
+    }
+  | { type: 'retrying'; round: number; delayMs: number; reason: 'answered' | 'state_only' }
+  | { type: 'notification'; round: number; notification: JsonRpcNotification }
+  | { type: 'done'; status: MrtrOutcome['status']; rounds: number };
+
+export interface PendingQuestion {
+  key: string;
+  kind: InputKind;
+  message: string | undefined;
+  /** A person's reason (consent, second_factor, approval, url, unspecified), or 'no_resolver'. */
+  why: PersonReason | 'no_resolver';
+}
+
+export interface DeclinedAnswer {
+  round: number;
+  key: string;
+  action: 'decline' | 'cancel';
+}
+
+/** How a call ended. `rounds` counts the requests sent (1 for a call that completed at once). */
+export type MrtrOutcome<R extends Result = Result> =
+  | { status: 'complete'; rounds: number; result: R; declined: DeclinedAnswer[] }
+  | { status: 'needs_person'; rounds: number; pending: PendingQuestion[] }
+  | { status: 'round_cap'; rounds: number; maxRounds: number; pending: PendingQuestion[] }
+  | { status: 'server_error'; rounds: number; error: JsonRpcError }
+  | { status: 'protocol_error'; rounds: number; message: string }
+  | { status: 'transport_error'; rounds: number; message: string; httpStatus: number | undefined }
+  | { status: 'resolver_error'; rounds: number; key: string; message: string }
+  | { status: 'timeout'; rounds: number; timeoutMs: number }
+  | { status: 'aborted'; rounds: number; reason: unknown };
+
+export interface DriverTarget {
+  method: string;
+  params: JsonObject;
+  /** The tool or prompt name, or the resource URI, for events and resolvers. */
+  target: string | undefined;
+  /** Kinds the client declared in this call's capabilities; any other kind asked for is a protocol error. */
+  declared: ReadonlySet<InputKind>;
+  resolvers: readonly InputResolver[];
+  server: string;
+  /** Send one request with these params (a new JSON-RPC id each time). */
+  send: (
+    params: JsonObject,
+    signal: AbortSignal,
+    onNotification: (n: JsonRpcNotification) => void,
+  ) => Promise<JsonRpcResponse>;
+}
+
+class TimedOut extends Error {}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(new RequestAborted(signal.reason));
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new RequestAborted(signal.reason));
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+const pendingOf = (q: InputQuestion, why?: PendingQuestion['why']): PendingQuestion => ({
+  key: q.key,
+  kind: q.kind,
+  message: q.message,
+  why: why ?? q.personRequired ?? 'no_resolver',
+});
+
+class ResolverFailed extends Error {
+  constructor(
+    readonly key: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Run one MRTR call to its end. Never throws for anything the server or the network does. */
+export async function driveMrtr<R extends Result = Result>(
+  target: DriverTarget,
+  options: MrtrOptions = {},
+): Promise<MrtrOutcome<R>> {
+  const maxRounds = options.maxRounds ?? DEFAULT_MAX_ROUNDS;
+  if (!Number.isInteger(maxRounds) || maxRounds < 0)
+    throw new RangeError('maxRounds must be an integer >= 0');
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  if (!(timeoutMs > 0)) throw new RangeError('timeoutMs must be > 0');
+  const initialBackoff = options.backoff?.initialMs ?? 100;
+  const maxBackoff = options.backoff?.maxMs ?? 2000;
+  const maxRetryAfter = options.maxRetryAfterMs ?? 30_000;
+  const emit = (event: MrtrEvent) => {
+    try {
+      options.onEvent?.(event);
+    } catch {
+      // A UI callback must not break the call.
+    }
+  };
+
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(new TimedOut(`timed out after ${timeoutMs} ms`)), timeoutMs);
+  const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
+
+  // The original params, frozen in time: every round sends exactly these plus inputResponses / requestState.
+  const base = structuredClone(target.params);
+  delete base.inputResponses;
+  delete base.requestState;
+
+  let rounds = 0;
+  let inputResponses: InputResponses | undefined;
+  let requestState: string | undefined;
+  let stateOnlyStreak = 0;
+  const declined: DeclinedAnswer[] = [];
+
+  const finish = (outcome: MrtrOutcome<R>): MrtrOutcome<R> => {
+    clearTimeout(timer);
+    emit({ type: 'done', status: outcome.status, rounds: outcome.rounds });
+    return outcome;
+  };
+
+  try {
+    for (;;) {
+      if (signal.aborted) throw new RequestAborted(signal.reason);
+      rounds++;
+      const round = rounds;
+      const params: JsonObject = { ...base };
+      if (inputResponses !== undefined) params.inputResponses = inputResponses;
+      if (requestState !== undefined) params.requestState = requestState;
+      emit({ type: 'round', round, method: target.method, target: target.target });
+      const response = await target.send(params, signal, (notification) =>
+        emit({ type: 'notification', round, notification }),
+      );
+      if ('error' in response) return finish({ status: 'server_error', rounds, error: response.error });
+      const result = response.result as JsonObject;
+      const resultType = result.resultType;
+      // basic/index.mdx: an absent resultType means "complete"; an unrecognised one is invalid.
+      if (resultType === undefined || resultType === 'complete')
+        return finish({ status: 'complete', rounds, result: result as unknown as R, declined });
+      if (resultType !== 'input_required')
+        throw new ProtocolViolation(
+          `unknown resultType ${JSON.stringify(resultType)} in answer to ${target.method}`,
+        );
+
+      const asked = parseInputRequired(result, target.declared);
+      if (round - 1 >= maxRounds)
+        return finish({
+          status: 'round_cap',
+          rounds,
+          maxRounds,
+          pending: asked.questions.map((q) => pendingOf(q)),
+        });
+
+      if (asked.questions.length === 0) {
+        // State-only round: nothing to answer, retry with the state after a short, bounded pause.
+        const delayMs =
+          asked.retryAfterMs !== undefined
+            ? Math.min(asked.retryAfterMs, maxRetryAfter)
+            : Math.min(initialBackoff * 2 ** stateOnlyStreak, maxBackoff);
+        stateOnlyStreak++;
+        inputResponses = undefined;
+        requestState = asked.requestState;
+        emit({ type: 'retrying', round: round + 1, delayMs, reason: 'state_only' });
+        await sleep(delayMs, signal);
+        continue;
+      }
+      stateOnlyStreak = 0;
+
+      const ctx: ResolveContext = {
+        signal,
+        round,
+        method: target.method,
+        target: target.target,
+        server: target.server,
+      };
+      for (const q of asked.questions)
+        emit({
+          type: 'input_needed',
+          round,
+          key: q.key,
+          kind: q.kind,
+          message: q.message,
+          why: q.personRequired,
+        });
+      // Decide who answers what before asking anyone anything: if one question has no one to answer it, the call
+      // ends here rather than after a person has typed half the answers.
+      const plan = asked.questions.map((q) => {
+        try {
+          return { q, r: pickResolver(target.resolvers, q, ctx) };
+        } catch (error) {
+          throw new ResolverFailed(q.key, `could not decide who answers "${q.key}": ${describeError(error)}`);
+        }
+      });
+      const unanswerable = plan.filter((p) => p.r === undefined);
+      if (unanswerable.length > 0)
+        return finish({ status: 'needs_person', rounds, pending: unanswerable.map((p) => pendingOf(p.q)) });
+
+      const answers: InputResponses = {};
+      const answer = async (q: InputQuestion, r: InputResolver) => {
+        let a: InputResponse;
+        try {
+          a = await r.resolve(q, ctx);
+        } catch (error) {
+          if (signal.aborted || error instanceof RequestAborted) throw error;
+          throw new ResolverFailed(q.key, `${r.name} could not answer "${q.key}": ${describeError(error)}`);
+        }
+        if (q.kind.startsWith('elicitation') && !isElicitResult(a))
+          throw new ResolverFailed(q.key, `${r.name} gave "${q.key}" an answer without a valid action`);
+        const action = isElicitResult(a) ? a.action : undefined;
+        if (action === 'decline' || action === 'cancel') declined.push({ round, key: q.key, action });
+        answers[q.key] = a;
+        emit({ type: 'answered', round, key: q.key, by: r.name, action });
+      };
+      // Machines answer concurrently; a person answers one question at a time, in the server's order.
+      const machine = Promise.allSettled(
+        plan.filter((p) => !p.r?.person).map((p) => answer(p.q, p.r as InputResolver)),
+      );
+      let personError: unknown;
+      try {
+        for (const p of plan) if (p.r?.person) await answer(p.q, p.r);
+      } catch (error) {
+        personError = error;
+      }
+      const settled = await machine;
+      if (personError !== undefined) throw personError;
+      for (const s of settled) if (s.status === 'rejected') throw s.reason;
+
+      // Fresh answers and the state exactly as received, for this call only.
+      inputResponses = answers;
+      requestState = asked.requestState;
+      emit({ type: 'retrying', round: round + 1, delayMs: 0, reason: 'answered' });
+    }
+  } catch (error) {
+    if (error instanceof RequestAborted || signal.aborted) {
+      if (options.signal?.aborted)
+        return finish({ status: 'aborted', rounds, reason: options.signal.reason });
+      if (deadline.signal.aborted) return finish({ status: 'timeout', rounds, timeoutMs });
+      return finish({ status: 'aborted', rounds, reason: (error as RequestAborted).reason });
+    }
+    if (error instanceof ProtocolViolation)
+      return finish({ status: 'protocol_error', rounds, message: error.message });
+    if (error instanceof TransportFailure)
+      return finish({
+        status: 'transport_error',
+        rounds,
+        message: error.message,
+        httpStatus: error.httpStatus,
+      });
+    if (error instanceof ResolverFailed)
+      return finish({ status: 'resolver_error', rounds, key: error.key, message: error.message });
+    clearTimeout(timer);
+    throw error;
+  }
+}

@@ -1,0 +1,54 @@
+// mrtr/client: an MCP 2026-07-28 client whose MRTR driver is bounded, abortable and isolated per call.
+export {
+  type CallOptions,
+  CLIENT_NAME,
+  CLIENT_VERSION,
+  type DiscoverResult,
+  describeOutcome,
+  McpClient,
+  type McpClientOptions,
+  type RejectedTool,
+  type RequestOptions,
+  unwrapOutcome,
+} from './client.js';
+export {
+  DEFAULT_MAX_ROUNDS,
+  DEFAULT_TIMEOUT_MS,
+  type DeclinedAnswer,
+  type DriverTarget,
+  driveMrtr,
+  type MrtrEvent,
+  type MrtrOptions,
+  type MrtrOutcome,
+  type PendingQuestion,
+} from './driver.js';
+export { ProtocolViolation, RemoteError, RequestAborted, TransportFailure } from './errors.js';
+export { checkContent, checkValue, type FormField, parseTyped, readForm } from './form.js';
+export { HttpTransport, type HttpTransportOptions } from './http-transport.js';
+export {
+  capabilitiesFor,
+  declaredKinds,
+  INPUT_KINDS,
+  type InputKind,
+  type InputQuestion,
+  type ParsedInputRequired,
+  type PersonReason,
+  parseInputRequired,
+} from './input.js';
+export {
+  type AgentPolicyOptions,
+  agentPolicyResolver,
+  type InputResolver,
+  type PolicyRule,
+  pickResolver,
+  type ResolveContext,
+  rootsResolver,
+  type ScriptedAnswer,
+  type ScriptedResolverOptions,
+  samplingResolver,
+  scriptedResolver,
+} from './resolvers.js';
+export { StdioTransport, type StdioTransportOptions } from './stdio-transport.js';
+export { type TerminalResolver, type TerminalResolverOptions, terminalResolver } from './terminal.js';
+export { type HeaderBinding, paramHeaders, planToolHeaders, type ToolHeaderPlan } from './tool-headers.js';
+export type { ClientTransport, TransportRequest } from './transport.js';

@@ -1,0 +1,204 @@
+// stdio client transport: launch the server as a child process, newline-delimited JSON-RPC on its stdin/stdout.
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import type { JsonObject, JsonRpcNotification, JsonRpcResponse, RequestId } from '../protocol/index.js';
+import { abortError, ProtocolViolation, TransportFailure } from './errors.js';
+import { type ClientTransport, classifyMessage, type TransportRequest } from './transport.js';
+
+export interface StdioTransportOptions {
+  command: string;
+  args?: string[];
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /** What to do with the server's stderr (its logs). Default 'inherit'. */
+  stderr?: 'inherit' | 'ignore';
+  /** Longest line accepted from the server. Default 16 MiB. */
+  maxLineBytes?: number;
+  /** How long to wait for the server to exit after its stdin closes, before SIGTERM then SIGKILL. Default 2000 ms. */
+  shutdownGraceMs?: number;
+}
+
+interface Pending {
+  resolve: (r: JsonRpcResponse) => void;
+  reject: (e: Error) => void;
+  onNotification: TransportRequest['onNotification'];
+  progressToken: unknown;
+}
+
+export class StdioTransport implements ClientTransport {
+  readonly kind = 'stdio' as const;
+  readonly label: string;
+  private readonly options: StdioTransportOptions;
+  private child: ChildProcessWithoutNullStreams | undefined;
+  private readonly pending = new Map<RequestId, Pending>();
+  private chunks: Buffer[] = [];
+  private chunkBytes = 0;
+  private exited: Promise<void> | undefined;
+  private closed = false;
+  /** Notifications not tied to a request in flight (e.g. log messages) go here. */
+  onNotification: ((n: JsonRpcNotification) => void) | undefined;
+
+  constructor(options: StdioTransportOptions) {
+    this.options = options;
+    this.label = [options.command, ...(options.args ?? [])].join(' ');
+  }
+
+  private start(): ChildProcessWithoutNullStreams {
+    if (this.child) return this.child;
+    const child = spawn(this.options.command, this.options.args ?? [], {
+      cwd: this.options.cwd,
+      env: this.options.env ?? process.env,
+      stdio: ['pipe', 'pipe', this.options.stderr === 'ignore' ? 'ignore' : 'inherit'],
+    }) as unknown as ChildProcessWithoutNullStreams;
+    this.child = child;
+    this.exited = new Promise((resolve) => child.once('close', () => resolve()));
+    child.stdout.on('data', (chunk: Buffer) => this.onData(chunk));
+    child.stdin.on('error', () => {}); // EPIPE when the child died; reported through 'close' below
+    child.once('error', (error) =>
+      this.failAll(new TransportFailure(`cannot run ${this.label}: ${error.message}`)),
+    );
+    child.once('close', (code, sig) => {
+      this.child = undefined;
+      this.failAll(
+        new TransportFailure(
+          `server process exited (${sig ? `signal ${sig}` : `code ${code}`}) with requests in flight`,
+        ),
+      );
+    });
+    return child;
+  }
+
+  private onData(chunk: Buffer): void {
+    let from = 0;
+    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, from)) {
+      this.chunks.push(chunk.subarray(from, i));
+      const line = Buffer.concat(this.chunks).toString('utf8').replace(/\r$/, '');
+      this.chunks = [];
+      this.chunkBytes = 0;
+      from = i + 1;
+      if (line.trim() !== '') this.onLine(line);
+    }
+    if (from < chunk.length) {
+      this.chunks.push(chunk.subarray(from));
+      this.chunkBytes += chunk.length - from;
+      if (this.chunkBytes > (this.options.maxLineBytes ?? 16 * 1024 * 1024)) {
+        this.chunks = [];
+        this.chunkBytes = 0;
+        this.failAll(new ProtocolViolation('server wrote a line longer than the limit on stdout'));
+      }
+    }
+  }
+
+  private onLine(line: string): void {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch {
+      // stdout must carry only MCP messages; an unreadable line cannot be correlated, so every request fails.
+      this.failAll(new ProtocolViolation('server wrote a line that is not JSON on stdout'));
+      return;
+    }
+    const m = classifyMessage(parsed);
+    switch (m.type) {
+      case 'invalid':
+        this.failAll(new ProtocolViolation(`invalid JSON-RPC message on stdout: ${m.reason}`));
+        return;
+      case 'request':
+        this.failAll(
+          new ProtocolViolation('server sent a JSON-RPC request (2026-07-28 servers must use MRTR instead)'),
+        );
+        return;
+      case 'notification': {
+        const n = m.notification;
+        const token = (n.params as JsonObject | undefined)?.progressToken;
+        if (n.method === 'notifications/progress' && token !== undefined) {
+          for (const p of this.pending.values()) if (p.progressToken === token) p.onNotification?.(n);
+          return;
+        }
+        if (this.pending.size === 1) {
+          for (const p of this.pending.values()) p.onNotification?.(n);
+          return;
+        }
+        this.onNotification?.(n);
+        return;
+      }
+      case 'response': {
+        const id = m.response.id;
+        const p = id === undefined || id === null ? undefined : this.pending.get(id);
+        if (!p) {
+          // An error without an id answers an unreadable request; with several in flight we cannot tell which.
+          if ('error' in m.response && this.pending.size === 1) {
+            for (const [only, entry] of this.pending) {
+              this.pending.delete(only);
+              entry.resolve(m.response);
+            }
+          }
+          return;
+        }
+        this.pending.delete(id as RequestId);
+        p.resolve(m.response);
+      }
+    }
+  }
+
+  private failAll(error: Error): void {
+    for (const [id, p] of this.pending) {
+      this.pending.delete(id);
+      p.reject(error);
+    }
+  }
+
+  send(request: TransportRequest): Promise<JsonRpcResponse> {
+    if (this.closed) return Promise.reject(new TransportFailure('transport is closed'));
+    const { message, signal } = request;
+    if (signal?.aborted) return Promise.reject(abortError(signal));
+    if (this.pending.has(message.id))
+      return Promise.reject(new TypeError(`request id ${message.id} is already in flight`));
+    const child = this.start();
+    const meta = message.params?._meta as JsonObject | undefined;
+    return new Promise<JsonRpcResponse>((resolve, reject) => {
+      const onAbort = () => {
+        if (!this.pending.delete(message.id)) return;
+        const cancel = {
+          jsonrpc: '2.0',
+          method: 'notifications/cancelled',
+          params: { requestId: message.id, reason: 'cancelled by the client' },
+        };
+        child.stdin.write(`${JSON.stringify(cancel)}\n`);
+        reject(abortError(signal as AbortSignal));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.pending.set(message.id, {
+        resolve: (r) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(r);
+        },
+        reject: (e) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(e);
+        },
+        onNotification: request.onNotification,
+        progressToken: meta?.progressToken,
+      });
+      child.stdin.write(`${JSON.stringify(message)}\n`);
+    });
+  }
+
+  /** Shut down as stdio.mdx says: close stdin, wait, then SIGTERM, then SIGKILL. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const child = this.child;
+    if (!child || !this.exited) return;
+    const grace = this.options.shutdownGraceMs ?? 2000;
+    const wait = (ms: number) =>
+      Promise.race([
+        this.exited?.then(() => true),
+        new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref()),
+      ]);
+    child.stdin.end();
+    if (await wait(grace)) return;
+    child.kill('SIGTERM');
+    if (await wait(grace)) return;
+    child.kill('SIGKILL');
+    await wait(grace);
+  }
+}

@@ -1,0 +1,71 @@
+// What the client needs from a transport: send one JSON-RPC request, get its response, hear its notifications.
+import type { JsonObject, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../protocol/index.js';
+
+export interface TransportRequest {
+  message: JsonRpcRequest;
+  /** Extra HTTP headers for this request (the `Mcp-Param-*` mirrors); ignored by stdio. */
+  headers?: Record<string, string>;
+  /** Aborting closes the HTTP response stream, or sends notifications/cancelled on stdio. */
+  signal?: AbortSignal;
+  /** Notifications the server sends about this request before its response (progress, log messages). */
+  onNotification?: (notification: JsonRpcNotification) => void;
+}
+
+/**
+ * A JSON-RPC error response is a normal return value. Failures to get any valid response throw:
+ * `ProtocolViolation`, `TransportFailure` or `RequestAborted`.
+ */
+export interface ClientTransport {
+  readonly kind: 'http' | 'stdio';
+  /** A label for people: the URL or the command line. */
+  readonly label: string;
+  send(request: TransportRequest): Promise<JsonRpcResponse>;
+  close(): Promise<void>;
+}
+
+const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Classify one decoded JSON-RPC message from the server. */
+export function classifyMessage(
+  value: unknown,
+):
+  | { type: 'response'; response: JsonRpcResponse }
+  | { type: 'notification'; notification: JsonRpcNotification }
+  | { type: 'request' }
+  | { type: 'invalid'; reason: string } {
+  if (!isObject(value)) return { type: 'invalid', reason: 'a JSON-RPC message must be an object' };
+  if (value.jsonrpc !== '2.0') return { type: 'invalid', reason: 'jsonrpc must be "2.0"' };
+  if (typeof value.method === 'string') {
+    if ('id' in value) return { type: 'request' };
+    if (value.params !== undefined && !isObject(value.params))
+      return { type: 'invalid', reason: 'notification params must be an object' };
+    return { type: 'notification', notification: value as unknown as JsonRpcNotification };
+  }
+  const hasResult = 'result' in value;
+  const hasError = 'error' in value;
+  if (hasResult === hasError)
+    return { type: 'invalid', reason: 'a response must carry exactly one of result and error' };
+  if (hasError) {
+    const e = value.error;
+    if (!isObject(e) || !Number.isInteger(e.code) || typeof e.message !== 'string')
+      return { type: 'invalid', reason: 'error must have an integer code and a string message' };
+    if (
+      value.id !== undefined &&
+      value.id !== null &&
+      typeof value.id !== 'string' &&
+      typeof value.id !== 'number'
+    )
+      return { type: 'invalid', reason: 'response id must be a string or a number' };
+    return { type: 'response', response: value as unknown as JsonRpcResponse };
+  }
+  if (typeof value.id !== 'string' && typeof value.id !== 'number')
+    return { type: 'invalid', reason: 'response id must be a string or a number' };
+  if (!isObject(value.result)) return { type: 'invalid', reason: 'result must be an object' };
+  return { type: 'response', response: value as unknown as JsonRpcResponse };
+}
+
+/** True when the response belongs to the request `id` (error responses may lack an id when the request was unreadable). */
+export function responseMatches(response: JsonRpcResponse, id: JsonRpcRequest['id']): boolean {
+  if ('error' in response && (response.id === undefined || response.id === null)) return true;
+  return response.id === id;
+}

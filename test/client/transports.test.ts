@@ -1,0 +1,88 @@
+// Transport details: SSE framing, and stdio servers that misbehave.
+import { describe, expect, it } from 'vitest';
+import { McpClient, StdioTransport } from '../../src/client/index.js';
+import { SseParser } from '../../src/client/sse.js';
+
+describe('SSE parser', () => {
+  it('handles LF, CRLF and CR line ends split anywhere, comments, multi-line data and event names', () => {
+    const text = ': hi\r\ndata: a\r\ndata: b\r\n\r\nevent: ping\ndata: x\n\ndata:no-space\r\rdata: tail';
+    for (let cut = 0; cut < text.length; cut++) {
+      const events: string[] = [];
+      const p = new SseParser((e) => events.push(`${e.event}:${e.data}`));
+      p.push(text.slice(0, cut));
+      p.push(text.slice(cut));
+      expect(events, `cut at ${cut}`).toEqual(['message:a\nb', 'ping:x', 'message:no-space']);
+      expect(p.midEvent).toBe(true); // "data: tail" never got its blank line
+    }
+  });
+
+  it('refuses an event larger than its limit', () => {
+    const p = new SseParser(() => {}, 10);
+    expect(() => p.push(`data: ${'x'.repeat(20)}`)).toThrow(/larger than/);
+  });
+});
+
+/** A stdio "server" in a few lines of JavaScript. */
+function stdioServer(script: string) {
+  return new StdioTransport({
+    command: process.execPath,
+    args: ['-e', script],
+    stderr: 'ignore',
+    shutdownGraceMs: 200,
+  });
+}
+
+const READ = `const rl = require('node:readline').createInterface({ input: process.stdin });`;
+
+describe('stdio transport', () => {
+  it('answers by id, routes progress by token, and carries MRTR rounds', async () => {
+    const t = stdioServer(`${READ}
+      rl.on('line', (l) => {
+        const m = JSON.parse(l);
+        if (m.method !== 'tools/call') return console.log(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { resultType: 'complete', tools: [] } }));
+        const tok = m.params._meta.progressToken;
+        if (tok !== undefined) console.log(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: tok, progress: 1 } }));
+        if (!m.params.requestState) return console.log(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { resultType: 'input_required', requestState: 'r1' } }));
+        console.log(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { resultType: 'complete', content: [{ type: 'text', text: m.params.requestState }] } }));
+      });`);
+    const c = new McpClient({ server: t });
+    const seen: string[] = [];
+    const outcome = await c.callTool(
+      'x',
+      {},
+      { progress: true, backoff: { initialMs: 1 }, onEvent: (e) => seen.push(e.type) },
+    );
+    expect(outcome).toMatchObject({ status: 'complete', rounds: 2, result: { content: [{ text: 'r1' }] } });
+    expect(seen.filter((e) => e === 'notification')).toHaveLength(2);
+    await c.close();
+  });
+
+  it('a line that is not JSON on stdout is a protocol error; a dying server is a transport error', async () => {
+    const garbage = stdioServer(`${READ} rl.on('line', () => console.log('hello, I am not MCP'));`);
+    const c1 = new McpClient({ server: garbage });
+    expect(await c1.callTool('x')).toMatchObject({ status: 'protocol_error' });
+    await c1.close();
+    const dying = stdioServer(`${READ} rl.on('line', () => process.exit(3));`);
+    const c2 = new McpClient({ server: dying });
+    const o = await c2.callTool('x');
+    expect(o).toMatchObject({ status: 'transport_error' });
+    if (o.status === 'transport_error') expect(o.message).toMatch(/exited \(code 3\)/);
+    await c2.close();
+  });
+
+  it('aborting sends notifications/cancelled for the request', async () => {
+    const t = stdioServer(`${READ}
+      rl.on('line', (l) => {
+        const m = JSON.parse(l);
+        if (m.method === 'notifications/cancelled') console.log(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'cancelled ' + m.params.requestId } }));
+      });`);
+    const notes: string[] = [];
+    t.onNotification = (n) => notes.push(String((n.params as { data: string }).data));
+    const c = new McpClient({ server: t });
+    const o = await c.callTool('x', {}, { signal: AbortSignal.timeout(150) });
+    expect(o.status).toBe('aborted');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(notes).toEqual(['cancelled 1']);
+    await c.close();
+  });
+});
