@@ -253,7 +253,14 @@ export class Dispatcher {
           isError: true,
         };
       }
-      return tool.handler(checked.value as Record<string, unknown>, ctx);
+      const result = await tool.handler(checked.value as Record<string, unknown>, ctx);
+      if (tool.checkOutput && !(result instanceof InputRequired) && !result.isError) {
+        const problem = tool.checkOutput(result.structuredContent);
+        // The tool broke its own contract: a server bug, reported as -32603 (the detail goes to the log).
+        if (problem)
+          throw new Error(`tool ${name} returned structuredContent that breaks its outputSchema: ${problem}`);
+      }
+      return result;
     });
   }
 

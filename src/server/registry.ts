@@ -14,7 +14,12 @@ import type {
 } from '../protocol/index.js';
 import type { InputRequired, RequestContext } from './context.js';
 import { type HeaderParam, headerParamsOf } from './http-guards.js';
-import { type ArgumentSchema, type CompiledArguments, compileArguments } from './schema-input.js';
+import {
+  type ArgumentSchema,
+  type CompiledArguments,
+  compileArguments,
+  compileOutput,
+} from './schema-input.js';
 import { UriTemplate } from './uri-template.js';
 
 export type Awaitable<T> = T | Promise<T>;
@@ -99,6 +104,8 @@ export interface RegisteredTool {
   mrtr: MrtrOptions;
   headerParams: HeaderParam[];
   args: CompiledArguments;
+  /** Checks structuredContent against the outputSchema; returns a problem, or undefined when it conforms. */
+  checkOutput: ((structured: unknown) => string | undefined) | undefined;
   handler: ToolHandler<ArgumentSchema | undefined>;
 }
 export interface RegisteredPrompt {
@@ -138,6 +145,7 @@ export class Registry {
     this.tools.set(options.name, {
       definition,
       args,
+      checkOutput: options.output ? compileOutput(options.output, `tool ${options.name}`) : undefined,
       mrtr: mrtrOptionsOf(options),
       headerParams: headerParamsOf(args.jsonSchema),
       handler: handler as ToolHandler<ArgumentSchema | undefined>,

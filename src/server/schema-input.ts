@@ -57,3 +57,19 @@ export function compileArguments(schema: ArgumentSchema | undefined, where: stri
     },
   };
 }
+
+/** A tool's outputSchema, compiled once: structured results must conform to it (tools.mdx "Output Schema"). */
+export function compileOutput(schema: JsonObject, where: string): (value: unknown) => string | undefined {
+  let validate: ValidateFunction;
+  try {
+    validate = ajv.compile(schema);
+  } catch (error) {
+    throw new Error(`${where}: invalid output JSON Schema: ${(error as Error).message}`);
+  }
+  return (value) => {
+    if (validate(value)) return undefined;
+    const err = validate.errors?.[0];
+    const path = err?.instancePath ? err.instancePath.slice(1).replaceAll('/', '.') : '(structuredContent)';
+    return `${path}: ${err?.message ?? 'invalid'}`;
+  };
+}
