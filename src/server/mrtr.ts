@@ -1,7 +1,6 @@
 // The MRTR round pipeline shared by tools/call, prompts/get and resources/read:
 // open requestState → keep only answers to keys asked last round → handler → seal next state or complete.
 
-import { randomBytes } from 'node:crypto';
 import { type FlowJournal, isFlowJournal } from '../flow/index.js';
 import {
   type ClientCapabilities,
@@ -15,11 +14,9 @@ import {
   McpError,
   schemaValidator,
 } from '../protocol/index.js';
+import { newFlowId } from '../state/index.js';
 import { clientSupports, type InputKind, InputRequired, kindOfInputRequest } from './context.js';
 import type { RequestStateCodec, StateBinding, StateEnvelope } from './request-state.js';
-
-/** A new flow id: 128 random bits, base64url (the sealed codec stores this form in 16 raw bytes). */
-const newFlowId = (): string => randomBytes(16).toString('base64url');
 
 export interface RoundInput {
   round: number;

@@ -187,6 +187,13 @@ function takeRandom(target: Buffer, offset: number, n: number): void {
   poolOffset += n;
 }
 
+/** A new flow id: 128 random bits from the pool, in the 22-character base64url form the codec stores in 16 bytes. */
+export function newFlowId(): string {
+  const id = Buffer.allocUnsafe(16);
+  takeRandom(id, 0, 16);
+  return id.toString('base64url');
+}
+
 function messageKey(key: DerivedKey, salt: Buffer): Buffer {
   return createHmac('sha256', key.enc).update(salt).digest();
 }

@@ -6,6 +6,7 @@ export {
   DEFAULT_TTL_MS,
   MAX_ROUND,
   MAX_TTL_MS,
+  newFlowId,
   OPEN_FAILURE_REASONS,
   type OpenedState,
   type OpenFailureReason,
