@@ -1,0 +1,102 @@
+// Command-line flags for bench/flows.mjs.
+export const SERVER_NAMES = ['ours', 'sdk', 'bare'];
+
+export const USAGE = `usage: node bench/flows.mjs [flags]
+  --seconds N       measured window per server, seconds (default 10)
+  --warmup N        warm-up before the window, seconds (default 3)
+  --concurrency N   closed-loop concurrent flows / requests (default 32)
+  --only LIST       comma-separated subset of: ours,sdk,bare (default all three)
+  --client KIND     load-generator HTTP client: raw (default; lean keep-alive
+                    sockets) or node (node:http Agent; generator-bound near 14k req/s)
+  --quiet-wait N    before each server, wait up to N s for the machine to be
+                    idle (< 0.25 cores busy) (default 60; 0 = don't wait)
+  --retries N       re-measure a server up to N more times when its window was
+                    disturbed by other processes (default 2); the least
+                    disturbed attempt is reported
+  --repeat N        N interleaved passes over the servers; each server is
+                    reported by its median pass (default 1)
+  --no-json         do not write bench/results/flows-<timestamp>.json
+  --verbose         echo server child stderr/stdout
+  -h, --help        this text`;
+
+export function parseArgs(argv) {
+  const opts = {
+    seconds: 10,
+    warmup: 3,
+    concurrency: 32,
+    only: [...SERVER_NAMES],
+    json: true,
+    verbose: false,
+    client: 'raw',
+    quietWait: 60,
+    retries: 2,
+    repeat: 1,
+  };
+  const num = (flag, v, min) => {
+    const n = Number(v);
+    if (v === undefined || !Number.isFinite(n) || n < min)
+      throw new Error(`${flag} needs a number >= ${min}, got ${v}`);
+    return n;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    let a = argv[i];
+    let v;
+    const eq = a.indexOf('=');
+    if (a.startsWith('--') && eq > 0) {
+      v = a.slice(eq + 1);
+      a = a.slice(0, eq);
+    }
+    const next = () => (v !== undefined ? v : argv[++i]);
+    switch (a) {
+      case '--seconds':
+        opts.seconds = num(a, next(), 0.1);
+        break;
+      case '--warmup':
+        opts.warmup = num(a, next(), 0);
+        break;
+      case '--concurrency':
+        opts.concurrency = Math.floor(num(a, next(), 1));
+        break;
+      case '--only': {
+        const list = String(next() ?? '')
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
+        for (const s of list)
+          if (!SERVER_NAMES.includes(s))
+            throw new Error(`--only: unknown server "${s}" (known: ${SERVER_NAMES.join(',')})`);
+        if (!list.length) throw new Error('--only needs at least one server');
+        opts.only = SERVER_NAMES.filter((s) => list.includes(s));
+        break;
+      }
+      case '--client': {
+        const c = String(next() ?? '');
+        if (c !== 'raw' && c !== 'node') throw new Error(`--client must be raw or node, got "${c}"`);
+        opts.client = c;
+        break;
+      }
+      case '--quiet-wait':
+        opts.quietWait = num(a, next(), 0);
+        break;
+      case '--retries':
+        opts.retries = Math.floor(num(a, next(), 0));
+        break;
+      case '--repeat':
+        opts.repeat = Math.floor(num(a, next(), 1));
+        break;
+      case '--no-json':
+        opts.json = false;
+        break;
+      case '--verbose':
+        opts.verbose = true;
+        break;
+      case '-h':
+      case '--help':
+        opts.help = true;
+        break;
+      default:
+        throw new Error(`unknown flag ${a}`);
+    }
+  }
+  return opts;
+}

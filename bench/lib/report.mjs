@@ -1,0 +1,100 @@
+// Table + ratios printing and the JSON result file.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const f0 = (n) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a');
+const f1 = (n) => (Number.isFinite(n) ? n.toFixed(1) : 'n/a');
+const f2 = (n) => (Number.isFinite(n) ? n.toFixed(2) : 'n/a');
+const pct = (n) => (Number.isFinite(n) ? `${(n * 100).toFixed(1)} %` : 'n/a');
+
+function pad(rows) {
+  const w = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
+  return rows
+    .map((r) => r.map((c, i) => (i === 0 ? String(c).padEnd(w[i]) : String(c).padStart(w[i]))).join('  '))
+    .join('\n');
+}
+
+export function computeRatios(results) {
+  const ok = (n) => results[n] && !results[n].skipped && !results[n].failed;
+  const r = {};
+  if (ok('ours') && ok('sdk')) {
+    r.oursOverSdkFlows = results.ours.flowsPerSec / results.sdk.flowsPerSec;
+    r.oursOverSdkP50 = results.ours.latencyMs.p50 / results.sdk.latencyMs.p50;
+  }
+  if (ok('ours') && ok('bare')) r.oursRoundOverBare = results.ours.roundsPerSec / results.bare.reqPerSec;
+  if (ok('sdk') && ok('bare')) r.sdkRoundOverBare = results.sdk.roundsPerSec / results.bare.reqPerSec;
+  return r;
+}
+
+export function printTable(results, ratios, order) {
+  const rows = [
+    [
+      'server',
+      'flows/s',
+      'req/s',
+      'p50 ms',
+      'p99 ms',
+      'peak RSS MiB',
+      'srv CPU',
+      'gen CPU',
+      'other CPU',
+      'errors',
+    ],
+  ];
+  for (const name of order) {
+    const r = results[name];
+    if (!r) continue;
+    if (r.skipped || r.failed) {
+      rows.push([r.label ?? name, r.skipped ? 'SKIPPED' : 'FAILED', '', '', '', '', '', '', '', '']);
+      continue;
+    }
+    const isBare = r.kind === 'bare';
+    rows.push([
+      r.label,
+      isBare ? '—' : f0(r.flowsPerSec),
+      f0(isBare ? r.reqPerSec : r.roundsPerSec),
+      f2(r.latencyMs.p50),
+      f2(r.latencyMs.p99),
+      f1(r.peakRssMiB),
+      pct(r.serverCpu),
+      pct(r.generatorCpu),
+      `${pct(r.otherCpu)}${r.disturbed ? ' !' : ''}`,
+      String(r.errorsAllAttempts ?? r.errors.total + r.warmupErrors.total),
+    ]);
+  }
+  console.log(pad(rows));
+  console.log(
+    '  flows/s: complete 2-round MRTR flows per second; req/s: HTTP requests per second (2 per flow; bare: 1 per op)',
+  );
+  console.log(
+    '  p50/p99: per flow (both rounds) for MRTR servers, per request for bare. peak RSS = VmHWM of the server child.',
+  );
+  console.log(
+    '  srv / gen / other CPU: CPU of the server child / this load generator / all other processes during the window',
+  );
+  console.log(
+    '  (100 % = one core; "other" well above a few % means something else was running and the figures are disturbed).',
+  );
+  console.log('');
+  console.log('ratios:');
+  console.log(
+    `  ours / sdk  flows/s          : ${ratios.oursOverSdkFlows !== undefined ? `${f2(ratios.oursOverSdkFlows)}×` : 'n/a'}`,
+  );
+  console.log(
+    `  ours / sdk  p50 latency      : ${ratios.oursOverSdkP50 !== undefined ? `${f2(ratios.oursOverSdkP50)}×` : 'n/a'}`,
+  );
+  console.log(
+    `  ours rounds/s / bare req/s   : ${ratios.oursRoundOverBare !== undefined ? pct(ratios.oursRoundOverBare) : 'n/a'}`,
+  );
+  console.log(
+    `  sdk  rounds/s / bare req/s   : ${ratios.sdkRoundOverBare !== undefined ? pct(ratios.sdkRoundOverBare) : 'n/a'}`,
+  );
+}
+
+export function writeJson(dir, doc) {
+  mkdirSync(dir, { recursive: true });
+  const stamp = new Date(doc.startedAt).toISOString().replace(/[:.]/g, '-');
+  const file = join(dir, `flows-${stamp}.json`);
+  writeFileSync(file, `${JSON.stringify(doc, null, 2)}\n`);
+  return file;
+}

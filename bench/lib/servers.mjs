@@ -1,0 +1,257 @@
+// Spawning the benchmarked servers as child processes, waiting for their
+// ready line, sampling their memory/CPU from /proc, and stopping them.
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import net from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const REPO_ROOT = join(here, '..', '..');
+export const OURS_ENTRY = join(REPO_ROOT, 'dist', 'cli', 'main.js');
+
+/** The three servers, in run order. */
+export const SERVER_DEFS = {
+  ours: {
+    label: 'ours (mrtr)',
+    kind: 'mrtr',
+    args: (port) => [OURS_ENTRY, 'serve', '--fixture', 'bench', '--port', String(port)],
+    missing: () => (existsSync(OURS_ENTRY) ? null : `${OURS_ENTRY} not found (run \`npm run build\` first)`),
+  },
+  sdk: {
+    label: 'sdk 2.4.0',
+    kind: 'mrtr',
+    args: (port) => [join(here, 'sdk-server.mjs'), '--port', String(port)],
+    missing: () => null,
+  },
+  bare: {
+    label: 'bare node:http',
+    kind: 'bare',
+    args: (port) => [join(here, 'bare-server.mjs'), '--port', String(port)],
+    missing: () => null,
+  },
+};
+
+/** Reserve an ephemeral 127.0.0.1 port (bind to 0, read it back, release it). */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.unref();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+const READY_RE = /listening on (https?:\/\/[^\s]+)/;
+
+/**
+ * Start a server child and resolve once it prints `listening on <url>`.
+ * @returns {Promise<{child, pid, url, stderrTail: () => string, stop: () => Promise<void>}>}
+ */
+export async function startServer(name, { verbose = false, readyTimeoutMs = 20_000 } = {}) {
+  const def = SERVER_DEFS[name];
+  const port = await freePort();
+  const child = spawn(process.execPath, def.args(port), {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'production' },
+  });
+  let tail = '';
+  const keep = (chunk) => {
+    tail = (tail + chunk).slice(-4000);
+  };
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  let alive = true;
+  exited.then(() => {
+    alive = false;
+  });
+
+  const url = await new Promise((resolve, reject) => {
+    let buf = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(
+        new Error(
+          `${name}: no "listening on" line within ${readyTimeoutMs} ms; output: ${tail.trim() || '(none)'}`,
+        ),
+      );
+    }, readyTimeoutMs);
+    const onData = (stream) => (chunk) => {
+      const s = chunk.toString();
+      keep(s);
+      if (verbose) process.stderr.write(`[${name} ${stream}] ${s}`);
+      buf += s;
+      const m = READY_RE.exec(buf);
+      if (m) {
+        clearTimeout(timer);
+        const printed = new URL(m[1]);
+        // Trust the printed URL unless it says port 0; fall back to the port we passed.
+        if (printed.port === '' || printed.port === '0') printed.port = String(port);
+        resolve(printed.href);
+        buf = '';
+      }
+    };
+    child.stdout.on('data', onData('stdout'));
+    child.stderr.on('data', onData('stderr'));
+    exited.then(({ code, signal }) => {
+      clearTimeout(timer);
+      reject(
+        new Error(
+          `${name}: exited before ready (code ${code}, signal ${signal}); output: ${tail.trim() || '(none)'}`,
+        ),
+      );
+    });
+  });
+
+  async function stop() {
+    if (!alive) return;
+    child.kill('SIGTERM');
+    const t = setTimeout(() => child.kill('SIGKILL'), 3000);
+    await exited;
+    clearTimeout(t);
+  }
+  return { child, pid: child.pid, url, isAlive: () => alive, stderrTail: () => tail, exited, stop };
+}
+
+// ---------- /proc sampling ----------
+
+// Linux reports /proc CPU times in USER_HZ ticks, 100 per second on every mainstream build.
+const USER_HZ = 100;
+
+function readStatus(pid) {
+  try {
+    const s = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (key) => {
+      const m = new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(s);
+      return m ? Number(m[1]) : 0;
+    };
+    return { rssKb: kb('VmRSS'), hwmKb: kb('VmHWM') };
+  } catch {
+    return null;
+  }
+}
+
+function readCpuTicks(pid) {
+  try {
+    const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+    // after ")": state(0) ppid(1) ... utime(11) stime(12)
+    return Number(f[11]) + Number(f[12]);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Machine-wide CPU seconds by category (summed over cores), from /proc/stat:
+ * `task` = user+nice+system (time charged to processes), `irq` = irq+softirq
+ * (mostly the loopback network stack, charged to no process), `steal`.
+ */
+export function machineCpuSeconds() {
+  try {
+    const f = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1).map(Number);
+    // user nice system idle iowait irq softirq steal guest guest_nice
+    return {
+      task: (f[0] + f[1] + f[2]) / USER_HZ,
+      irq: (f[5] + f[6]) / USER_HZ,
+      steal: f[7] / USER_HZ,
+    };
+  } catch {
+    return { task: Number.NaN, irq: Number.NaN, steal: Number.NaN };
+  }
+}
+
+/**
+ * Wait until the machine is quiet (busy < `threshold` cores over a 1 s
+ * sample), at most `maxWaitMs`. Returns the last busy figure and the wait.
+ */
+export async function waitForQuiet({ threshold = 0.25, maxWaitMs = 60_000, onWait } = {}) {
+  const t0 = Date.now();
+  let told = false;
+  for (;;) {
+    const a = machineCpuSeconds();
+    await new Promise((r) => setTimeout(r, 1000));
+    const b = machineCpuSeconds();
+    const busy = b.task - a.task + (b.irq - a.irq) + (b.steal - a.steal);
+    const waited = Date.now() - t0;
+    if (!(busy >= threshold) || waited >= maxWaitMs)
+      return { busy, waitedMs: waited, quiet: !(busy >= threshold) };
+    if (!told) {
+      onWait?.(busy);
+      told = true;
+    }
+  }
+}
+
+/** The pid plus all its descendants (scan of /proc; done rarely). */
+export function processTree(rootPid) {
+  const parent = new Map();
+  for (const e of readdirSync('/proc')) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      const s = readFileSync(`/proc/${e}/stat`, 'utf8');
+      const ppid = Number(s.slice(s.lastIndexOf(')') + 2).split(' ')[1]);
+      parent.set(Number(e), ppid);
+    } catch {
+      /* raced with exit */
+    }
+  }
+  const tree = [rootPid];
+  for (let i = 0; i < tree.length; i++) for (const [p, pp] of parent) if (pp === tree[i]) tree.push(p);
+  return tree;
+}
+
+/**
+ * Periodically sample RSS (VmRSS, summed over the process tree) and VmHWM.
+ * `cpuMark()` returns cumulative CPU seconds of the tree, for deltas.
+ */
+export function createSampler(rootPid, intervalMs = 250) {
+  let pids = processTree(rootPid);
+  let peakRssKb = 0;
+  let peakHwmKb = 0;
+  const lastTicks = new Map();
+  const sample = () => {
+    let rss = 0;
+    let hwm = 0;
+    for (const pid of pids) {
+      const st = readStatus(pid);
+      if (st) {
+        rss += st.rssKb;
+        hwm += st.hwmKb;
+      }
+    }
+    if (rss > peakRssKb) peakRssKb = rss;
+    if (hwm > peakHwmKb) peakHwmKb = hwm;
+    return rss;
+  };
+  sample();
+  const timer = setInterval(sample, intervalMs);
+  timer.unref();
+  return {
+    refreshTree() {
+      pids = processTree(rootPid);
+      return pids.length;
+    },
+    cpuSeconds() {
+      let t = 0;
+      for (const pid of pids) {
+        const ticks = readCpuTicks(pid);
+        if (ticks !== null) lastTicks.set(pid, ticks); // keep the last reading of a process that exited
+        t += lastTicks.get(pid) ?? 0;
+      }
+      return t / USER_HZ;
+    },
+    resetPeak() {
+      peakRssKb = 0;
+      sample();
+    },
+    stop() {
+      sample();
+      clearInterval(timer);
+      return { peakRssMiB: peakRssKb / 1024, peakHwmMiB: peakHwmKb / 1024, processes: pids.length };
+    },
+  };
+}
