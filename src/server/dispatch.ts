@@ -380,17 +380,16 @@ export class Dispatcher {
     }
     const seal = (outcome: InputRequired, journal: FlowJournal | undefined): Result => ({
       resultType: 'input_required',
-      ...sealRound(
-        outcome,
-        round,
-        meta.clientCapabilities,
-        this.options.codec,
+      ...sealRound(outcome, round, {
+        caps: meta.clientCapabilities,
+        codec: this.options.codec,
         binding,
-        mrtr.maxRounds ?? this.options.maxRounds,
+        maxRounds: mrtr.maxRounds ?? this.options.maxRounds,
         unsealedAnswers,
         journal,
-        mrtr.stateTtlMs,
-      ),
+        ttlMs: mrtr.stateTtlMs,
+        validateShape: this.options.validateResults,
+      }),
     });
     if (flow.kind === 'input_required')
       return seal(new InputRequired(flow.inputRequests, undefined, false), flow.journal);

@@ -38,12 +38,22 @@ export interface HttpEndpoint {
   close(): Promise<void>;
 }
 
-const JSON_HEADERS = { 'content-type': 'application/json' };
+const SSE_HEADERS = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache',
+  'x-accel-buffering': 'no',
+};
 
 function send(res: ServerResponse, status: number, body: unknown): void {
   if (res.headersSent) return;
   const text = JSON.stringify(body);
-  res.writeHead(status, { ...JSON_HEADERS, 'content-length': Buffer.byteLength(text) });
+  // The raw [name, value, …] form skips node's per-call header object processing.
+  res.writeHead(status, [
+    'content-type',
+    'application/json',
+    'content-length',
+    String(Buffer.byteLength(text)),
+  ]);
   res.end(text);
 }
 
@@ -191,30 +201,36 @@ export class HttpTransport {
       );
     }
 
-    const abort = new AbortController();
-    // The client closing the response early cancels the request (streamable-http.mdx "Cancellation").
+    // The client closing the response early cancels the request (streamable-http.mdx "Cancellation"). The
+    // AbortController is made only if the handler looks at its signal: most never do, and this is the hot path.
+    let closedEarly = false;
+    let abort: AbortController | undefined;
     res.on('close', () => {
-      if (!res.writableFinished) abort.abort();
+      if (res.writableFinished) return;
+      closedEarly = true;
+      abort?.abort();
     });
     let streaming = false;
     const notify = (notification: JsonRpcNotification) => {
-      if (abort.signal.aborted) return;
+      if (closedEarly) return;
       if (!streaming) {
         streaming = true;
-        res.writeHead(200, {
-          'content-type': 'text/event-stream',
-          'cache-control': 'no-cache',
-          'x-accel-buffering': 'no',
-        });
+        res.writeHead(200, SSE_HEADERS);
       }
       res.write(`event: message\ndata: ${JSON.stringify(notification)}\n\n`);
     };
     const response: JsonRpcResponse = await this.dispatcher.handle(request, {
       principal,
-      signal: abort.signal,
+      get signal() {
+        if (!abort) {
+          abort = new AbortController();
+          if (closedEarly) abort.abort();
+        }
+        return abort.signal;
+      },
       notify,
     });
-    if (abort.signal.aborted) return;
+    if (closedEarly) return;
     if (streaming) {
       res.end(`event: message\ndata: ${JSON.stringify(response)}\n\n`);
       return;

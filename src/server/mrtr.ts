@@ -117,16 +117,23 @@ export function openRound(
 }
 
 /** Check an input_required outcome against the client's capabilities and the schema, then seal the next state. */
+export interface SealContext {
+  caps: ClientCapabilities;
+  codec: RequestStateCodec;
+  binding: StateBinding;
+  maxRounds: number;
+  unsealedAnswers: boolean;
+  /** The flow journal to carry into the next round, if the handler uses `ctx.ask`. */
+  journal: FlowJournal | undefined;
+  ttlMs: number | undefined;
+  /** Check each input request against the official schema (development and tests). */
+  validateShape: boolean;
+}
+
 export function sealRound(
   outcome: InputRequired,
   round: RoundInput,
-  caps: ClientCapabilities,
-  codec: RequestStateCodec,
-  binding: StateBinding,
-  maxRounds: number,
-  unsealedAnswers: boolean,
-  journal: FlowJournal | undefined,
-  ttlMs: number | undefined,
+  { caps, codec, binding, maxRounds, unsealedAnswers, journal, ttlMs, validateShape }: SealContext,
 ): { inputRequests?: InputRequests; requestState?: string } {
   if (round.round >= maxRounds) {
     throw new McpError(
@@ -139,7 +146,7 @@ export function sealRound(
   if (outcome.inputRequests) {
     const missing: ClientCapabilities = {};
     for (const [key, request] of Object.entries(outcome.inputRequests)) {
-      const kind = kindOf(key, request);
+      const kind = kindOf(key, request, validateShape);
       if (!clientSupports(caps, kind)) addRequiredCapability(missing, kind);
       asked.push(key);
       kinds.push(KIND_CODE[kind]);
@@ -167,10 +174,11 @@ export function sealRound(
   return outcome.inputRequests ? { inputRequests: outcome.inputRequests, requestState } : { requestState };
 }
 
-function kindOf(key: string, request: InputRequest): InputKind {
+function kindOf(key: string, request: InputRequest, validateShape: boolean): InputKind {
   const kind = isObject(request) ? kindOfInputRequest(request) : undefined;
+  // The full schema check is for development and tests (validateResults): it is costly on every round.
   const validate = schemaValidator('InputRequest');
-  if (!kind || !validate(request)) {
+  if (!kind || (validateShape && !validate(request))) {
     throw new Error(
       `handler bug: inputRequests["${key}"] is not an elicitation/create, sampling/createMessage or roots/list request${
         kind ? ` (${describeSchemaErrors(validate)})` : ''

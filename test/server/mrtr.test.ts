@@ -1,8 +1,8 @@
 // The MRTR round pipeline over real HTTP: state sealing, answer filtering, validation, caps and capabilities.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpEndpoint } from '../../src/server/index.js';
-import { accept, mcp } from '../helpers/mcp-http.js';
-import { testServer } from './test-server.js';
+import { accept, META, mcp } from '../helpers/mcp-http.js';
+import { cancelledCalls, testServer } from './test-server.js';
 
 let endpoint: HttpEndpoint;
 let url: string;
@@ -240,6 +240,32 @@ describe('limits and capabilities', () => {
 });
 
 describe('streaming', () => {
+  it('aborts the handler when the client closes the request (HTTP cancellation)', async () => {
+    const abort = new AbortController();
+    const pending = fetch(url, {
+      method: 'POST',
+      signal: abort.signal,
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'slow',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'slow-1',
+        method: 'tools/call',
+        params: { name: 'slow', arguments: { tag: 'walk-away' }, _meta: META },
+      }),
+    }).catch((error: Error) => error.name);
+    await new Promise((r) => setTimeout(r, 150));
+    abort.abort();
+    expect(await pending).toBe('AbortError');
+    await new Promise((r) => setTimeout(r, 150));
+    expect(cancelledCalls).toContain('walk-away');
+  });
+
   it('streams progress as SSE when asked, ending with the result', async () => {
     const r = await mcp(
       url,

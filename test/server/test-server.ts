@@ -13,6 +13,9 @@ const confirmRequest = (message: string) => ({
   },
 });
 
+/** Names of `slow` calls whose handler saw the client go away. */
+export const cancelledCalls: string[] = [];
+
 export function testServer(options: Partial<McpServerOptions> = {}): McpServer {
   const quiet = { info() {}, warn() {}, error() {} };
   return conformanceServer({ logger: quiet, maxRounds: 3, ...options })
@@ -70,16 +73,20 @@ export function testServer(options: Partial<McpServerOptions> = {}): McpServer {
       if ((ctx.state as { waited?: boolean } | undefined)?.waited) return text('waited');
       return inputRequired({ state: { waited: true } });
     })
-    .tool({ name: 'slow', description: 'Waits until cancelled or 5 s' }, async (_args, ctx) => {
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, 5000);
-        ctx.signal.addEventListener('abort', () => {
-          clearTimeout(t);
-          resolve();
+    .tool(
+      { name: 'slow', description: 'Waits until cancelled or 5 s', input: z.object({ tag: z.string() }) },
+      async ({ tag }, ctx) => {
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, 5000);
+          ctx.signal.addEventListener('abort', () => {
+            clearTimeout(t);
+            cancelledCalls.push(tag);
+            resolve();
+          });
         });
-      });
-      return text(ctx.signal.aborted ? 'cancelled' : 'finished');
-    })
+        return text(ctx.signal.aborted ? 'cancelled' : 'finished');
+      },
+    )
     .tool(
       {
         name: 'regional',
