@@ -42,99 +42,127 @@ const SUSPENDED = Symbol('suspended');
  */
 export async function runFlowRound<R>(
   input: FlowRoundInput,
-  body: (ask: Ask) => Promise<R> | R,
+  body: (getAsk: () => Ask) => Promise<R> | R,
 ): Promise<FlowRoundOutcome<R>> {
-  const previous = input.journal ?? emptyJournal();
-  const answered = new Map<number, JournalEntry>(previous.e.map((e) => [e.p, e]));
-  const askedLastRound = new Map<number, PendingQuestion>(previous.q.map((q) => [q.p, q]));
-  const invalidCounts: Record<string, number> = { ...previous.r };
-  const journal: JournalEntry[] = [];
-  const pending: Array<{ p: number; h: string; k: string; request: InputRequest }> = [];
-  let position = 0;
-  let ended: FlowEnded | undefined;
-  let suspend: (() => void) | undefined;
+  let wake: (value: typeof SUSPENDED) => void = () => {};
   const suspended = new Promise<typeof SUSPENDED>((resolve) => {
-    suspend = () => setImmediate(() => resolve(SUSPENDED));
+    wake = resolve;
   });
-  const never = new Promise<never>(() => {});
-
-  const park = (p: number, h: string, question: Question, request: InputRequest) => {
-    const key = question.options.key ?? `q${p}`;
-    if (pending.some((x) => x.k === key)) throw new Error(`two questions in one round use the key "${key}"`);
-    if (pending.length === 0) suspend?.();
-    pending.push({ p, h, k: key, request });
-    return never;
+  // The journal machinery is built only when the handler first touches `ask`: most handlers never do.
+  let session: FlowSession | undefined;
+  const getAsk = () => {
+    session ??= new FlowSession(input, () => setImmediate(wake, SUSPENDED));
+    return session.ask;
   };
-
-  const resolver: QuestionResolver = {
-    capabilities: input.capabilities,
-    resolve(question) {
-      const p = ++position;
-      const h = questionDigest(question.request);
-      const known = answered.get(p);
-      // Answers are pinned to the question shown: after a handler change the stale answer is not applied.
-      if (known && known.h === h) {
-        const replayed = question.accept(known.a);
-        // A journaled answer the current code no longer accepts (a changed refinement) is asked again.
-        if ('value' in replayed) {
-          journal.push(known);
-          return Promise.resolve(replayed.value);
-        }
-      }
-      const last = askedLastRound.get(p);
-      const response = last && last.h === h ? input.inputResponses[last.k] : undefined;
-      if (response === undefined) return park(p, h, question, question.request);
-      const checked = question.accept(response);
-      if ('value' in checked) {
-        journal.push({ p, h, a: response });
-        delete invalidCounts[p];
-        return Promise.resolve(checked.value);
-      }
-      const count = (invalidCounts[p] ?? 0) + 1;
-      invalidCounts[p] = count;
-      const limit = question.options.maxInvalidAnswers ?? input.maxInvalidAnswers ?? 3;
-      if (count > limit) {
-        ended = new FlowEnded(`too many invalid answers (${limit}): ${checked.invalid}`, 'invalid_answers');
-        suspend?.();
-        return never;
-      }
-      return park(p, h, question, withRetryMessage(question.request, checked.invalid));
-    },
-    async step(name, run) {
-      const p = ++position;
-      const h = questionDigest({ step: name });
-      const known = answered.get(p);
-      if (known && known.h === h) {
-        journal.push(known);
-        return known.a as never;
-      }
-      // Effects wait until no question is outstanding in this run: the answer may change what the step should do.
-      if (pending.length > 0) return never;
-      const value = await run();
-      journal.push({ p, h, a: value === undefined ? null : value });
-      return value;
-    },
-  };
-
-  const ask = createAsk(resolver, input.supports);
   let outcome: R | typeof SUSPENDED;
   try {
-    outcome = await Promise.race([Promise.resolve().then(() => body(ask)), suspended]);
+    outcome = await Promise.race([Promise.resolve().then(() => body(getAsk)), suspended]);
   } catch (error) {
     if (error instanceof FlowEnded) return { kind: 'ended', error };
     throw error;
   }
-  if (ended) return { kind: 'ended', error: ended };
+  if (session?.ended) return { kind: 'ended', error: session.ended };
   // A question left unanswered wins over whatever the handler returned: it returned without that answer.
-  if (pending.length > 0) {
-    const inputRequests: InputRequests = {};
-    for (const q of pending) inputRequests[q.k] = q.request;
-    const next: FlowJournal = { e: journal, q: pending.map(({ p, h, k }) => ({ p, h, k })) };
-    if (Object.keys(invalidCounts).length > 0) next.r = invalidCounts;
-    return { kind: 'input_required', inputRequests, journal: next };
-  }
+  if (session && session.pending.length > 0) return { kind: 'input_required', ...session.nextRound() };
   if (outcome === SUSPENDED) throw new Error('flow suspended without a pending question');
   return { kind: 'complete', result: outcome };
+}
+
+/** One run's view of the journal: answers questions from it, parks the unanswered ones, journals steps. */
+class FlowSession {
+  readonly ask: Ask;
+  readonly pending: Array<{ p: number; h: string; k: string; request: InputRequest }> = [];
+  ended: FlowEnded | undefined;
+  private readonly answered: Map<number, JournalEntry>;
+  private readonly askedLastRound: Map<number, PendingQuestion>;
+  private readonly invalidCounts: Record<string, number>;
+  private readonly journal: JournalEntry[] = [];
+  private position = 0;
+  private readonly never = new Promise<never>(() => {});
+
+  constructor(
+    private readonly input: FlowRoundInput,
+    private readonly suspend: () => void,
+  ) {
+    const previous = input.journal ?? emptyJournal();
+    this.answered = new Map(previous.e.map((e) => [e.p, e]));
+    this.askedLastRound = new Map(previous.q.map((q) => [q.p, q]));
+    this.invalidCounts = { ...previous.r };
+    const resolver: QuestionResolver = {
+      capabilities: input.capabilities,
+      resolve: (question) => this.resolve(question),
+      step: (name, run) => this.step(name, run),
+    };
+    this.ask = createAsk(resolver, input.supports);
+  }
+
+  nextRound(): { inputRequests: InputRequests; journal: FlowJournal } {
+    const inputRequests: InputRequests = {};
+    for (const q of this.pending) inputRequests[q.k] = q.request;
+    const journal: FlowJournal = { e: this.journal, q: this.pending.map(({ p, h, k }) => ({ p, h, k })) };
+    if (Object.keys(this.invalidCounts).length > 0) journal.r = this.invalidCounts;
+    return { inputRequests, journal };
+  }
+
+  private park(p: number, h: string, question: Question, request: InputRequest): Promise<never> {
+    const key = question.options.key ?? `q${p}`;
+    if (this.pending.some((x) => x.k === key))
+      throw new Error(`two questions in one round use the key "${key}"`);
+    if (this.pending.length === 0) this.suspend();
+    this.pending.push({ p, h, k: key, request });
+    return this.never;
+  }
+
+  private resolve(question: Question): Promise<unknown> {
+    const p = ++this.position;
+    const h = questionDigest(question.request);
+    const known = this.answered.get(p);
+    // Answers are pinned to the question shown: after a handler change the stale answer is not applied.
+    if (known && known.h === h) {
+      const replayed = question.accept(known.a);
+      // A journaled answer the current code no longer accepts (a changed refinement) is asked again.
+      if ('value' in replayed) {
+        this.journal.push(known);
+        return Promise.resolve(replayed.value);
+      }
+    }
+    const last = this.askedLastRound.get(p);
+    const response = last && last.h === h ? this.input.inputResponses[last.k] : undefined;
+    if (response === undefined) return this.park(p, h, question, question.request);
+    const checked = question.accept(response);
+    if ('value' in checked) {
+      this.journal.push({ p, h, a: response });
+      delete this.invalidCounts[p];
+      return Promise.resolve(checked.value);
+    }
+    const count = (this.invalidCounts[p] ?? 0) + 1;
+    this.invalidCounts[p] = count;
+    const limit = question.options.maxInvalidAnswers ?? this.input.maxInvalidAnswers ?? 3;
+    if (count > limit) {
+      this.ended = new FlowEnded(
+        `too many invalid answers (${limit}): ${checked.invalid}`,
+        'invalid_answers',
+      );
+      this.suspend();
+      return this.never;
+    }
+    return this.park(p, h, question, withRetryMessage(question.request, checked.invalid));
+  }
+
+  private async step<T>(name: string, run: () => T | Promise<T>): Promise<T> {
+    const p = ++this.position;
+    const h = questionDigest({ step: name });
+    const known = this.answered.get(p);
+    if (known && known.h === h) {
+      this.journal.push(known);
+      return known.a as T;
+    }
+    // Effects wait until no question is outstanding in this run: the answer may change what the step should do.
+    if (this.pending.length > 0) return this.never;
+    const value = await run();
+    this.journal.push({ p, h, a: value === undefined ? null : value });
+    return value;
+  }
 }
 
 function withRetryMessage(request: InputRequest, problem: string): InputRequest {

@@ -366,7 +366,7 @@ export class Dispatcher {
         capabilities: meta.clientCapabilities,
         supports,
       },
-      (ask) => invoke(this.context(request, meta, env, round, ask)),
+      (getAsk) => invoke(this.context(request, meta, env, round, getAsk)),
     );
     if (flow.kind === 'ended') {
       // Decline, cancel or too many invalid answers: a clear outcome, not an exception.
@@ -406,23 +406,28 @@ export class Dispatcher {
     meta: RequestMeta,
     env: RequestEnvironment,
     round: RoundInput,
-    ask: Ask,
+    getAsk: () => Ask,
   ): RequestContext {
     const token = meta.progressToken;
     return {
+      // Getters: building an AbortController or the flow machinery costs, and most handlers use neither.
+      get signal() {
+        return env.signal;
+      },
+      get ask() {
+        return getAsk();
+      },
       method: request.method,
       requestId: request.id,
       protocolVersion: meta.protocolVersion,
       clientCapabilities: meta.clientCapabilities,
       clientInfo: meta.clientInfo,
       principal: env.principal,
-      signal: env.signal,
       round: round.round,
       flowId: round.flowId,
       state: round.state,
       inputResponses: round.inputResponses,
       supports: (kind) => clientSupports(meta.clientCapabilities, kind),
-      ask,
       log(level, data, logger) {
         if (meta.logLevel === undefined || env.signal.aborted) return;
         if (LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(meta.logLevel)) return;
