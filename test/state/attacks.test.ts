@@ -120,20 +120,32 @@ describe('attacks on the token bytes', () => {
     );
   });
 
-  it('rejects splicing header, nonce, ciphertext or tag from another token', () => {
+  it('rejects splicing session, nonce, ciphertext or tag from another token', () => {
+    // b comes from another process with the same keyring: another session, so every region differs.
     const a = Buffer.from(c.seal(payload, binding, { flowId: 'f' }), 'base64url');
-    const b = Buffer.from(c.seal(payload, binding, { flowId: 'f' }), 'base64url');
+    const b = Buffer.from(codec([k1, k2]).seal(payload, binding, { flowId: 'f' }), 'base64url');
     expect(a.length).toBe(b.length);
     const header = 4; // version, flags|kidlen, "k1"
     for (const [from, to] of [
-      [header, header + 16],
-      [header + 16, a.length - 16],
-      [a.length - 16, a.length],
+      [header, header + 16], // session id
+      [header + 16, header + 28], // nonce
+      [header + 28, a.length - 16], // ciphertext
+      [a.length - 16, a.length], // GCM tag
     ] as const) {
       const mix = Buffer.from(a);
       b.copy(mix, from, from, to);
+      expect(mix.equals(a)).toBe(false);
       expect(rejected(mix.toString('base64url'))).toBe('auth_failed');
     }
+  });
+
+  it('gives every token its own nonce within a session', () => {
+    const nonces = new Set<string>();
+    for (let i = 0; i < 200; i++) {
+      const t = Buffer.from(c.seal(payload, binding, { flowId: 'f' }), 'base64url');
+      nonces.add(t.toString('hex', 20, 32));
+    }
+    expect(nonces.size).toBe(200);
   });
 
   it('rejects flipping the compression flag (flags are authenticated)', () => {
