@@ -14,6 +14,8 @@ import {
   META_SERVER_INFO,
   type MrtrMethod,
   precompileSchemaValidators,
+  REQUEST_DEFINITION,
+  RESULT_DEFINITION,
   type Result,
   type ServerCapabilities,
   SUPPORTED_PROTOCOL_VERSIONS,
@@ -61,31 +63,26 @@ export interface RequestEnvironment {
   notify(notification: JsonRpcNotification): void;
 }
 
-const REQUEST_DEFINITION: Record<string, string> = {
-  'server/discover': 'DiscoverRequest',
-  'tools/list': 'ListToolsRequest',
-  'tools/call': 'CallToolRequest',
-  'prompts/list': 'ListPromptsRequest',
-  'prompts/get': 'GetPromptRequest',
-  'resources/list': 'ListResourcesRequest',
-  'resources/templates/list': 'ListResourceTemplatesRequest',
-  'resources/read': 'ReadResourceRequest',
-  'completion/complete': 'CompleteRequest',
-};
-const RESULT_DEFINITION: Record<string, string> = {
-  'server/discover': 'DiscoverResult',
-  'tools/list': 'ListToolsResult',
-  'tools/call': 'CallToolResult',
-  'prompts/list': 'ListPromptsResult',
-  'prompts/get': 'GetPromptResult',
-  'resources/list': 'ListResourcesResult',
-  'resources/templates/list': 'ListResourceTemplatesResult',
-  'resources/read': 'ReadResourceResult',
-  'completion/complete': 'CompleteResult',
-};
-
 export function isKnownMethod(method: string): boolean {
   return Object.hasOwn(REQUEST_DEFINITION, method);
+}
+
+/** One page of a list method's result, with its cache hints. */
+function listPage<T extends { definition: unknown }>(
+  field: string,
+  items: readonly T[],
+  cursor: unknown,
+  pageSize: number,
+  cacheable: { ttlMs: number; cacheScope: 'public' },
+): Result {
+  const { page, nextCursor } = paginate(items, cursor, pageSize);
+  const result: Result = {
+    resultType: 'complete',
+    [field]: page.map((item) => item.definition),
+    ...cacheable,
+  };
+  if (nextCursor !== undefined) result.nextCursor = nextCursor;
+  return result;
 }
 
 export class Dispatcher {
@@ -186,42 +183,14 @@ export class Dispatcher {
         if (o.instructions !== undefined) result.instructions = o.instructions;
         return result;
       }
-      case 'tools/list': {
-        const { page, nextCursor } = paginate([...reg.tools.values()], params.cursor, o.pageSize);
-        return {
-          resultType: 'complete',
-          tools: page.map((t) => t.definition),
-          ...cacheable,
-          ...next(nextCursor),
-        };
-      }
-      case 'prompts/list': {
-        const { page, nextCursor } = paginate([...reg.prompts.values()], params.cursor, o.pageSize);
-        return {
-          resultType: 'complete',
-          prompts: page.map((p) => p.definition),
-          ...cacheable,
-          ...next(nextCursor),
-        };
-      }
-      case 'resources/list': {
-        const { page, nextCursor } = paginate([...reg.resources.values()], params.cursor, o.pageSize);
-        return {
-          resultType: 'complete',
-          resources: page.map((r) => r.definition),
-          ...cacheable,
-          ...next(nextCursor),
-        };
-      }
-      case 'resources/templates/list': {
-        const { page, nextCursor } = paginate(reg.templates, params.cursor, o.pageSize);
-        return {
-          resultType: 'complete',
-          resourceTemplates: page.map((t) => t.definition),
-          ...cacheable,
-          ...next(nextCursor),
-        };
-      }
+      case 'tools/list':
+        return listPage('tools', [...reg.tools.values()], params.cursor, o.pageSize, cacheable);
+      case 'prompts/list':
+        return listPage('prompts', [...reg.prompts.values()], params.cursor, o.pageSize, cacheable);
+      case 'resources/list':
+        return listPage('resources', [...reg.resources.values()], params.cursor, o.pageSize, cacheable);
+      case 'resources/templates/list':
+        return listPage('resourceTemplates', reg.templates, params.cursor, o.pageSize, cacheable);
       case 'completion/complete':
         return this.complete(params);
       case 'tools/call':
@@ -446,7 +415,5 @@ export class Dispatcher {
     };
   }
 }
-
-const next = (cursor: string | undefined) => (cursor === undefined ? {} : { nextCursor: cursor });
 
 export { LATEST_PROTOCOL_VERSION };

@@ -1,7 +1,13 @@
 // Test client for our server: builds spec-correct requests and checks every message the server sends against the
 // official schema, the way the conformance suite's wire check does.
 import { request as httpRequest } from 'node:http';
-import { describeSchemaErrors, encodeHeaderValue, schemaValidator } from '../../src/protocol/index.js';
+import {
+  describeSchemaErrors,
+  ERROR_DEFINITION,
+  encodeHeaderValue,
+  RESULT_DEFINITION,
+  schemaValidator,
+} from '../../src/protocol/index.js';
 
 export const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -59,23 +65,6 @@ export interface McpReply {
   };
 }
 
-const DEFINITION_FOR_RESULT: Record<string, string> = {
-  'server/discover': 'DiscoverResult',
-  'tools/list': 'ListToolsResult',
-  'tools/call': 'CallToolResult',
-  'prompts/list': 'ListPromptsResult',
-  'prompts/get': 'GetPromptResult',
-  'resources/list': 'ListResourcesResult',
-  'resources/templates/list': 'ListResourceTemplatesResult',
-  'resources/read': 'ReadResourceResult',
-  'completion/complete': 'CompleteResult',
-};
-const DEFINITION_FOR_ERROR: Record<number, string> = {
-  [-32020]: 'HeaderMismatchError',
-  [-32021]: 'MissingRequiredClientCapabilityError',
-  [-32022]: 'UnsupportedProtocolVersionError',
-};
-
 /** Throws when a message the server sent does not match the official schema. */
 export function assertWireValid(method: string, message: Record<string, unknown>): void {
   let definition: string;
@@ -84,13 +73,13 @@ export function assertWireValid(method: string, message: Record<string, unknown>
     if (message.method === 'notifications/message') definition = 'LoggingMessageNotification';
   } else if (message.error) {
     const code = (message.error as { code: number }).code;
-    definition = DEFINITION_FOR_ERROR[code] ?? 'JSONRPCErrorResponse';
+    definition = ERROR_DEFINITION[code] ?? 'JSONRPCErrorResponse';
   } else {
     const result = message.result as Record<string, unknown>;
     definition =
       result?.resultType === 'input_required'
         ? 'InputRequiredResult'
-        : (DEFINITION_FOR_RESULT[method] ?? 'Result');
+        : (RESULT_DEFINITION[method] ?? 'Result');
     const validate = schemaValidator(definition);
     if (!validate(result))
       throw new Error(`${method} result is not a valid ${definition}: ${describeSchemaErrors(validate)}`);
