@@ -13,6 +13,7 @@ import {
   McpError,
   META_PROTOCOL_VERSION,
 } from '../protocol/index.js';
+import type { HeaderParam } from './header-params.js';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -77,12 +78,6 @@ const headerMismatch = (message: string) =>
 function single(headers: IncomingHttpHeaders, name: string): string | undefined {
   const v = headers[name];
   return Array.isArray(v) ? v.join(', ') : v;
-}
-
-/** Where a tool argument is mirrored into an `Mcp-Param-{name}` header (x-mcp-header in its inputSchema). */
-export interface HeaderParam {
-  header: string;
-  path: string[];
 }
 
 /**
@@ -154,21 +149,4 @@ function checkParamHeaders(
           : decoded === value;
     if (!expected) throw headerMismatch(`Mcp-Param-${header} header value does not match ${path.join('.')}`);
   }
-}
-
-/** Collect x-mcp-header annotations reachable through `properties` chains only (tools.mdx x-mcp-header). */
-export function headerParamsOf(inputSchema: JsonObject): HeaderParam[] {
-  const out: HeaderParam[] = [];
-  const walk = (schema: JsonObject, path: string[]) => {
-    const props = schema.properties;
-    if (typeof props !== 'object' || props === null) return;
-    for (const [key, sub] of Object.entries(props as Record<string, JsonObject>)) {
-      if (typeof sub !== 'object' || sub === null) continue;
-      const header = sub['x-mcp-header'];
-      if (typeof header === 'string') out.push({ header, path: [...path, key] });
-      walk(sub, [...path, key]);
-    }
-  };
-  walk(inputSchema, []);
-  return out;
 }

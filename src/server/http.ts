@@ -10,13 +10,8 @@ import {
 } from '../protocol/index.js';
 import type { Principal } from './context.js';
 import type { Dispatcher } from './dispatch.js';
-import {
-  checkOrigin,
-  checkRequestHeaders,
-  defaultOriginPolicy,
-  type HeaderParam,
-  type OriginPolicy,
-} from './http-guards.js';
+import type { HeaderParam } from './header-params.js';
+import { checkOrigin, checkRequestHeaders, defaultOriginPolicy, type OriginPolicy } from './http-guards.js';
 import { classifyMessage, errorResponse } from './message.js';
 
 export interface HttpTransportOptions {

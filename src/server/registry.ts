@@ -13,7 +13,7 @@ import type {
   ToolDefinition,
 } from '../protocol/index.js';
 import type { InputRequired, RequestContext } from './context.js';
-import { type HeaderParam, headerParamsOf } from './http-guards.js';
+import { type HeaderParam, headerParamsOf } from './header-params.js';
 import {
   type ArgumentSchema,
   type CompiledArguments,
