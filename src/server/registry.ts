@@ -147,7 +147,7 @@ export class Registry {
       args,
       checkOutput: options.output ? compileOutput(options.output, `tool ${options.name}`) : undefined,
       mrtr: mrtrOptionsOf(options),
-      headerParams: headerParamsOf(args.jsonSchema),
+      headerParams: headerParamsOf(args.jsonSchema, `tool ${options.name}`),
       handler: handler as ToolHandler<ArgumentSchema | undefined>,
     });
   }

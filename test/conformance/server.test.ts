@@ -68,7 +68,13 @@ describe('official conformance suite, server role, 2026-07-28', () => {
     expect(run.exitCode, run.output).toBe(0);
   });
 
-  for (const scenario of SCORED) {
+  // Not scored for 2026-07-28 ("pending"), but we serve what they test; the tasks extension is not implemented.
+  for (const scenario of [
+    ...SCORED,
+    'json-schema-2020-12',
+    'http-header-validation',
+    'http-custom-header-server-validation',
+  ]) {
     it(`${scenario}: every check passes, with no warning`, () => {
       const checks = run.scenarios.get(scenario) ?? [];
       expect(checks.length).toBeGreaterThan(0);
