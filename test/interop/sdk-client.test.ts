@@ -505,7 +505,9 @@ describe('listing and plain requests', () => {
       [
         'test_simple_text',
         'test_image_content',
+        'json_schema_2020_12_tool',
         'test_audio_content',
+        'test_custom_header_tool',
         'test_embedded_resource',
         'test_multiple_content_types',
         'test_error_handling',
