@@ -1,5 +1,5 @@
 // Transport-independent request handling: `_meta`, method table, schema checks, the MRTR pipeline, results.
-import { type Ask, type FlowJournal, runFlowRound } from '../flow/index.js';
+import { type FlowJournal, runFlowRound } from '../flow/index.js';
 import {
   describeSchemaErrors,
   ErrorCode,
@@ -25,7 +25,6 @@ import {
   clientSupports,
   type InputKind,
   InputRequired,
-  LOG_LEVELS,
   type Principal,
   type RequestContext,
 } from './context.js';
@@ -35,6 +34,7 @@ import { paginate } from './pagination.js';
 import type { MrtrOptions, Registry } from './registry.js';
 import { type RequestMeta, readRequestMeta } from './request-meta.js';
 import type { RequestStateCodec, StateBinding } from './request-state.js';
+import { RoundContext } from './round-context.js';
 
 export interface Logger {
   info(fields: Record<string, unknown>, message: string): void;
@@ -335,7 +335,7 @@ export class Dispatcher {
         capabilities: meta.clientCapabilities,
         supports,
       },
-      (getAsk) => invoke(this.context(request, meta, env, round, getAsk)),
+      (getAsk) => invoke(new RoundContext(request, meta, env, round, getAsk)),
     );
     if (flow.kind === 'ended') {
       // Decline, cancel or too many invalid answers: a clear outcome, not an exception.
@@ -368,51 +368,6 @@ export class Dispatcher {
       throw new Error(`handler for ${method} ${target} returned ${String(outcome)} instead of a result`);
     }
     return { ...(outcome as JsonObject), resultType: 'complete' };
-  }
-
-  private context(
-    request: JsonRpcRequest,
-    meta: RequestMeta,
-    env: RequestEnvironment,
-    round: RoundInput,
-    getAsk: () => Ask,
-  ): RequestContext {
-    const token = meta.progressToken;
-    return {
-      // Getters: building an AbortController or the flow machinery costs, and most handlers use neither.
-      get signal() {
-        return env.signal;
-      },
-      get ask() {
-        return getAsk();
-      },
-      method: request.method,
-      requestId: request.id,
-      protocolVersion: meta.protocolVersion,
-      clientCapabilities: meta.clientCapabilities,
-      clientInfo: meta.clientInfo,
-      principal: env.principal,
-      round: round.round,
-      flowId: round.flowId,
-      state: round.state,
-      inputResponses: round.inputResponses,
-      supports: (kind) => clientSupports(meta.clientCapabilities, kind),
-      log(level, data, logger) {
-        if (meta.logLevel === undefined || env.signal.aborted) return;
-        if (LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(meta.logLevel)) return;
-        const params: JsonObject = { level, data };
-        if (logger !== undefined) params.logger = logger;
-        env.notify({ jsonrpc: '2.0', method: 'notifications/message', params });
-      },
-      progress(update) {
-        if (token === undefined || env.signal.aborted) return;
-        env.notify({
-          jsonrpc: '2.0',
-          method: 'notifications/progress',
-          params: { progressToken: token, ...update },
-        });
-      },
-    };
   }
 }
 

@@ -1,0 +1,94 @@
+// The RequestContext a handler gets for one round. A class, so that a request costs one object rather than a
+// bundle of closures; the AbortSignal and the flow machinery are only built if the handler touches them.
+import type { Ask } from '../flow/index.js';
+import type {
+  ClientCapabilities,
+  Implementation,
+  InputResponse,
+  JsonObject,
+  JsonRpcRequest,
+  RequestId,
+} from '../protocol/index.js';
+import {
+  clientSupports,
+  type InputKind,
+  LOG_LEVELS,
+  type LogLevel,
+  type Principal,
+  type ProgressUpdate,
+  type RequestContext,
+} from './context.js';
+import type { RequestEnvironment } from './dispatch.js';
+import type { RoundInput } from './mrtr.js';
+import type { RequestMeta } from './request-meta.js';
+
+export class RoundContext implements RequestContext {
+  readonly method: string;
+  readonly requestId: RequestId;
+  readonly round: number;
+  readonly flowId: string;
+  readonly state: unknown;
+  readonly inputResponses: Readonly<Record<string, InputResponse>>;
+
+  constructor(
+    request: JsonRpcRequest,
+    private readonly meta: RequestMeta,
+    private readonly env: RequestEnvironment,
+    round: RoundInput,
+    private readonly getAsk: () => Ask,
+  ) {
+    this.method = request.method;
+    this.requestId = request.id;
+    this.round = round.round;
+    this.flowId = round.flowId;
+    this.state = round.state;
+    this.inputResponses = round.inputResponses;
+  }
+
+  get protocolVersion(): string {
+    return this.meta.protocolVersion;
+  }
+  get clientCapabilities(): ClientCapabilities {
+    return this.meta.clientCapabilities;
+  }
+  get clientInfo(): Implementation | undefined {
+    return this.meta.clientInfo;
+  }
+  get principal(): Principal | undefined {
+    return this.env.principal;
+  }
+  get signal(): AbortSignal {
+    return this.env.signal;
+  }
+  get ask(): Ask {
+    return this.getAsk();
+  }
+
+  supports(kind: InputKind): boolean {
+    return clientSupports(this.meta.clientCapabilities, kind);
+  }
+
+  log(level: LogLevel, data: unknown, logger?: string): void {
+    const wanted = this.meta.logLevel;
+    if (
+      wanted === undefined ||
+      LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(wanted) ||
+      this.env.signal.aborted
+    ) {
+      return;
+    }
+    const params: JsonObject = { level, data };
+    if (logger !== undefined) params.logger = logger;
+    this.env.notify({ jsonrpc: '2.0', method: 'notifications/message', params });
+  }
+
+  progress(update: ProgressUpdate): void {
+    const token = this.meta.progressToken;
+    if (token === undefined || this.env.signal.aborted) return;
+    this.env.notify({
+      jsonrpc: '2.0',
+      method: 'notifications/progress',
+      params: { progressToken: token, ...update },
+    });
+  }
+}
