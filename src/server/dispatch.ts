@@ -119,7 +119,8 @@ export class Dispatcher {
       }
       this.validateRequest(request);
       const result = await this.route(request, meta, env);
-      result._meta = { ...result._meta, [META_SERVER_INFO]: this.options.serverInfo };
+      if (result._meta === undefined) result._meta = { [META_SERVER_INFO]: this.options.serverInfo };
+      else result._meta = { ...result._meta, [META_SERVER_INFO]: this.options.serverInfo };
       if (this.options.validateResults) this.validateResult(request.method, result);
       return { jsonrpc: '2.0', id: request.id, result };
     } catch (error) {

@@ -20,7 +20,8 @@ import type { RequestStateCodec, StateBinding, StateEnvelope } from './request-s
 
 export interface RoundInput {
   round: number;
-  flowId: string;
+  /** Made on first use (a handler reading ctx.flowId, or sealing): most first rounds never need one early. */
+  flowId: string | undefined;
   state: unknown;
   journal: FlowJournal | undefined;
   inputResponses: Record<string, InputResponse>;
@@ -75,7 +76,7 @@ export function openRound(
         inputResponses[key] = value as unknown as InputResponse;
       }
     }
-    return { round: 0, flowId: newFlowId(), state: undefined, journal: undefined, inputResponses };
+    return { round: 0, flowId: undefined, state: undefined, journal: undefined, inputResponses };
   }
   if (typeof token !== 'string') throw invalidParams('Invalid params: requestState must be a string');
 
@@ -170,6 +171,7 @@ export function sealRound(
   const envelope: StateEnvelope = { asked, kinds };
   if (outcome.hasState) envelope.data = outcome.state;
   if (journal) envelope.journal = journal;
+  round.flowId ??= newFlowId();
   const requestState = codec.seal(envelope, binding, { flowId: round.flowId, round: round.round + 1, ttlMs });
   return outcome.inputRequests ? { inputRequests: outcome.inputRequests, requestState } : { requestState };
 }

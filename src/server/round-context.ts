@@ -9,6 +9,7 @@ import type {
   JsonRpcRequest,
   RequestId,
 } from '../protocol/index.js';
+import { newFlowId } from '../state/index.js';
 import {
   clientSupports,
   type InputKind,
@@ -26,7 +27,6 @@ export class RoundContext implements RequestContext {
   readonly method: string;
   readonly requestId: RequestId;
   readonly round: number;
-  readonly flowId: string;
   readonly state: unknown;
   readonly inputResponses: Readonly<Record<string, InputResponse>>;
 
@@ -34,15 +34,14 @@ export class RoundContext implements RequestContext {
     request: JsonRpcRequest,
     private readonly meta: RequestMeta,
     private readonly env: RequestEnvironment,
-    round: RoundInput,
+    private readonly roundInput: RoundInput,
     private readonly getAsk: () => Ask,
   ) {
     this.method = request.method;
     this.requestId = request.id;
-    this.round = round.round;
-    this.flowId = round.flowId;
-    this.state = round.state;
-    this.inputResponses = round.inputResponses;
+    this.round = roundInput.round;
+    this.state = roundInput.state;
+    this.inputResponses = roundInput.inputResponses;
   }
 
   get protocolVersion(): string {
@@ -56,6 +55,10 @@ export class RoundContext implements RequestContext {
   }
   get principal(): Principal | undefined {
     return this.env.principal;
+  }
+  get flowId(): string {
+    this.roundInput.flowId ??= newFlowId();
+    return this.roundInput.flowId;
   }
   get signal(): AbortSignal {
     return this.env.signal;

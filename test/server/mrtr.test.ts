@@ -215,6 +215,16 @@ describe('limits and capabilities', () => {
     expect(r.response.error?.code).toBe(-32603);
   });
 
+  it('keeps one flow id across the rounds of a call', async () => {
+    const r1 = await mcp(url, 'tools/call', { name: 'flow_id', arguments: {} });
+    const r2 = await mcp(url, 'tools/call', {
+      name: 'flow_id',
+      arguments: {},
+      requestState: r1.response.result?.requestState,
+    });
+    expect(r2.response.result?.content).toEqual([{ type: 'text', text: 'same flow' }]);
+  });
+
   it('supports state-only rounds', async () => {
     const r1 = await mcp(url, 'tools/call', { name: 'state_only', arguments: {} });
     expect(r1.response.result).toMatchObject({ resultType: 'input_required' });

@@ -69,6 +69,18 @@ export function testServer(options: Partial<McpServerOptions> = {}): McpServer {
       { name: 'empty_ask', description: 'Returns input_required with nothing in it (a handler bug)' },
       () => inputRequired({}),
     )
+    .tool(
+      { name: 'flow_id', description: 'Reports whether the flow id stays the same across rounds' },
+      (_args, ctx) => {
+        const first = (ctx.state as { first?: string } | undefined)?.first;
+        if (first === undefined) return inputRequired({ state: { first: ctx.flowId } });
+        return text(
+          first === ctx.flowId && /^[A-Za-z0-9_-]{22}$/.test(first)
+            ? 'same flow'
+            : `changed: ${first} → ${ctx.flowId}`,
+        );
+      },
+    )
     .tool({ name: 'state_only', description: 'One state-only round, then done' }, (_args, ctx) => {
       if ((ctx.state as { waited?: boolean } | undefined)?.waited) return text('waited');
       return inputRequired({ state: { waited: true } });
