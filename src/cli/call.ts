@@ -18,6 +18,7 @@ import {
   TransportFailure,
   terminalResolver,
 } from '../client/index.js';
+import { safeText } from '../client/terminal.js';
 import type { CallToolResult, ElicitResult, InputResponse, JsonObject } from '../protocol/index.js';
 import { CallUi } from './terminal/ui.js';
 
@@ -102,7 +103,9 @@ export function answerFromCli(value: unknown): ScriptedAnswer {
   };
 }
 
-function printResult(result: CallToolResult, out: NodeJS.WritableStream): void {
+function printResult(result: CallToolResult, stream: NodeJS.WriteStream): void {
+  // The result is the server's text: on a terminal, strip control sequences; piped, pass it through untouched.
+  const out = stream.isTTY ? { write: (text: string) => stream.write(safeText(text)) } : stream;
   const blocks = Array.isArray(result.content) ? result.content : [];
   let printed = false;
   for (const b of blocks) {
@@ -278,12 +281,12 @@ export async function callCommand(argv: string[]): Promise<number> {
     } catch (error) {
       // Discovery is only for the server's name; a transport failure, though, means the call cannot work either.
       if (error instanceof TransportFailure) {
-        stderr.write(`mrtr call: ${error.message}\n`);
+        stderr.write(`mrtr call: ${safeText(error.message)}\n`);
         return EXIT.unreachable;
       }
       if (!(error instanceof RemoteError) && controller.signal.aborted) return EXIT.aborted;
     }
-    ui.line(ui.dim(`→ ${tool} ${JSON.stringify(args)} on ${client.serverInfo?.name ?? target}`));
+    ui.line(ui.dim(safeText(`→ ${tool} ${JSON.stringify(args)} on ${client.serverInfo?.name ?? target}`)));
     const outcome = await client.callTool(tool, args, {
       maxRounds,
       timeoutMs: timeoutS === undefined ? undefined : timeoutS * 1000,
@@ -307,7 +310,7 @@ export async function callCommand(argv: string[]): Promise<number> {
       else stderr.write(`mrtr call: the tool reported an error (${r})\n`);
       return code;
     }
-    stderr.write(`mrtr call: ${describeOutcome(outcome)}\n`);
+    stderr.write(`mrtr call: ${safeText(describeOutcome(outcome))}\n`);
     if (outcome.status === 'needs_person' && !interactive)
       stderr.write('mrtr call: run it in a terminal to answer, or pass the answers with --answers\n');
     return code;

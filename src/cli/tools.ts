@@ -1,6 +1,7 @@
 // `mrtr tools <url>`: list a server's tools, with their arguments at a glance.
 import { parseArgs } from 'node:util';
 import { McpClient, ProtocolViolation, RemoteError, RequestAborted } from '../client/index.js';
+import { safeText } from '../client/terminal.js';
 import type { JsonObject, ToolDefinition } from '../protocol/index.js';
 import { EXIT, transportFor } from './call.js';
 
@@ -64,7 +65,7 @@ export async function toolsCommand(argv: string[]): Promise<number> {
       onWarning: (m) => process.stderr.write(`mrtr tools: warning: ${m}\n`),
     });
   } catch (error) {
-    process.stderr.write(`mrtr tools: ${(error as Error).message}\n`);
+    process.stderr.write(`mrtr tools: ${safeText((error as Error).message)}\n`);
     return EXIT.usage;
   }
   try {
@@ -77,13 +78,13 @@ export async function toolsCommand(argv: string[]): Promise<number> {
     const width = Math.min(32, Math.max(0, ...tools.map((t) => t.name.length)));
     for (const tool of tools) {
       const about = tool.title ?? tool.description ?? '';
-      process.stdout.write(`${tool.name.padEnd(width)}  ${about}\n`);
+      process.stdout.write(safeText(`${tool.name.padEnd(width)}  ${about}\n`));
       const sig = signature(tool);
-      if (sig) process.stdout.write(`${' '.repeat(width)}  (${sig})\n`);
+      if (sig) process.stdout.write(safeText(`${' '.repeat(width)}  (${sig})\n`));
     }
     return EXIT.ok;
   } catch (error) {
-    process.stderr.write(`mrtr tools: ${(error as Error).message}\n`);
+    process.stderr.write(`mrtr tools: ${safeText((error as Error).message)}\n`);
     if (error instanceof RemoteError) return EXIT.toolError;
     if (error instanceof ProtocolViolation) return EXIT.protocolError;
     if (error instanceof RequestAborted) return EXIT.unreachable;

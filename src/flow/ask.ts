@@ -48,6 +48,8 @@ export interface Question {
   options: QuestionOptions;
   /** Turns a raw, kind-valid response into the value the handler sees; a string means "invalid, re-ask with this". */
   accept(response: unknown): { value: unknown } | { invalid: string };
+  /** The part of an accepted response worth journaling: what `accept` reads, nothing a client added. */
+  journaled(response: unknown): unknown;
 }
 
 /** The engine behind `ask`: answers a question from the journal or parks it for the next round. */
@@ -117,6 +119,15 @@ function formQuestion<T>(message: string, form: ElicitationForm<T>, options: Que
       const parsed = form.parse(r.content);
       return parsed.ok ? { value: { action: 'accept', content: parsed.value } } : { invalid: parsed.message };
     },
+    journaled(response) {
+      const r = response as ElicitResult;
+      if (r.action !== 'accept' || !r.content) return { action: r.action };
+      const content: Record<string, unknown> = {};
+      for (const field of Object.keys(form.requestedSchema.properties)) {
+        if (Object.hasOwn(r.content, field)) content[field] = r.content[field];
+      }
+      return { action: 'accept', content };
+    },
   };
 }
 
@@ -162,6 +173,7 @@ export function createAsk(resolver: QuestionResolver, supports: (kind: FlowInput
         } as InputRequest,
         options,
         accept: (response) => ({ value: { action: (response as ElicitResult).action } }),
+        journaled: (response) => ({ action: (response as ElicitResult).action }),
       })) as { action: string };
       if (outcome.action !== 'accept') {
         throw new FlowEnded(
@@ -176,6 +188,10 @@ export function createAsk(resolver: QuestionResolver, supports: (kind: FlowInput
         request: { method: 'sampling/createMessage', params: withHint(params, options) } as InputRequest,
         options,
         accept: (response) => ({ value: response }),
+        journaled: (response) => {
+          const { role, content, model, stopReason } = response as CreateMessageResult;
+          return stopReason === undefined ? { role, content, model } : { role, content, model, stopReason };
+        },
       }) as Promise<CreateMessageResult>,
     roots: (options = {}) =>
       resolver.resolve({
@@ -183,6 +199,11 @@ export function createAsk(resolver: QuestionResolver, supports: (kind: FlowInput
         request: { method: 'roots/list', params: withHint({}, options) } as InputRequest,
         options,
         accept: (response) => ({ value: (response as ListRootsResult).roots }),
+        journaled: (response) => ({
+          roots: (response as ListRootsResult).roots.map(({ uri, name }) =>
+            name === undefined ? { uri } : { uri, name },
+          ),
+        }),
       }) as Promise<ListRootsResult['roots']>,
     all: (questions) => Promise.all(questions) as never,
     step: (name, run) => resolver.step(name, run),

@@ -29,7 +29,8 @@ export interface FlowRoundInput {
 }
 
 export type FlowRoundOutcome<R> =
-  | { kind: 'complete'; result: R }
+  /** `usedAsk`: the handler touched ctx.ask this round (then it must not also answer input_required by hand). */
+  | { kind: 'complete'; result: R; usedAsk: boolean }
   | { kind: 'input_required'; inputRequests: InputRequests; journal: FlowJournal }
   | { kind: 'ended'; error: FlowEnded };
 
@@ -61,11 +62,13 @@ export async function runFlowRound<R>(
     if (error instanceof FlowEnded) return { kind: 'ended', error };
     throw error;
   }
+  // A step already running when the round ends must finish and be journaled, or the next round would run it again.
+  if (session) await session.settleSteps();
   if (session?.ended) return { kind: 'ended', error: session.ended };
   // A question left unanswered wins over whatever the handler returned: it returned without that answer.
   if (session && session.pending.length > 0) return { kind: 'input_required', ...session.nextRound() };
   if (outcome === SUSPENDED) throw new Error('flow suspended without a pending question');
-  return { kind: 'complete', result: outcome };
+  return { kind: 'complete', result: outcome, usedAsk: session !== undefined };
 }
 
 /** One run's view of the journal: answers questions from it, parks the unanswered ones, journals steps. */
@@ -77,6 +80,7 @@ class FlowSession {
   private readonly askedLastRound: Map<number, PendingQuestion>;
   private readonly invalidCounts: Record<string, number>;
   private readonly journal: JournalEntry[] = [];
+  private readonly runningSteps = new Set<Promise<unknown>>();
   private position = 0;
   private readonly never = new Promise<never>(() => {});
 
@@ -91,7 +95,7 @@ class FlowSession {
     const resolver: QuestionResolver = {
       capabilities: input.capabilities,
       resolve: (question) => this.resolve(question),
-      step: (name, run) => this.step(name, run),
+      step: (name, run) => this.trackStep(this.step(name, run)),
     };
     this.ask = createAsk(resolver, input.supports);
   }
@@ -102,6 +106,21 @@ class FlowSession {
     const journal: FlowJournal = { e: this.journal, q: this.pending.map(({ p, h, k }) => ({ p, h, k })) };
     if (Object.keys(this.invalidCounts).length > 0) journal.r = this.invalidCounts;
     return { inputRequests, journal };
+  }
+
+  /** Wait for every step still running; a step that failed fails the round (its effect may be half done). */
+  async settleSteps(): Promise<void> {
+    while (this.runningSteps.size > 0) {
+      const outcomes = await Promise.allSettled([...this.runningSteps]);
+      for (const o of outcomes) if (o.status === 'rejected') throw o.reason;
+    }
+  }
+
+  private trackStep<T>(step: Promise<T>): Promise<T> {
+    this.runningSteps.add(step);
+    const done = () => this.runningSteps.delete(step);
+    step.then(done, done);
+    return step;
   }
 
   private park(p: number, h: string, question: Question, request: InputRequest): Promise<never> {
@@ -131,7 +150,8 @@ class FlowSession {
     if (response === undefined) return this.park(p, h, question, question.request);
     const checked = question.accept(response);
     if ('value' in checked) {
-      this.journal.push({ p, h, a: response });
+      // Only what the question reads is kept: extra fields a client adds never reach the sealed journal.
+      this.journal.push({ p, h, a: question.journaled(response) });
       delete this.invalidCounts[p];
       return Promise.resolve(checked.value);
     }

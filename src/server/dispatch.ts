@@ -63,6 +63,8 @@ export interface RequestEnvironment {
   notify(notification: JsonRpcNotification): void;
 }
 
+const MAX_URI_LENGTH = 8192;
+
 export function isKnownMethod(method: string): boolean {
   return Object.hasOwn(REQUEST_DEFINITION, method);
 }
@@ -261,6 +263,9 @@ export class Dispatcher {
     env: RequestEnvironment,
   ) {
     const uri = params.uri as string;
+    // Template matching is a regular expression: bound its input before it runs.
+    if (uri.length > MAX_URI_LENGTH)
+      throw invalidParams(`Invalid params: uri is longer than ${MAX_URI_LENGTH} characters`);
     const found = this.registry.findResource(uri);
     if (!found) throw invalidParams('Resource not found', { uri });
     const result = await this.runRound(
@@ -364,7 +369,12 @@ export class Dispatcher {
     if (flow.kind === 'input_required')
       return seal(new InputRequired(flow.inputRequests, undefined, false), flow.journal);
     const outcome = flow.result;
-    if (outcome instanceof InputRequired) return seal(outcome, round.journal);
+    if (outcome instanceof InputRequired) {
+      // Mixing would seal a journal out of step with the questions asked: answers could land on the wrong question.
+      if (flow.usedAsk)
+        throw new Error(`handler for ${method} ${target} used ctx.ask and also returned inputRequired()`);
+      return seal(outcome, undefined);
+    }
     if (typeof outcome !== 'object' || outcome === null) {
       throw new Error(`handler for ${method} ${target} returned ${String(outcome)} instead of a result`);
     }

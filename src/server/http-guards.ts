@@ -65,10 +65,11 @@ export function checkOrigin(headers: IncomingHttpHeaders, policy: OriginPolicy):
   } catch {
     return `Origin ${origin} is not allowed`;
   }
+  // A same-host Origin only proves something when the Host itself was checked against a list: in a rebinding
+  // attack the attacker names both. Without a host list, only explicitly allowed origins pass.
   const originHost = url.hostname === '::1' ? '[::1]' : url.hostname.toLowerCase();
   const sameHost = host !== undefined && hostnameOf(host) === originHost;
-  if (sameHost && (policy.allowedHosts === undefined || policy.allowedHosts.has(originHost)))
-    return undefined;
+  if (sameHost && policy.allowedHosts?.has(originHost)) return undefined;
   return `Origin ${origin} is not allowed`;
 }
 

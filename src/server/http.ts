@@ -12,7 +12,7 @@ import type { Principal } from './context.js';
 import type { Dispatcher } from './dispatch.js';
 import type { HeaderParam } from './header-params.js';
 import { checkOrigin, checkRequestHeaders, defaultOriginPolicy, type OriginPolicy } from './http-guards.js';
-import { classifyMessage, errorResponse } from './message.js';
+import { classifyMessage, errorResponse, serializeNotification, serializeResponse } from './message.js';
 
 export interface HttpTransportOptions {
   host?: string;
@@ -39,9 +39,9 @@ const SSE_HEADERS = {
   'x-accel-buffering': 'no',
 };
 
-function send(res: ServerResponse, status: number, body: unknown): void {
+function send(res: ServerResponse, status: number, body: JsonRpcResponse): void {
   if (res.headersSent) return;
-  const text = JSON.stringify(body);
+  const text = serializeResponse(body);
   // The raw [name, value, …] form skips node's per-call header object processing.
   res.writeHead(status, [
     'content-type',
@@ -212,7 +212,8 @@ export class HttpTransport {
         streaming = true;
         res.writeHead(200, SSE_HEADERS);
       }
-      res.write(`event: message\ndata: ${JSON.stringify(notification)}\n\n`);
+      const text = serializeNotification(notification);
+      if (text !== undefined) res.write(`event: message\ndata: ${text}\n\n`);
     };
     const response: JsonRpcResponse = await this.dispatcher.handle(request, {
       principal,
@@ -227,7 +228,7 @@ export class HttpTransport {
     });
     if (closedEarly) return;
     if (streaming) {
-      res.end(`event: message\ndata: ${JSON.stringify(response)}\n\n`);
+      res.end(`event: message\ndata: ${serializeResponse(response)}\n\n`);
       return;
     }
     const status = 'error' in response ? httpStatusForError(response.error.code) : 200;

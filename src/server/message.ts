@@ -53,3 +53,30 @@ export function classifyMessage(value: unknown): IncomingMessage {
     request: { jsonrpc: '2.0', id, method: msg.method, params: params as JsonObject },
   };
 }
+
+/**
+ * JSON text of a response, never throwing: a result that cannot be serialized (a BigInt, a cycle) becomes a -32603
+ * for the same id, so a transport never dies or leaves a stream open over a handler's bad value.
+ */
+export function serializeResponse(response: JsonRpcErrorResponse | { id?: string | number }): string {
+  try {
+    return JSON.stringify(response);
+  } catch {
+    return JSON.stringify(
+      errorResponse(
+        response.id,
+        ErrorCode.InternalError,
+        'Internal error: the result could not be serialized',
+      ),
+    );
+  }
+}
+
+/** JSON text of a notification, or undefined when it cannot be serialized (it is then dropped). */
+export function serializeNotification(notification: unknown): string | undefined {
+  try {
+    return JSON.stringify(notification);
+  } catch {
+    return undefined;
+  }
+}

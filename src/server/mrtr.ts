@@ -14,7 +14,7 @@ import {
   McpError,
   schemaValidator,
 } from '../protocol/index.js';
-import { newFlowId } from '../state/index.js';
+import { newFlowId, StateTooLargeError } from '../state/index.js';
 import { clientSupports, type InputKind, InputRequired, kindOfInputRequest } from './context.js';
 import type { RequestStateCodec, StateBinding, StateEnvelope } from './request-state.js';
 
@@ -172,7 +172,20 @@ export function sealRound(
   if (outcome.hasState) envelope.data = outcome.state;
   if (journal) envelope.journal = journal;
   round.flowId ??= newFlowId();
-  const requestState = codec.seal(envelope, binding, { flowId: round.flowId, round: round.round + 1, ttlMs });
+  let requestState: string;
+  try {
+    requestState = codec.seal(envelope, binding, { flowId: round.flowId, round: round.round + 1, ttlMs });
+  } catch (error) {
+    // Usually caused by what the client sent — answers that grew the journal, arguments nested too deep to bind —
+    // so the client gets -32602 naming it; anything else is a server bug (-32603).
+    if (error instanceof StateTooLargeError) {
+      throw invalidParams(`Invalid params: the flow's state no longer fits in requestState (${error.message})`);
+    }
+    if (error instanceof TypeError && error.message.startsWith('canonicalJson:')) {
+      throw invalidParams(`Invalid params: the arguments cannot be bound to a requestState (${error.message})`);
+    }
+    throw error;
+  }
   return outcome.inputRequests ? { inputRequests: outcome.inputRequests, requestState } : { requestState };
 }
 

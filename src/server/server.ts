@@ -32,6 +32,12 @@ export interface McpServerOptions {
   audience?: string;
   /** Largest accepted requestState in bytes, checked before decoding (default 8 KiB). */
   maxStateBytes?: number;
+  /**
+   * Deflate requestState payloads when that makes them smaller (default false). Off because a flow's sealed journal
+   * mixes client-chosen answers with handler data: with compression, a client replaying states could learn that data
+   * from the token length (a CRIME-style oracle). Turn on only when no sealed data is secret.
+   */
+  stateCompression?: boolean;
   /** Replace the requestState codec entirely (the other state options are then ignored). */
   stateCodec?: RequestStateCodec;
   logger?: Logger;
@@ -145,7 +151,11 @@ export class McpServer {
           'when another instance takes the next round — give every instance of a fleet the same keyring',
       );
     }
-    const codecOptions: StateCodecOptions = { keyring, audience: o.audience ?? o.name };
+    const codecOptions: StateCodecOptions = {
+      keyring,
+      audience: o.audience ?? o.name,
+      compression: o.stateCompression ?? false,
+    };
     if (o.maxStateBytes !== undefined) codecOptions.maxTokenBytes = o.maxStateBytes;
     return new SealedStateCodec(codecOptions);
   }

@@ -1,10 +1,10 @@
 // stdio transport (basic/transports/stdio.mdx): newline-delimited JSON-RPC on stdin/stdout, same dispatch as HTTP.
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
-import { ErrorCode, type JsonObject } from '../protocol/index.js';
+import { ErrorCode, type JsonObject, type JsonRpcResponse } from '../protocol/index.js';
 import type { Principal } from './context.js';
 import type { Dispatcher } from './dispatch.js';
-import { classifyMessage, errorResponse } from './message.js';
+import { classifyMessage, errorResponse, serializeNotification, serializeResponse } from './message.js';
 
 export interface StdioOptions {
   input?: Readable;
@@ -22,7 +22,11 @@ export function serveStdio(dispatcher: Dispatcher, options: StdioOptions = {}): 
   const maxLine = options.maxLineBytes ?? 1024 * 1024;
   const inFlight = new Map<string | number, AbortController>();
   const pending = new Set<Promise<void>>();
-  const write = (message: unknown) => output.write(`${JSON.stringify(message)}\n`);
+  const write = (message: JsonRpcResponse) => output.write(`${serializeResponse(message)}\n`);
+  const writeNotification = (notification: unknown) => {
+    const text = serializeNotification(notification);
+    if (text !== undefined) output.write(`${text}\n`);
+  };
 
   const onLine = (line: string) => {
     if (line.trim() === '') return;
@@ -53,7 +57,7 @@ export function serveStdio(dispatcher: Dispatcher, options: StdioOptions = {}): 
     const abort = new AbortController();
     inFlight.set(request.id, abort);
     const task = dispatcher
-      .handle(request, { principal: options.principal, signal: abort.signal, notify: (n) => write(n) })
+      .handle(request, { principal: options.principal, signal: abort.signal, notify: writeNotification })
       .then((response) => {
         // A cancelled request gets no response (basic/patterns/cancellation.mdx).
         if (!abort.signal.aborted) write(response);

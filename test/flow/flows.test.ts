@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { elicitationForm } from '../../src/flow/index.js';
-import { type HttpEndpoint, McpServer, text } from '../../src/server/index.js';
+import { type HttpEndpoint, inputRequired, McpServer, text } from '../../src/server/index.js';
 import { generateKeySpec } from '../../src/state/index.js';
 import { mcp } from '../helpers/mcp-http.js';
 import { accept, drive } from './drive.js';
@@ -404,5 +404,58 @@ describe('form definitions', () => {
       ok: true,
       value: { email: 'a@b.co', count: 2, agree: false, tags: ['a'] },
     });
+  });
+});
+
+describe('what a review found', () => {
+  it('finishes and journals a step that was running when the round ended, so it runs once', async () => {
+    let runs = 0;
+    const server = new McpServer({ name: 'steps', version: '1', logger: quiet }).tool(
+      { name: 'charge', description: 'a step beside a question' },
+      async (_a, { ask }) => {
+        const [receipt, ok] = await ask.all([
+          ask.step('charge-card', async () => {
+            await new Promise((r) => setTimeout(r, 30));
+            runs++;
+            return `rcpt-${runs}`;
+          }),
+          ask.confirm('Send the receipt?'),
+        ]);
+        return text(`${receipt} ${ok}`);
+      },
+    );
+    const e = await server.listen({ port: 0 });
+    try {
+      const run = await drive(e.url, 'tools/call', { name: 'charge', arguments: {} }, () =>
+        accept({ confirm: true }),
+      );
+      expect((run.reply.response.result?.content as Array<{ text: string }>)[0]?.text).toBe('rcpt-1 true');
+      expect(runs).toBe(1);
+    } finally {
+      await e.close();
+    }
+  });
+
+  it('refuses a handler that uses ctx.ask and also answers input_required by hand (-32603)', async () => {
+    const server = new McpServer({ name: 'mixed', version: '1', logger: quiet }).tool(
+      { name: 'mixed', description: 'mixes both APIs' },
+      async (_a, ctx) => {
+        const env = await ctx.ask.choose('Which environment?', ['dev', 'prod']);
+        return inputRequired({ state: { env } });
+      },
+    );
+    const e = await server.listen({ port: 0 });
+    try {
+      const r1 = await mcp(e.url, 'tools/call', { name: 'mixed', arguments: {} });
+      const r2 = await mcp(e.url, 'tools/call', {
+        name: 'mixed',
+        arguments: {},
+        requestState: r1.response.result?.requestState,
+        inputResponses: { q1: accept({ choice: 'dev' }) },
+      });
+      expect(r2.response.error?.code).toBe(-32603);
+    } finally {
+      await e.close();
+    }
   });
 });

@@ -1,5 +1,6 @@
 // What `mrtr call` shows on stderr while a call runs: a spinner while waiting, one compact line per round.
 import type { MrtrEvent } from '../../client/index.js';
+import { safeText } from '../../client/terminal.js';
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
@@ -57,12 +58,12 @@ export class CallUi {
   onEvent = (event: MrtrEvent): void => {
     switch (event.type) {
       case 'round':
-        this.spin(`round ${event.round} · waiting for ${this.o.server()}…`);
+        this.spin(`round ${event.round} · waiting for ${safeText(this.o.server())}…`);
         return;
       case 'input_needed': {
         const keys = this.asked.get(event.round) ?? [];
         if (keys.length === 0) this.stop();
-        keys.push(event.key);
+        keys.push(safeText(event.key));
         this.asked.set(event.round, keys);
         return;
       }
@@ -85,11 +86,12 @@ export class CallUi {
         const p = (n.params ?? {}) as Record<string, unknown>;
         if (n.method === 'notifications/progress') {
           const total = typeof p.total === 'number' ? `/${p.total}` : '';
-          const msg = typeof p.message === 'string' ? ` ${p.message}` : '';
-          this.spin(`round ${event.round} · ${String(p.progress)}${total}${msg}`);
+          const msg = typeof p.message === 'string' ? ` ${safeText(p.message)}` : '';
+          this.spin(`round ${event.round} · ${safeText(String(p.progress))}${total}${msg}`);
         } else if (n.method === 'notifications/message') {
+          // Everything here comes from the server: strip control sequences before it reaches the terminal.
           const data = typeof p.data === 'string' ? p.data : JSON.stringify(p.data);
-          this.line(this.dim(`  [${String(p.level)}] ${data}`));
+          this.line(this.dim(`  [${safeText(String(p.level))}] ${safeText(data ?? '')}`));
         }
         return;
       }
