@@ -179,10 +179,14 @@ export function sealRound(
     // Usually caused by what the client sent — answers that grew the journal, arguments nested too deep to bind —
     // so the client gets -32602 naming it; anything else is a server bug (-32603).
     if (error instanceof StateTooLargeError) {
-      throw invalidParams(`Invalid params: the flow's state no longer fits in requestState (${error.message})`);
+      throw invalidParams(
+        `Invalid params: the flow's state no longer fits in requestState (${error.message})`,
+      );
     }
     if (error instanceof TypeError && error.message.startsWith('canonicalJson:')) {
-      throw invalidParams(`Invalid params: the arguments cannot be bound to a requestState (${error.message})`);
+      throw invalidParams(
+        `Invalid params: the arguments cannot be bound to a requestState (${error.message})`,
+      );
     }
     throw error;
   }

@@ -429,7 +429,7 @@ describe('what a review found', () => {
       const run = await drive(e.url, 'tools/call', { name: 'charge', arguments: {} }, () =>
         accept({ confirm: true }),
       );
-      expect((run.reply.response.result?.content as Array<{ text: string }>)[0]?.text).toBe('rcpt-1 true');
+      expect(textOf(run)).toBe('rcpt-1 true');
       expect(runs).toBe(1);
     } finally {
       await e.close();
