@@ -124,7 +124,7 @@ describe('hardening', () => {
 
   it('does not compress sealed state by default (no length oracle on mixed client and server data)', async () => {
     const r = await mcp(endpoint.url, 'tools/call', { name: 'big_state', arguments: {} });
-    expect((r.response.result?.requestState as string).length).toBeGreaterThan(4000);
+    expect(String(r.response.result?.requestState).length).toBeGreaterThan(4000);
     const compressed = await new McpServer({
       name: 'review',
       version: '1',
@@ -137,7 +137,7 @@ describe('hardening', () => {
       .listen({ port: 0 });
     try {
       const c = await mcp(compressed.url, 'tools/call', { name: 'big_state', arguments: {} });
-      expect((c.response.result?.requestState as string).length).toBeLessThan(400);
+      expect(String(c.response.result?.requestState).length).toBeLessThan(400);
     } finally {
       await compressed.close();
     }
