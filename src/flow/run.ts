@@ -36,6 +36,9 @@ export type FlowRoundOutcome<R> =
 
 const SUSPENDED = Symbol('suspended');
 
+const isThenable = <T>(value: T | PromiseLike<T>): value is PromiseLike<T> =>
+  typeof (value as { then?: unknown } | null)?.then === 'function';
+
 /**
  * Run `body` once with a fresh `ask`. Questions already answered resolve from the journal; an unanswered question
  * never settles, and once the handler has nothing else to do this turn the round ends with every question it is
@@ -45,19 +48,25 @@ export async function runFlowRound<R>(
   input: FlowRoundInput,
   body: (getAsk: () => Ask) => Promise<R> | R,
 ): Promise<FlowRoundOutcome<R>> {
-  let wake: (value: typeof SUSPENDED) => void = () => {};
-  const suspended = new Promise<typeof SUSPENDED>((resolve) => {
-    wake = resolve;
-  });
   // The journal machinery is built only when the handler first touches `ask`: most handlers never do.
   let session: FlowSession | undefined;
+  let wake: ((value: typeof SUSPENDED) => void) | undefined;
   const getAsk = () => {
-    session ??= new FlowSession(input, () => setImmediate(wake, SUSPENDED));
+    session ??= new FlowSession(input, () => setImmediate(() => wake?.(SUSPENDED)));
     return session.ask;
   };
   let outcome: R | typeof SUSPENDED;
   try {
-    outcome = await Promise.race([Promise.resolve().then(() => body(getAsk)), suspended]);
+    const running = body(getAsk);
+    if (isThenable(running)) {
+      // An async handler may park a question later: race it against the round's suspension.
+      const suspended = new Promise<typeof SUSPENDED>((resolve) => {
+        wake = resolve;
+      });
+      outcome = await Promise.race([running, suspended]);
+    } else {
+      outcome = running;
+    }
   } catch (error) {
     if (error instanceof FlowEnded) return { kind: 'ended', error };
     throw error;

@@ -217,23 +217,34 @@ export class Dispatcher {
     const tool = this.registry.tools.get(name);
     if (!tool) throw invalidParams(`Unknown tool: ${name}`, { name });
     const args = params.arguments ?? {};
-    return this.runRound(request, 'tools/call', name, args, params, meta, env, tool.mrtr, async (ctx) => {
-      const checked = tool.args.check(args);
-      if (!checked.ok) {
-        return {
-          content: [{ type: 'text', text: `Invalid arguments for tool ${name}: ${checked.message}` }],
-          isError: true,
-        };
-      }
-      const result = await tool.handler(checked.value as Record<string, unknown>, ctx);
-      if (tool.checkOutput && !(result instanceof InputRequired) && !result.isError) {
-        const problem = tool.checkOutput(result.structuredContent);
-        // The tool broke its own contract: a server bug, reported as -32603 (the detail goes to the log).
-        if (problem)
-          throw new Error(`tool ${name} returned structuredContent that breaks its outputSchema: ${problem}`);
-      }
-      return result;
-    });
+    const result = await this.runRound(
+      request,
+      'tools/call',
+      name,
+      args,
+      params,
+      meta,
+      env,
+      tool.mrtr,
+      (ctx) => {
+        const checked = tool.args.check(args);
+        if (!checked.ok) {
+          return {
+            content: [{ type: 'text', text: `Invalid arguments for tool ${name}: ${checked.message}` }],
+            isError: true,
+          };
+        }
+        // Not awaited here: a synchronous handler then completes without an extra turn of the event loop.
+        return tool.handler(checked.value as Record<string, unknown>, ctx);
+      },
+    );
+    if (tool.checkOutput && result.resultType === 'complete' && result.isError !== true) {
+      const problem = tool.checkOutput(result.structuredContent);
+      // The tool broke its own contract: a server bug, reported as -32603 (the detail goes to the log).
+      if (problem)
+        throw new Error(`tool ${name} returned structuredContent that breaks its outputSchema: ${problem}`);
+    }
+    return result;
   }
 
   private async getPrompt(
