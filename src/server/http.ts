@@ -63,39 +63,44 @@ function sendError(
 }
 
 /** Read the body up to `limit` bytes; resolves undefined (after answering 413) when the body is larger. */
-function readBody(req: IncomingMessage, res: ServerResponse, limit: number): Promise<Buffer | undefined> {
-  return new Promise((resolve) => {
-    const declared = Number(req.headers['content-length']);
-    const tooLarge = () => {
-      res.setHeader('connection', 'close');
-      sendError(res, 413, ErrorCode.InvalidRequest, `Request body exceeds the limit of ${limit} bytes`);
-      req.resume(); // drain without keeping what arrives
-      resolve(undefined);
-    };
-    if (Number.isFinite(declared) && declared > limit) return tooLarge();
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let done = false;
-    req.on('data', (chunk: Buffer) => {
-      if (done) return;
-      size += chunk.length;
-      if (size > limit) {
-        done = true;
-        chunks.length = 0;
-        tooLarge();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => {
-      if (!done) resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
-    });
-    req.on('error', () => {
-      if (!done) {
-        done = true;
-        resolve(undefined);
-      }
-    });
+/**
+ * Read the body up to `limit` bytes and hand it to `onBody`; a larger body is answered with 413 and drained without
+ * being kept. A callback rather than a promise: this runs for every request.
+ */
+function readBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  limit: number,
+  onBody: (body: Buffer) => void,
+): void {
+  const tooLarge = () => {
+    res.setHeader('connection', 'close');
+    sendError(res, 413, ErrorCode.InvalidRequest, `Request body exceeds the limit of ${limit} bytes`);
+    req.resume();
+  };
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) return tooLarge();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let done = false;
+  req.on('data', (chunk: Buffer) => {
+    if (done) return;
+    size += chunk.length;
+    if (size > limit) {
+      done = true;
+      chunks.length = 0;
+      tooLarge();
+      return;
+    }
+    chunks.push(chunk);
+  });
+  req.on('end', () => {
+    if (done) return;
+    done = true;
+    onBody(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+  });
+  req.on('error', () => {
+    done = true;
   });
 }
 
@@ -125,14 +130,21 @@ export class HttpTransport {
 
   /** A node:http request listener, usable with any node:http server or framework that exposes (req, res). */
   readonly listener = (req: IncomingMessage, res: ServerResponse): void => {
-    this.handle(req, res).catch((error: unknown) => {
-      // Last line of defence: the process keeps serving whatever happened.
-      process.stderr.write(`mrtr: unexpected transport error: ${String(error)}\n`);
-      sendError(res, 500, ErrorCode.InternalError, 'Internal error');
-    });
+    try {
+      this.accept(req, res);
+    } catch (error) {
+      this.failed(res, error);
+    }
   };
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  // Last line of defence: the process keeps serving whatever happened.
+  private failed(res: ServerResponse, error: unknown): void {
+    process.stderr.write(`mrtr: unexpected transport error: ${String(error)}\n`);
+    sendError(res, 500, ErrorCode.InternalError, 'Internal error');
+  }
+
+  /** Checks that need only the request head, then the body. */
+  private accept(req: IncomingMessage, res: ServerResponse): void {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     if ((q < 0 ? url : url.slice(0, q)) !== this.path) {
@@ -161,8 +173,12 @@ export class HttpTransport {
         'Not Acceptable: Accept must allow application/json and text/event-stream',
       );
     }
-    const body = await readBody(req, res, this.maxBodyBytes);
-    if (body === undefined) return;
+    readBody(req, res, this.maxBodyBytes, (body) => {
+      this.process(req, res, body).catch((error: unknown) => this.failed(res, error));
+    });
+  }
+
+  private async process(req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> {
     let parsed: unknown;
     try {
       parsed = JSON.parse(body.toString('utf8'));
