@@ -79,7 +79,10 @@ function readBody(
     req.resume();
   };
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) return tooLarge();
+  if (Number.isFinite(declared) && declared > limit) {
+    tooLarge();
+    return;
+  }
   const chunks: Buffer[] = [];
   let size = 0;
   let done = false;
@@ -148,30 +151,37 @@ export class HttpTransport {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     if ((q < 0 ? url : url.slice(0, q)) !== this.path) {
-      return sendError(res, 404, ErrorCode.InvalidRequest, `Not found: the MCP endpoint is ${this.path}`);
+      sendError(res, 404, ErrorCode.InvalidRequest, `Not found: the MCP endpoint is ${this.path}`);
+      return;
     }
     const refused = checkOrigin(req.headers, this.originPolicy);
-    if (refused) return sendError(res, 403, ErrorCode.InvalidRequest, `Forbidden: ${refused}`);
+    if (refused) {
+      sendError(res, 403, ErrorCode.InvalidRequest, `Forbidden: ${refused}`);
+      return;
+    }
     if (req.method !== 'POST') {
       res.setHeader('allow', 'POST');
-      return sendError(res, 405, ErrorCode.InvalidRequest, `Method ${req.method} not allowed: use POST`);
+      sendError(res, 405, ErrorCode.InvalidRequest, `Method ${req.method} not allowed: use POST`);
+      return;
     }
     const type = req.headers['content-type'] ?? '';
     if (!/^application\/json\s*(;|$)/i.test(type)) {
-      return sendError(
+      sendError(
         res,
         415,
         ErrorCode.InvalidRequest,
         'Unsupported Media Type: Content-Type must be application/json',
       );
+      return;
     }
     if (!acceptsResponse(req.headers.accept)) {
-      return sendError(
+      sendError(
         res,
         406,
         ErrorCode.InvalidRequest,
         'Not Acceptable: Accept must allow application/json and text/event-stream',
       );
+      return;
     }
     readBody(req, res, this.maxBodyBytes, (body) => {
       this.process(req, res, body).catch((error: unknown) => this.failed(res, error));
