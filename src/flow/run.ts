@@ -44,10 +44,10 @@ const isThenable = <T>(value: T | PromiseLike<T>): value is PromiseLike<T> =>
  * never settles, and once the handler has nothing else to do this turn the round ends with every question it is
  * waiting on — so independent questions asked together (Promise.all / ask.all) go out in one round.
  */
-export async function runFlowRound<R>(
+export function runFlowRound<R>(
   input: FlowRoundInput,
   body: (getAsk: () => Ask) => Promise<R> | R,
-): Promise<FlowRoundOutcome<R>> {
+): FlowRoundOutcome<R> | Promise<FlowRoundOutcome<R>> {
   // The journal machinery is built only when the handler first touches `ask`: most handlers never do.
   let session: FlowSession | undefined;
   let wake: ((value: typeof SUSPENDED) => void) | undefined;
@@ -55,24 +55,38 @@ export async function runFlowRound<R>(
     session ??= new FlowSession(input, () => setImmediate(() => wake?.(SUSPENDED)));
     return session.ask;
   };
-  let outcome: R | typeof SUSPENDED;
-  try {
-    const running = body(getAsk);
-    if (isThenable(running)) {
-      // An async handler may park a question later: race it against the round's suspension.
-      const suspended = new Promise<typeof SUSPENDED>((resolve) => {
-        wake = resolve;
-      });
-      outcome = await Promise.race([running, suspended]);
-    } else {
-      outcome = running;
-    }
-  } catch (error) {
+  const ended = (error: unknown): FlowRoundOutcome<R> => {
     if (error instanceof FlowEnded) return { kind: 'ended', error };
     throw error;
+  };
+  let running: R | PromiseLike<R>;
+  try {
+    running = body(getAsk);
+  } catch (error) {
+    return ended(error);
   }
+  // A synchronous handler finishes here, without a single extra turn of the event loop.
+  if (!isThenable(running)) return finishRound(session, running);
+  // An async handler may park a question later: race it against the round's suspension.
+  const suspended = new Promise<typeof SUSPENDED>((resolve) => {
+    wake = resolve;
+  });
+  return Promise.race([running, suspended]).then((outcome) => finishRound(session, outcome), ended);
+}
+
+function finishRound<R>(
+  session: FlowSession | undefined,
+  outcome: R | typeof SUSPENDED,
+): FlowRoundOutcome<R> | Promise<FlowRoundOutcome<R>> {
   // A step already running when the round ends must finish and be journaled, or the next round would run it again.
-  if (session) await session.settleSteps();
+  if (session?.hasRunningSteps()) return session.settleSteps().then(() => concludeRound(session, outcome));
+  return concludeRound(session, outcome);
+}
+
+function concludeRound<R>(
+  session: FlowSession | undefined,
+  outcome: R | typeof SUSPENDED,
+): FlowRoundOutcome<R> {
   if (session?.ended) return { kind: 'ended', error: session.ended };
   // A question left unanswered wins over whatever the handler returned: it returned without that answer.
   if (session && session.pending.length > 0) return { kind: 'input_required', ...session.nextRound() };
@@ -115,6 +129,10 @@ class FlowSession {
     const journal: FlowJournal = { e: this.journal, q: this.pending.map(({ p, h, k }) => ({ p, h, k })) };
     if (Object.keys(this.invalidCounts).length > 0) journal.r = this.invalidCounts;
     return { inputRequests, journal };
+  }
+
+  hasRunningSteps(): boolean {
+    return this.runningSteps.size > 0;
   }
 
   /** Wait for every step still running; a step that failed fails the round (its effect may be half done). */

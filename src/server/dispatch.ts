@@ -1,5 +1,5 @@
 // Transport-independent request handling: `_meta`, method table, schema checks, the MRTR pipeline, results.
-import { type FlowJournal, runFlowRound } from '../flow/index.js';
+import { type FlowJournal, type FlowRoundOutcome, runFlowRound } from '../flow/index.js';
 import {
   describeSchemaErrors,
   ErrorCode,
@@ -120,7 +120,9 @@ export class Dispatcher {
         throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
       }
       this.validateRequest(request);
-      const result = await this.route(request, meta, env);
+      const routed = this.route(request, meta, env);
+      // Await only what is really asynchronous: a synchronous handler answers in the same turn.
+      const result = routed instanceof Promise ? await routed : routed;
       if (result._meta === undefined) result._meta = { [META_SERVER_INFO]: this.options.serverInfo };
       else result._meta = { ...result._meta, [META_SERVER_INFO]: this.options.serverInfo };
       if (this.options.validateResults) this.validateResult(request.method, result);
@@ -207,52 +209,46 @@ export class Dispatcher {
     }
   }
 
-  private async callTool(
+  private callTool(
     request: JsonRpcRequest,
     params: JsonObject,
     meta: RequestMeta,
     env: RequestEnvironment,
-  ) {
+  ): Result | Promise<Result> {
     const name = params.name as string;
     const tool = this.registry.tools.get(name);
     if (!tool) throw invalidParams(`Unknown tool: ${name}`, { name });
     const args = params.arguments ?? {};
-    const result = await this.runRound(
-      request,
-      'tools/call',
-      name,
-      args,
-      params,
-      meta,
-      env,
-      tool.mrtr,
-      (ctx) => {
-        const checked = tool.args.check(args);
-        if (!checked.ok) {
-          return {
-            content: [{ type: 'text', text: `Invalid arguments for tool ${name}: ${checked.message}` }],
-            isError: true,
-          };
-        }
-        // Not awaited here: a synchronous handler then completes without an extra turn of the event loop.
-        return tool.handler(checked.value as Record<string, unknown>, ctx);
-      },
-    );
-    if (tool.checkOutput && result.resultType === 'complete' && result.isError !== true) {
-      const problem = tool.checkOutput(result.structuredContent);
+    const result = this.runRound(request, 'tools/call', name, args, params, meta, env, tool.mrtr, (ctx) => {
+      const checked = tool.args.check(args);
+      if (!checked.ok) {
+        return {
+          content: [{ type: 'text', text: `Invalid arguments for tool ${name}: ${checked.message}` }],
+          isError: true,
+        };
+      }
+      // Not awaited here: a synchronous handler then completes without an extra turn of the event loop.
+      return tool.handler(checked.value as Record<string, unknown>, ctx);
+    });
+    const check = tool.checkOutput;
+    if (!check) return result;
+    const checkOutput = (r: Result): Result => {
+      if (r.resultType !== 'complete' || r.isError === true) return r;
+      const problem = check(r.structuredContent);
       // The tool broke its own contract: a server bug, reported as -32603 (the detail goes to the log).
       if (problem)
         throw new Error(`tool ${name} returned structuredContent that breaks its outputSchema: ${problem}`);
-    }
-    return result;
+      return r;
+    };
+    return result instanceof Promise ? result.then(checkOutput) : checkOutput(result);
   }
 
-  private async getPrompt(
+  private getPrompt(
     request: JsonRpcRequest,
     params: JsonObject,
     meta: RequestMeta,
     env: RequestEnvironment,
-  ) {
+  ): Result | Promise<Result> {
     const name = params.name as string;
     const prompt = this.registry.prompts.get(name);
     if (!prompt) throw invalidParams(`Unknown prompt: ${name}`, { name });
@@ -267,36 +263,31 @@ export class Dispatcher {
     );
   }
 
-  private async readResource(
+  private readResource(
     request: JsonRpcRequest,
     params: JsonObject,
     meta: RequestMeta,
     env: RequestEnvironment,
-  ) {
+  ): Result | Promise<Result> {
     const uri = params.uri as string;
     // Template matching is a regular expression: bound its input before it runs.
     if (uri.length > MAX_URI_LENGTH)
       throw invalidParams(`Invalid params: uri is longer than ${MAX_URI_LENGTH} characters`);
     const found = this.registry.findResource(uri);
     if (!found) throw invalidParams('Resource not found', { uri });
-    const result = await this.runRound(
-      request,
-      'resources/read',
-      uri,
-      null,
-      params,
-      meta,
-      env,
-      found.mrtr,
-      (ctx) => found.handler(uri, ctx, found.variables),
+    const result = this.runRound(request, 'resources/read', uri, null, params, meta, env, found.mrtr, (ctx) =>
+      found.handler(uri, ctx, found.variables),
     );
-    if (result.resultType === 'complete') {
-      // A result reached through MRTR rounds depends on answers outside the cache key: never cacheable.
-      const retried = params.requestState !== undefined;
-      result.ttlMs = retried ? 0 : this.options.listTtlMs;
-      result.cacheScope = retried || env.principal !== undefined ? 'private' : 'public';
-    }
-    return result;
+    const withCacheHints = (r: Result): Result => {
+      if (r.resultType === 'complete') {
+        // A result reached through MRTR rounds depends on answers outside the cache key: never cacheable.
+        const retried = params.requestState !== undefined;
+        r.ttlMs = retried ? 0 : this.options.listTtlMs;
+        r.cacheScope = retried || env.principal !== undefined ? 'private' : 'public';
+      }
+      return r;
+    };
+    return result instanceof Promise ? result.then(withCacheHints) : withCacheHints(result);
   }
 
   private async complete(params: JsonObject): Promise<Result> {
@@ -327,7 +318,7 @@ export class Dispatcher {
   }
 
   /** One MRTR round: open state, run the handler, then either seal the next round or return the complete result. */
-  private async runRound(
+  private runRound(
     request: JsonRpcRequest,
     method: MrtrMethod,
     target: string,
@@ -337,7 +328,7 @@ export class Dispatcher {
     env: RequestEnvironment,
     mrtr: MrtrOptions,
     invoke: (ctx: RequestContext) => unknown,
-  ): Promise<Result> {
+  ): Result | Promise<Result> {
     const binding: StateBinding = { principal: env.principal, method, target, arguments: args };
     const logger = this.options.logger;
     const unsealedAnswers = mrtr.unsealedAnswers ?? false;
@@ -345,7 +336,7 @@ export class Dispatcher {
       logger.warn({ method, target, id: request.id, reason }, 'requestState rejected'),
     );
     const supports = (kind: InputKind) => clientSupports(meta.clientCapabilities, kind);
-    const flow = await runFlowRound(
+    const flow = runFlowRound(
       {
         journal: round.journal,
         inputResponses: round.inputResponses,
@@ -354,6 +345,22 @@ export class Dispatcher {
       },
       (getAsk) => invoke(new RoundContext(request, meta, env, round, getAsk)),
     );
+    const finish = (f: FlowRoundOutcome<unknown>) =>
+      this.finishRound(f, round, binding, meta, mrtr, method, target);
+    // Synchronous all the way when the handler is: no promise, no microtask.
+    return flow instanceof Promise ? flow.then(finish) : finish(flow);
+  }
+
+  private finishRound(
+    flow: FlowRoundOutcome<unknown>,
+    round: RoundInput,
+    binding: StateBinding,
+    meta: RequestMeta,
+    mrtr: MrtrOptions,
+    method: MrtrMethod,
+    target: string,
+  ): Result {
+    const unsealedAnswers = mrtr.unsealedAnswers ?? false;
     if (flow.kind === 'ended') {
       // Decline, cancel or too many invalid answers: a clear outcome, not an exception.
       if (method === 'tools/call')
