@@ -225,16 +225,13 @@ export class HttpTransport {
 
     // The client closing the response early cancels the request (streamable-http.mdx "Cancellation"). The
     // AbortController is made only if the handler looks at its signal: most never do, and this is the hot path.
-    let closedEarly = false;
+    // The client closing the response early cancels the request (streamable-http.mdx "Cancellation"). The
+    // AbortController and its close listener are made only if the handler looks at its signal: most never do.
     let abort: AbortController | undefined;
-    res.on('close', () => {
-      if (res.writableFinished) return;
-      closedEarly = true;
-      abort?.abort();
-    });
+    const gone = () => res.destroyed && !res.writableFinished;
     let streaming = false;
     const notify = (notification: JsonRpcNotification) => {
-      if (closedEarly) return;
+      if (gone()) return;
       if (!streaming) {
         streaming = true;
         res.writeHead(200, SSE_HEADERS);
@@ -246,14 +243,19 @@ export class HttpTransport {
       principal,
       get signal() {
         if (!abort) {
-          abort = new AbortController();
-          if (closedEarly) abort.abort();
+          const controller = new AbortController();
+          abort = controller;
+          if (gone()) controller.abort();
+          else
+            res.on('close', () => {
+              if (!res.writableFinished) controller.abort();
+            });
         }
         return abort.signal;
       },
       notify,
     });
-    if (closedEarly) return;
+    if (gone()) return;
     if (streaming) {
       res.end(`event: message\ndata: ${serializeResponse(response)}\n\n`);
       return;
