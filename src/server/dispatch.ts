@@ -65,6 +65,18 @@ export interface RequestEnvironment {
 
 const MAX_URI_LENGTH = 8192;
 
+/** One request on its way through the MRTR methods. */
+interface Call {
+  request: JsonRpcRequest;
+  params: JsonObject;
+  meta: RequestMeta;
+  env: RequestEnvironment;
+}
+
+/** Apply `next` now when the value is ready, or when it arrives: synchronous handlers stay synchronous. */
+const thenOrNow = <T, U>(value: T | Promise<T>, next: (v: T) => U): U | Promise<U> =>
+  value instanceof Promise ? value.then(next) : next(value);
+
 export function isKnownMethod(method: string): boolean {
   return Object.hasOwn(REQUEST_DEFINITION, method);
 }
@@ -199,27 +211,23 @@ export class Dispatcher {
       case 'completion/complete':
         return this.complete(params);
       case 'tools/call':
-        return this.callTool(request, params, meta, env);
+        return this.callTool({ request, params, meta, env });
       case 'prompts/get':
-        return this.getPrompt(request, params, meta, env);
+        return this.getPrompt({ request, params, meta, env });
       case 'resources/read':
-        return this.readResource(request, params, meta, env);
+        return this.readResource({ request, params, meta, env });
       default:
         throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
     }
   }
 
-  private callTool(
-    request: JsonRpcRequest,
-    params: JsonObject,
-    meta: RequestMeta,
-    env: RequestEnvironment,
-  ): Result | Promise<Result> {
+  private callTool(call: Call): Result | Promise<Result> {
+    const { params } = call;
     const name = params.name as string;
     const tool = this.registry.tools.get(name);
     if (!tool) throw invalidParams(`Unknown tool: ${name}`, { name });
     const args = params.arguments ?? {};
-    const result = this.runRound(request, 'tools/call', name, args, params, meta, env, tool.mrtr, (ctx) => {
+    const result = this.runRound(call, 'tools/call', name, args, tool.mrtr, (ctx) => {
       const checked = tool.args.check(args);
       if (!checked.ok) {
         return {
@@ -240,15 +248,11 @@ export class Dispatcher {
         throw new Error(`tool ${name} returned structuredContent that breaks its outputSchema: ${problem}`);
       return r;
     };
-    return result instanceof Promise ? result.then(checkOutput) : checkOutput(result);
+    return thenOrNow(result, checkOutput);
   }
 
-  private getPrompt(
-    request: JsonRpcRequest,
-    params: JsonObject,
-    meta: RequestMeta,
-    env: RequestEnvironment,
-  ): Result | Promise<Result> {
+  private getPrompt(call: Call): Result | Promise<Result> {
+    const { params } = call;
     const name = params.name as string;
     const prompt = this.registry.prompts.get(name);
     if (!prompt) throw invalidParams(`Unknown prompt: ${name}`, { name });
@@ -258,24 +262,18 @@ export class Dispatcher {
         throw invalidParams(`Invalid params: prompt ${name} requires argument "${arg.name}"`);
       }
     }
-    return this.runRound(request, 'prompts/get', name, args, params, meta, env, prompt.mrtr, (ctx) =>
-      prompt.handler(args, ctx),
-    );
+    return this.runRound(call, 'prompts/get', name, args, prompt.mrtr, (ctx) => prompt.handler(args, ctx));
   }
 
-  private readResource(
-    request: JsonRpcRequest,
-    params: JsonObject,
-    meta: RequestMeta,
-    env: RequestEnvironment,
-  ): Result | Promise<Result> {
+  private readResource(call: Call): Result | Promise<Result> {
+    const { params } = call;
     const uri = params.uri as string;
     // Template matching is a regular expression: bound its input before it runs.
     if (uri.length > MAX_URI_LENGTH)
       throw invalidParams(`Invalid params: uri is longer than ${MAX_URI_LENGTH} characters`);
     const found = this.registry.findResource(uri);
     if (!found) throw invalidParams('Resource not found', { uri });
-    const result = this.runRound(request, 'resources/read', uri, null, params, meta, env, found.mrtr, (ctx) =>
+    const result = this.runRound(call, 'resources/read', uri, null, found.mrtr, (ctx) =>
       found.handler(uri, ctx, found.variables),
     );
     const withCacheHints = (r: Result): Result => {
@@ -283,11 +281,11 @@ export class Dispatcher {
         // A result reached through MRTR rounds depends on answers outside the cache key: never cacheable.
         const retried = params.requestState !== undefined;
         r.ttlMs = retried ? 0 : this.options.listTtlMs;
-        r.cacheScope = retried || env.principal !== undefined ? 'private' : 'public';
+        r.cacheScope = retried || call.env.principal !== undefined ? 'private' : 'public';
       }
       return r;
     };
-    return result instanceof Promise ? result.then(withCacheHints) : withCacheHints(result);
+    return thenOrNow(result, withCacheHints);
   }
 
   private async complete(params: JsonObject): Promise<Result> {
@@ -319,13 +317,10 @@ export class Dispatcher {
 
   /** One MRTR round: open state, run the handler, then either seal the next round or return the complete result. */
   private runRound(
-    request: JsonRpcRequest,
+    { request, params, meta, env }: Call,
     method: MrtrMethod,
     target: string,
     args: unknown,
-    params: JsonObject,
-    meta: RequestMeta,
-    env: RequestEnvironment,
     mrtr: MrtrOptions,
     invoke: (ctx: RequestContext) => unknown,
   ): Result | Promise<Result> {
@@ -345,10 +340,10 @@ export class Dispatcher {
       },
       (getAsk) => invoke(new RoundContext(request, meta, env, round, getAsk)),
     );
-    const finish = (f: FlowRoundOutcome<unknown>) =>
-      this.finishRound(f, round, binding, meta, mrtr, method, target);
     // Synchronous all the way when the handler is: no promise, no microtask.
-    return flow instanceof Promise ? flow.then(finish) : finish(flow);
+    return thenOrNow(flow, (f: FlowRoundOutcome<unknown>) =>
+      this.finishRound(f, round, binding, meta, mrtr, method, target),
+    );
   }
 
   private finishRound(
