@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpClient, type MrtrEvent, scriptedResolver } from '../../src/client/index.js';
 import { META_RETRY_AFTER_MS } from '../../src/protocol/index.js';
-import { confirmForm, type FakeServer, fakeServer, json, result, sse } from './helpers.js';
+import { confirmForm, type FakeServer, fakeServer, json, result, sse, toolCallServer } from './helpers.js';
 
 let server: FakeServer | undefined;
 afterEach(async () => {
@@ -18,8 +18,7 @@ function client(url: string, extra: Partial<ConstructorParameters<typeof McpClie
 
 describe('bad input from the server', () => {
   it('answers input_required forever: stops at the round cap after exactly N retries, cleanly', async () => {
-    server = await fakeServer((s, res) => {
-      if (s.body.method !== 'tools/call') return 'default';
+    server = await toolCallServer((s, res) => {
       json(
         res,
         result(s.body.id, {
@@ -42,8 +41,7 @@ describe('bad input from the server', () => {
   });
 
   it('round cap 0 means no retry at all', async () => {
-    server = await fakeServer((s, res) => {
-      if (s.body.method !== 'tools/call') return 'default';
+    server = await toolCallServer((s, res) => {
       json(res, result(s.body.id, { resultType: 'input_required', inputRequests: { a: confirmForm() } }));
     });
     const outcome = await client(server.url).callTool('x', {}, { maxRounds: 0 });
@@ -51,8 +49,7 @@ describe('bad input from the server', () => {
   });
 
   it('answers with an empty inputRequests and no requestState: protocol error, no retry', async () => {
-    server = await fakeServer((s, res) => {
-      if (s.body.method !== 'tools/call') return 'default';
+    server = await toolCallServer((s, res) => {
       json(res, result(s.body.id, { resultType: 'input_required', inputRequests: {} }));
     });
     const outcome = await client(server.url).callTool('x');
@@ -63,8 +60,7 @@ describe('bad input from the server', () => {
   });
 
   it('asks for a kind the client did not declare: protocol error, nothing answered', async () => {
-    server = await fakeServer((s, res) => {
-      if (s.body.method !== 'tools/call') return 'default';
+    server = await toolCallServer((s, res) => {
       json(
         res,
         result(s.body.id, {
@@ -86,8 +82,7 @@ describe('bad input from the server', () => {
   });
 
   it('asks for URL mode when only form mode is declared: protocol error', async () => {
-    server = await fakeServer((s, res) => {
-      if (s.body.method !== 'tools/call') return 'default';
+    server = await toolCallServer((s, res) => {
       const url = {
         method: 'elicitation/create',
         params: { mode: 'url', message: 'go', url: 'https://x.example', elicitationId: 'e' },
@@ -101,8 +96,7 @@ describe('bad input from the server', () => {
 
   it('sends a non-string requestState: protocol error', async () => {
     for (const bad of [42, null, { s: 1 }, ['a']]) {
-      server = await fakeServer((s, res) => {
-        if (s.body.method !== 'tools/call') return 'default';
+      server = await toolCallServer((s, res) => {
         json(
           res,
           result(s.body.id, {
@@ -123,8 +117,7 @@ describe('bad input from the server', () => {
   });
 
   it('sends garbage JSON: protocol error', async () => {
-    server = await fakeServer((s, res) => {
-      if (s.body.method !== 'tools/call') return 'default';
+    server = await toolCallServer((_s, res) => {
       json(res, '{"jsonrpc":"2.0","id":');
     });
     const outcome = await client(server.url).callTool('x');
@@ -137,8 +130,7 @@ describe('bad input from the server', () => {
       { jsonrpc: '2.0', id: 999_999, result: { resultType: 'complete', content: [] } },
       { hello: 1 },
     ]) {
-      server = await fakeServer((s, res) => {
-        if (s.body.method !== 'tools/call') return 'default';
+      server = await toolCallServer((_s, res) => {
         json(res, body);
       });
       const outcome = await client(server.url).callTool('x');
@@ -149,8 +141,7 @@ describe('bad input from the server', () => {
   });
 
   it('sends an SSE stream that ends before the response: protocol error, no hang', async () => {
-    server = await fakeServer((s, res) => {
-      if (s.body.method !== 'tools/call') return 'default';
+    server = await toolCallServer((s, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write(
         `data: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } })}\n\n`,
@@ -163,8 +154,7 @@ describe('bad input from the server', () => {
   });
 
   it('drops the connection in the middle of an SSE stream: transport error, no hang', async () => {
-    server = await fakeServer((s, res) => {
-      if (s.body.method !== 'tools/call') return 'default';
+    server = await toolCallServer((_s, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write(': keep-alive\n\n');
       setTimeout(() => res.socket?.destroy(), 50);
@@ -174,8 +164,7 @@ describe('bad input from the server', () => {
   });
 
   it('never answers: the total timeout ends the call', async () => {
-    server = await fakeServer((s) => {
-      if (s.body.method !== 'tools/call') return 'default';
+    server = await toolCallServer((_s) => {
       // never respond
     });
     const started = Date.now();
@@ -185,8 +174,7 @@ describe('bad input from the server', () => {
   });
 
   it('never answers the second round: the timeout covers the whole call', async () => {
-    server = await fakeServer((s, res) => {
-      if (s.body.method !== 'tools/call') return 'default';
+    server = await toolCallServer((s, res) => {
       if (s.body.params.inputResponses) return; // hang
       json(res, result(s.body.id, { resultType: 'input_required', inputRequests: { ok: confirmForm() } }));
     });
@@ -195,8 +183,7 @@ describe('bad input from the server', () => {
   });
 
   it('an unknown resultType is a protocol error; a missing one means complete', async () => {
-    server = await fakeServer((s, res) => {
-      if (s.body.method !== 'tools/call') return 'default';
+    server = await toolCallServer((s, res) => {
       const r =
         s.body.params.name === 'odd'
           ? { resultType: 'task', content: [] }
@@ -222,8 +209,7 @@ describe('bad input from the server', () => {
       { method: 'elicitation/create', params: { message: 'x', mode: 'telepathy' } },
       'not an object',
     ]) {
-      server = await fakeServer((s, res) => {
-        if (s.body.method !== 'tools/call') return 'default';
+      server = await toolCallServer((s, res) => {
         json(res, result(s.body.id, { resultType: 'input_required', inputRequests: { k: bad } }));
       });
       const outcome = await client(server.url).callTool('x');
@@ -234,8 +220,7 @@ describe('bad input from the server', () => {
   });
 
   it('sends a JSON-RPC request on the response stream: protocol error', async () => {
-    server = await fakeServer((s, res) => {
-      if (s.body.method !== 'tools/call') return 'default';
+    server = await toolCallServer((_s, res) => {
       sse(
         res,
         [{ jsonrpc: '2.0', id: 'srv-1', method: 'elicitation/create', params: { message: 'old style' } }],
@@ -247,8 +232,7 @@ describe('bad input from the server', () => {
   });
 
   it('answers HTTP 500 without a body, or refuses the connection: transport error', async () => {
-    server = await fakeServer((s, res) => {
-      if (s.body.method !== 'tools/call') return 'default';
+    server = await toolCallServer((_s, res) => {
       res.writeHead(500);
       res.end();
     });
@@ -262,8 +246,7 @@ describe('bad input from the server', () => {
   });
 
   it('a JSON-RPC error (even with HTTP 400) is a server_error with the code and message', async () => {
-    server = await fakeServer((s, res) => {
-      if (s.body.method !== 'tools/call') return 'default';
+    server = await toolCallServer((s, res) => {
       json(res, { jsonrpc: '2.0', id: s.body.id, error: { code: -32602, message: 'Unknown tool: x' } }, 400);
     });
     const outcome = await client(server.url).callTool('x');
@@ -284,8 +267,7 @@ describe('bad input from the server', () => {
 describe('state-only rounds', () => {
   it('retries with a short bounded backoff, echoing the state and sending no inputResponses', async () => {
     let n = 0;
-    server = await fakeServer((s, res) => {
-      if (s.body.method !== 'tools/call') return 'default';
+    server = await toolCallServer((s, res) => {
       n++;
       if (n <= 3) json(res, result(s.body.id, { resultType: 'input_required', requestState: `wait-${n}` }));
       else json(res, result(s.body.id, { resultType: 'complete', content: [] }));
@@ -307,8 +289,7 @@ describe('state-only rounds', () => {
   it('honours the server retry hint (and caps it)', async () => {
     let n = 0;
     const times: number[] = [];
-    server = await fakeServer((s, res) => {
-      if (s.body.method !== 'tools/call') return 'default';
+    server = await toolCallServer((s, res) => {
       times.push(Date.now());
       n++;
       if (n === 1)

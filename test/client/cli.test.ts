@@ -4,7 +4,7 @@ import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exampleServer } from '../../src/fixtures/example.js';
 import type { HttpEndpoint } from '../../src/server/index.js';
-import { CLI, confirmForm, fakeServer, json, requireBuiltCli, result } from './helpers.js';
+import { CLI, confirmForm, json, requireBuiltCli, result, toolCallServer } from './helpers.js';
 
 interface Run {
   code: number;
@@ -119,8 +119,7 @@ describe('mrtr call (scripted)', () => {
   });
 
   it('exit 4 at the round cap, 5 on a protocol error, 7 on timeout or no server', async () => {
-    const loop = await fakeServer((s, res) => {
-      if (s.body.method !== 'tools/call') return 'default';
+    const loop = await toolCallServer((s, res) => {
       if (s.body.params.name === 'garbage') return json(res, 'not json at all');
       if (s.body.params.name === 'hang') return;
       json(

@@ -10,7 +10,7 @@ import {
   scriptedResolver,
 } from '../../src/client/index.js';
 import { META_HUMAN_REQUIRED } from '../../src/protocol/index.js';
-import { confirmForm, type FakeServer, fakeServer, json, result, sse } from './helpers.js';
+import { confirmForm, type FakeServer, fakeServer, json, result, sse, toolCallServer } from './helpers.js';
 
 let server: FakeServer | undefined;
 afterEach(async () => {
@@ -24,8 +24,7 @@ const okAnswer = () =>
 describe('MRTR client requirements', () => {
   it('answers every input request, echoes requestState byte-exact, uses a new id, keeps the params unchanged', async () => {
     const state = ' ünïcode ✓ +/= "quoted" \\ \u0000 end ';
-    server = await fakeServer((s, res) => {
-      if (s.body.method !== 'tools/call') return 'default';
+    server = await toolCallServer((s, res) => {
       if (!s.body.params.inputResponses)
         return json(
           res,
@@ -56,8 +55,7 @@ describe('MRTR client requirements', () => {
   });
 
   it('sends no requestState on the retry when none was given', async () => {
-    server = await fakeServer((s, res) => {
-      if (s.body.method !== 'tools/call') return 'default';
+    server = await toolCallServer((s, res) => {
       if (!s.body.params.inputResponses)
         return json(
           res,
@@ -73,8 +71,7 @@ describe('MRTR client requirements', () => {
   });
 
   it('keeps parallel calls isolated: each retry carries only its own answers and state', async () => {
-    server = await fakeServer((s, res) => {
-      if (s.body.method !== 'tools/call') return 'default';
+    server = await toolCallServer((s, res) => {
       const { name, inputResponses, requestState } = s.body.params;
       if (name === 'plain') return json(res, result(s.body.id, { resultType: 'complete', content: [] }));
       if (!inputResponses) {
@@ -245,8 +242,7 @@ describe('MRTR client requirements', () => {
   });
 
   it('surfaces progress notifications from an SSE response as events', async () => {
-    server = await fakeServer((s, res) => {
-      if (s.body.method !== 'tools/call') return 'default';
+    server = await toolCallServer((s, res) => {
       const token = s.body.params._meta.progressToken;
       sse(res, [
         {
@@ -278,8 +274,7 @@ describe('MRTR client requirements', () => {
 
 describe('abort', () => {
   it('cancels between rounds: no further request is sent', async () => {
-    server = await fakeServer((s, res) => {
-      if (s.body.method !== 'tools/call') return 'default';
+    server = await toolCallServer((s, res) => {
       json(
         res,
         result(s.body.id, {
@@ -307,8 +302,7 @@ describe('abort', () => {
 
   it('cancels a request in flight by closing it', async () => {
     let closed = false;
-    server = await fakeServer((s, res) => {
-      if (s.body.method !== 'tools/call') return 'default';
+    server = await toolCallServer((_s, res) => {
       res.on('close', () => {
         closed = true;
       });
@@ -323,8 +317,7 @@ describe('abort', () => {
 
 describe('who answers', () => {
   const asks = (params: Record<string, unknown>) => async () => {
-    server = await fakeServer((s, res) => {
-      if (s.body.method !== 'tools/call') return 'default';
+    server = await toolCallServer((s, res) => {
       if (s.body.params.inputResponses)
         return json(
           res,
@@ -450,8 +443,7 @@ describe('who answers', () => {
 
 describe('sampling and roots', () => {
   it('answers sampling and roots requests with their resolvers, concurrently with a form', async () => {
-    server = await fakeServer((s, res) => {
-      if (s.body.method !== 'tools/call') return 'default';
+    server = await toolCallServer((s, res) => {
       if (s.body.params.inputResponses)
         return json(
           res,

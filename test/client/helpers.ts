@@ -29,6 +29,21 @@ export interface FakeServer {
  * A raw HTTP server. `handle` answers each POST itself, or returns 'default' for a plain complete result
  * (`tools/list` gets an empty list).
  */
+/** A fake server whose handler sees only tools/call; every other method gets the default answer. */
+export function toolCallServer(
+  handle: (
+    seen: Seen & { body: { id: number; method: string } },
+    res: ServerResponse,
+    index: number,
+  ) => unknown,
+): Promise<FakeServer> {
+  return fakeServer((s, res, i) =>
+    (s.body as { method?: unknown } | undefined)?.method === 'tools/call'
+      ? handle(s as never, res, i)
+      : 'default',
+  );
+}
+
 export async function fakeServer(
   handle: (seen: Seen, res: ServerResponse, index: number) => unknown,
 ): Promise<FakeServer> {
