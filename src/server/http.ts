@@ -1,18 +1,13 @@
 // Streamable HTTP transport (2026-07-28) on node:http: one POST endpoint, JSON or per-request SSE responses.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  ErrorCode,
-  httpStatusForError,
-  type JsonRpcNotification,
-  type JsonRpcResponse,
-  type McpError,
-} from '../protocol/index.js';
+import { ErrorCode, httpStatusForError, type McpError } from '../protocol/index.js';
 import type { Principal } from './context.js';
 import type { Dispatcher } from './dispatch.js';
 import type { HeaderParam } from './header-params.js';
+import { HttpExchange, sendJson } from './http-exchange.js';
 import { checkOrigin, checkRequestHeaders, defaultOriginPolicy, type OriginPolicy } from './http-guards.js';
-import { classifyMessage, errorResponse, serializeNotification, serializeResponse } from './message.js';
+import { classifyMessage, errorResponse } from './message.js';
 
 export interface HttpTransportOptions {
   host?: string;
@@ -33,25 +28,6 @@ export interface HttpEndpoint {
   close(): Promise<void>;
 }
 
-const SSE_HEADERS = {
-  'content-type': 'text/event-stream',
-  'cache-control': 'no-cache',
-  'x-accel-buffering': 'no',
-};
-
-function send(res: ServerResponse, status: number, body: JsonRpcResponse): void {
-  if (res.headersSent) return;
-  const text = serializeResponse(body);
-  // The raw [name, value, …] form skips node's per-call header object processing.
-  res.writeHead(status, [
-    'content-type',
-    'application/json',
-    'content-length',
-    String(Buffer.byteLength(text)),
-  ]);
-  res.end(text);
-}
-
 function sendError(
   res: ServerResponse,
   status: number,
@@ -59,10 +35,9 @@ function sendError(
   message: string,
   id?: string | number,
 ): void {
-  send(res, status, errorResponse(id, code, message));
+  sendJson(res, status, errorResponse(id, code, message));
 }
 
-/** Read the body up to `limit` bytes; resolves undefined (after answering 413) when the body is larger. */
 /**
  * Read the body up to `limit` bytes and hand it to `onBody`; a larger body is answered with 413 and drained without
  * being kept. A callback rather than a promise: this runs for every request.
@@ -196,7 +171,7 @@ export class HttpTransport {
       return sendError(res, 400, ErrorCode.ParseError, 'Parse error: the body is not valid JSON');
     }
     const message = classifyMessage(parsed);
-    if (message.kind === 'invalid') return send(res, 400, message.response);
+    if (message.kind === 'invalid') return sendJson(res, 400, message.response);
     if (message.kind === 'notification') {
       res.writeHead(202).end();
       return;
@@ -206,7 +181,7 @@ export class HttpTransport {
       checkRequestHeaders(req.headers, request, this.headerParams);
     } catch (error) {
       const e = error as McpError;
-      return send(res, httpStatusForError(e.code), errorResponse(request.id, e.code, e.message, e.data));
+      return sendJson(res, httpStatusForError(e.code), errorResponse(request.id, e.code, e.message, e.data));
     }
     let principal: Principal | undefined;
     try {
@@ -223,45 +198,8 @@ export class HttpTransport {
       );
     }
 
-    // The client closing the response early cancels the request (streamable-http.mdx "Cancellation"). The
-    // AbortController is made only if the handler looks at its signal: most never do, and this is the hot path.
-    // The client closing the response early cancels the request (streamable-http.mdx "Cancellation"). The
-    // AbortController and its close listener are made only if the handler looks at its signal: most never do.
-    let abort: AbortController | undefined;
-    const gone = () => res.destroyed && !res.writableFinished;
-    let streaming = false;
-    const notify = (notification: JsonRpcNotification) => {
-      if (gone()) return;
-      if (!streaming) {
-        streaming = true;
-        res.writeHead(200, SSE_HEADERS);
-      }
-      const text = serializeNotification(notification);
-      if (text !== undefined) res.write(`event: message\ndata: ${text}\n\n`);
-    };
-    const response: JsonRpcResponse = await this.dispatcher.handle(request, {
-      principal,
-      get signal() {
-        if (!abort) {
-          const controller = new AbortController();
-          abort = controller;
-          if (gone()) controller.abort();
-          else
-            res.on('close', () => {
-              if (!res.writableFinished) controller.abort();
-            });
-        }
-        return abort.signal;
-      },
-      notify,
-    });
-    if (gone()) return;
-    if (streaming) {
-      res.end(`event: message\ndata: ${serializeResponse(response)}\n\n`);
-      return;
-    }
-    const status = 'error' in response ? httpStatusForError(response.error.code) : 200;
-    send(res, status, response);
+    const exchange = new HttpExchange(res, principal);
+    exchange.finish(await this.dispatcher.handle(request, exchange));
   }
 
   /** Start listening; resolves once the port is bound. */
