@@ -100,10 +100,14 @@ function listPage<T extends { definition: unknown }>(
 }
 
 export class Dispatcher {
+  // Most results carry no _meta of their own: they all share this one (frozen, so nothing downstream can edit it).
+  private readonly serverInfoMeta: JsonObject;
+
   constructor(
     private readonly registry: Registry,
     private readonly options: DispatchOptions,
   ) {
+    this.serverInfoMeta = Object.freeze({ [META_SERVER_INFO]: options.serverInfo }) as JsonObject;
     precompileSchemaValidators([
       ...Object.values(REQUEST_DEFINITION),
       ...(options.validateResults ? [...Object.values(RESULT_DEFINITION), 'InputRequiredResult'] : []),
@@ -124,8 +128,11 @@ export class Dispatcher {
     return caps;
   }
 
-  /** Handle one request and always produce a response: errors become JSON-RPC errors, never exceptions. */
-  async handle(request: JsonRpcRequest, env: RequestEnvironment): Promise<JsonRpcResponse> {
+  /**
+   * Handle one request and always produce a response: errors become JSON-RPC errors, never exceptions. The response
+   * is returned directly when every step was synchronous (no promise, no microtask), else as a promise.
+   */
+  handle(request: JsonRpcRequest, env: RequestEnvironment): JsonRpcResponse | Promise<JsonRpcResponse> {
     try {
       const meta = readRequestMeta(request.params);
       if (!isKnownMethod(request.method)) {
@@ -133,15 +140,22 @@ export class Dispatcher {
       }
       this.validateRequest(request);
       const routed = this.route(request, meta, env);
-      // Await only what is really asynchronous: a synchronous handler answers in the same turn.
-      const result = routed instanceof Promise ? await routed : routed;
-      if (result._meta === undefined) result._meta = { [META_SERVER_INFO]: this.options.serverInfo };
-      else result._meta = { ...result._meta, [META_SERVER_INFO]: this.options.serverInfo };
-      if (this.options.validateResults) this.validateResult(request.method, result);
-      return { jsonrpc: '2.0', id: request.id, result };
+      if (!(routed instanceof Promise)) return this.respond(request, routed);
+      return routed
+        .then((result) => this.respond(request, result))
+        .catch((error: unknown) => this.toErrorResponse(request, error));
     } catch (error) {
       return this.toErrorResponse(request, error);
     }
+  }
+
+  private respond(request: JsonRpcRequest, result: Result): JsonRpcResponse {
+    result._meta =
+      result._meta === undefined
+        ? this.serverInfoMeta
+        : { ...result._meta, [META_SERVER_INFO]: this.options.serverInfo };
+    if (this.options.validateResults) this.validateResult(request.method, result);
+    return { jsonrpc: '2.0', id: request.id, result };
   }
 
   private toErrorResponse(request: JsonRpcRequest, error: unknown): JsonRpcResponse {

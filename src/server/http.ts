@@ -199,7 +199,8 @@ export class HttpTransport {
     }
 
     const exchange = new HttpExchange(res, principal);
-    exchange.finish(await this.dispatcher.handle(request, exchange));
+    const response = this.dispatcher.handle(request, exchange);
+    exchange.finish(response instanceof Promise ? await response : response);
   }
 
   /** Start listening; resolves once the port is bound. */

@@ -299,6 +299,30 @@ describe('targets and arguments', () => {
     await expectStillServing();
   });
 
+  it('turns a handler that rejects after an await into -32603 the same way', async () => {
+    const reply = await mcp(endpoint.url, 'tools/call', { name: 'rejects' });
+    expect(reply.status).toBe(500);
+    expect(reply.response.error).toEqual({
+      code: -32603,
+      message: 'Internal error while handling tools/call',
+    });
+    expect(JSON.stringify(reply.response)).not.toContain('secret');
+    await expectStillServing();
+  });
+
+  it("keeps a handler's own _meta beside serverInfo, and never lets it reach other results", async () => {
+    const tagged = await mcp(endpoint.url, 'tools/call', { name: 'with_meta' });
+    expect(tagged.response.result?._meta).toEqual({
+      'example.com/trace': 'abc',
+      'io.modelcontextprotocol/serverInfo': expect.objectContaining({ name: expect.any(String) }),
+    });
+    const plain = await mcp(endpoint.url, 'tools/call', {
+      name: 'typed',
+      arguments: { count: 1, label: 'y' },
+    });
+    expect(Object.keys(plain.response.result?._meta ?? {})).toEqual(['io.modelcontextprotocol/serverInfo']);
+  });
+
   it('rejects a cursor it never issued', async () => {
     const reply = await mcp(endpoint.url, 'tools/list', { cursor: 'bogus' });
     expect(reply.response.error).toMatchObject({ code: -32602, message: expect.stringContaining('cursor') });

@@ -22,6 +22,14 @@ export function testServer(options: Partial<McpServerOptions> = {}): McpServer {
     .tool({ name: 'throws', description: 'Always throws' }, () => {
       throw new Error('secret internal detail');
     })
+    .tool({ name: 'rejects', description: 'Fails after an await' }, async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      throw new Error('secret async detail');
+    })
+    .tool({ name: 'with_meta', description: 'Returns a result with its own _meta' }, () => ({
+      ...text('tagged'),
+      _meta: { 'example.com/trace': 'abc' },
+    }))
     .tool(
       {
         name: 'typed',
