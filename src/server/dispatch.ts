@@ -32,7 +32,7 @@ import { errorResponse } from './message.js';
 import { openRound, type RoundInput, sealRound } from './mrtr.js';
 import { paginate } from './pagination.js';
 import type { MrtrOptions, Registry } from './registry.js';
-import { type RequestMeta, readRequestMeta } from './request-meta.js';
+import { legacyInitializeError, type RequestMeta, readRequestMeta } from './request-meta.js';
 import type { RequestStateCodec, StateBinding } from './request-state.js';
 import { RoundContext } from './round-context.js';
 
@@ -134,6 +134,7 @@ export class Dispatcher {
    */
   handle(request: JsonRpcRequest, env: RequestEnvironment): JsonRpcResponse | Promise<JsonRpcResponse> {
     try {
+      if (request.method === 'initialize') throw legacyInitializeError(request.params);
       const meta = readRequestMeta(request.params);
       if (!isKnownMethod(request.method)) {
         throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);

@@ -8,6 +8,7 @@ import type { HeaderParam } from './header-params.js';
 import { HttpExchange, sendJson } from './http-exchange.js';
 import { checkOrigin, checkRequestHeaders, defaultOriginPolicy, type OriginPolicy } from './http-guards.js';
 import { classifyMessage, errorResponse } from './message.js';
+import { legacyInitializeError } from './request-meta.js';
 
 export interface HttpTransportOptions {
   host?: string;
@@ -178,6 +179,8 @@ export class HttpTransport {
     }
     const request = message.request;
     try {
+      // A legacy client's handshake has none of the modern headers: answer what it can show its user instead.
+      if (request.method === 'initialize') throw legacyInitializeError(request.params);
       checkRequestHeaders(req.headers, request, this.headerParams);
     } catch (error) {
       const e = error as McpError;

@@ -60,3 +60,19 @@ export function unsupportedVersion(requested: string): McpError {
     requested,
   });
 }
+
+/**
+ * The answer to a legacy `initialize` handshake (2025-11-25 and earlier). The method was removed, so it is -32601
+ * (404 over HTTP) as SEP-2575 requires; but a modern-only server SHOULD name the versions it speaks in any error to
+ * `initialize` (versioning.mdx: a legacy client has no fall-forward, and this message may be all its user sees).
+ */
+export function legacyInitializeError(params: JsonObject | undefined): McpError {
+  const requested = typeof params?.protocolVersion === 'string' ? params.protocolVersion : 'unknown';
+  const supported = SUPPORTED_PROTOCOL_VERSIONS.join(', ');
+  return new McpError(
+    ErrorCode.MethodNotFound,
+    `Method not found: initialize. This server speaks only MCP ${supported}, which has no initialize handshake ` +
+      `(the client asked for ${requested}; send _meta with every request instead)`,
+    { supported: [...SUPPORTED_PROTOCOL_VERSIONS], requested },
+  );
+}

@@ -250,11 +250,52 @@ describe('_meta and headers', () => {
   });
 
   it('answers an unknown method with 404 and -32601', async () => {
-    for (const method of ['initialize', 'ping', 'no/such/method']) {
+    for (const method of ['ping', 'no/such/method']) {
       const reply = await mcp(endpoint.url, method);
       expect(reply.status).toBe(404);
       expect(reply.response.error).toMatchObject({ code: -32601, message: `Method not found: ${method}` });
     }
+  });
+});
+
+describe('a legacy initialize handshake', () => {
+  const legacyInitialize = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 'legacy-client', version: '1.0.0' },
+    },
+  });
+
+  it('gets 404 and -32601 naming the versions this server speaks, before any header check', async () => {
+    // Exactly what a legacy client sends: no MCP-Protocol-Version, no Mcp-Method, no _meta.
+    const r = await rawPost(endpoint.url, legacyInitialize, {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    });
+    expect(r.status).toBe(404);
+    const body = JSON.parse(r.text);
+    expect(body).toMatchObject({
+      jsonrpc: '2.0',
+      id: 0,
+      error: { code: -32601, data: { requested: '2025-11-25', supported: ['2026-07-28'] } },
+    });
+    expect(body.error.message).toMatch(/^Method not found: initialize/);
+    expect(body.error.message).toContain('2026-07-28');
+    expect(body.error.message).toContain('initialize');
+    await expectStillServing();
+  });
+
+  it('says "unknown" when the handshake names no version, and answers the same with modern headers', async () => {
+    const reply = await mcp(endpoint.url, 'initialize');
+    expect(reply.status).toBe(404);
+    expect(reply.response.error).toMatchObject({
+      code: -32601,
+      data: { requested: 'unknown', supported: ['2026-07-28'] },
+    });
   });
 });
 

@@ -86,6 +86,27 @@ describe('stdio transport', () => {
     expect((unknown.error as { code: number }).code).toBe(-32601);
   });
 
+  it("answers a legacy client's initialize with -32601 naming the supported versions", async () => {
+    const legacy = await send(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 10,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'old', version: '1' },
+        },
+      }),
+      10,
+    );
+    expect(legacy.error).toMatchObject({
+      code: -32601,
+      message: expect.stringContaining('2026-07-28'),
+      data: { requested: '2025-06-18', supported: ['2026-07-28'] },
+    });
+  });
+
   it('sends progress notifications before the response', async () => {
     const before = stray.length;
     const done = await send(
