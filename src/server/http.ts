@@ -19,6 +19,15 @@ export interface HttpTransportOptions {
   maxBodyBytes?: number;
   allowedHosts?: string[];
   allowedOrigins?: string[];
+  /**
+   * Slow-client limits for `listen()` (slowloris): the request head must arrive within `headersTimeoutMs` (default
+   * 10 s) and the whole request within `requestTimeoutMs` (default 30 s), else 408 and the connection closes.
+   * MRTR requests are small, so these are generous; responses (SSE included) are not limited.
+   */
+  headersTimeoutMs?: number;
+  requestTimeoutMs?: number;
+  /** Most simultaneous connections `listen()` accepts; further ones are dropped at once (default: no limit). */
+  maxConnections?: number;
   /** Establish the caller from the HTTP request (e.g. verify a bearer token). Throw McpError to refuse. */
   authenticate?: (req: IncomingMessage) => Principal | undefined | Promise<Principal | undefined>;
 }
@@ -98,6 +107,12 @@ export class HttpTransport {
     private readonly headerParams: (tool: string) => HeaderParam[] | undefined,
     private readonly options: HttpTransportOptions = {},
   ) {
+    for (const name of ['maxBodyBytes', 'headersTimeoutMs', 'requestTimeoutMs', 'maxConnections'] as const) {
+      const value = options[name];
+      if (value !== undefined && !(Number.isSafeInteger(value) && value > 0)) {
+        throw new RangeError(`HttpTransport: ${name} must be a positive integer, got ${String(value)}`);
+      }
+    }
     this.path = options.path ?? '/mcp';
     this.maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
     this.originPolicy = defaultOriginPolicy(
@@ -208,7 +223,19 @@ export class HttpTransport {
 
   /** Start listening; resolves once the port is bound. */
   listen(): Promise<HttpEndpoint> {
-    const server = createServer({ keepAliveTimeout: 65_000 }, this.listener);
+    const headersTimeout = this.options.headersTimeoutMs ?? 10_000;
+    const requestTimeout = Math.max(this.options.requestTimeoutMs ?? 30_000, headersTimeout);
+    const server = createServer(
+      {
+        keepAliveTimeout: 65_000,
+        headersTimeout,
+        requestTimeout,
+        // node checks these limits on a timer (30 s by default), which would stretch a 10 s limit to 40 s.
+        connectionsCheckingInterval: Math.max(25, Math.min(1_000, Math.floor(headersTimeout / 4))),
+      },
+      this.listener,
+    );
+    if (this.options.maxConnections !== undefined) server.maxConnections = this.options.maxConnections;
     const host = this.options.host ?? '127.0.0.1';
     return new Promise((resolve, reject) => {
       server.once('error', reject);

@@ -1,0 +1,126 @@
+// Slow and greedy clients: a stalled head or body gets 408 and loses its connection; a connection cap holds; the
+// server keeps answering everyone else meanwhile. Small limits keep every case well under a second.
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { HttpEndpoint } from '../../src/server/index.js';
+import { META, mcp } from '../helpers/mcp-http.js';
+import { testServer } from './test-server.js';
+
+let endpoint: HttpEndpoint;
+let port: number;
+beforeAll(async () => {
+  endpoint = await testServer().listen({ port: 0, headersTimeoutMs: 200, requestTimeoutMs: 400 });
+  port = Number(new URL(endpoint.url).port);
+});
+afterAll(() => endpoint.close());
+
+/** Open a raw connection, write `text`, and collect what the server sends until it closes (or `giveUpMs`). */
+function stall(
+  text: string,
+  giveUpMs = 3_000,
+): Promise<{ received: string; closedAfterMs: number | undefined }> {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const socket = net.connect(port, '127.0.0.1', () => socket.write(text));
+    let received = '';
+    socket.on('data', (chunk) => {
+      received += chunk.toString('latin1');
+    });
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve({ received, closedAfterMs: undefined });
+    }, giveUpMs);
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve({ received, closedAfterMs: Date.now() - started });
+    });
+    socket.on('error', () => {});
+  });
+}
+
+async function expectStillServing(url = endpoint.url) {
+  const reply = await mcp(url, 'tools/list');
+  expect(reply.status).toBe(200);
+}
+
+describe('slow clients', () => {
+  it('answers a head that never finishes with 408 and closes, while serving others', async () => {
+    const stalled = stall('POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n');
+    await expectStillServing();
+    const { received, closedAfterMs } = await stalled;
+    expect(received).toMatch(/^HTTP\/1\.1 408 /);
+    expect(closedAfterMs).toBeGreaterThanOrEqual(150);
+    expect(closedAfterMs).toBeLessThan(2_000);
+  });
+
+  it('answers a body that stops short of its Content-Length with 408 and closes', async () => {
+    const head =
+      'POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n' +
+      'Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n';
+    const { received, closedAfterMs } = await stall(`${head}{"jsonrpc":`);
+    expect(received).toMatch(/^HTTP\/1\.1 408 /);
+    expect(closedAfterMs).toBeGreaterThanOrEqual(350);
+    expect(closedAfterMs).toBeLessThan(2_500);
+    await expectStillServing();
+  });
+
+  it('closes a connection that never sends a request once the head limit passes', async () => {
+    const { received, closedAfterMs } = await stall('');
+    expect(received).toMatch(/^HTTP\/1\.1 408 /);
+    expect(closedAfterMs).toBeLessThan(2_000);
+  });
+
+  it('leaves a keep-alive connection idle between requests alone (a client thinking between rounds)', async () => {
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/list',
+      params: { _meta: META },
+    });
+    const request =
+      'POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n' +
+      'Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n' +
+      `Mcp-Method: tools/list\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    // Four times the head limit and twice the request limit, with no new request started.
+    const { received, closedAfterMs } = await stall(request, 900);
+    expect(received).toMatch(/^HTTP\/1\.1 200 /);
+    expect(closedAfterMs).toBeUndefined();
+  });
+});
+
+describe('connection cap', () => {
+  it('drops connections beyond maxConnections and accepts again once one closes', async () => {
+    const capped = await testServer().listen({ port: 0, maxConnections: 2 });
+    const cappedPort = Number(new URL(capped.url).port);
+    const open = (): Promise<net.Socket> =>
+      new Promise((resolve) => {
+        const s = net.connect(cappedPort, '127.0.0.1', () => resolve(s));
+        s.on('error', () => {});
+      });
+    try {
+      const a = await open();
+      const b = await open();
+      const third = await open();
+      const dropped = await new Promise<boolean>((resolve) => {
+        third.on('close', () => resolve(true));
+        setTimeout(() => resolve(false), 1_000);
+      });
+      expect(dropped).toBe(true);
+      a.destroy();
+      b.destroy();
+      await new Promise((r) => setTimeout(r, 50));
+      await expectStillServing(capped.url);
+    } finally {
+      await capped.close();
+    }
+  });
+});
+
+describe('options', () => {
+  it('refuses a limit that is not a positive integer, naming it', () => {
+    const server = testServer();
+    expect(() => server.http({ headersTimeoutMs: 0 })).toThrow(/headersTimeoutMs must be a positive integer/);
+    expect(() => server.http({ maxConnections: 1.5 })).toThrow(/maxConnections must be a positive integer/);
+    expect(() => server.http({ maxBodyBytes: -1 })).toThrow(/maxBodyBytes must be a positive integer/);
+  });
+});
