@@ -1,9 +1,9 @@
 // stdio transport (basic/transports/stdio.mdx): newline-delimited JSON-RPC on stdin/stdout, same dispatch as HTTP.
-import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { ErrorCode, type JsonObject, type JsonRpcResponse } from '../protocol/index.js';
 import type { Principal } from './context.js';
 import type { Dispatcher } from './dispatch.js';
+import { LineSplitter } from './line-splitter.js';
 import { classifyMessage, errorResponse, serializeNotification, serializeResponse } from './message.js';
 
 export interface StdioOptions {
@@ -30,12 +30,6 @@ export function serveStdio(dispatcher: Dispatcher, options: StdioOptions = {}): 
 
   const onLine = (line: string) => {
     if (line.trim() === '') return;
-    if (Buffer.byteLength(line) > maxLine) {
-      write(
-        errorResponse(undefined, ErrorCode.InvalidRequest, `Message exceeds the limit of ${maxLine} bytes`),
-      );
-      return;
-    }
     let parsed: unknown;
     try {
       parsed = JSON.parse(line);
@@ -74,11 +68,27 @@ export function serveStdio(dispatcher: Dispatcher, options: StdioOptions = {}): 
     pending.add(task);
   };
 
+  // An overlong line is refused as soon as it passes the cap, and never held in memory past it.
+  const splitter = new LineSplitter(maxLine, {
+    line: onLine,
+    overflow: () =>
+      write(
+        errorResponse(undefined, ErrorCode.InvalidRequest, `Message exceeds the limit of ${maxLine} bytes`),
+      ),
+  });
   return new Promise((resolve) => {
-    const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
-    lines.on('line', onLine);
-    lines.on('close', () => {
+    input.on('data', (chunk: Buffer | string) =>
+      splitter.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk),
+    );
+    let finished = false;
+    const finish = () => {
+      if (finished) return;
+      finished = true;
+      splitter.end();
       Promise.allSettled([...pending]).then(() => resolve());
-    });
+    };
+    input.once('end', finish);
+    input.once('close', finish);
+    input.once('error', finish);
   });
 }
