@@ -100,14 +100,10 @@ function listPage<T extends { definition: unknown }>(
 }
 
 export class Dispatcher {
-  // Most results carry no _meta of their own: they all share this one (frozen, so nothing downstream can edit it).
-  private readonly serverInfoMeta: JsonObject;
-
   constructor(
     private readonly registry: Registry,
     private readonly options: DispatchOptions,
   ) {
-    this.serverInfoMeta = Object.freeze({ [META_SERVER_INFO]: options.serverInfo }) as JsonObject;
     precompileSchemaValidators([
       ...Object.values(REQUEST_DEFINITION),
       ...(options.validateResults ? [...Object.values(RESULT_DEFINITION), 'InputRequiredResult'] : []),
@@ -128,11 +124,16 @@ export class Dispatcher {
     return caps;
   }
 
+  /** Handle one request and always produce a response: errors become JSON-RPC errors, never exceptions. */
+  async handle(request: JsonRpcRequest, env: RequestEnvironment): Promise<JsonRpcResponse> {
+    return this.dispatch(request, env);
+  }
+
   /**
-   * Handle one request and always produce a response: errors become JSON-RPC errors, never exceptions. The response
-   * is returned directly when every step was synchronous (no promise, no microtask), else as a promise.
+   * `handle` for transports: the response comes back directly when every step was synchronous (no promise, no
+   * microtask), else as a promise. Never throws.
    */
-  handle(request: JsonRpcRequest, env: RequestEnvironment): JsonRpcResponse | Promise<JsonRpcResponse> {
+  dispatch(request: JsonRpcRequest, env: RequestEnvironment): JsonRpcResponse | Promise<JsonRpcResponse> {
     try {
       if (request.method === 'initialize') throw legacyInitializeError(request.params);
       const meta = readRequestMeta(request.params);
@@ -151,10 +152,7 @@ export class Dispatcher {
   }
 
   private respond(request: JsonRpcRequest, result: Result): JsonRpcResponse {
-    result._meta =
-      result._meta === undefined
-        ? this.serverInfoMeta
-        : { ...result._meta, [META_SERVER_INFO]: this.options.serverInfo };
+    result._meta = { ...result._meta, [META_SERVER_INFO]: this.options.serverInfo };
     if (this.options.validateResults) this.validateResult(request.method, result);
     return { jsonrpc: '2.0', id: request.id, result };
   }

@@ -21,12 +21,16 @@ export interface HttpTransportOptions {
   allowedOrigins?: string[];
   /**
    * Slow-client limits for `listen()` (slowloris): the request head must arrive within `headersTimeoutMs` (default
-   * 10 s) and the whole request within `requestTimeoutMs` (default 30 s), else 408 and the connection closes.
-   * MRTR requests are small, so these are generous; responses (SSE included) are not limited.
+   * 10 s, or `requestTimeoutMs` if that is shorter) and the whole request within `requestTimeoutMs` (default 30 s),
+   * else 408 and the connection closes. MRTR requests are small, so these are generous; responses (SSE included)
+   * are not limited, and neither is a keep-alive connection idle between requests.
    */
   headersTimeoutMs?: number;
   requestTimeoutMs?: number;
-  /** Most simultaneous connections `listen()` accepts; further ones are dropped at once (default: no limit). */
+  /**
+   * Most simultaneous connections `listen()` accepts; further ones are dropped at once (default: no limit). Idle
+   * keep-alive connections count until they close (65 s), so size it for clients that pause between rounds.
+   */
   maxConnections?: number;
   /** Establish the caller from the HTTP request (e.g. verify a bearer token). Throw McpError to refuse. */
   authenticate?: (req: IncomingMessage) => Principal | undefined | Promise<Principal | undefined>;
@@ -101,6 +105,7 @@ export class HttpTransport {
   private readonly path: string;
   private readonly maxBodyBytes: number;
   private readonly originPolicy: OriginPolicy;
+  private readonly timeouts: { headersTimeout: number; requestTimeout: number };
 
   constructor(
     private readonly dispatcher: Dispatcher,
@@ -113,6 +118,15 @@ export class HttpTransport {
         throw new RangeError(`HttpTransport: ${name} must be a positive integer, got ${String(value)}`);
       }
     }
+    const requestTimeout = options.requestTimeoutMs ?? 30_000;
+    const headersTimeout = options.headersTimeoutMs ?? Math.min(10_000, requestTimeout);
+    if (headersTimeout > requestTimeout) {
+      throw new RangeError(
+        `HttpTransport: headersTimeoutMs (${headersTimeout}) must not exceed requestTimeoutMs (${requestTimeout}): ` +
+          'the head is part of the request',
+      );
+    }
+    this.timeouts = { headersTimeout, requestTimeout };
     this.path = options.path ?? '/mcp';
     this.maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
     this.originPolicy = defaultOriginPolicy(
@@ -194,11 +208,13 @@ export class HttpTransport {
     }
     const request = message.request;
     try {
-      // A legacy client's handshake has none of the modern headers: answer what it can show its user instead.
-      if (request.method === 'initialize') throw legacyInitializeError(request.params);
       checkRequestHeaders(req.headers, request, this.headerParams);
     } catch (error) {
-      const e = error as McpError;
+      // A legacy client's handshake lacks the modern headers: the same error, plus what its user needs to know.
+      const e =
+        request.method === 'initialize'
+          ? legacyInitializeError(request.params, error as McpError)
+          : (error as McpError);
       return sendJson(res, httpStatusForError(e.code), errorResponse(request.id, e.code, e.message, e.data));
     }
     let principal: Principal | undefined;
@@ -217,14 +233,13 @@ export class HttpTransport {
     }
 
     const exchange = new HttpExchange(res, principal);
-    const response = this.dispatcher.handle(request, exchange);
+    const response = this.dispatcher.dispatch(request, exchange);
     exchange.finish(response instanceof Promise ? await response : response);
   }
 
   /** Start listening; resolves once the port is bound. */
   listen(): Promise<HttpEndpoint> {
-    const headersTimeout = this.options.headersTimeoutMs ?? 10_000;
-    const requestTimeout = Math.max(this.options.requestTimeoutMs ?? 30_000, headersTimeout);
+    const { headersTimeout, requestTimeout } = this.timeouts;
     const server = createServer(
       {
         keepAliveTimeout: 65_000,

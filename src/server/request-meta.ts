@@ -54,25 +54,34 @@ export function readRequestMeta(params: JsonObject | undefined): RequestMeta {
   };
 }
 
+/** The longest client-supplied version string echoed back; longer ones are cut (it is shown to a person). */
+const MAX_SHOWN_VERSION = 64;
+const shownVersion = (v: string): string =>
+  v.length <= MAX_SHOWN_VERSION ? v : `${v.slice(0, MAX_SHOWN_VERSION)}…`;
+
 export function unsupportedVersion(requested: string): McpError {
   return new McpError(ErrorCode.UnsupportedProtocolVersion, 'Unsupported protocol version', {
     supported: [...SUPPORTED_PROTOCOL_VERSIONS],
-    requested,
+    requested: shownVersion(requested),
   });
 }
 
 /**
- * The answer to a legacy `initialize` handshake (2025-11-25 and earlier). The method was removed, so it is -32601
- * (404 over HTTP) as SEP-2575 requires; but a modern-only server SHOULD name the versions it speaks in any error to
- * `initialize` (versioning.mdx: a legacy client has no fall-forward, and this message may be all its user sees).
+ * The answer to a legacy `initialize` handshake (2025-11-25 and earlier). A modern-only server SHOULD name the
+ * versions it speaks in any error to `initialize` (versioning.mdx: a legacy client has no fall-forward, and this
+ * message may be all its user sees). The code is the one the request earns anyway: -32601 for the removed method
+ * (404 over HTTP, which the conformance suite checks), or over HTTP the header error (-32020, 400) that a legacy
+ * client's handshake, sent without the modern headers, meets first — `cause` carries that error.
  */
-export function legacyInitializeError(params: JsonObject | undefined): McpError {
-  const requested = typeof params?.protocolVersion === 'string' ? params.protocolVersion : 'unknown';
+export function legacyInitializeError(params: JsonObject | undefined, cause?: McpError): McpError {
+  const requested =
+    typeof params?.protocolVersion === 'string' ? shownVersion(params.protocolVersion) : 'unknown';
   const supported = SUPPORTED_PROTOCOL_VERSIONS.join(', ');
+  const first = cause ? cause.message : 'Method not found: initialize';
   return new McpError(
-    ErrorCode.MethodNotFound,
-    `Method not found: initialize. This server speaks only MCP ${supported}, which has no initialize handshake ` +
-      `(the client asked for ${requested}; send _meta with every request instead)`,
+    cause ? cause.code : ErrorCode.MethodNotFound,
+    `${first}. This server speaks only MCP ${supported}, which has no initialize handshake (the client asked ` +
+      `for ${requested}; send _meta with every request instead)`,
     { supported: [...SUPPORTED_PROTOCOL_VERSIONS], requested },
   );
 }

@@ -50,16 +50,14 @@ export function serveStdio(dispatcher: Dispatcher, options: StdioOptions = {}): 
     const { request } = message;
     const abort = new AbortController();
     inFlight.set(request.id, abort);
-    const task = Promise.resolve(
-      dispatcher.handle(request, {
-        principal: options.principal,
-        signal: abort.signal,
-        notify: writeNotification,
-      }),
-    )
+    const task = dispatcher
+      .handle(request, { principal: options.principal, signal: abort.signal, notify: writeNotification })
       .then((response) => {
         // A cancelled request gets no response (basic/patterns/cancellation.mdx).
         if (!abort.signal.aborted) write(response);
+      })
+      .catch((error: unknown) => {
+        process.stderr.write(`mrtr: could not answer over stdio: ${String(error)}\n`);
       })
       .finally(() => {
         inFlight.delete(request.id);

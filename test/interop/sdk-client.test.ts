@@ -223,7 +223,7 @@ describe('version negotiation', () => {
     expect(h.wire[0]?.headers['mcp-method']).toBe('server/discover');
   });
 
-  it('without versionNegotiation the SDK sends a legacy initialize, which a 2026-07-28-only server refuses with 404 naming its version', async () => {
+  it('without versionNegotiation the SDK sends a legacy initialize, which a 2026-07-28-only server refuses with 400 naming its version', async () => {
     const wire: Exchange[] = [];
     const client = new Client({ name: 'mrtr-interop-legacy', version: '1.0.0' });
     const failure = await client
@@ -235,13 +235,13 @@ describe('version negotiation', () => {
     // What the SDK shows its user is our message: the one place a legacy client learns which version to speak.
     expect(String(failure)).toContain('This server speaks only MCP 2026-07-28');
     expect(wire[0]?.response).toMatchObject({
-      error: { code: -32601, data: { requested: '2025-11-25', supported: ['2026-07-28'] } },
+      error: { code: -32020, data: { requested: '2025-11-25', supported: ['2026-07-28'] } },
     });
     await client.close();
     expect(wire).toHaveLength(1);
     expect(wire[0]?.body?.method).toBe('initialize');
     expect(wire[0]?.headers).not.toHaveProperty('mcp-protocol-version');
-    expect(wire[0]?.status).toBe(404);
+    expect(wire[0]?.status).toBe(400);
   });
 });
 

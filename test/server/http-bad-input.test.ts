@@ -170,6 +170,17 @@ describe('_meta and headers', () => {
       code: -32022,
       data: { supported: ['2026-07-28'], requested: '1999-01-01' },
     });
+    const long = 'v'.repeat(300);
+    const cut = await mcp(
+      endpoint.url,
+      'tools/list',
+      {},
+      {
+        meta: { 'io.modelcontextprotocol/protocolVersion': long },
+        headers: { 'mcp-protocol-version': long },
+      },
+    );
+    expect(cut.response.error).toMatchObject({ code: -32022, data: { requested: `${'v'.repeat(64)}…` } });
   });
 
   it('rejects header/body mismatches with -32020', async () => {
@@ -259,43 +270,47 @@ describe('_meta and headers', () => {
 });
 
 describe('a legacy initialize handshake', () => {
-  const legacyInitialize = JSON.stringify({
-    jsonrpc: '2.0',
-    id: 0,
-    method: 'initialize',
-    params: {
-      protocolVersion: '2025-11-25',
-      capabilities: {},
-      clientInfo: { name: 'legacy-client', version: '1.0.0' },
-    },
-  });
-
-  it('gets 404 and -32601 naming the versions this server speaks, before any header check', async () => {
-    // Exactly what a legacy client sends: no MCP-Protocol-Version, no Mcp-Method, no _meta.
-    const r = await rawPost(endpoint.url, legacyInitialize, {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
+  const legacyInitialize = (protocolVersion: string) =>
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion, capabilities: {}, clientInfo: { name: 'legacy-client', version: '1.0.0' } },
     });
-    expect(r.status).toBe(404);
+  // Exactly what a legacy client sends: no MCP-Protocol-Version, no Mcp-Method, no _meta.
+  const legacyHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+  it('gets the header error (400, -32020) with the versions this server speaks in message and data', async () => {
+    const r = await rawPost(endpoint.url, legacyInitialize('2025-11-25'), legacyHeaders);
+    expect(r.status).toBe(400);
     const body = JSON.parse(r.text);
     expect(body).toMatchObject({
       jsonrpc: '2.0',
       id: 0,
-      error: { code: -32601, data: { requested: '2025-11-25', supported: ['2026-07-28'] } },
+      error: { code: -32020, data: { requested: '2025-11-25', supported: ['2026-07-28'] } },
     });
-    expect(body.error.message).toMatch(/^Method not found: initialize/);
-    expect(body.error.message).toContain('2026-07-28');
-    expect(body.error.message).toContain('initialize');
+    expect(body.error.message).toMatch(/^Header mismatch: the MCP-Protocol-Version header is required\. /);
+    expect(body.error.message).toContain('speaks only MCP 2026-07-28');
     await expectStillServing();
   });
 
-  it('says "unknown" when the handshake names no version, and answers the same with modern headers', async () => {
+  it('with the modern headers, gets 404 and -32601 for the removed method, naming the versions too', async () => {
     const reply = await mcp(endpoint.url, 'initialize');
     expect(reply.status).toBe(404);
     expect(reply.response.error).toMatchObject({
       code: -32601,
+      message: expect.stringMatching(
+        /^Method not found: initialize\. This server speaks only MCP 2026-07-28/,
+      ),
       data: { requested: 'unknown', supported: ['2026-07-28'] },
     });
+  });
+
+  it('echoes at most 64 characters of a version string', async () => {
+    const r = await rawPost(endpoint.url, legacyInitialize('9'.repeat(5000)), legacyHeaders);
+    const body = JSON.parse(r.text);
+    expect(body.error.data.requested).toBe(`${'9'.repeat(64)}…`);
+    expect(body.error.message.length).toBeLessThan(400);
   });
 });
 

@@ -88,6 +88,14 @@ describe('slow clients', () => {
   });
 });
 
+describe('slow handlers', () => {
+  it('never cuts a response that takes longer than the request limit (it limits receiving, not answering)', async () => {
+    const reply = await mcp(endpoint.url, 'tools/call', { name: 'pause', arguments: { ms: 700 } });
+    expect(reply.status).toBe(200);
+    expect(reply.response.result?.content).toEqual([{ type: 'text', text: 'paused 700' }]);
+  });
+});
+
 describe('connection cap', () => {
   it('drops connections beyond maxConnections and accepts again once one closes', async () => {
     const capped = await testServer().listen({ port: 0, maxConnections: 2 });
@@ -122,5 +130,13 @@ describe('options', () => {
     expect(() => server.http({ headersTimeoutMs: 0 })).toThrow(/headersTimeoutMs must be a positive integer/);
     expect(() => server.http({ maxConnections: 1.5 })).toThrow(/maxConnections must be a positive integer/);
     expect(() => server.http({ maxBodyBytes: -1 })).toThrow(/maxBodyBytes must be a positive integer/);
+  });
+
+  it('refuses a head limit longer than the request limit, and shortens the default head limit to fit', () => {
+    const server = testServer();
+    expect(() => server.http({ headersTimeoutMs: 5_000, requestTimeoutMs: 1_000 })).toThrow(
+      /headersTimeoutMs \(5000\) must not exceed requestTimeoutMs \(1000\)/,
+    );
+    expect(() => server.http({ requestTimeoutMs: 1_000 })).not.toThrow();
   });
 });

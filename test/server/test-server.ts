@@ -26,6 +26,17 @@ export function testServer(options: Partial<McpServerOptions> = {}): McpServer {
       await new Promise((resolve) => setImmediate(resolve));
       throw new Error('secret async detail');
     })
+    .tool(
+      {
+        name: 'pause',
+        description: 'Answers after ms milliseconds',
+        input: z.object({ ms: z.number().int() }),
+      },
+      async ({ ms }) => {
+        await new Promise((resolve) => setTimeout(resolve, ms));
+        return text(`paused ${ms}`);
+      },
+    )
     .tool({ name: 'with_meta', description: 'Returns a result with its own _meta' }, () => ({
       ...text('tagged'),
       _meta: { 'example.com/trace': 'abc' },
