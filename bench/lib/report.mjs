@@ -14,12 +14,20 @@ function pad(rows) {
     .join('\n');
 }
 
+/** Server CPU time per operation in µs (per flow for MRTR servers, per request for bare): less load-sensitive
+ * than throughput, since it does not depend on how quickly the load generator turns responses around. */
+export function cpuMicrosPerOp(r) {
+  const rate = r.kind === 'bare' ? r.reqPerSec : r.flowsPerSec;
+  return Number.isFinite(r.serverCpu) && rate > 0 ? (r.serverCpu / rate) * 1e6 : Number.NaN;
+}
+
 export function computeRatios(results) {
   const ok = (n) => results[n] && !results[n].skipped && !results[n].failed;
   const r = {};
   if (ok('ours') && ok('sdk')) {
     r.oursOverSdkFlows = results.ours.flowsPerSec / results.sdk.flowsPerSec;
     r.oursOverSdkP50 = results.ours.latencyMs.p50 / results.sdk.latencyMs.p50;
+    r.sdkOverOursCpuPerFlow = cpuMicrosPerOp(results.sdk) / cpuMicrosPerOp(results.ours);
   }
   if (ok('ours') && ok('bare')) r.oursRoundOverBare = results.ours.roundsPerSec / results.bare.reqPerSec;
   if (ok('sdk') && ok('bare')) r.sdkRoundOverBare = results.sdk.roundsPerSec / results.bare.reqPerSec;
@@ -36,6 +44,7 @@ export function printTable(results, ratios, order) {
       'p99 ms',
       'peak RSS MiB',
       'srv CPU',
+      'srv µs/op',
       'gen CPU',
       'other CPU',
       'errors',
@@ -45,7 +54,7 @@ export function printTable(results, ratios, order) {
     const r = results[name];
     if (!r) continue;
     if (r.skipped || r.failed) {
-      rows.push([r.label ?? name, r.skipped ? 'SKIPPED' : 'FAILED', '', '', '', '', '', '', '', '']);
+      rows.push([r.label ?? name, r.skipped ? 'SKIPPED' : 'FAILED', '', '', '', '', '', '', '', '', '']);
       continue;
     }
     const isBare = r.kind === 'bare';
@@ -57,6 +66,7 @@ export function printTable(results, ratios, order) {
       f2(r.latencyMs.p99),
       f1(r.peakRssMiB),
       pct(r.serverCpu),
+      f0(cpuMicrosPerOp(r)),
       pct(r.generatorCpu),
       `${pct(r.otherCpu)}${r.disturbed ? ' !' : ''}`,
       String(r.errorsAllAttempts ?? r.errors.total + r.warmupErrors.total),
@@ -75,6 +85,7 @@ export function printTable(results, ratios, order) {
   console.log(
     '  (100 % = one core; "other" well above a few % means something else was running and the figures are disturbed).',
   );
+  console.log('  srv µs/op: server CPU time per flow (MRTR servers) or per request (bare).');
   console.log('');
   console.log('ratios:');
   console.log(
@@ -82,6 +93,9 @@ export function printTable(results, ratios, order) {
   );
   console.log(
     `  ours / sdk  p50 latency      : ${ratios.oursOverSdkP50 !== undefined ? `${f2(ratios.oursOverSdkP50)}×` : 'n/a'}`,
+  );
+  console.log(
+    `  sdk / ours  CPU per flow     : ${ratios.sdkOverOursCpuPerFlow !== undefined ? `${f2(ratios.sdkOverOursCpuPerFlow)}×` : 'n/a'}`,
   );
   console.log(
     `  ours rounds/s / bare req/s   : ${ratios.oursRoundOverBare !== undefined ? pct(ratios.oursRoundOverBare) : 'n/a'}`,
