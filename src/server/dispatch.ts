@@ -28,6 +28,7 @@ import {
   type Principal,
   type RequestContext,
 } from './context.js';
+import { Deadline } from './deadline.js';
 import { errorResponse } from './message.js';
 import { openRound, type RoundInput, sealRound } from './mrtr.js';
 import { paginate } from './pagination.js';
@@ -53,6 +54,8 @@ export interface DispatchOptions {
   listTtlMs: number;
   /** Validate every result against schema.json before sending it (tests and the conformance fixture turn it on). */
   validateResults: boolean;
+  /** How long one asynchronous round of a handler may run, unless the handler sets its own timeoutMs. */
+  handlerTimeoutMs: number;
 }
 
 /** What the transport knows about one request. */
@@ -317,7 +320,14 @@ export class Dispatcher {
     } else {
       throw invalidParams(`Invalid params: unknown completion reference type ${String(ref.type)}`);
     }
-    const found = (completer ? await completer(argument.value, context) : { values: [] }) as {
+    const suggest = async () => (completer ? completer(argument.value, context) : { values: [] });
+    const timeoutMs = this.options.handlerTimeoutMs;
+    const found = (await new Deadline(timeoutMs).race(suggest(), () => {
+      throw new McpError(
+        ErrorCode.InternalError,
+        `Request timed out: completion did not finish within ${timeoutMs} ms`,
+      );
+    })) as {
       values: string[];
       total?: number;
       hasMore?: boolean;
@@ -344,6 +354,7 @@ export class Dispatcher {
       logger.warn({ method, target, id: request.id, reason }, 'requestState rejected'),
     );
     const supports = (kind: InputKind) => clientSupports(meta.clientCapabilities, kind);
+    const deadline = new Deadline(mrtr.timeoutMs ?? this.options.handlerTimeoutMs);
     const flow = runFlowRound(
       {
         journal: round.journal,
@@ -351,12 +362,21 @@ export class Dispatcher {
         capabilities: meta.clientCapabilities,
         supports,
       },
-      (getAsk) => invoke(new RoundContext(request, meta, env, round, getAsk)),
+      (getAsk) => invoke(new RoundContext(request, meta, env, round, getAsk, deadline)),
     );
-    // Synchronous all the way when the handler is: no promise, no microtask.
-    return thenOrNow(flow, (f: FlowRoundOutcome<unknown>) =>
+    // Synchronous all the way when the handler is: no promise, no microtask, no timer.
+    const finished = thenOrNow(flow, (f: FlowRoundOutcome<unknown>) =>
       this.finishRound(f, round, binding, meta, mrtr, method, target),
     );
+    if (!(finished instanceof Promise)) return finished;
+    return deadline.race(finished, () => {
+      logger.warn({ method, target, id: request.id, timeoutMs: deadline.timeoutMs }, 'handler timed out');
+      const message = `${target} did not finish within ${deadline.timeoutMs} ms`;
+      // Like any tool failure, a tool's timeout is a result the model can read (server/tools.mdx "Error Handling").
+      if (method === 'tools/call')
+        return { resultType: 'complete', content: [{ type: 'text', text: message }], isError: true };
+      throw new McpError(ErrorCode.InternalError, `Request timed out: ${message}`);
+    });
   }
 
   private finishRound(

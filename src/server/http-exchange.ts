@@ -63,7 +63,8 @@ export class HttpExchange implements RequestEnvironment {
   }
 
   notify(notification: JsonRpcNotification): void {
-    if (this.gone) return;
+    // After the answer (a handler still running past its time limit), nothing more belongs on this response.
+    if (this.gone || this.res.writableEnded) return;
     if (!this.#streaming) {
       this.#streaming = true;
       this.res.writeHead(200, SSE_HEADERS);

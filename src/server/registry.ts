@@ -1,4 +1,5 @@
 // The server's catalogue: tools, prompts, resources, resource templates and completions, in registration order.
+
 import type { z } from 'zod';
 import type {
   ContentBlock,
@@ -13,6 +14,7 @@ import type {
   ToolDefinition,
 } from '../protocol/index.js';
 import type { InputRequired, RequestContext } from './context.js';
+import { checkTimeoutMs } from './deadline.js';
 import { type HeaderParam, headerParamsOf } from './header-params.js';
 import {
   type ArgumentSchema,
@@ -54,10 +56,17 @@ export interface MrtrOptions {
   maxRounds?: number;
   /** How long a sealed requestState stays valid (default 10 minutes). */
   stateTtlMs?: number;
+  /**
+   * How long one round of this handler may run (default: the server's handlerTimeoutMs). On expiry the request is
+   * answered at once (a tool gets an isError result, others -32603) and the handler's ctx.signal aborts.
+   */
+  timeoutMs?: number;
 }
 
 function mrtrOptionsOf(o: MrtrOptions): MrtrOptions {
+  checkTimeoutMs('timeoutMs', o.timeoutMs);
   const out: MrtrOptions = {};
+  if (o.timeoutMs !== undefined) out.timeoutMs = o.timeoutMs;
   if (o.unsealedAnswers !== undefined) out.unsealedAnswers = o.unsealedAnswers;
   if (o.maxRounds !== undefined) out.maxRounds = o.maxRounds;
   if (o.stateTtlMs !== undefined) out.stateTtlMs = o.stateTtlMs;

@@ -19,6 +19,7 @@ import {
   type ProgressUpdate,
   type RequestContext,
 } from './context.js';
+import type { Deadline } from './deadline.js';
 import type { RequestEnvironment } from './dispatch.js';
 import type { RoundInput } from './mrtr.js';
 import type { RequestMeta } from './request-meta.js';
@@ -36,6 +37,7 @@ export class RoundContext implements RequestContext {
     private readonly env: RequestEnvironment,
     private readonly roundInput: RoundInput,
     private readonly getAsk: () => Ask,
+    private readonly deadline: Deadline,
   ) {
     this.method = request.method;
     this.requestId = request.id;
@@ -60,8 +62,14 @@ export class RoundContext implements RequestContext {
     this.roundInput.flowId ??= newFlowId();
     return this.roundInput.flowId;
   }
+  /** The client went away or the time limit passed: nobody is listening for this round any more. */
+  private get ended(): boolean {
+    return this.env.signal.aborted || this.deadline.expired;
+  }
+
+  /** Aborts when the client goes away or the handler's time limit passes. */
   get signal(): AbortSignal {
-    return this.env.signal;
+    return this.deadline.signalWith(this.env.signal);
   }
   get ask(): Ask {
     return this.getAsk();
@@ -73,11 +81,7 @@ export class RoundContext implements RequestContext {
 
   log(level: LogLevel, data: unknown, logger?: string): void {
     const wanted = this.meta.logLevel;
-    if (
-      wanted === undefined ||
-      LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(wanted) ||
-      this.env.signal.aborted
-    ) {
+    if (wanted === undefined || LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(wanted) || this.ended) {
       return;
     }
     const params: JsonObject = { level, data };
@@ -87,7 +91,7 @@ export class RoundContext implements RequestContext {
 
   progress(update: ProgressUpdate): void {
     const token = this.meta.progressToken;
-    if (token === undefined || this.env.signal.aborted) return;
+    if (token === undefined || this.ended) return;
     this.env.notify({
       jsonrpc: '2.0',
       method: 'notifications/progress',

@@ -1,6 +1,8 @@
 // McpServer: the public face of the server room — register tools, prompts and resources, then serve them.
+
 import type { Implementation, ResourceDefinition, ResourceTemplateDefinition } from '../protocol/index.js';
 import { createEphemeralKeyring, Keyring, type StateCodecOptions } from '../state/index.js';
+import { checkTimeoutMs } from './deadline.js';
 import { Dispatcher, type Logger } from './dispatch.js';
 import { type HttpEndpoint, HttpTransport, type HttpTransportOptions } from './http.js';
 import {
@@ -49,6 +51,12 @@ export interface McpServerOptions {
   cacheTtlMs?: number;
   /** Validate every result against the official schema before sending it (default false; tests turn it on). */
   validateResults?: boolean;
+  /**
+   * How long one round of any handler may run unless it sets its own `timeoutMs` (default 2 minutes, above common
+   * client timeouts). On expiry the request is answered (tools: an isError result; others: -32603) and the
+   * handler's ctx.signal aborts; a handler doing I/O should pass that signal on.
+   */
+  handlerTimeoutMs?: number;
 }
 
 /** Writes one JSON line per event to stderr, so stdout stays clean for the stdio transport. */
@@ -61,11 +69,15 @@ export const stderrLogger: Logger = {
     process.stderr.write(`${JSON.stringify({ level: 'error', message, ...fields })}\n`),
 };
 
+const DEFAULT_HANDLER_TIMEOUT_MS = 120_000;
+
 export class McpServer {
   private readonly registry = new Registry();
   private dispatcher: Dispatcher | undefined;
 
-  constructor(private readonly options: McpServerOptions) {}
+  constructor(private readonly options: McpServerOptions) {
+    checkTimeoutMs('handlerTimeoutMs', options.handlerTimeoutMs);
+  }
 
   tool<S extends ArgumentSchema | undefined = undefined>(
     options: ToolOptions<S>,
@@ -115,6 +127,7 @@ export class McpServer {
         maxRounds: o.maxRounds ?? 10,
         listTtlMs: o.cacheTtlMs ?? 60_000,
         validateResults: o.validateResults ?? false,
+        handlerTimeoutMs: o.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS,
       });
     }
     return this.dispatcher;

@@ -15,6 +15,10 @@ const confirmRequest = (message: string) => ({
 
 /** Names of `slow` calls whose handler saw the client go away. */
 export const cancelledCalls: string[] = [];
+/** What `overtime` handlers saw after their time limit passed (abort reason names, late progress calls). */
+export const overtimeEvents: string[] = [];
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function testServer(options: Partial<McpServerOptions> = {}): McpServer {
   const quiet = { info() {}, warn() {}, error() {} };
@@ -35,6 +39,38 @@ export function testServer(options: Partial<McpServerOptions> = {}): McpServer {
       async ({ ms }) => {
         await new Promise((resolve) => setTimeout(resolve, ms));
         return text(`paused ${ms}`);
+      },
+    )
+    .tool(
+      { name: 'overtime', description: 'Runs past its 100 ms limit, watching its signal', timeoutMs: 100 },
+      async (_args, ctx) => {
+        await new Promise<void>((resolve) =>
+          ctx.signal.addEventListener('abort', () => {
+            overtimeEvents.push(`aborted:${(ctx.signal.reason as Error).name}`);
+            resolve();
+          }),
+        );
+        await sleep(50);
+        // Past the limit and already answered: these must go nowhere, and nothing may break.
+        ctx.progress({ progress: 1, total: 2 });
+        ctx.log('info', 'still here');
+        overtimeEvents.push('late progress sent');
+        return text('too late');
+      },
+    )
+    .tool(
+      { name: 'overtime_failure', description: 'Fails after its 50 ms limit', timeoutMs: 50 },
+      async () => {
+        await sleep(150);
+        overtimeEvents.push('late failure thrown');
+        throw new Error('failure after the deadline');
+      },
+    )
+    .prompt(
+      { name: 'overtime_prompt', description: 'Takes longer than its 50 ms limit', timeoutMs: 50 },
+      async () => {
+        await sleep(300);
+        return { messages: [] };
       },
     )
     .tool({ name: 'with_meta', description: 'Returns a result with its own _meta' }, () => ({

@@ -1,0 +1,77 @@
+// A handler's time limit. JavaScript cannot stop a running handler, so on expiry the request is answered at once,
+// the handler's signal aborts (it should pass ctx.signal to its I/O), and whatever it settles to later is dropped.
+
+/** The abort reason a handler sees when its time is up. */
+export class HandlerTimeoutError extends Error {
+  override readonly name = 'HandlerTimeoutError';
+  constructor(readonly timeoutMs: number) {
+    super(`the handler did not finish within ${timeoutMs} ms`);
+  }
+}
+
+export class Deadline {
+  #controller: AbortController | undefined;
+  #combined: AbortSignal | undefined;
+  #expired = false;
+
+  constructor(readonly timeoutMs: number) {}
+
+  /** The limit passed: the request has been answered without this handler. */
+  get expired(): boolean {
+    return this.#expired;
+  }
+
+  /**
+   * `outer` (the transport's signal: the client went away) joined with this limit. Made only when a handler asks
+   * for its signal, so a handler that never looks costs no AbortController.
+   */
+  signalWith(outer: AbortSignal): AbortSignal {
+    if (this.#combined) return this.#combined;
+    const controller = new AbortController();
+    this.#controller = controller;
+    this.#combined = controller.signal;
+    if (this.#expired) controller.abort(new HandlerTimeoutError(this.timeoutMs));
+    else if (outer.aborted) controller.abort(outer.reason);
+    else outer.addEventListener('abort', () => controller.abort(outer.reason), { once: true });
+    return controller.signal;
+  }
+
+  /**
+   * Settle with `work`, or with `onTimeout()` once the limit passes, whichever comes first. One timer per
+   * asynchronous round only: synchronous handlers never get here.
+   */
+  race<T>(work: Promise<T>, onTimeout: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#expired = true;
+        this.#controller?.abort(new HandlerTimeoutError(this.timeoutMs));
+        try {
+          resolve(onTimeout());
+        } catch (error) {
+          reject(error);
+        }
+      }, this.timeoutMs);
+      // The limit alone must not keep a process alive that is otherwise done.
+      timer.unref();
+      // Both callbacks stay attached after a timeout, so a late rejection is handled (and ignored), never unhandled.
+      work.then(
+        (value) => {
+          clearTimeout(timer);
+          resolve(value);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      );
+    });
+  }
+}
+
+/** A limit option: a positive integer of milliseconds, at most what a timer can hold. */
+export function checkTimeoutMs(name: string, value: number | undefined): void {
+  if (value === undefined) return;
+  if (!Number.isSafeInteger(value) || value < 1 || value > 2 ** 31 - 1) {
+    throw new RangeError(`${name} must be an integer number of milliseconds from 1 to ${2 ** 31 - 1}`);
+  }
+}
