@@ -13,6 +13,7 @@ export class Deadline {
   #controller: AbortController | undefined;
   #combined: AbortSignal | undefined;
   #expired = false;
+  #detach: (() => void) | undefined;
 
   constructor(readonly timeoutMs: number) {}
 
@@ -32,8 +33,19 @@ export class Deadline {
     this.#combined = controller.signal;
     if (this.#expired) controller.abort(new HandlerTimeoutError(this.timeoutMs));
     else if (outer.aborted) controller.abort(outer.reason);
-    else outer.addEventListener('abort', () => controller.abort(outer.reason), { once: true });
+    else {
+      const forward = () => controller.abort(outer.reason);
+      outer.addEventListener('abort', forward, { once: true });
+      // A custom transport may pass one long-lived signal for every request: never leave a listener behind on it.
+      this.#detach = () => outer.removeEventListener('abort', forward);
+    }
     return controller.signal;
+  }
+
+  /** The round is over (answered or timed out): stop listening to the transport's signal. */
+  release(): void {
+    this.#detach?.();
+    this.#detach = undefined;
   }
 
   /**
@@ -42,25 +54,27 @@ export class Deadline {
    */
   race<T>(work: Promise<T>, onTimeout: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
+      // Not unref'd: a pending answer is work, so a process whose input ended (stdio) waits to send it.
       const timer = setTimeout(() => {
         this.#expired = true;
         this.#controller?.abort(new HandlerTimeoutError(this.timeoutMs));
+        this.release();
         try {
           resolve(onTimeout());
         } catch (error) {
           reject(error);
         }
       }, this.timeoutMs);
-      // The limit alone must not keep a process alive that is otherwise done.
-      timer.unref();
       // Both callbacks stay attached after a timeout, so a late rejection is handled (and ignored), never unhandled.
       work.then(
         (value) => {
           clearTimeout(timer);
+          this.release();
           resolve(value);
         },
         (error: unknown) => {
           clearTimeout(timer);
+          this.release();
           reject(error);
         },
       );

@@ -309,23 +309,29 @@ export class Dispatcher {
     const argument = params.argument as { name: string; value: string };
     const context = ((params.context as JsonObject | undefined)?.arguments ?? {}) as Record<string, string>;
     let completer: ((value: string, ctx: Record<string, string>) => unknown) | undefined;
+    // A completer runs under its prompt's or template's time limit, like the handler it completes for.
+    let owner: { mrtr: MrtrOptions };
     if (ref.type === 'ref/prompt') {
       const prompt = this.registry.prompts.get(ref.name ?? '');
       if (!prompt) throw invalidParams(`Unknown prompt: ${ref.name}`);
       completer = prompt.completions.get(argument.name);
+      owner = prompt;
     } else if (ref.type === 'ref/resource') {
       const template = this.registry.templates.find((t) => t.definition.uriTemplate === ref.uri);
       if (!template) throw invalidParams(`Unknown resource template: ${ref.uri}`);
       completer = template.completions.get(argument.name);
+      owner = template;
     } else {
       throw invalidParams(`Invalid params: unknown completion reference type ${String(ref.type)}`);
     }
     const suggest = async () => (completer ? completer(argument.value, context) : { values: [] });
-    const timeoutMs = this.options.handlerTimeoutMs;
+    const timeoutMs = owner.mrtr.timeoutMs ?? this.options.handlerTimeoutMs;
     const found = (await new Deadline(timeoutMs).race(suggest(), () => {
+      const target = ref.name ?? ref.uri;
+      this.options.logger.warn({ method: 'completion/complete', target, timeoutMs }, 'completion timed out');
       throw new McpError(
         ErrorCode.InternalError,
-        `Request timed out: completion did not finish within ${timeoutMs} ms`,
+        `Request timed out: completion of ${argument.name} did not finish within ${timeoutMs} ms`,
       );
     })) as {
       values: string[];
@@ -368,9 +374,14 @@ export class Dispatcher {
     const finished = thenOrNow(flow, (f: FlowRoundOutcome<unknown>) =>
       this.finishRound(f, round, binding, meta, mrtr, method, target),
     );
-    if (!(finished instanceof Promise)) return finished;
+    if (!(finished instanceof Promise)) {
+      deadline.release();
+      return finished;
+    }
     return deadline.race(finished, () => {
-      logger.warn({ method, target, id: request.id, timeoutMs: deadline.timeoutMs }, 'handler timed out');
+      // A request the client already gave up on is nobody's timeout: its answer is dropped by the transport.
+      if (!env.signal.aborted)
+        logger.warn({ method, target, id: request.id, timeoutMs: deadline.timeoutMs }, 'handler timed out');
       const message = `${target} did not finish within ${deadline.timeoutMs} ms`;
       // Like any tool failure, a tool's timeout is a result the model can read (server/tools.mdx "Error Handling").
       if (method === 'tools/call')

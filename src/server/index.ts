@@ -8,6 +8,7 @@ export {
   type ProgressUpdate,
   type RequestContext,
 } from './context.js';
+export { HandlerTimeoutError } from './deadline.js';
 export type { Logger, RequestEnvironment } from './dispatch.js';
 export { Dispatcher } from './dispatch.js';
 export type { HttpEndpoint, HttpTransportOptions } from './http.js';

@@ -57,10 +57,23 @@ export interface MrtrOptions {
   /** How long a sealed requestState stays valid (default 10 minutes). */
   stateTtlMs?: number;
   /**
-   * How long one round of this handler may run (default: the server's handlerTimeoutMs). On expiry the request is
-   * answered at once (a tool gets an isError result, others -32603) and the handler's ctx.signal aborts.
+   * How long one round of this handler may run (default: the server's handlerTimeoutMs); a prompt's or template's
+   * completers run under the same limit. On expiry the request is answered at once (a tool gets an isError result,
+   * others -32603) and the handler's ctx.signal aborts with a HandlerTimeoutError.
    */
   timeoutMs?: number;
+}
+
+/** Registration options that configure the server and never appear in a listed definition. */
+const SERVER_ONLY_OPTIONS = new Set(['unsealedAnswers', 'maxRounds', 'stateTtlMs', 'timeoutMs', 'complete']);
+
+/** The definition clients see: the registration options minus the server-only ones. */
+function listedDefinition<T extends object>(options: T): T {
+  const definition: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(options)) {
+    if (!SERVER_ONLY_OPTIONS.has(key)) definition[key] = value;
+  }
+  return definition as T;
 }
 
 function mrtrOptionsOf(o: MrtrOptions): MrtrOptions {
@@ -166,9 +179,9 @@ export class Registry {
     handler: PromptHandler,
   ): void {
     if (this.prompts.has(options.name)) throw new Error(`prompt ${options.name} is already registered`);
-    const { complete, unsealedAnswers, maxRounds, stateTtlMs, ...definition } = options;
+    const { complete } = options;
     this.prompts.set(options.name, {
-      definition,
+      definition: listedDefinition(options),
       handler,
       mrtr: mrtrOptionsOf(options),
       completions: new Map(Object.entries(complete ?? {})),
@@ -176,7 +189,7 @@ export class Registry {
   }
 
   addResource(options: ResourceDefinition & MrtrOptions, handler: ResourceHandler): void {
-    const { unsealedAnswers, maxRounds, stateTtlMs, ...definition } = options;
+    const definition = listedDefinition(options);
     if (this.resources.has(definition.uri))
       throw new Error(`resource ${definition.uri} is already registered`);
     this.resources.set(definition.uri, { definition, handler, mrtr: mrtrOptionsOf(options) });
@@ -186,7 +199,8 @@ export class Registry {
     options: ResourceTemplateDefinition & MrtrOptions & { complete?: Record<string, CompletionHandler> },
     handler: ResourceHandler,
   ): void {
-    const { complete, unsealedAnswers, maxRounds, stateTtlMs, ...definition } = options;
+    const { complete } = options;
+    const definition = listedDefinition(options);
     this.templates.push({
       definition,
       mrtr: mrtrOptionsOf(options),

@@ -1,9 +1,9 @@
 // stdio framing: lines split on bytes, CRLF tolerated, and an overlong line refused without ever being held whole.
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { LineSplitter } from '../../src/server/line-splitter.js';
 import { serveStdio } from '../../src/server/stdio.js';
 import { META } from '../helpers/mcp-http.js';
+import { stdioPipes } from '../helpers/stdio-pipes.js';
 import { testServer } from './test-server.js';
 
 function splitter(max: number) {
@@ -56,19 +56,7 @@ describe('LineSplitter', () => {
 
 describe('serveStdio framing', () => {
   it('answers an overlong message with -32600 before it ends, then serves the next line', async () => {
-    const input = new PassThrough();
-    const output = new PassThrough();
-    const out: Array<Record<string, unknown>> = [];
-    let pending = '';
-    output.on('data', (c: Buffer) => {
-      pending += c.toString('utf8');
-      let i = pending.indexOf('\n');
-      while (i >= 0) {
-        out.push(JSON.parse(pending.slice(0, i)) as Record<string, unknown>);
-        pending = pending.slice(i + 1);
-        i = pending.indexOf('\n');
-      }
-    });
+    const { input, output, messages: out } = stdioPipes();
     const done = serveStdio(testServer().core, { input, output, maxLineBytes: 4096 });
 
     input.write(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"pad":"${'x'.repeat(8192)}`);

@@ -44,6 +44,7 @@ export function testServer(options: Partial<McpServerOptions> = {}): McpServer {
     .tool(
       { name: 'overtime', description: 'Runs past its 100 ms limit, watching its signal', timeoutMs: 100 },
       async (_args, ctx) => {
+        ctx.progress({ progress: 0, total: 2 });
         await new Promise<void>((resolve) =>
           ctx.signal.addEventListener('abort', () => {
             overtimeEvents.push(`aborted:${(ctx.signal.reason as Error).name}`);
@@ -66,11 +67,55 @@ export function testServer(options: Partial<McpServerOptions> = {}): McpServer {
         throw new Error('failure after the deadline');
       },
     )
+    .tool(
+      { name: 'overtime_step', description: 'A flow step slower than the 50 ms limit', timeoutMs: 50 },
+      async (_args, ctx) => {
+        const n = await ctx.ask.step('slow-step', async () => {
+          await sleep(200);
+          return 1;
+        });
+        return text(`step gave ${n}`);
+      },
+    )
     .prompt(
-      { name: 'overtime_prompt', description: 'Takes longer than its 50 ms limit', timeoutMs: 50 },
+      {
+        name: 'overtime_prompt',
+        description: 'Takes longer than its 50 ms limit, and so does its completer',
+        arguments: [{ name: 'topic' }],
+        timeoutMs: 50,
+        complete: {
+          topic: async () => {
+            await sleep(300);
+            return { values: ['late'] };
+          },
+        },
+      },
       async () => {
         await sleep(300);
         return { messages: [] };
+      },
+    )
+    .resource(
+      {
+        uri: 'test://overtime',
+        name: 'overtime-resource',
+        description: 'Slower than its 50 ms limit',
+        timeoutMs: 50,
+      },
+      async () => {
+        await sleep(300);
+        return { contents: [] };
+      },
+    )
+    .tool(
+      {
+        name: 'signal_reader',
+        description: 'Reads ctx.signal, answering now or after a tick',
+        input: z.object({ wait: z.boolean() }),
+      },
+      ({ wait }, ctx) => {
+        const aborted = ctx.signal.aborted;
+        return wait ? sleep(1).then(() => text(String(aborted))) : text(String(aborted));
       },
     )
     .tool({ name: 'with_meta', description: 'Returns a result with its own _meta' }, () => ({
