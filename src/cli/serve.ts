@@ -12,6 +12,9 @@ const FIXTURES: Record<string, (options: Partial<McpServerOptions>) => McpServer
   bench: (o) => benchServer(o),
 };
 
+/** How long a stopping server waits for requests in progress. */
+const DRAIN_MS = 10_000;
+
 export async function serveCommand(argv: string[]): Promise<number | undefined> {
   let values: { fixture?: string; host?: string; port?: string; stdio?: boolean; 'state-keys'?: string };
   try {
@@ -59,10 +62,23 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
   }
   try {
     const endpoint = await server.listen({ host: values.host, port });
+    // First signal: stop accepting and let requests in progress finish (a rolling deploy); a second one: now.
+    let stopping = false;
+    const stop = (signal: NodeJS.Signals) => {
+      if (stopping) {
+        process.stderr.write(`mrtr serve: ${signal} again, closing now\n`);
+        process.exit(130);
+      }
+      stopping = true;
+      process.stderr.write(
+        `mrtr serve: ${signal}: finishing requests in progress (up to ${DRAIN_MS / 1000} s; again to stop now)\n`,
+      );
+      endpoint.close({ graceMs: DRAIN_MS }).then(() => process.exit(0));
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+    // Ready only once a signal would be handled: whoever waits for this line may stop us right after it.
     process.stdout.write(`listening on ${endpoint.url}\n`);
-    const stop = () => endpoint.close().then(() => process.exit(0));
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
   } catch (error) {
     process.stderr.write(
       `mrtr serve: cannot listen on ${values.host}:${port}: ${(error as Error).message}\n`,

@@ -37,6 +37,8 @@ export class HttpExchange implements RequestEnvironment {
   constructor(
     private readonly res: ServerResponse,
     readonly principal: Principal | undefined,
+    /** True once the server is closing: the answer then asks the client not to reuse the connection. */
+    private readonly draining: () => boolean,
   ) {}
 
   /** The client closed the response before it was finished. */
@@ -80,6 +82,7 @@ export class HttpExchange implements RequestEnvironment {
       this.res.end(`event: message\ndata: ${serializeResponse(response)}\n\n`);
       return;
     }
+    if (this.draining()) this.res.setHeader('connection', 'close');
     sendJson(this.res, 'error' in response ? httpStatusForError(response.error.code) : 200, response);
   }
 }

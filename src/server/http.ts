@@ -39,7 +39,11 @@ export interface HttpTransportOptions {
 export interface HttpEndpoint {
   server: Server;
   url: string;
-  close(): Promise<void>;
+  /**
+   * Stop accepting connections and close the idle ones. With `graceMs`, requests in progress get that long to be
+   * answered (a rolling deploy: their clients' next round goes to another instance); without, they are cut now.
+   */
+  close(options?: { graceMs?: number }): Promise<void>;
 }
 
 function sendError(
@@ -101,11 +105,35 @@ function acceptsResponse(accept: string | undefined): boolean {
   return /application\/json|text\/event-stream|\*\/\*|application\/\*/.test(accept);
 }
 
+/**
+ * Close `server`, letting requests in progress finish for up to `graceMs`. Connections are closed as soon as they
+ * are idle; whatever is still open when the grace period ends is cut.
+ */
+function closeServer(server: Server, graceMs: number): Promise<void> {
+  return new Promise<void>((done) => {
+    let force: NodeJS.Timeout | undefined;
+    server.close(() => {
+      clearTimeout(force);
+      done();
+    });
+    if (graceMs <= 0) {
+      server.closeAllConnections();
+      return;
+    }
+    // A connection that answers its last request while we wait goes idle; close it then, not at the deadline.
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
+    force = setTimeout(() => server.closeAllConnections(), graceMs);
+    server.once('close', () => clearInterval(sweep));
+  });
+}
+
 export class HttpTransport {
   private readonly path: string;
   private readonly maxBodyBytes: number;
   private readonly originPolicy: OriginPolicy;
   private readonly timeouts: { headersTimeout: number; requestTimeout: number };
+  private draining = false;
+  private readonly isDraining = (): boolean => this.draining;
 
   constructor(
     private readonly dispatcher: Dispatcher,
@@ -232,7 +260,7 @@ export class HttpTransport {
       );
     }
 
-    const exchange = new HttpExchange(res, principal);
+    const exchange = new HttpExchange(res, principal, this.isDraining);
     const response = this.dispatcher.dispatch(request, exchange);
     exchange.finish(response instanceof Promise ? await response : response);
   }
@@ -260,11 +288,10 @@ export class HttpTransport {
         resolve({
           server,
           url: `http://${shownHost}:${port}${this.path}`,
-          close: () =>
-            new Promise<void>((done) => {
-              server.close(() => done());
-              server.closeAllConnections();
-            }),
+          close: (options = {}) => {
+            this.draining = true;
+            return closeServer(server, options.graceMs ?? 0);
+          },
         });
       });
     });

@@ -1,5 +1,6 @@
 // The CLI's key handling and serve's argument errors, run as a person would run them.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { Keyring } from '../../src/state/index.js';
 
@@ -45,5 +46,36 @@ describe('mrtr serve argument errors', () => {
     expect(mrtr(['serve', '--port', 'eighty']).stderr).toContain('--port must be an integer');
     expect(mrtr(['serve', '--bogus']).stderr).toContain("Unknown option '--bogus'");
     expect(mrtr(['frobnicate']).status).toBe(2);
+  });
+});
+
+describe('mrtr serve stopping', () => {
+  it('on SIGTERM stops accepting, finishes what is in progress, and exits 0 without waiting out the grace period', async () => {
+    const child = spawn(process.execPath, [
+      'dist/cli/main.js',
+      'serve',
+      '--fixture',
+      'example',
+      '--port',
+      '0',
+    ]);
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString();
+    });
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (c: Buffer) => {
+        const m = /listening on (\S+)/.exec(c.toString());
+        if (m) resolve(m[1]!);
+      });
+      child.once('exit', () => reject(new Error(`serve exited early: ${stderr}`)));
+    });
+    const started = Date.now();
+    child.kill('SIGTERM');
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(0);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(stderr).toContain('SIGTERM: finishing requests in progress (up to 10 s; again to stop now)');
+    await expect(fetch(url, { method: 'POST' })).rejects.toThrow();
   });
 });

@@ -3,7 +3,7 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpEndpoint } from '../../src/server/index.js';
-import { META, mcp } from '../helpers/mcp-http.js';
+import { META, mcp, rawPost } from '../helpers/mcp-http.js';
 import { testServer } from './test-server.js';
 
 let endpoint: HttpEndpoint;
@@ -121,6 +121,52 @@ describe('connection cap', () => {
     } finally {
       await capped.close();
     }
+  });
+});
+
+describe('closing with a grace period', () => {
+  it('lets a request in progress finish, refuses new connections, and resolves once it is answered', async () => {
+    const ep = await testServer().listen({ port: 0 });
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'pause', arguments: { ms: 300 }, _meta: META },
+    });
+    const inFlight = rawPost(ep.url, body, {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+      'mcp-name': 'pause',
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    const started = Date.now();
+    const closed = ep.close({ graceMs: 5_000 });
+    const reply = await inFlight;
+    expect(reply.status).toBe(200);
+    expect(JSON.parse(reply.text).result.content).toEqual([{ type: 'text', text: 'paused 300' }]);
+    // The client is told not to send its next round here: another instance takes it.
+    expect(reply.headers.connection).toBe('close');
+    await closed;
+    // Well before the grace period: it waited for the request, not for the clock.
+    expect(Date.now() - started).toBeLessThan(2_000);
+    await expect(mcp(ep.url, 'tools/list')).rejects.toThrow(/ECONNREFUSED/);
+  });
+
+  it('cuts what is still running when the grace period ends', async () => {
+    const ep = await testServer().listen({ port: 0 });
+    const stuck = mcp(ep.url, 'tools/call', { name: 'slow', arguments: { tag: 'grace' } }).then(
+      () => 'answered',
+      () => 'cut',
+    );
+    await new Promise((r) => setTimeout(r, 50));
+    const started = Date.now();
+    await ep.close({ graceMs: 200 });
+    const took = Date.now() - started;
+    expect(took).toBeGreaterThanOrEqual(150);
+    expect(took).toBeLessThan(2_000);
+    expect(await stuck).toBe('cut');
   });
 });
 
