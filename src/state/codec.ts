@@ -49,6 +49,7 @@ import {
 
 export const DEFAULT_MAX_TOKEN_BYTES = 8 * 1024;
 export const DEFAULT_TTL_MS = 10 * 60 * 1000;
+export const DEFAULT_MAX_CLOCK_SKEW_MS = 60 * 1000;
 export const DEFAULT_MAX_PAYLOAD_BYTES = 256 * 1024;
 /** Longest TTL a seal accepts (uint32 ms, about 49.7 days). */
 export const MAX_TTL_MS = 0xffff_ffff;
@@ -90,6 +91,7 @@ export type OpenFailureReason =
   | 'unknown_key'
   | 'auth_failed'
   | 'expired'
+  | 'not_yet_valid'
   | 'wrong_audience'
   | 'wrong_principal'
   | 'wrong_request'
@@ -101,6 +103,7 @@ export const OPEN_FAILURE_REASONS: readonly OpenFailureReason[] = Object.freeze(
   'unknown_key',
   'auth_failed',
   'expired',
+  'not_yet_valid',
   'wrong_audience',
   'wrong_principal',
   'wrong_request',
@@ -160,6 +163,12 @@ export interface StateCodecOptions {
   maxPayloadBytes?: number;
   defaultTtlMs?: number;
   /**
+   * How far in the future a state's issue time may lie, for clocks that differ across a fleet (default 60 s). A
+   * state issued later than that was sealed by an instance whose clock runs ahead, and would otherwise live longer
+   * than its TTL here; it is refused as 'not_yet_valid'.
+   */
+  maxClockSkewMs?: number;
+  /**
    * Deflate the payload when that makes the token smaller (default true). Turn off when a payload mixes secrets
    * with attacker-chosen text and the token length is observable (compression-oracle attacks, CRIME-style).
    */
@@ -179,6 +188,7 @@ const TOO_LARGE = fail('too_large');
 const UNKNOWN_KEY = fail('unknown_key');
 const AUTH_FAILED = fail('auth_failed');
 const EXPIRED = fail('expired');
+const NOT_YET_VALID = fail('not_yet_valid');
 const WRONG_AUDIENCE = fail('wrong_audience');
 const WRONG_PRINCIPAL = fail('wrong_principal');
 const WRONG_REQUEST = fail('wrong_request');
@@ -302,6 +312,7 @@ export class StateCodec {
   readonly maxTokenBytes: number;
   readonly maxPayloadBytes: number;
   readonly defaultTtlMs: number;
+  readonly maxClockSkewMs: number;
   readonly compression: boolean;
   readonly #now: () => number;
   readonly #current: DerivedKey;
@@ -330,6 +341,11 @@ export class StateCodec {
       2 ** 30,
     );
     this.defaultTtlMs = positiveInt('defaultTtlMs', options.defaultTtlMs ?? DEFAULT_TTL_MS, MAX_TTL_MS);
+    this.maxClockSkewMs = positiveInt(
+      'maxClockSkewMs',
+      options.maxClockSkewMs ?? DEFAULT_MAX_CLOCK_SKEW_MS,
+      MAX_TTL_MS,
+    );
     this.compression = options.compression ?? true;
     this.#now = options.now ?? Date.now;
     this.#current = current;
@@ -548,6 +564,7 @@ export class StateCodec {
     const now = this.#now();
     // Written so that a NaN clock fails closed.
     if (!(now < expiresAt)) return EXPIRED;
+    if (issuedAt > now + this.maxClockSkewMs) return NOT_YET_VALID;
 
     let json = body.subarray(o);
     if ((flags & FLAG_DEFLATE) !== 0)

@@ -215,6 +215,37 @@ describe('expiry (controlled clock)', () => {
   });
 });
 
+describe('clock skew across a fleet', () => {
+  it("opens a state from an instance whose clock runs a little ahead, refuses one from far ahead as 'not_yet_valid'", () => {
+    const keyring = new Keyring([key('k1')]);
+    const here = testClock();
+    const opener = new StateCodec({ keyring, audience: 'a', now: here.now });
+    const ahead = testClock();
+    const sealer = new StateCodec({ keyring, audience: 'a', now: ahead.now });
+    ahead.set(here.now() + 30_000);
+    expect(opener.open(sealer.seal(payload, binding), binding).ok).toBe(true);
+    ahead.set(here.now() + 10 * 60_000);
+    const fromTheFuture = sealer.seal(payload, binding, { ttlMs: 60_000 });
+    expect(opener.open(fromTheFuture, binding)).toEqual({ ok: false, reason: 'not_yet_valid' });
+    // Once this clock catches up, the state lives exactly its TTL, no longer.
+    here.advance(10 * 60_000 - 60_000);
+    expect(opener.open(fromTheFuture, binding).ok).toBe(true);
+    here.advance(2 * 60_000);
+    expect(opener.open(fromTheFuture, binding)).toEqual({ ok: false, reason: 'expired' });
+  });
+
+  it('takes the allowed skew as an option, checked like the other limits', () => {
+    const keyring = new Keyring([key('k1')]);
+    const here = testClock();
+    const strict = new StateCodec({ keyring, audience: 'a', now: here.now, maxClockSkewMs: 1_000 });
+    const ahead = testClock();
+    ahead.set(here.now() + 5_000);
+    const token = new StateCodec({ keyring, audience: 'a', now: ahead.now }).seal(payload, binding);
+    expect(strict.open(token, binding)).toEqual({ ok: false, reason: 'not_yet_valid' });
+    expect(() => new StateCodec({ keyring, audience: 'a', maxClockSkewMs: -1 })).toThrow(/maxClockSkewMs/);
+  });
+});
+
 describe('size cap', () => {
   it('rejects over-long strings before decoding', () => {
     const c = codec([key('k1')]);
