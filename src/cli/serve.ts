@@ -1,4 +1,5 @@
 // `mrtr serve`: run one of the built-in servers over Streamable HTTP or stdio.
+import { constants } from 'node:os';
 import { parseArgs } from 'node:util';
 import { benchServer } from '../fixtures/bench.js';
 import { conformanceServer } from '../fixtures/conformance.js';
@@ -67,7 +68,8 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
     const stop = (signal: NodeJS.Signals) => {
       if (stopping) {
         process.stderr.write(`mrtr serve: ${signal} again, closing now\n`);
-        process.exit(130);
+        // The shell's convention for "ended by signal N": 130 for SIGINT, 143 for SIGTERM.
+        process.exit(128 + constants.signals[signal]);
       }
       stopping = true;
       process.stderr.write(

@@ -97,7 +97,10 @@ export interface RequestContext {
   readonly clientCapabilities: ClientCapabilities;
   readonly clientInfo: Implementation | undefined;
   readonly principal: Principal | undefined;
-  /** Aborted when the client cancels (closes the HTTP stream, or notifications/cancelled on stdio). */
+  /**
+   * Aborted when the client cancels (closes the HTTP stream, or notifications/cancelled on stdio), or when the
+   * round's time limit passes (reason: HandlerTimeoutError). Pass it to your I/O so abandoned work stops.
+   */
   readonly signal: AbortSignal;
   /** 0 on the first call, then the number of input_required rounds this flow has been through. */
   readonly round: number;

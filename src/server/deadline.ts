@@ -14,6 +14,7 @@ export class Deadline {
   #combined: AbortSignal | undefined;
   #expired = false;
   #detach: (() => void) | undefined;
+  #released = false;
 
   constructor(readonly timeoutMs: number) {}
 
@@ -33,7 +34,7 @@ export class Deadline {
     this.#combined = controller.signal;
     if (this.#expired) controller.abort(new HandlerTimeoutError(this.timeoutMs));
     else if (outer.aborted) controller.abort(outer.reason);
-    else {
+    else if (!this.#released) {
       const forward = () => controller.abort(outer.reason);
       outer.addEventListener('abort', forward, { once: true });
       // A custom transport may pass one long-lived signal for every request: never leave a listener behind on it.
@@ -44,13 +45,14 @@ export class Deadline {
 
   /** The round is over (answered or timed out): stop listening to the transport's signal. */
   release(): void {
+    this.#released = true;
     this.#detach?.();
     this.#detach = undefined;
   }
 
   /**
-   * Settle with `work`, or with `onTimeout()` once the limit passes, whichever comes first. One timer per
-   * asynchronous round only: synchronous handlers never get here.
+   * Settle with `work`, or with `onTimeout()` once the limit passes, whichever comes first. Callers race only what
+   * is really asynchronous, so a synchronous handler never costs a timer.
    */
   race<T>(work: Promise<T>, onTimeout: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -79,13 +81,5 @@ export class Deadline {
         },
       );
     });
-  }
-}
-
-/** A limit option: a positive integer of milliseconds, at most what a timer can hold. */
-export function checkTimeoutMs(name: string, value: number | undefined): void {
-  if (value === undefined) return;
-  if (!Number.isSafeInteger(value) || value < 1 || value > 2 ** 31 - 1) {
-    throw new RangeError(`${name} must be an integer number of milliseconds from 1 to ${2 ** 31 - 1}`);
   }
 }

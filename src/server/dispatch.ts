@@ -129,14 +129,17 @@ export class Dispatcher {
 
   /** Handle one request and always produce a response: errors become JSON-RPC errors, never exceptions. */
   async handle(request: JsonRpcRequest, env: RequestEnvironment): Promise<JsonRpcResponse> {
-    return this.dispatch(request, env);
+    return this.handleMaybeSync(request, env);
   }
 
   /**
-   * `handle` for transports: the response comes back directly when every step was synchronous (no promise, no
-   * microtask), else as a promise. Never throws.
+   * `handle` without the promise when the response is ready at once (every step synchronous: no promise, no
+   * microtask); else the promise. Never throws. For transports on the hot path; most callers want `handle`.
    */
-  dispatch(request: JsonRpcRequest, env: RequestEnvironment): JsonRpcResponse | Promise<JsonRpcResponse> {
+  handleMaybeSync(
+    request: JsonRpcRequest,
+    env: RequestEnvironment,
+  ): JsonRpcResponse | Promise<JsonRpcResponse> {
     try {
       if (request.method === 'initialize') throw legacyInitializeError(request.params);
       const meta = readRequestMeta(request.params);
@@ -225,7 +228,7 @@ export class Dispatcher {
       case 'resources/templates/list':
         return listPage('resourceTemplates', reg.templates, params.cursor, o.pageSize, cacheable);
       case 'completion/complete':
-        return this.complete(params);
+        return this.complete({ request, params, meta, env });
       case 'tools/call':
         return this.callTool({ request, params, meta, env });
       case 'prompts/get':
@@ -304,7 +307,8 @@ export class Dispatcher {
     return thenOrNow(result, withCacheHints);
   }
 
-  private async complete(params: JsonObject): Promise<Result> {
+  private async complete(call: Call): Promise<Result> {
+    const { params } = call;
     const ref = params.ref as { type: string; name?: string; uri?: string };
     const argument = params.argument as { name: string; value: string };
     const context = ((params.context as JsonObject | undefined)?.arguments ?? {}) as Record<string, string>;
@@ -324,20 +328,15 @@ export class Dispatcher {
     } else {
       throw invalidParams(`Invalid params: unknown completion reference type ${String(ref.type)}`);
     }
-    const suggest = async () => (completer ? completer(argument.value, context) : { values: [] });
+    const suggested = completer ? completer(argument.value, context) : { values: [] };
     const timeoutMs = owner.mrtr.timeoutMs ?? this.options.handlerTimeoutMs;
-    const found = (await new Deadline(timeoutMs).race(suggest(), () => {
-      const target = ref.name ?? ref.uri;
-      this.options.logger.warn({ method: 'completion/complete', target, timeoutMs }, 'completion timed out');
-      throw new McpError(
-        ErrorCode.InternalError,
-        `Request timed out: completion of ${argument.name} did not finish within ${timeoutMs} ms`,
-      );
-    })) as {
-      values: string[];
-      total?: number;
-      hasMore?: boolean;
-    };
+    const found = (
+      suggested instanceof Promise
+        ? await new Deadline(timeoutMs).race(suggested, () =>
+            this.timedOut('completion/complete', `completion of ${argument.name}`, timeoutMs, call),
+          )
+        : suggested
+    ) as { values: string[]; total?: number; hasMore?: boolean };
     const completion: JsonObject = { values: found.values.slice(0, 100) };
     if (found.total !== undefined) completion.total = found.total;
     if (found.hasMore !== undefined || found.values.length > 100) completion.hasMore = found.hasMore ?? true;
@@ -346,13 +345,14 @@ export class Dispatcher {
 
   /** One MRTR round: open state, run the handler, then either seal the next round or return the complete result. */
   private runRound(
-    { request, params, meta, env }: Call,
+    call: Call,
     method: MrtrMethod,
     target: string,
     args: unknown,
     mrtr: MrtrOptions,
     invoke: (ctx: RequestContext) => unknown,
   ): Result | Promise<Result> {
+    const { request, params, meta, env } = call;
     const binding: StateBinding = { principal: env.principal, method, target, arguments: args };
     const logger = this.options.logger;
     const unsealedAnswers = mrtr.unsealedAnswers ?? false;
@@ -361,33 +361,42 @@ export class Dispatcher {
     );
     const supports = (kind: InputKind) => clientSupports(meta.clientCapabilities, kind);
     const deadline = new Deadline(mrtr.timeoutMs ?? this.options.handlerTimeoutMs);
-    const flow = runFlowRound(
-      {
-        journal: round.journal,
-        inputResponses: round.inputResponses,
-        capabilities: meta.clientCapabilities,
-        supports,
-      },
-      (getAsk) => invoke(new RoundContext(request, meta, env, round, getAsk, deadline)),
-    );
-    // Synchronous all the way when the handler is: no promise, no microtask, no timer.
-    const finished = thenOrNow(flow, (f: FlowRoundOutcome<unknown>) =>
-      this.finishRound(f, round, binding, meta, mrtr, method, target),
-    );
+    let finished: Result | Promise<Result>;
+    try {
+      const flow = runFlowRound(
+        {
+          journal: round.journal,
+          inputResponses: round.inputResponses,
+          capabilities: meta.clientCapabilities,
+          supports,
+        },
+        (getAsk) => invoke(new RoundContext(request, meta, env, round, getAsk, deadline)),
+      );
+      // Synchronous all the way when the handler is: no promise, no microtask, no timer.
+      finished = thenOrNow(flow, (f: FlowRoundOutcome<unknown>) =>
+        this.finishRound(f, round, binding, meta, mrtr, method, target),
+      );
+    } catch (error) {
+      deadline.release();
+      throw error;
+    }
     if (!(finished instanceof Promise)) {
       deadline.release();
       return finished;
     }
-    return deadline.race(finished, () => {
-      // A request the client already gave up on is nobody's timeout: its answer is dropped by the transport.
-      if (!env.signal.aborted)
-        logger.warn({ method, target, id: request.id, timeoutMs: deadline.timeoutMs }, 'handler timed out');
-      const message = `${target} did not finish within ${deadline.timeoutMs} ms`;
-      // Like any tool failure, a tool's timeout is a result the model can read (server/tools.mdx "Error Handling").
-      if (method === 'tools/call')
-        return { resultType: 'complete', content: [{ type: 'text', text: message }], isError: true };
-      throw new McpError(ErrorCode.InternalError, `Request timed out: ${message}`);
-    });
+    return deadline.race(finished, () => this.timedOut(method, target, deadline.timeoutMs, call));
+  }
+
+  /** The answer for a round (or a completion) still running when its time limit passed. */
+  private timedOut(method: string, target: string, timeoutMs: number, { request, env }: Call): Result {
+    // A request the client already gave up on is nobody's timeout: its answer is dropped by the transport.
+    if (!env.signal.aborted)
+      this.options.logger.warn({ method, target, id: request.id, timeoutMs }, 'handler timed out');
+    const message = `${target} did not finish within ${timeoutMs} ms`;
+    // Like any tool failure, a tool's timeout is a result the model can read (server/tools.mdx "Error Handling").
+    if (method === 'tools/call')
+      return { resultType: 'complete', content: [{ type: 'text', text: message }], isError: true };
+    throw new McpError(ErrorCode.InternalError, `Request timed out: ${message}`);
   }
 
   private finishRound(

@@ -69,6 +69,7 @@ export class HttpExchange implements RequestEnvironment {
     if (this.gone || this.res.writableEnded) return;
     if (!this.#streaming) {
       this.#streaming = true;
+      if (this.draining()) this.res.setHeader('connection', 'close');
       this.res.writeHead(200, SSE_HEADERS);
     }
     const text = serializeNotification(notification);

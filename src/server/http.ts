@@ -8,6 +8,7 @@ import type { HeaderParam } from './header-params.js';
 import { HttpExchange, sendJson } from './http-exchange.js';
 import { checkOrigin, checkRequestHeaders, defaultOriginPolicy, type OriginPolicy } from './http-guards.js';
 import { classifyMessage, errorResponse } from './message.js';
+import { checkIntegerOption, MAX_TIMER_MS } from './option-checks.js';
 import { legacyInitializeError } from './request-meta.js';
 
 export interface HttpTransportOptions {
@@ -140,12 +141,10 @@ export class HttpTransport {
     private readonly headerParams: (tool: string) => HeaderParam[] | undefined,
     private readonly options: HttpTransportOptions = {},
   ) {
-    for (const name of ['maxBodyBytes', 'headersTimeoutMs', 'requestTimeoutMs', 'maxConnections'] as const) {
-      const value = options[name];
-      if (value !== undefined && !(Number.isSafeInteger(value) && value > 0)) {
-        throw new RangeError(`HttpTransport: ${name} must be a positive integer, got ${String(value)}`);
-      }
-    }
+    checkIntegerOption('HttpTransport', 'maxBodyBytes', options.maxBodyBytes);
+    checkIntegerOption('HttpTransport', 'maxConnections', options.maxConnections);
+    checkIntegerOption('HttpTransport', 'headersTimeoutMs', options.headersTimeoutMs, { max: MAX_TIMER_MS });
+    checkIntegerOption('HttpTransport', 'requestTimeoutMs', options.requestTimeoutMs, { max: MAX_TIMER_MS });
     const requestTimeout = options.requestTimeoutMs ?? 30_000;
     const headersTimeout = options.headersTimeoutMs ?? Math.min(10_000, requestTimeout);
     if (headersTimeout > requestTimeout) {
@@ -261,7 +260,7 @@ export class HttpTransport {
     }
 
     const exchange = new HttpExchange(res, principal, this.isDraining);
-    const response = this.dispatcher.dispatch(request, exchange);
+    const response = this.dispatcher.handleMaybeSync(request, exchange);
     exchange.finish(response instanceof Promise ? await response : response);
   }
 
@@ -289,6 +288,7 @@ export class HttpTransport {
           server,
           url: `http://${shownHost}:${port}${this.path}`,
           close: (options = {}) => {
+            checkIntegerOption('close', 'graceMs', options.graceMs, { min: 0, max: MAX_TIMER_MS });
             this.draining = true;
             return closeServer(server, options.graceMs ?? 0);
           },

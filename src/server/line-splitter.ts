@@ -20,7 +20,7 @@ export class LineSplitter {
     private readonly handlers: LineHandlers,
   ) {}
 
-  /** Bytes of the current, unfinished line held in memory (never more than the cap). */
+  /** Bytes of the current, unfinished line held in memory (at most the cap plus one byte for a CR); for tests. */
   get bufferedBytes(): number {
     return this.#size;
   }
@@ -46,11 +46,9 @@ export class LineSplitter {
 
   #take(piece: Buffer): void {
     if (this.#skipping || piece.length === 0) return;
-    if (this.#size + piece.length > this.maxLineBytes) {
-      this.#parts = [];
-      this.#size = 0;
-      this.#skipping = true;
-      this.handlers.overflow();
+    // One byte of slack for the CR of a CRLF ending, which is not part of the line; #finishLine checks exactly.
+    if (this.#size + piece.length > this.maxLineBytes + 1) {
+      this.#overflow();
       return;
     }
     this.#parts.push(piece);
@@ -66,6 +64,17 @@ export class LineSplitter {
     this.#parts = [];
     this.#size = 0;
     if (line.length > 0 && line[line.length - 1] === CARRIAGE_RETURN) line = line.subarray(0, -1);
+    if (line.length > this.maxLineBytes) {
+      this.handlers.overflow();
+      return;
+    }
     this.handlers.line(line.toString('utf8'));
+  }
+
+  #overflow(): void {
+    this.#parts = [];
+    this.#size = 0;
+    this.#skipping = true;
+    this.handlers.overflow();
   }
 }

@@ -14,8 +14,8 @@ import type {
   ToolDefinition,
 } from '../protocol/index.js';
 import type { InputRequired, RequestContext } from './context.js';
-import { checkTimeoutMs } from './deadline.js';
 import { type HeaderParam, headerParamsOf } from './header-params.js';
+import { checkIntegerOption, MAX_TIMER_MS } from './option-checks.js';
 import {
   type ArgumentSchema,
   type CompiledArguments,
@@ -64,26 +64,32 @@ export interface MrtrOptions {
   timeoutMs?: number;
 }
 
+/** Every MrtrOptions key, checked by the compiler: a new option cannot be forgotten here (and leak into lists). */
+const MRTR_OPTION_KEYS = Object.keys({
+  unsealedAnswers: true,
+  maxRounds: true,
+  stateTtlMs: true,
+  timeoutMs: true,
+} satisfies Record<keyof MrtrOptions, true>) as Array<keyof MrtrOptions>;
+
 /** Registration options that configure the server and never appear in a listed definition. */
-const SERVER_ONLY_OPTIONS = new Set(['unsealedAnswers', 'maxRounds', 'stateTtlMs', 'timeoutMs', 'complete']);
+const SERVER_ONLY_OPTIONS: ReadonlySet<string> = new Set([...MRTR_OPTION_KEYS, 'complete']);
+type ServerOnlyOption = keyof MrtrOptions | 'complete';
 
 /** The definition clients see: the registration options minus the server-only ones. */
-function listedDefinition<T extends object>(options: T): T {
+function listedDefinition<T extends object>(options: T): Omit<T, ServerOnlyOption> {
   const definition: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(options)) {
     if (!SERVER_ONLY_OPTIONS.has(key)) definition[key] = value;
   }
-  return definition as T;
+  return definition as Omit<T, ServerOnlyOption>;
 }
 
 function mrtrOptionsOf(o: MrtrOptions): MrtrOptions {
-  checkTimeoutMs('timeoutMs', o.timeoutMs);
-  const out: MrtrOptions = {};
-  if (o.timeoutMs !== undefined) out.timeoutMs = o.timeoutMs;
-  if (o.unsealedAnswers !== undefined) out.unsealedAnswers = o.unsealedAnswers;
-  if (o.maxRounds !== undefined) out.maxRounds = o.maxRounds;
-  if (o.stateTtlMs !== undefined) out.stateTtlMs = o.stateTtlMs;
-  return out;
+  checkIntegerOption('handler options', 'timeoutMs', o.timeoutMs, { max: MAX_TIMER_MS });
+  const out: Record<string, unknown> = {};
+  for (const key of MRTR_OPTION_KEYS) if (o[key] !== undefined) out[key] = o[key];
+  return out as MrtrOptions;
 }
 
 export interface ToolOptions<S extends ArgumentSchema | undefined> extends MrtrOptions {

@@ -2,9 +2,9 @@
 
 import type { Implementation, ResourceDefinition, ResourceTemplateDefinition } from '../protocol/index.js';
 import { createEphemeralKeyring, Keyring, type StateCodecOptions } from '../state/index.js';
-import { checkTimeoutMs } from './deadline.js';
 import { Dispatcher, type Logger } from './dispatch.js';
 import { type HttpEndpoint, HttpTransport, type HttpTransportOptions } from './http.js';
+import { checkIntegerOption, MAX_TIMER_MS } from './option-checks.js';
 import {
   type CompletionHandler,
   type MrtrOptions,
@@ -76,7 +76,7 @@ export class McpServer {
   private dispatcher: Dispatcher | undefined;
 
   constructor(private readonly options: McpServerOptions) {
-    checkTimeoutMs('handlerTimeoutMs', options.handlerTimeoutMs);
+    checkIntegerOption('McpServer', 'handlerTimeoutMs', options.handlerTimeoutMs, { max: MAX_TIMER_MS });
   }
 
   tool<S extends ArgumentSchema | undefined = undefined>(

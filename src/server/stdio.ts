@@ -5,6 +5,7 @@ import type { Principal } from './context.js';
 import type { Dispatcher } from './dispatch.js';
 import { LineSplitter } from './line-splitter.js';
 import { classifyMessage, errorResponse, serializeNotification, serializeResponse } from './message.js';
+import { checkIntegerOption } from './option-checks.js';
 
 export interface StdioOptions {
   input?: Readable;
@@ -19,6 +20,7 @@ export interface StdioOptions {
 export function serveStdio(dispatcher: Dispatcher, options: StdioOptions = {}): Promise<void> {
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
+  checkIntegerOption('serveStdio', 'maxLineBytes', options.maxLineBytes);
   const maxLine = options.maxLineBytes ?? 1024 * 1024;
   const inFlight = new Map<string | number, AbortController>();
   const pending = new Set<Promise<void>>();
@@ -56,8 +58,9 @@ export function serveStdio(dispatcher: Dispatcher, options: StdioOptions = {}): 
         // A cancelled request gets no response (basic/patterns/cancellation.mdx).
         if (!abort.signal.aborted) write(response);
       })
+      // handle() never rejects; only writing the answer could throw. Last line of defence, as in http.ts.
       .catch((error: unknown) => {
-        process.stderr.write(`mrtr: could not answer over stdio: ${String(error)}\n`);
+        process.stderr.write(`mrtr: unexpected transport error: ${String(error)}\n`);
       })
       .finally(() => {
         inFlight.delete(request.id);

@@ -136,11 +136,11 @@ describe('handler time limits over HTTP', () => {
 
   it('refuses a limit that is not a positive whole number of milliseconds, naming the option', () => {
     expect(() => new McpServer({ name: 't', version: '1', handlerTimeoutMs: 0 })).toThrow(
-      /handlerTimeoutMs must be an integer number of milliseconds/,
+      'McpServer: handlerTimeoutMs must be an integer from 1 to 2147483647, got 0',
     );
     expect(() =>
       new McpServer({ name: 't', version: '1' }).tool({ name: 'x', timeoutMs: 1.5 }, () => text('x')),
-    ).toThrow(/timeoutMs must be an integer number of milliseconds/);
+    ).toThrow('handler options: timeoutMs must be an integer from 1 to 2147483647, got 1.5');
   });
 });
 
@@ -187,6 +187,13 @@ describe('Deadline and a long-lived transport signal', () => {
     for (let i = 0; i < 20; i++) {
       const reply = await core.handle(call(i, i % 2 === 0), env);
       expect(reply).toMatchObject({ result: { content: [{ text: 'false' }] } });
+    }
+    // Handlers that read the signal and then fail, synchronously or not, release it too.
+    for (let i = 0; i < 6; i++) {
+      const failing = call(100 + i, i % 2 === 0);
+      (failing.params as { arguments: Record<string, unknown> }).arguments.fail = true;
+      const reply = await core.handle(failing, env);
+      expect(reply).toMatchObject({ error: { code: -32603 } });
     }
     expect(getEventListeners(shutdown.signal, 'abort')).toHaveLength(0);
   });

@@ -170,12 +170,26 @@ describe('closing with a grace period', () => {
   });
 });
 
+describe('closing options', () => {
+  it('refuses a negative or fractional grace period, naming it', async () => {
+    const ep = await testServer().listen({ port: 0 });
+    expect(() => ep.close({ graceMs: -1 })).toThrow('close: graceMs must be an integer from 0 to 2147483647');
+    expect(() => ep.close({ graceMs: 0.5 })).toThrow(/graceMs/);
+    await ep.close({ graceMs: 0 });
+  });
+});
+
 describe('options', () => {
   it('refuses a limit that is not a positive integer, naming it', () => {
     const server = testServer();
-    expect(() => server.http({ headersTimeoutMs: 0 })).toThrow(/headersTimeoutMs must be a positive integer/);
-    expect(() => server.http({ maxConnections: 1.5 })).toThrow(/maxConnections must be a positive integer/);
-    expect(() => server.http({ maxBodyBytes: -1 })).toThrow(/maxBodyBytes must be a positive integer/);
+    expect(() => server.http({ headersTimeoutMs: 0 })).toThrow(
+      'HttpTransport: headersTimeoutMs must be an integer from 1 to 2147483647, got 0',
+    );
+    expect(() => server.http({ requestTimeoutMs: 2 ** 31 })).toThrow(/requestTimeoutMs must be an integer/);
+    expect(() => server.http({ maxConnections: 1.5 })).toThrow(/maxConnections must be an integer/);
+    expect(() => server.http({ maxBodyBytes: Number.NaN })).toThrow(
+      /maxBodyBytes must be an integer.*got NaN/,
+    );
   });
 
   it('refuses a head limit longer than the request limit, and shortens the default head limit to fit', () => {

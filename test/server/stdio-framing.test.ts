@@ -34,11 +34,20 @@ describe('LineSplitter', () => {
     s.push(Buffer.from('0123456789'));
     expect(overflows()).toBe(0);
     s.push(Buffer.from('A'));
+    expect(overflows()).toBe(0); // one byte over could still be the CR of a CRLF
+    s.push(Buffer.from('B'));
     expect(overflows()).toBe(1);
     s.push(Buffer.from('more of the same overlong line'));
     s.push(Buffer.from(' still\nok\n'));
     expect(overflows()).toBe(1);
     expect(lines).toEqual(['ok']);
+  });
+
+  it('applies the cap to the line itself: a CRLF ending does not count, one byte more does', () => {
+    const { s, lines, overflows } = splitter(4);
+    s.push(Buffer.from('abcd\r\nabcd\nabcde\r\nabcde\nok\n'));
+    expect(lines).toEqual(['abcd', 'abcd', 'ok']);
+    expect(overflows()).toBe(2);
   });
 
   it('never holds more than the cap of a line that never ends', () => {
@@ -49,12 +58,18 @@ describe('LineSplitter', () => {
       s.push(chunk); // 16 MiB in all, no newline
       most = Math.max(most, s.bufferedBytes);
     }
-    expect(most).toBeLessThanOrEqual(1024);
+    expect(most).toBeLessThanOrEqual(1025);
     expect(overflows()).toBe(1);
   });
 });
 
 describe('serveStdio framing', () => {
+  it('refuses a maxLineBytes that would silently disable the cap', () => {
+    expect(() => serveStdio(testServer().core, { maxLineBytes: Number.NaN })).toThrow(
+      'serveStdio: maxLineBytes must be an integer from 1 to 9007199254740991, got NaN',
+    );
+  });
+
   it('answers an overlong message with -32600 before it ends, then serves the next line', async () => {
     const { input, output, messages: out } = stdioPipes();
     const done = serveStdio(testServer().core, { input, output, maxLineBytes: 4096 });

@@ -37,7 +37,7 @@ export function testServer(options: Partial<McpServerOptions> = {}): McpServer {
         input: z.object({ ms: z.number().int() }),
       },
       async ({ ms }) => {
-        await new Promise((resolve) => setTimeout(resolve, ms));
+        await sleep(ms);
         return text(`paused ${ms}`);
       },
     )
@@ -110,12 +110,16 @@ export function testServer(options: Partial<McpServerOptions> = {}): McpServer {
     .tool(
       {
         name: 'signal_reader',
-        description: 'Reads ctx.signal, answering now or after a tick',
-        input: z.object({ wait: z.boolean() }),
+        description: 'Reads ctx.signal, then answers or fails, now or after a tick',
+        input: z.object({ wait: z.boolean(), fail: z.boolean().optional() }),
       },
-      ({ wait }, ctx) => {
+      ({ wait, fail }, ctx) => {
         const aborted = ctx.signal.aborted;
-        return wait ? sleep(1).then(() => text(String(aborted))) : text(String(aborted));
+        const answer = () => {
+          if (fail) throw new Error('failed after reading the signal');
+          return text(String(aborted));
+        };
+        return wait ? sleep(1).then(answer) : answer();
       },
     )
     .tool({ name: 'with_meta', description: 'Returns a result with its own _meta' }, () => ({
