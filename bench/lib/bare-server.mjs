@@ -2,9 +2,7 @@
 // each POST body and answers with one fixed, small JSON-RPC result. No MCP
 // logic at all. Usage: node bench/lib/bare-server.mjs --port P
 import { createServer } from 'node:http';
-
-const portArg = process.argv.indexOf('--port');
-const port = portArg > 0 ? Number(process.argv[portArg + 1]) : 0;
+import { listenAsBenchChild } from './child-listen.mjs';
 
 const BODY = Buffer.from(
   JSON.stringify({
@@ -23,10 +21,4 @@ const http = createServer((req, res) => {
   req.on('data', () => {});
   req.on('end', () => res.writeHead(200, HEADERS).end(BODY));
 });
-http.keepAliveTimeout = 60_000;
-http.listen(port, '127.0.0.1', () => {
-  console.log(`listening on http://127.0.0.1:${http.address().port}/mcp`);
-});
-const stop = () => http.close(() => process.exit(0));
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
+listenAsBenchChild(http);

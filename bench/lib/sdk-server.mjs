@@ -15,10 +15,8 @@ import {
   McpServer,
 } from '@modelcontextprotocol/server';
 import * as z from 'zod';
+import { listenAsBenchChild } from './child-listen.mjs';
 import { toNodeListener } from './node-adapter.mjs';
-
-const portArg = process.argv.indexOf('--port');
-const port = portArg > 0 ? Number(process.argv[portArg + 1]) : 0;
 
 // One key for the process: every round of a flow is served by this process.
 const codec = createRequestStateCodec({ key: randomBytes(32) });
@@ -63,10 +61,4 @@ const handler = createMcpHandler(() => buildServer(), {
   onerror: process.env.BENCH_DEBUG ? (e) => console.error('[sdk onerror]', e) : undefined,
 });
 const http = createServer(toNodeListener(handler.fetch));
-http.keepAliveTimeout = 60_000;
-http.listen(port, '127.0.0.1', () => {
-  console.log(`listening on http://127.0.0.1:${http.address().port}/mcp`);
-});
-const stop = () => http.close(() => process.exit(0));
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
+listenAsBenchChild(http);

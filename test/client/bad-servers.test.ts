@@ -2,7 +2,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpClient, type MrtrEvent, scriptedResolver } from '../../src/client/index.js';
 import { META_RETRY_AFTER_MS } from '../../src/protocol/index.js';
-import { confirmForm, type FakeServer, fakeServer, json, result, sse, toolCallServer } from './helpers.js';
+import {
+  askAgain,
+  confirmForm,
+  type FakeServer,
+  fakeServer,
+  json,
+  result,
+  sse,
+  toolCallServer,
+} from './helpers.js';
 
 let server: FakeServer | undefined;
 afterEach(async () => {
@@ -19,14 +28,7 @@ function client(url: string, extra: Partial<ConstructorParameters<typeof McpClie
 describe('bad input from the server', () => {
   it('answers input_required forever: stops at the round cap after exactly N retries, cleanly', async () => {
     server = await toolCallServer((s, res) => {
-      json(
-        res,
-        result(s.body.id, {
-          resultType: 'input_required',
-          inputRequests: { again: confirmForm() },
-          requestState: 'st',
-        }),
-      );
+      askAgain(res, s.body.id, 'st', 'again');
     });
     const c = client(server.url);
     const outcome = await c.callTool('loop', {}, { maxRounds: 3 });
@@ -97,14 +99,7 @@ describe('bad input from the server', () => {
   it('sends a non-string requestState: protocol error', async () => {
     for (const bad of [42, null, { s: 1 }, ['a']]) {
       server = await toolCallServer((s, res) => {
-        json(
-          res,
-          result(s.body.id, {
-            resultType: 'input_required',
-            inputRequests: { ok: confirmForm() },
-            requestState: bad,
-          }),
-        );
+        askAgain(res, s.body.id, bad);
       });
       const outcome = await client(server.url).callTool('x');
       expect(outcome.status, JSON.stringify(bad)).toBe('protocol_error');

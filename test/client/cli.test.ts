@@ -4,7 +4,7 @@ import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exampleServer } from '../../src/fixtures/example.js';
 import type { HttpEndpoint } from '../../src/server/index.js';
-import { CLI, confirmForm, json, requireBuiltCli, result, toolCallServer } from './helpers.js';
+import { askAgain, CLI, json, requireBuiltCli, toolCallServer } from './helpers.js';
 
 interface Run {
   code: number;
@@ -33,18 +33,13 @@ beforeAll(async () => {
 });
 afterAll(() => endpoint?.close());
 
+/** `mrtr call <endpoint> resolve_bug --args ARGS --answers ANSWERS [flags]` against the example server. */
+const resolveBug = (args: string, answers: string, ...flags: string[]) =>
+  mrtr(['call', endpoint.url, 'resolve_bug', '--args', args, '--answers', answers, ...flags]);
+
 describe('mrtr call (scripted)', () => {
   it('--answers drives resolve_bug through 3 questions; --json reports result and rounds', async () => {
-    const r = await mrtr([
-      'call',
-      endpoint.url,
-      'resolve_bug',
-      '--args',
-      '{"id":42}',
-      '--answers',
-      '{"resolution":"Duplicate","original":{"original":7}}',
-      '--json',
-    ]);
+    const r = await resolveBug('{"id":42}', '{"resolution":"Duplicate","original":{"original":7}}', '--json');
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout);
     expect(report).toMatchObject({
@@ -57,42 +52,18 @@ describe('mrtr call (scripted)', () => {
   });
 
   it('prints the result text without --json', async () => {
-    const r = await mrtr([
-      'call',
-      endpoint.url,
-      'resolve_bug',
-      '--args',
-      '{"id":3}',
-      '--answers',
-      '{"resolution":"Fixed"}',
-    ]);
+    const r = await resolveBug('{"id":3}', '{"resolution":"Fixed"}');
     expect(r).toMatchObject({ code: 0, stdout: 'Bug 3 resolved as Fixed\n' });
   });
 
   it('exit 3 when a question was declined and the tool failed', async () => {
-    const r = await mrtr([
-      'call',
-      endpoint.url,
-      'resolve_bug',
-      '--args',
-      '{"id":3}',
-      '--answers',
-      '{"resolution":"Fixed","confirm":"decline"}',
-    ]);
+    const r = await resolveBug('{"id":3}', '{"resolution":"Fixed","confirm":"decline"}');
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/declined \(confirm\)/);
   });
 
   it('exit 1 for a tool error, and for a JSON-RPC error from the server', async () => {
-    const same = await mrtr([
-      'call',
-      endpoint.url,
-      'resolve_bug',
-      '--args',
-      '{"id":9}',
-      '--answers',
-      '{"resolution":"Duplicate","original":9}',
-    ]);
+    const same = await resolveBug('{"id":9}', '{"resolution":"Duplicate","original":9}');
     expect(same.code).toBe(1);
     expect(same.stdout).toMatch(/cannot duplicate itself/);
     const unknown = await mrtr(['call', endpoint.url, 'no_such_tool', '--json']);
@@ -105,15 +76,7 @@ describe('mrtr call (scripted)', () => {
     expect(r.code).toBe(6);
     expect(r.stderr).toMatch(/needs a person to answer "How was bug 3 resolved\?"/);
     expect(r.stderr).toMatch(/--answers/);
-    const bad = await mrtr([
-      'call',
-      endpoint.url,
-      'resolve_bug',
-      '--args',
-      '{"id":3}',
-      '--answers',
-      '{"resolution":"Sideways"}',
-    ]);
+    const bad = await resolveBug('{"id":3}', '{"resolution":"Sideways"}');
     expect(bad.code).toBe(6);
     expect(bad.stderr).toMatch(/--answers\["resolution"\] does not fit the question/);
   });
@@ -122,14 +85,7 @@ describe('mrtr call (scripted)', () => {
     const loop = await toolCallServer((s, res) => {
       if (s.body.params.name === 'garbage') return json(res, 'not json at all');
       if (s.body.params.name === 'hang') return;
-      json(
-        res,
-        result(s.body.id, {
-          resultType: 'input_required',
-          inputRequests: { ok: confirmForm() },
-          requestState: 's',
-        }),
-      );
+      askAgain(res, s.body.id, 's');
     });
     try {
       const cap = await mrtr(['call', loop.url, 'loop', '--answers', '{}', '--max-rounds', '2', '--json']);

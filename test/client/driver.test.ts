@@ -10,7 +10,17 @@ import {
   scriptedResolver,
 } from '../../src/client/index.js';
 import { META_HUMAN_REQUIRED } from '../../src/protocol/index.js';
-import { confirmForm, type FakeServer, fakeServer, json, result, sse, toolCallServer } from './helpers.js';
+import {
+  askAgain,
+  askThenEchoServer,
+  confirmForm,
+  type FakeServer,
+  fakeServer,
+  json,
+  result,
+  sse,
+  toolCallServer,
+} from './helpers.js';
 
 let server: FakeServer | undefined;
 afterEach(async () => {
@@ -275,14 +285,7 @@ describe('MRTR client requirements', () => {
 describe('abort', () => {
   it('cancels between rounds: no further request is sent', async () => {
     server = await toolCallServer((s, res) => {
-      json(
-        res,
-        result(s.body.id, {
-          resultType: 'input_required',
-          inputRequests: { ok: confirmForm() },
-          requestState: 'x',
-        }),
-      );
+      askAgain(res, s.body.id, 'x');
     });
     const controller = new AbortController();
     const c = new McpClient({ server: server.url, resolvers: [okAnswer()] });
@@ -317,23 +320,7 @@ describe('abort', () => {
 
 describe('who answers', () => {
   const asks = (params: Record<string, unknown>) => async () => {
-    server = await toolCallServer((s, res) => {
-      if (s.body.params.inputResponses)
-        return json(
-          res,
-          result(s.body.id, {
-            resultType: 'complete',
-            content: [{ type: 'text', text: JSON.stringify(s.body.params.inputResponses) }],
-          }),
-        );
-      json(
-        res,
-        result(s.body.id, {
-          resultType: 'input_required',
-          inputRequests: { q: { method: 'elicitation/create', params } },
-        }),
-      );
-    });
+    server = await askThenEchoServer({ q: { method: 'elicitation/create', params } });
     return server;
   };
   const approval = {
@@ -443,29 +430,13 @@ describe('who answers', () => {
 
 describe('sampling and roots', () => {
   it('answers sampling and roots requests with their resolvers, concurrently with a form', async () => {
-    server = await toolCallServer((s, res) => {
-      if (s.body.params.inputResponses)
-        return json(
-          res,
-          result(s.body.id, {
-            resultType: 'complete',
-            content: [{ type: 'text', text: JSON.stringify(s.body.params.inputResponses) }],
-          }),
-        );
-      json(
-        res,
-        result(s.body.id, {
-          resultType: 'input_required',
-          inputRequests: {
-            llm: {
-              method: 'sampling/createMessage',
-              params: { messages: [{ role: 'user', content: { type: 'text', text: '2+2?' } }], maxTokens: 5 },
-            },
-            where: { method: 'roots/list' },
-            ok: confirmForm(),
-          },
-        }),
-      );
+    server = await askThenEchoServer({
+      llm: {
+        method: 'sampling/createMessage',
+        params: { messages: [{ role: 'user', content: { type: 'text', text: '2+2?' } }], maxTokens: 5 },
+      },
+      where: { method: 'roots/list' },
+      ok: confirmForm(),
     });
     const c = new McpClient({
       server: server.url,

@@ -44,6 +44,30 @@ export function toolCallServer(
   );
 }
 
+/** Answer with one more round: a confirmation under `key`, carrying `requestState` (whatever its type). */
+export function askAgain(res: ServerResponse, id: unknown, requestState: unknown, key = 'ok'): void {
+  json(
+    res,
+    result(id, { resultType: 'input_required', inputRequests: { [key]: confirmForm() }, requestState }),
+  );
+}
+
+/** A tools/call server that asks `inputRequests`, then completes with the inputResponses it got, as JSON text. */
+export function askThenEchoServer(inputRequests: Record<string, unknown>): Promise<FakeServer> {
+  return toolCallServer((s, res) => {
+    const { inputResponses } = (s.body as { params: { inputResponses?: unknown } }).params;
+    if (inputResponses)
+      return json(
+        res,
+        result(s.body.id, {
+          resultType: 'complete',
+          content: [{ type: 'text', text: JSON.stringify(inputResponses) }],
+        }),
+      );
+    json(res, result(s.body.id, { resultType: 'input_required', inputRequests }));
+  });
+}
+
 export async function fakeServer(
   handle: (seen: Seen, res: ServerResponse, index: number) => unknown,
 ): Promise<FakeServer> {
