@@ -1,3 +1,62 @@
-export * from './flow/index.js';
-export * from './protocol/index.js';
-export * from './server/index.js';
+// mrtr: build MCP servers whose multi-round calls are sealed, bound and bounded. A curated list, so that what is
+// public is a decision: the client is at `mrtr/client`, the state codec at `mrtr/state`, wire types and error
+// codes at `mrtr/protocol`, the flow engine at `mrtr/flow`.
+export {
+  type Ask,
+  type ElicitationForm,
+  type Elicited,
+  elicitationForm,
+  FlowEnded,
+  type FormSchema,
+  type QuestionOptions,
+} from './flow/index.js';
+export {
+  ErrorCode,
+  type JsonObject,
+  LATEST_PROTOCOL_VERSION,
+  McpError,
+  type Result,
+} from './protocol/index.js';
+export {
+  type CompletionHandler,
+  type GuardedRound,
+  type HandlerOptions,
+  HandlerTimeoutError,
+  type HttpEndpoint,
+  HttpServerTransport,
+  type HttpServerTransportOptions,
+  INVALID_REQUEST_STATE,
+  type InputKind,
+  InputRequired,
+  inputRequired,
+  type Logger,
+  type LogLevel,
+  McpServer,
+  type McpServerOptions,
+  type Principal,
+  type ProgressUpdate,
+  type PromptHandler,
+  type PromptOptions,
+  type PromptResult,
+  type RequestContext,
+  type RequestEnvironment,
+  type RequestHandler,
+  type RequestStateCodec,
+  type ResourceHandler,
+  type ResourceResult,
+  type RoundEvent,
+  type RoundGuard,
+  type RoundObserver,
+  type RoundOutcome,
+  RoundRefused,
+  SealedStateCodec,
+  type ServerCore,
+  type StdioOptions,
+  serveStdio,
+  stderrLogger,
+  type ToolHandler,
+  type ToolOptions,
+  type ToolResult,
+  text,
+} from './server/index.js';
+export { createEphemeralKeyring, generateKeySpec, Keyring, KeySpecError } from './state/index.js';

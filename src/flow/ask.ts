@@ -32,6 +32,7 @@ export interface QuestionOptions {
 
 /** Ends the call early with a message, e.g. when the user declines. Tools answer it as an isError result. */
 export class FlowEnded extends Error {
+  readonly code = 'ERR_FLOW_ENDED';
   constructor(
     message: string,
     readonly reason: 'declined' | 'cancelled' | 'invalid_answers' | 'ended',

@@ -7,13 +7,10 @@ import type {
   InputRequests,
   InputResponse,
 } from '../protocol/index.js';
+import type { Principal } from '../state/index.js';
 
-/** The authenticated caller, as established by the transport's authenticate hook. */
-export interface Principal {
-  subject: string;
-  issuer?: string;
-  clientId?: string;
-}
+/** The authenticated caller, as the transport established it: the same shape the state codec binds. */
+export type { Principal };
 
 /** Kinds of embedded request a client can declare support for. */
 export type InputKind = 'elicitation.form' | 'elicitation.url' | 'sampling' | 'roots';

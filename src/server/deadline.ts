@@ -4,6 +4,7 @@
 /** The abort reason a handler sees when its time is up. */
 export class HandlerTimeoutError extends Error {
   override readonly name = 'HandlerTimeoutError';
+  readonly code = 'ERR_HANDLER_TIMEOUT';
   constructor(readonly timeoutMs: number) {
     super(`the handler did not finish within ${timeoutMs} ms`);
   }

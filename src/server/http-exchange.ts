@@ -3,7 +3,7 @@
 import type { ServerResponse } from 'node:http';
 import { httpStatusForError, type JsonRpcNotification, type JsonRpcResponse } from '../protocol/index.js';
 import type { Principal } from './context.js';
-import type { RequestEnvironment } from './dispatch.js';
+import type { RequestEnvironment } from './environment.js';
 import { serializeNotification, serializeResponse } from './message.js';
 
 const SSE_HEADERS = {

@@ -3,15 +3,14 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { ErrorCode, httpStatusForError, type McpError } from '../protocol/index.js';
 import type { Principal } from './context.js';
-import type { Dispatcher } from './dispatch.js';
-import type { HeaderParam } from './header-params.js';
 import { HttpExchange, sendJson } from './http-exchange.js';
 import { checkOrigin, checkRequestHeaders, defaultOriginPolicy, type OriginPolicy } from './http-guards.js';
 import { classifyMessage, errorResponse } from './message.js';
 import { checkIntegerOption, MAX_TIMER_MS } from './option-checks.js';
+import type { RequestHandler } from './request-handler.js';
 import { legacyInitializeError } from './request-meta.js';
 
-export interface HttpTransportOptions {
+export interface HttpServerTransportOptions {
   host?: string;
   port?: number;
   /** The MCP endpoint path. */
@@ -128,28 +127,32 @@ function closeServer(server: Server, graceMs: number): Promise<void> {
   });
 }
 
-export class HttpTransport {
+export class HttpServerTransport {
   private readonly path: string;
   private readonly maxBodyBytes: number;
   private readonly originPolicy: OriginPolicy;
   private readonly timeouts: { headersTimeout: number; requestTimeout: number };
   private draining = false;
   private readonly isDraining = (): boolean => this.draining;
+  private readonly headerParamsOf = (tool: string) => this.handler.headerParams(tool);
 
   constructor(
-    private readonly dispatcher: Dispatcher,
-    private readonly headerParams: (tool: string) => HeaderParam[] | undefined,
-    private readonly options: HttpTransportOptions = {},
+    private readonly handler: RequestHandler,
+    private readonly options: HttpServerTransportOptions = {},
   ) {
-    checkIntegerOption('HttpTransport', 'maxBodyBytes', options.maxBodyBytes);
-    checkIntegerOption('HttpTransport', 'maxConnections', options.maxConnections);
-    checkIntegerOption('HttpTransport', 'headersTimeoutMs', options.headersTimeoutMs, { max: MAX_TIMER_MS });
-    checkIntegerOption('HttpTransport', 'requestTimeoutMs', options.requestTimeoutMs, { max: MAX_TIMER_MS });
+    checkIntegerOption('HttpServerTransport', 'maxBodyBytes', options.maxBodyBytes);
+    checkIntegerOption('HttpServerTransport', 'maxConnections', options.maxConnections);
+    checkIntegerOption('HttpServerTransport', 'headersTimeoutMs', options.headersTimeoutMs, {
+      max: MAX_TIMER_MS,
+    });
+    checkIntegerOption('HttpServerTransport', 'requestTimeoutMs', options.requestTimeoutMs, {
+      max: MAX_TIMER_MS,
+    });
     const requestTimeout = options.requestTimeoutMs ?? 30_000;
     const headersTimeout = options.headersTimeoutMs ?? Math.min(10_000, requestTimeout);
     if (headersTimeout > requestTimeout) {
       throw new RangeError(
-        `HttpTransport: headersTimeoutMs (${headersTimeout}) must not exceed requestTimeoutMs (${requestTimeout}): ` +
+        `HttpServerTransport: headersTimeoutMs (${headersTimeout}) must not exceed requestTimeoutMs (${requestTimeout}): ` +
           'the head is part of the request',
       );
     }
@@ -235,7 +238,7 @@ export class HttpTransport {
     }
     const request = message.request;
     try {
-      checkRequestHeaders(req.headers, request, this.headerParams);
+      checkRequestHeaders(req.headers, request, this.headerParamsOf);
     } catch (error) {
       // A legacy client's handshake lacks the modern headers: the same error, plus what its user needs to know.
       const e =
@@ -260,7 +263,7 @@ export class HttpTransport {
     }
 
     const exchange = new HttpExchange(res, principal, this.isDraining);
-    const response = this.dispatcher.handleMaybeSync(request, exchange);
+    const response = this.handler.handleRequest(request, exchange);
     exchange.finish(response instanceof Promise ? await response : response);
   }
 

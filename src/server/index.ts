@@ -1,3 +1,5 @@
+// mrtr/server: a stateless MCP 2026-07-28 server whose multi-round calls are sealed, bound and bounded.
+// A curated list: what is not named here is internal and may change between releases.
 export { text } from './content.js';
 export {
   type InputKind,
@@ -9,14 +11,11 @@ export {
   type RequestContext,
 } from './context.js';
 export { HandlerTimeoutError } from './deadline.js';
-export type { Logger, RequestEnvironment } from './dispatch.js';
-export { Dispatcher } from './dispatch.js';
-export type { HttpEndpoint, HttpTransportOptions } from './http.js';
-export { HttpTransport } from './http.js';
-export { INVALID_REQUEST_STATE } from './mrtr.js';
+export type { Logger, RequestEnvironment } from './environment.js';
+export { type HttpEndpoint, HttpServerTransport, type HttpServerTransportOptions } from './http.js';
 export type {
   CompletionHandler,
-  MrtrOptions,
+  HandlerOptions,
   PromptHandler,
   PromptOptions,
   PromptResult,
@@ -26,6 +25,7 @@ export type {
   ToolOptions,
   ToolResult,
 } from './registry.js';
+export type { RequestHandler, ServerCore } from './request-handler.js';
 export {
   type OpenedRound,
   type RequestStateCodec,
@@ -35,5 +35,8 @@ export {
   type StateOpenFailure,
   type StateOpenResult,
 } from './request-state.js';
+export type { GuardedRound, RoundGuard } from './round/guard.js';
+export type { RoundEvent, RoundObserver, RoundOutcome } from './round/observer.js';
+export { INVALID_REQUEST_STATE, RoundRefused } from './round/refusal.js';
 export { McpServer, type McpServerOptions, stderrLogger } from './server.js';
-export type { StdioOptions } from './stdio.js';
+export { type StdioOptions, serveStdio } from './stdio.js';

@@ -45,7 +45,7 @@ export interface ResourceResult {
 type Infer<S> = S extends z.ZodType ? z.output<S> : Record<string, unknown>;
 
 /** Options shared by everything that can answer input_required. */
-export interface MrtrOptions {
+export interface HandlerOptions {
   /**
    * Accept `inputResponses` that arrive without a `requestState` (the spec's plain form). Off by default: then only
    * answers to keys a sealed previous round asked for reach the handler, so a client cannot answer a question
@@ -64,17 +64,17 @@ export interface MrtrOptions {
   timeoutMs?: number;
 }
 
-/** Every MrtrOptions key, checked by the compiler: a new option cannot be forgotten here (and leak into lists). */
+/** Every HandlerOptions key, checked by the compiler: a new option cannot be forgotten here (and leak into lists). */
 const MRTR_OPTION_KEYS = Object.keys({
   unsealedAnswers: true,
   maxRounds: true,
   stateTtlMs: true,
   timeoutMs: true,
-} satisfies Record<keyof MrtrOptions, true>) as Array<keyof MrtrOptions>;
+} satisfies Record<keyof HandlerOptions, true>) as Array<keyof HandlerOptions>;
 
 /** Registration options that configure the server and never appear in a listed definition. */
 const SERVER_ONLY_OPTIONS: ReadonlySet<string> = new Set([...MRTR_OPTION_KEYS, 'complete']);
-type ServerOnlyOption = keyof MrtrOptions | 'complete';
+type ServerOnlyOption = keyof HandlerOptions | 'complete';
 
 /** The definition clients see: the registration options minus the server-only ones. */
 function listedDefinition<T extends object>(options: T): Omit<T, ServerOnlyOption> {
@@ -85,14 +85,14 @@ function listedDefinition<T extends object>(options: T): Omit<T, ServerOnlyOptio
   return definition as Omit<T, ServerOnlyOption>;
 }
 
-function mrtrOptionsOf(o: MrtrOptions): MrtrOptions {
+function mrtrOptionsOf(o: HandlerOptions): HandlerOptions {
   checkIntegerOption('handler options', 'timeoutMs', o.timeoutMs, { max: MAX_TIMER_MS });
   const out: Record<string, unknown> = {};
   for (const key of MRTR_OPTION_KEYS) if (o[key] !== undefined) out[key] = o[key];
-  return out as MrtrOptions;
+  return out as HandlerOptions;
 }
 
-export interface ToolOptions<S extends ArgumentSchema | undefined> extends MrtrOptions {
+export interface ToolOptions<S extends ArgumentSchema | undefined> extends HandlerOptions {
   name: string;
   title?: string;
   description?: string;
@@ -103,7 +103,7 @@ export interface ToolOptions<S extends ArgumentSchema | undefined> extends MrtrO
 }
 export type ToolHandler<S> = (args: Infer<S>, ctx: RequestContext) => Awaitable<ToolResult | InputRequired>;
 
-export interface PromptOptions extends MrtrOptions {
+export interface PromptOptions extends HandlerOptions {
   name: string;
   title?: string;
   description?: string;
@@ -129,7 +129,7 @@ export type CompletionHandler = (
 
 export interface RegisteredTool {
   definition: ToolDefinition;
-  mrtr: MrtrOptions;
+  mrtr: HandlerOptions;
   headerParams: HeaderParam[];
   args: CompiledArguments;
   /** Checks structuredContent against the outputSchema; returns a problem, or undefined when it conforms. */
@@ -138,18 +138,18 @@ export interface RegisteredTool {
 }
 export interface RegisteredPrompt {
   definition: PromptDefinition;
-  mrtr: MrtrOptions;
+  mrtr: HandlerOptions;
   handler: PromptHandler;
   completions: Map<string, CompletionHandler>;
 }
 export interface RegisteredResource {
   definition: ResourceDefinition;
-  mrtr: MrtrOptions;
+  mrtr: HandlerOptions;
   handler: ResourceHandler;
 }
 export interface RegisteredTemplate {
   definition: ResourceTemplateDefinition;
-  mrtr: MrtrOptions;
+  mrtr: HandlerOptions;
   template: UriTemplate;
   handler: ResourceHandler;
   completions: Map<string, CompletionHandler>;
@@ -194,7 +194,7 @@ export class Registry {
     });
   }
 
-  addResource(options: ResourceDefinition & MrtrOptions, handler: ResourceHandler): void {
+  addResource(options: ResourceDefinition & HandlerOptions, handler: ResourceHandler): void {
     const definition = listedDefinition(options);
     if (this.resources.has(definition.uri))
       throw new Error(`resource ${definition.uri} is already registered`);
@@ -202,7 +202,7 @@ export class Registry {
   }
 
   addTemplate(
-    options: ResourceTemplateDefinition & MrtrOptions & { complete?: Record<string, CompletionHandler> },
+    options: ResourceTemplateDefinition & HandlerOptions & { complete?: Record<string, CompletionHandler> },
     handler: ResourceHandler,
   ): void {
     const { complete } = options;
@@ -219,7 +219,7 @@ export class Registry {
   /** A fixed resource first, then the first template that matches. */
   findResource(
     uri: string,
-  ): { handler: ResourceHandler; variables: Record<string, string>; mrtr: MrtrOptions } | undefined {
+  ): { handler: ResourceHandler; variables: Record<string, string>; mrtr: HandlerOptions } | undefined {
     const fixed = this.resources.get(uri);
     if (fixed) return { handler: fixed.handler, variables: {}, mrtr: fixed.mrtr };
     for (const t of this.templates) {

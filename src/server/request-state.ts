@@ -3,21 +3,12 @@
 import type { FlowJournal } from '../flow/index.js';
 import {
   type OpenFailureReason,
-  type Principal,
+  type StateBinding,
   StateCodec,
   type StateCodecOptions,
 } from '../state/index.js';
 
-/** What a token is bound to: it must only open on a request with the same values. */
-export interface StateBinding {
-  /** The authenticated caller; undefined when anonymous (then it only opens for anonymous callers). */
-  principal: Principal | undefined;
-  method: string;
-  /** Tool name, prompt name or resource URI. */
-  target: string;
-  /** The request's arguments — a retry with other arguments must not open the state. */
-  arguments: unknown;
-}
+export type { StateBinding };
 
 /** What the server keeps inside the sealed state between rounds. */
 export interface StateEnvelope {
@@ -37,6 +28,8 @@ export interface OpenedRound {
   flowId: string;
   /** input_required rounds so far in this flow. */
   round: number;
+  /** When the presented state expires (ms since the epoch). */
+  expiresAt: number;
 }
 
 export type StateOpenFailure = OpenFailureReason;
@@ -63,20 +56,22 @@ export class SealedStateCodec implements RequestStateCodec {
     binding: StateBinding,
     flow: { flowId: string; round: number; ttlMs?: number },
   ): string {
-    return this.codec.seal(envelope, toCodecBinding(binding), flow);
+    return this.codec.seal(envelope, binding, flow);
   }
 
   open(token: string, binding: StateBinding): StateOpenResult {
-    const opened = this.codec.open<StateEnvelope>(token, toCodecBinding(binding));
+    const opened = this.codec.open<StateEnvelope>(token, binding);
     if (!opened.ok) return opened;
     const e = opened.state.payload;
     if (typeof e !== 'object' || e === null || !Array.isArray(e.asked) || !Array.isArray(e.kinds)) {
       return { ok: false, reason: 'malformed' };
     }
-    return { ok: true, envelope: e, flowId: opened.state.flowId, round: opened.state.round };
+    return {
+      ok: true,
+      envelope: e,
+      flowId: opened.state.flowId,
+      round: opened.state.round,
+      expiresAt: opened.state.expiresAt,
+    };
   }
-}
-
-function toCodecBinding(b: StateBinding) {
-  return { principal: b.principal ?? null, method: b.method, target: b.target, arguments: b.arguments };
 }

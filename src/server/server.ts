@@ -2,12 +2,13 @@
 
 import type { Implementation, ResourceDefinition, ResourceTemplateDefinition } from '../protocol/index.js';
 import { createEphemeralKeyring, Keyring, type StateCodecOptions } from '../state/index.js';
-import { Dispatcher, type Logger } from './dispatch.js';
-import { type HttpEndpoint, HttpTransport, type HttpTransportOptions } from './http.js';
+import { Dispatcher } from './dispatch.js';
+import type { Logger } from './environment.js';
+import { type HttpEndpoint, HttpServerTransport, type HttpServerTransportOptions } from './http.js';
 import { checkIntegerOption, MAX_TIMER_MS } from './option-checks.js';
 import {
   type CompletionHandler,
-  type MrtrOptions,
+  type HandlerOptions,
   type PromptHandler,
   type PromptOptions,
   Registry,
@@ -15,7 +16,10 @@ import {
   type ToolHandler,
   type ToolOptions,
 } from './registry.js';
+import type { ServerCore } from './request-handler.js';
 import { type RequestStateCodec, SealedStateCodec } from './request-state.js';
+import type { RoundGuard } from './round/guard.js';
+import type { RoundObserver } from './round/observer.js';
 import type { ArgumentSchema } from './schema-input.js';
 import { type StdioOptions, serveStdio } from './stdio.js';
 
@@ -57,6 +61,13 @@ export interface McpServerOptions {
    * handler's ctx.signal aborts; a handler doing I/O should pass that signal on.
    */
   handlerTimeoutMs?: number;
+  /**
+   * Checks every tools/call, prompts/get and resources/read round passes, in order: after its requestState opened
+   * and before the handler runs (`admit`), and once its answer is ready but not yet sent (`commit`).
+   */
+  guards?: readonly RoundGuard[];
+  /** Told the outcome of every such request, refused ones included; the answer waits for their promises. */
+  observers?: readonly RoundObserver[];
 }
 
 /** Writes one JSON line per event to stderr, so stdout stays clean for the stdio transport. */
@@ -97,14 +108,14 @@ export class McpServer {
     return this;
   }
 
-  resource(options: ResourceDefinition & MrtrOptions, handler: ResourceHandler): this {
+  resource(options: ResourceDefinition & HandlerOptions, handler: ResourceHandler): this {
     this.assertOpen();
     this.registry.addResource(options, handler);
     return this;
   }
 
   resourceTemplate(
-    options: ResourceTemplateDefinition & MrtrOptions & { complete?: Record<string, CompletionHandler> },
+    options: ResourceTemplateDefinition & HandlerOptions & { complete?: Record<string, CompletionHandler> },
     handler: ResourceHandler,
   ): this {
     this.assertOpen();
@@ -112,8 +123,8 @@ export class McpServer {
     return this;
   }
 
-  /** The transport-independent dispatcher (built on first use; registration closes then). */
-  get core(): Dispatcher {
+  /** The transport-independent request handler (built on first use; registration closes then). */
+  get core(): ServerCore {
     if (!this.dispatcher) {
       const o = this.options;
       const serverInfo: Implementation = { name: o.name, version: o.version };
@@ -128,17 +139,19 @@ export class McpServer {
         listTtlMs: o.cacheTtlMs ?? 60_000,
         validateResults: o.validateResults ?? false,
         handlerTimeoutMs: o.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS,
+        guards: o.guards,
+        observers: o.observers,
       });
     }
     return this.dispatcher;
   }
 
   /** A Streamable HTTP transport; use `.listener` with your own node:http server, or `.listen()`. */
-  http(options: HttpTransportOptions = {}): HttpTransport {
-    return new HttpTransport(this.core, (tool) => this.registry.tools.get(tool)?.headerParams, options);
+  http(options: HttpServerTransportOptions = {}): HttpServerTransport {
+    return new HttpServerTransport(this.core, options);
   }
 
-  listen(options: HttpTransportOptions = {}): Promise<HttpEndpoint> {
+  listen(options: HttpServerTransportOptions = {}): Promise<HttpEndpoint> {
     return this.http(options).listen();
   }
 

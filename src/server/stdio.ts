@@ -2,10 +2,10 @@
 import type { Readable, Writable } from 'node:stream';
 import { ErrorCode, type JsonObject, type JsonRpcResponse } from '../protocol/index.js';
 import type { Principal } from './context.js';
-import type { Dispatcher } from './dispatch.js';
 import { LineSplitter } from './line-splitter.js';
 import { classifyMessage, errorResponse, serializeNotification, serializeResponse } from './message.js';
 import { checkIntegerOption } from './option-checks.js';
+import type { RequestHandler } from './request-handler.js';
 
 export interface StdioOptions {
   input?: Readable;
@@ -17,7 +17,7 @@ export interface StdioOptions {
 }
 
 /** Serve until the input ends. Requests run concurrently; each response is one line. */
-export function serveStdio(dispatcher: Dispatcher, options: StdioOptions = {}): Promise<void> {
+export function serveStdio(handler: RequestHandler, options: StdioOptions = {}): Promise<void> {
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
   checkIntegerOption('serveStdio', 'maxLineBytes', options.maxLineBytes);
@@ -52,8 +52,13 @@ export function serveStdio(dispatcher: Dispatcher, options: StdioOptions = {}): 
     const { request } = message;
     const abort = new AbortController();
     inFlight.set(request.id, abort);
-    const task = dispatcher
-      .handle(request, { principal: options.principal, signal: abort.signal, notify: writeNotification })
+    const task = Promise.resolve(
+      handler.handleRequest(request, {
+        principal: options.principal,
+        signal: abort.signal,
+        notify: writeNotification,
+      }),
+    )
       .then((response) => {
         // A cancelled request gets no response (basic/patterns/cancellation.mdx).
         if (!abort.signal.aborted) write(response);

@@ -8,10 +8,16 @@ import { createHash } from 'node:crypto';
 
 const MAX_DEPTH = 1000;
 
+/** The value has no canonical JSON form. A TypeError, so code that caught TypeError before still does. */
+export class NotJsonError extends TypeError {
+  override readonly name = 'NotJsonError';
+  readonly code = 'ERR_NOT_JSON';
+}
+
 /**
  * Canonical JSON text of a JSON value (RFC 8785 style). Equal values give equal text regardless of key order.
  * Object members whose value is `undefined` are omitted, as in JSON.stringify.
- * @throws TypeError for non-finite numbers, bigint, functions, symbols, `undefined` at the top or in arrays,
+ * @throws NotJsonError (a TypeError) for non-finite numbers, bigint, functions, symbols, `undefined` at the top or in arrays,
  *   and nesting deeper than 1000 levels (which also catches cycles).
  */
 export function canonicalJson(value: unknown): string {
@@ -23,13 +29,14 @@ function write(value: unknown, depth: number): string {
     case 'string':
       return JSON.stringify(value);
     case 'number':
-      if (!Number.isFinite(value)) throw new TypeError(`canonicalJson: ${value} is not a JSON number`);
+      if (!Number.isFinite(value)) throw new NotJsonError(`canonicalJson: ${value} is not a JSON number`);
       return JSON.stringify(value);
     case 'boolean':
       return value ? 'true' : 'false';
     case 'object': {
       if (value === null) return 'null';
-      if (depth >= MAX_DEPTH) throw new TypeError(`canonicalJson: nesting deeper than ${MAX_DEPTH} levels`);
+      if (depth >= MAX_DEPTH)
+        throw new NotJsonError(`canonicalJson: nesting deeper than ${MAX_DEPTH} levels`);
       if (Array.isArray(value)) {
         let out = '[';
         for (let i = 0; i < value.length; i++) {
@@ -52,7 +59,7 @@ function write(value: unknown, depth: number): string {
       return out + '}';
     }
     default:
-      throw new TypeError(`canonicalJson: ${typeof value} is not a JSON value`);
+      throw new NotJsonError(`canonicalJson: ${typeof value} is not a JSON value`);
   }
 }
 

@@ -180,6 +180,7 @@ export interface StateCodecOptions {
 /** Thrown by `seal` when the payload or the resulting token is over its cap. */
 export class StateTooLargeError extends RangeError {
   override readonly name = 'StateTooLargeError';
+  readonly code = 'ERR_STATE_TOO_LARGE';
 }
 
 const fail = (reason: OpenFailureReason): OpenResult<never> => Object.freeze({ ok: false, reason });

@@ -1,5 +1,5 @@
 export { decodeBase64urlStrict, isCanonicalBase64url } from './base64url.js';
-export { argumentsDigest, canonicalJson } from './canonical-json.js';
+export { argumentsDigest, canonicalJson, NotJsonError } from './canonical-json.js';
 export {
   DEFAULT_MAX_PAYLOAD_BYTES,
   DEFAULT_MAX_TOKEN_BYTES,

@@ -13,6 +13,7 @@ const HKDF_SALT = 'mrtr/requestState';
 /** A configuration error in a key spec or key list. Messages name the key id, never the secret. */
 export class KeySpecError extends Error {
   override readonly name = 'KeySpecError';
+  readonly code = 'ERR_KEY_SPEC';
 }
 
 /** One master secret and its id. */

@@ -183,7 +183,7 @@ describe('options', () => {
   it('refuses a limit that is not a positive integer, naming it', () => {
     const server = testServer();
     expect(() => server.http({ headersTimeoutMs: 0 })).toThrow(
-      'HttpTransport: headersTimeoutMs must be an integer from 1 to 2147483647, got 0',
+      'HttpServerTransport: headersTimeoutMs must be an integer from 1 to 2147483647, got 0',
     );
     expect(() => server.http({ requestTimeoutMs: 2 ** 31 })).toThrow(/requestTimeoutMs must be an integer/);
     expect(() => server.http({ maxConnections: 1.5 })).toThrow(/maxConnections must be an integer/);

@@ -1,7 +1,7 @@
-// The MRTR round pipeline shared by tools/call, prompts/get and resources/read:
-// open requestState → keep only answers to keys asked last round → handler → seal next state or complete.
+// The two ends of a round's requestState: open it (and keep only answers to keys the previous round asked) before
+// the handler runs, and seal the next one when the handler asks for more input.
 
-import { type FlowJournal, isFlowJournal } from '../flow/index.js';
+import { type FlowJournal, isFlowJournal } from '../../flow/index.js';
 import {
   type ClientCapabilities,
   describeSchemaErrors,
@@ -13,10 +13,11 @@ import {
   type JsonObject,
   McpError,
   schemaValidator,
-} from '../protocol/index.js';
-import { newFlowId, StateTooLargeError } from '../state/index.js';
-import { clientSupports, type InputKind, InputRequired, kindOfInputRequest } from './context.js';
-import type { RequestStateCodec, StateBinding, StateEnvelope } from './request-state.js';
+} from '../../protocol/index.js';
+import { NotJsonError, newFlowId, StateTooLargeError } from '../../state/index.js';
+import { clientSupports, type InputKind, type InputRequired, kindOfInputRequest } from '../context.js';
+import type { RequestStateCodec, StateBinding, StateEnvelope } from '../request-state.js';
+import { invalidRequestState } from './refusal.js';
 
 export interface RoundInput {
   round: number;
@@ -25,10 +26,9 @@ export interface RoundInput {
   state: unknown;
   journal: FlowJournal | undefined;
   inputResponses: Record<string, InputResponse>;
+  /** When the presented state expires (ms since the epoch); undefined on a first call. */
+  expiresAt: number | undefined;
 }
-
-/** Fixed wire message for every state failure: the precise reason goes to the log, never to the client. */
-export const INVALID_REQUEST_STATE = 'Invalid params: invalid requestState';
 
 const RESPONSE_DEFINITION: Record<InputKind, string> = {
   'elicitation.form': 'ElicitResult',
@@ -60,7 +60,6 @@ export function openRound(
   codec: RequestStateCodec,
   binding: StateBinding,
   unsealedAnswers: boolean,
-  onStateRejected: (reason: string) => void,
 ): RoundInput {
   const rawResponses = params.inputResponses;
   if (rawResponses !== undefined && !isObject(rawResponses)) {
@@ -76,20 +75,21 @@ export function openRound(
         inputResponses[key] = value as unknown as InputResponse;
       }
     }
-    return { round: 0, flowId: undefined, state: undefined, journal: undefined, inputResponses };
+    return {
+      round: 0,
+      flowId: undefined,
+      state: undefined,
+      journal: undefined,
+      inputResponses,
+      expiresAt: undefined,
+    };
   }
   if (typeof token !== 'string') throw invalidParams('Invalid params: requestState must be a string');
 
   const opened = codec.open(token, binding);
-  if (!opened.ok) {
-    onStateRejected(opened.reason);
-    throw invalidParams(INVALID_REQUEST_STATE);
-  }
+  if (!opened.ok) throw invalidRequestState(opened.reason);
   const envelope = opened.envelope;
-  if (envelope.asked.length !== envelope.kinds.length) {
-    onStateRejected('malformed');
-    throw invalidParams(INVALID_REQUEST_STATE);
-  }
+  if (envelope.asked.length !== envelope.kinds.length) throw invalidRequestState('malformed');
   const inputResponses: Record<string, InputResponse> = {};
   if (rawResponses) {
     envelope.asked.forEach((key, i) => {
@@ -114,6 +114,7 @@ export function openRound(
     state: envelope.data,
     journal: isFlowJournal(envelope.journal) ? envelope.journal : undefined,
     inputResponses,
+    expiresAt: opened.expiresAt,
   };
 }
 
@@ -183,7 +184,7 @@ export function sealRound(
         `Invalid params: the flow's state no longer fits in requestState (${error.message})`,
       );
     }
-    if (error instanceof TypeError && error.message.startsWith('canonicalJson:')) {
+    if (error instanceof NotJsonError) {
       throw invalidParams(
         `Invalid params: the arguments cannot be bound to a requestState (${error.message})`,
       );
@@ -213,5 +214,3 @@ function addRequiredCapability(missing: ClientCapabilities, kind: InputKind): vo
   else if (kind === 'sampling') missing.sampling = {};
   else missing.roots = {};
 }
-
-export { InputRequired };

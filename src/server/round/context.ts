@@ -1,6 +1,6 @@
 // The RequestContext a handler gets for one round. A class, so that a request costs one object rather than a
 // bundle of closures; the AbortSignal and the flow machinery are only built if the handler touches them.
-import type { Ask } from '../flow/index.js';
+import type { Ask } from '../../flow/index.js';
 import type {
   ClientCapabilities,
   Implementation,
@@ -8,8 +8,8 @@ import type {
   JsonObject,
   JsonRpcRequest,
   RequestId,
-} from '../protocol/index.js';
-import { newFlowId } from '../state/index.js';
+} from '../../protocol/index.js';
+import { newFlowId } from '../../state/index.js';
 import {
   clientSupports,
   type InputKind,
@@ -18,11 +18,11 @@ import {
   type Principal,
   type ProgressUpdate,
   type RequestContext,
-} from './context.js';
-import type { Deadline } from './deadline.js';
-import type { RequestEnvironment } from './dispatch.js';
-import type { RoundInput } from './mrtr.js';
-import type { RequestMeta } from './request-meta.js';
+} from '../context.js';
+import type { Deadline } from '../deadline.js';
+import type { RequestEnvironment } from '../environment.js';
+import type { RequestMeta } from '../request-meta.js';
+import type { RoundInput } from './state.js';
 
 export class RoundContext implements RequestContext {
   readonly method: string;

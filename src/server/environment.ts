@@ -1,0 +1,19 @@
+// What a transport tells the core about one request, and where the core writes its log lines. Kept apart from the
+// dispatcher so that transports, the round pipeline and handler contexts all depend on this, not on each other.
+import type { JsonRpcNotification } from '../protocol/index.js';
+import type { Principal } from './context.js';
+
+/** Structured log lines (pino-compatible: fields first, then the message). */
+export interface Logger {
+  info(fields: Record<string, unknown>, message: string): void;
+  warn(fields: Record<string, unknown>, message: string): void;
+  error(fields: Record<string, unknown>, message: string): void;
+}
+
+/** What the transport knows about one request. */
+export interface RequestEnvironment {
+  principal: Principal | undefined;
+  signal: AbortSignal;
+  /** Send a notification related to this request (HTTP upgrades the response to SSE on first use). */
+  notify(notification: JsonRpcNotification): void;
+}

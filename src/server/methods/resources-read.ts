@@ -1,0 +1,32 @@
+// resources/read: find the resource or template, run it through the round pipeline, set its cache hints.
+import { invalidParams, type Result } from '../../protocol/index.js';
+import { type MaybePromise, thenOrNow } from '../maybe-async.js';
+import type { Call, Core } from './method.js';
+
+/** Template matching is a regular expression: its input is bounded before it runs. */
+const MAX_URI_LENGTH = 8192;
+
+export function resourcesRead(core: Core, call: Call): MaybePromise<Result> {
+  const uri = call.params.uri as string;
+  if (uri.length > MAX_URI_LENGTH)
+    throw invalidParams(`Invalid params: uri is longer than ${MAX_URI_LENGTH} characters`);
+  const found = core.registry.findResource(uri);
+  if (!found) throw invalidParams('Resource not found', { uri });
+  const result = core.pipeline.run({
+    ...call,
+    method: 'resources/read',
+    target: uri,
+    args: null,
+    options: found.mrtr,
+    invoke: (ctx) => found.handler(uri, ctx, found.variables),
+  });
+  return thenOrNow(result, (r: Result): Result => {
+    if (r.resultType === 'complete') {
+      // A result reached through MRTR rounds depends on answers outside the cache key: never cacheable.
+      const retried = call.params.requestState !== undefined;
+      r.ttlMs = retried ? 0 : core.listTtlMs;
+      r.cacheScope = retried || call.env.principal !== undefined ? 'private' : 'public';
+    }
+    return r;
+  });
+}

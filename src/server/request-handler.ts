@@ -1,0 +1,21 @@
+// The one thing a transport needs from whatever answers requests: the dispatcher, or a gateway or bridge that puts
+// its own handling behind the same hardened HTTP and stdio fronts.
+import type { JsonRpcRequest, JsonRpcResponse } from '../protocol/index.js';
+import type { RequestEnvironment } from './environment.js';
+import type { HeaderParam } from './header-params.js';
+
+export interface RequestHandler {
+  /**
+   * Answer one JSON-RPC request. Never throws: failures are JSON-RPC error responses. Returns the response itself
+   * when it is ready at once, so a transport on the hot path need not wait a microtask for it.
+   */
+  handleRequest(request: JsonRpcRequest, env: RequestEnvironment): JsonRpcResponse | Promise<JsonRpcResponse>;
+  /** The `x-mcp-header` parameters a tool declares, for the HTTP transport's header ↔ body checks. */
+  headerParams(tool: string): HeaderParam[] | undefined;
+}
+
+/** The server's own handler, as `McpServer.core` hands it to custom transports and tests. */
+export interface ServerCore extends RequestHandler {
+  /** `handleRequest`, always as a promise. */
+  handle(request: JsonRpcRequest, env: RequestEnvironment): Promise<JsonRpcResponse>;
+}

@@ -1,0 +1,151 @@
+// Round guards: checks that join the round pipeline by composition instead of edits to it. A guard sees a round
+// after its requestState opened and before the handler runs (admit), and again once the round's answer is ready but
+// not yet sent (commit) — the two moments a replay guard, an approval check or a step-up check need.
+import type { InputResponse, Result } from '../../protocol/index.js';
+import type { Principal } from '../context.js';
+
+/** What a guard knows about the round it judges. Digests, never the token: guards may store what they see. */
+export interface GuardedRound {
+  readonly requestId: string | number;
+  readonly method: 'tools/call' | 'prompts/get' | 'resources/read';
+  /** Tool name, prompt name or resource URI. */
+  readonly target: string;
+  readonly arguments: unknown;
+  readonly principal: Principal | undefined;
+  /** input_required rounds this flow went through before this request (0 on a first call). */
+  readonly round: number;
+  /** The flow's id; undefined on a first call until the round needs one. */
+  readonly flowId: string | undefined;
+  /** SHA-256 (base64url) of the presented requestState; undefined on a first call. */
+  readonly stateDigest: string | undefined;
+  /** When the presented requestState expires (ms since the epoch); undefined on a first call. */
+  readonly stateExpiresAt: number | undefined;
+  /** The answers accepted for this round (only keys the previous round asked). */
+  readonly inputResponses: Readonly<Record<string, InputResponse>>;
+  /** Canonical SHA-256 (base64url) of `inputResponses`: equal answers, equal digest. */
+  readonly answersDigest: string;
+}
+
+export interface RoundGuard {
+  /** Shown in logs and refusal records. */
+  readonly name: string;
+  /**
+   * Before the handler runs. Throw a `RoundRefused` to refuse the round; return a result to answer it without
+   * running the handler (e.g. the recorded answer to an identical retry); return nothing to let it run.
+   */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a guard that lets a round through just returns nothing.
+  admit?(round: GuardedRound): void | Result | Promise<void | Result>;
+  /** The round's answer is ready and not yet sent: record what it consumed. A throw fails the round. */
+  commit?(round: GuardedRound, result: Result): void | Promise<void>;
+  /** The round failed after `admit` let it through: let go of whatever `admit` reserved. Never throws. */
+  release?(round: GuardedRound, error: unknown): void | Promise<void>;
+}
+
+const isPromise = (value: unknown): value is Promise<unknown> => value instanceof Promise;
+
+/** The guards that let a round through, and the answer one of them gave instead of the handler, if any. */
+export interface Admission {
+  admitted: RoundGuard[];
+  answer: Result | undefined;
+}
+
+/**
+ * Run each guard's `admit` in order, stopping at the first that answers or refuses. Synchronous while the guards
+ * are. On a refusal the guards that had admitted the round are released before the refusal is passed on.
+ */
+export function admitRound(
+  guards: readonly RoundGuard[],
+  round: GuardedRound,
+): Admission | Promise<Admission> {
+  const admitted: RoundGuard[] = [];
+  try {
+    for (let i = 0; i < guards.length; i++) {
+      const verdict = guards[i]!.admit?.(round);
+      if (isPromise(verdict)) return admitFrom(guards, i, verdict, admitted, round);
+      if (verdict) return { admitted, answer: verdict };
+      admitted.push(guards[i]!);
+    }
+    return { admitted, answer: undefined };
+  } catch (error) {
+    return releaseThenThrow(admitted, round, error);
+  }
+}
+
+async function admitFrom(
+  guards: readonly RoundGuard[],
+  index: number,
+  // biome-ignore lint/suspicious/noConfusingVoidType: what admit returns, as declared above.
+  pending: Promise<void | Result>,
+  admitted: RoundGuard[],
+  round: GuardedRound,
+): Promise<Admission> {
+  try {
+    let verdict = await pending;
+    for (let i = index; ; ) {
+      if (verdict) return { admitted, answer: verdict };
+      admitted.push(guards[i]!);
+      if (++i >= guards.length) return { admitted, answer: undefined };
+      verdict = await guards[i]!.admit?.(round);
+    }
+  } catch (error) {
+    await releaseRound(admitted, round, error);
+    throw error;
+  }
+}
+
+/**
+ * Commit in reverse order of admission (the outermost guard records last, as in an onion of middleware). A commit
+ * that throws fails the round: the guards that have not committed yet are released.
+ */
+export function commitRound(
+  admitted: readonly RoundGuard[],
+  round: GuardedRound,
+  result: Result,
+): void | Promise<void> {
+  for (let i = admitted.length - 1; i >= 0; i--) {
+    let done: void | Promise<void>;
+    try {
+      done = admitted[i]!.commit?.(round, result);
+    } catch (error) {
+      return releaseThenThrow(admitted.slice(0, i + 1), round, error);
+    }
+    if (isPromise(done)) {
+      const rest = admitted.slice(0, i);
+      return done.then(
+        () => commitRound(rest, round, result),
+        (error: unknown) => releaseThenThrow(admitted.slice(0, i + 1), round, error),
+      );
+    }
+  }
+}
+
+/** Release every given guard in reverse order; a guard failing to let go is not the round's error. */
+export function releaseRound(
+  admitted: readonly RoundGuard[],
+  round: GuardedRound,
+  error: unknown,
+): void | Promise<void> {
+  const pending: Promise<unknown>[] = [];
+  for (let i = admitted.length - 1; i >= 0; i--) {
+    try {
+      const done = admitted[i]!.release?.(round, error);
+      if (isPromise(done)) pending.push(done.catch(() => undefined));
+    } catch {
+      // release must not throw; if one does anyway, the other guards still get to let go.
+    }
+  }
+  if (pending.length > 0) return Promise.all(pending).then(() => undefined);
+}
+
+function releaseThenThrow(
+  admitted: readonly RoundGuard[],
+  round: GuardedRound,
+  error: unknown,
+): never | Promise<never> {
+  const released = releaseRound(admitted, round, error);
+  if (isPromise(released))
+    return released.then(() => {
+      throw error;
+    });
+  throw error;
+}

@@ -1,0 +1,48 @@
+// The GuardedRound a guard sees. A class whose digests are computed on first read: a guard that keys on the state
+// pays for one hash, and a server without guards never builds one.
+import { createHash } from 'node:crypto';
+import type { InputResponse } from '../../protocol/index.js';
+import { argumentsDigest } from '../../state/index.js';
+import type { Principal } from '../context.js';
+import type { GuardedRound } from './guard.js';
+import type { RoundInput } from './state.js';
+
+export class GuardedRoundView implements GuardedRound {
+  #stateDigest: string | undefined;
+  #answersDigest: string | undefined;
+
+  constructor(
+    readonly requestId: string | number,
+    readonly method: GuardedRound['method'],
+    readonly target: string,
+    readonly args: unknown,
+    readonly principal: Principal | undefined,
+    private readonly token: string | undefined,
+    private readonly input: RoundInput,
+  ) {}
+
+  get arguments(): unknown {
+    return this.args;
+  }
+  get round(): number {
+    return this.input.round;
+  }
+  get flowId(): string | undefined {
+    return this.input.flowId;
+  }
+  get stateExpiresAt(): number | undefined {
+    return this.input.expiresAt;
+  }
+  get inputResponses(): Readonly<Record<string, InputResponse>> {
+    return this.input.inputResponses;
+  }
+  get stateDigest(): string | undefined {
+    if (this.token === undefined) return undefined;
+    this.#stateDigest ??= createHash('sha256').update(this.token).digest('base64url');
+    return this.#stateDigest;
+  }
+  get answersDigest(): string {
+    this.#answersDigest ??= argumentsDigest(this.input.inputResponses);
+    return this.#answersDigest;
+  }
+}

@@ -1,0 +1,37 @@
+// Round observers: whoever needs to see every MRTR round's outcome (the audit trail, metrics) joins the pipeline by
+// composition. An observer that returns a promise holds the round's answer until it settles, so a durable audit
+// sink can promise "recorded before answered".
+import type { InputRequests, InputResponse } from '../../protocol/index.js';
+import type { Principal } from '../context.js';
+
+export type RoundOutcome = 'input_required' | 'complete' | 'tool_error' | 'refused' | 'error';
+
+/** One MRTR request (tools/call, prompts/get, resources/read), as it ended. Never holds requestState or tokens. */
+export interface RoundEvent {
+  readonly requestId: string | number;
+  readonly method: string;
+  /** Tool name, prompt name or resource URI; undefined when the request was refused before naming one. */
+  readonly target: string | undefined;
+  /** The arguments as the client sent them. */
+  readonly arguments: unknown;
+  readonly principal: Principal | undefined;
+  /** input_required rounds before this one (0 on a first call or when the state never opened). */
+  readonly round: number;
+  readonly flowId: string | undefined;
+  /** Answers that reached the handler (only keys the previous round asked). */
+  readonly inputResponses: Readonly<Record<string, InputResponse>> | undefined;
+  /** What the round asked, when it answered input_required. */
+  readonly inputRequests: InputRequests | undefined;
+  readonly outcome: RoundOutcome;
+  /** Why it was refused or failed: a guard's or the codec's reason, or the JSON-RPC error code as text. */
+  readonly reason: string | undefined;
+  /** The guard that refused or answered the round, if one did. */
+  readonly decidedBy: string | undefined;
+  /** ms since the epoch when the round started, and how long it took. */
+  readonly startedAt: number;
+  readonly durationMs: number;
+}
+
+export interface RoundObserver {
+  observe(event: RoundEvent): void | Promise<void>;
+}

@@ -1,0 +1,230 @@
+// The round pipeline shared by tools/call, prompts/get and resources/read:
+//   open (requestState, answers) → admit (guards) → run (flow + handler) → seal or complete → commit (guards).
+// Guards join by composition; with none, every step runs synchronously for a synchronous handler.
+import { type FlowJournal, type FlowRoundOutcome, runFlowRound } from '../../flow/index.js';
+import {
+  ErrorCode,
+  type JsonObject,
+  type JsonRpcRequest,
+  McpError,
+  type MrtrMethod,
+  type Result,
+} from '../../protocol/index.js';
+import { clientSupports, type InputKind, InputRequired, type RequestContext } from '../context.js';
+import { Deadline } from '../deadline.js';
+import type { Logger, RequestEnvironment } from '../environment.js';
+import { type MaybePromise, thenOrNow } from '../maybe-async.js';
+import type { HandlerOptions } from '../registry.js';
+import type { RequestMeta } from '../request-meta.js';
+import type { RequestStateCodec, StateBinding } from '../request-state.js';
+import { RoundContext } from './context.js';
+import { admitRound, commitRound, type RoundGuard, releaseRound } from './guard.js';
+import { GuardedRoundView } from './guarded-round.js';
+import { RoundRefused } from './refusal.js';
+import { openRound, type RoundInput, sealRound } from './state.js';
+import type { RoundTrace } from './trace.js';
+
+export interface RoundPipelineOptions {
+  codec: RequestStateCodec;
+  logger: Logger;
+  maxRounds: number;
+  /** Check each input request against the official schema before sealing (development and tests). */
+  validateResults: boolean;
+  handlerTimeoutMs: number;
+  guards: readonly RoundGuard[];
+}
+
+/** One MRTR request as it enters the pipeline: the request, and what the method resolved it to. */
+export interface RoundRequest {
+  request: JsonRpcRequest;
+  params: JsonObject;
+  meta: RequestMeta;
+  env: RequestEnvironment;
+  trace: RoundTrace | undefined;
+  method: MrtrMethod;
+  /** Tool name, prompt name or resource URI. */
+  target: string;
+  /** What the state is bound to besides the target (resources bind none). */
+  args: unknown;
+  options: HandlerOptions;
+  invoke: (ctx: RequestContext) => unknown;
+}
+
+export class RoundPipeline {
+  constructor(private readonly options: RoundPipelineOptions) {}
+
+  run(r: RoundRequest): MaybePromise<Result> {
+    const binding: StateBinding = {
+      principal: r.env.principal,
+      method: r.method,
+      target: r.target,
+      arguments: r.args,
+    };
+    let round: RoundInput;
+    try {
+      round = openRound(r.params, this.options.codec, binding, r.options.unsealedAnswers ?? false);
+    } catch (error) {
+      if (error instanceof RoundRefused) {
+        this.options.logger.warn(
+          { method: r.method, target: r.target, id: r.request.id, reason: error.reason },
+          'requestState rejected',
+        );
+      }
+      throw error;
+    }
+    if (r.trace) r.trace.round = round;
+    const guards = this.options.guards;
+    if (guards.length === 0) return this.execute(r, round, binding);
+    return this.guarded(r, round, binding, guards);
+  }
+
+  /** The round with guards around it: admit, then run and commit — or release when anything after admit fails. */
+  private guarded(
+    r: RoundRequest,
+    round: RoundInput,
+    binding: StateBinding,
+    guards: readonly RoundGuard[],
+  ): MaybePromise<Result> {
+    const token = typeof r.params.requestState === 'string' ? r.params.requestState : undefined;
+    const view = new GuardedRoundView(
+      r.request.id,
+      r.method,
+      r.target,
+      r.args,
+      r.env.principal,
+      token,
+      round,
+    );
+    const logRefusal = (error: unknown): never => {
+      if (error instanceof RoundRefused) {
+        this.options.logger.warn(
+          { method: r.method, target: r.target, id: r.request.id, reason: error.reason },
+          'round refused',
+        );
+      }
+      throw error;
+    };
+    let admission: ReturnType<typeof admitRound>;
+    try {
+      admission = admitRound(guards, view);
+    } catch (error) {
+      return logRefusal(error);
+    }
+    const afterAdmission = ({ admitted, answer }: Awaited<typeof admission>): MaybePromise<Result> => {
+      if (answer) {
+        // A guard answered in the handler's place (e.g. the recorded answer to an identical retry).
+        if (r.trace) r.trace.decidedBy = guards[admitted.length]?.name;
+        return thenOrNow(commitRound(admitted, view, answer), () => answer);
+      }
+      const failed = (error: unknown) =>
+        thenOrNow(releaseRound(admitted, view, error), () => {
+          throw error;
+        });
+      let result: MaybePromise<Result>;
+      try {
+        result = this.execute(r, round, binding);
+      } catch (error) {
+        return failed(error);
+      }
+      const commit = (value: Result) => thenOrNow(commitRound(admitted, view, value), () => value);
+      return result instanceof Promise ? result.then(commit, failed) : commit(result);
+    };
+    return admission instanceof Promise
+      ? admission.then(afterAdmission, logRefusal)
+      : afterAdmission(admission);
+  }
+
+  /** Run the handler for one round under its time limit, then seal the next round or return the result. */
+  private execute(r: RoundRequest, round: RoundInput, binding: StateBinding): MaybePromise<Result> {
+    const { request, meta, env } = r;
+    const supports = (kind: InputKind) => clientSupports(meta.clientCapabilities, kind);
+    const deadline = new Deadline(r.options.timeoutMs ?? this.options.handlerTimeoutMs);
+    let finished: MaybePromise<Result>;
+    try {
+      const flow = runFlowRound(
+        {
+          journal: round.journal,
+          inputResponses: round.inputResponses,
+          capabilities: meta.clientCapabilities,
+          supports,
+        },
+        (getAsk) => r.invoke(new RoundContext(request, meta, env, round, getAsk, deadline)),
+      );
+      // Synchronous all the way when the handler is: no promise, no microtask, no timer.
+      finished = thenOrNow(flow, (f: FlowRoundOutcome<unknown>) => this.finish(f, r, round, binding));
+    } catch (error) {
+      deadline.release();
+      throw error;
+    }
+    if (!(finished instanceof Promise)) {
+      deadline.release();
+      return finished;
+    }
+    return deadline.race(finished, () =>
+      timedOutAnswer(r.method, r.target, deadline.timeoutMs, request, env, this.options.logger),
+    );
+  }
+
+  private finish(
+    flow: FlowRoundOutcome<unknown>,
+    r: RoundRequest,
+    round: RoundInput,
+    binding: StateBinding,
+  ): Result {
+    const { method, target, meta, options } = r;
+    if (flow.kind === 'ended') {
+      // Decline, cancel or too many invalid answers: a clear outcome, not an exception.
+      if (method === 'tools/call')
+        return {
+          resultType: 'complete',
+          content: [{ type: 'text', text: flow.error.message }],
+          isError: true,
+        };
+      throw new McpError(ErrorCode.InvalidRequest, flow.error.message, { reason: flow.error.reason });
+    }
+    const seal = (outcome: InputRequired, journal: FlowJournal | undefined): Result => ({
+      resultType: 'input_required',
+      ...sealRound(outcome, round, {
+        caps: meta.clientCapabilities,
+        codec: this.options.codec,
+        binding,
+        maxRounds: options.maxRounds ?? this.options.maxRounds,
+        unsealedAnswers: options.unsealedAnswers ?? false,
+        journal,
+        ttlMs: options.stateTtlMs,
+        validateShape: this.options.validateResults,
+      }),
+    });
+    if (flow.kind === 'input_required')
+      return seal(new InputRequired(flow.inputRequests, undefined, false), flow.journal);
+    const outcome = flow.result;
+    if (outcome instanceof InputRequired) {
+      // Mixing would seal a journal out of step with the questions asked: answers could land on the wrong question.
+      if (flow.usedAsk)
+        throw new Error(`handler for ${method} ${target} used ctx.ask and also returned inputRequired()`);
+      return seal(outcome, undefined);
+    }
+    if (typeof outcome !== 'object' || outcome === null) {
+      throw new Error(`handler for ${method} ${target} returned ${String(outcome)} instead of a result`);
+    }
+    return { ...(outcome as JsonObject), resultType: 'complete' };
+  }
+}
+
+/** The answer for a round (or a completion) still running when its time limit passed. */
+export function timedOutAnswer(
+  method: string,
+  target: string,
+  timeoutMs: number,
+  request: JsonRpcRequest,
+  env: RequestEnvironment,
+  logger: Logger,
+): Result {
+  // A request the client already gave up on is nobody's timeout: its answer is dropped by the transport.
+  if (!env.signal.aborted) logger.warn({ method, target, id: request.id, timeoutMs }, 'handler timed out');
+  const message = `${target} did not finish within ${timeoutMs} ms`;
+  // Like any tool failure, a tool's timeout is a result the model can read (server/tools.mdx "Error Handling").
+  if (method === 'tools/call')
+    return { resultType: 'complete', content: [{ type: 'text', text: message }], isError: true };
+  throw new McpError(ErrorCode.InternalError, `Request timed out: ${message}`);
+}
