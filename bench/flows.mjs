@@ -19,6 +19,7 @@ import {
   REPO_ROOT,
   SERVER_DEFS,
   startServer,
+  useBaseline,
   waitForQuiet,
 } from './lib/servers.mjs';
 
@@ -29,6 +30,7 @@ try {
   console.error(`error: ${e.message}\n\n${USAGE}`);
   process.exit(2);
 }
+if (opts.baseline) useBaseline(opts.baseline);
 if (opts.help) {
   console.log(USAGE);
   process.exit(0);

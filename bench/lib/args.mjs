@@ -1,5 +1,7 @@
 // Command-line flags for bench/flows.mjs.
 export const SERVER_NAMES = ['ours', 'sdk', 'bare'];
+/** Run order when --baseline adds an earlier build of ours: right after ours, so the two share conditions. */
+const RUN_ORDER = ['ours', 'baseline', 'sdk', 'bare'];
 
 export const USAGE = `usage: node bench/flows.mjs [flags]
   --seconds N       measured window per server, seconds (default 10)
@@ -15,6 +17,10 @@ export const USAGE = `usage: node bench/flows.mjs [flags]
                     disturbed attempt is reported
   --repeat N        N interleaved passes over the servers; each server is
                     reported by its median pass (default 1)
+  --baseline DIR    also measure an earlier build of mrtr (DIR/dist/cli/main.js,
+                    e.g. a git worktree of main after \`npm run build\`) beside
+                    ours, and report ours / baseline: a change to the hot path
+                    is judged against the code it replaces, in the same run
   --no-json         do not write bench/results/flows-<timestamp>.json
   --verbose         echo server child stderr/stdout
   -h, --help        this text`;
@@ -84,6 +90,10 @@ export function parseArgs(argv) {
       case '--repeat':
         opts.repeat = Math.floor(num(a, next(), 1));
         break;
+      case '--baseline':
+        opts.baseline = String(next() ?? '');
+        if (!opts.baseline) throw new Error('--baseline needs a directory');
+        break;
       case '--no-json':
         opts.json = false;
         break;
@@ -98,5 +108,6 @@ export function parseArgs(argv) {
         throw new Error(`unknown flag ${a}`);
     }
   }
+  if (opts.baseline) opts.only = RUN_ORDER.filter((s) => s === 'baseline' || opts.only.includes(s));
   return opts;
 }

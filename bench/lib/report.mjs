@@ -29,6 +29,10 @@ export function computeRatios(results) {
     r.oursOverSdkP50 = results.ours.latencyMs.p50 / results.sdk.latencyMs.p50;
     r.sdkOverOursCpuPerFlow = cpuMicrosPerOp(results.sdk) / cpuMicrosPerOp(results.ours);
   }
+  if (ok('ours') && ok('baseline')) {
+    r.oursOverBaselineFlows = results.ours.flowsPerSec / results.baseline.flowsPerSec;
+    r.baselineOverOursCpuPerFlow = cpuMicrosPerOp(results.baseline) / cpuMicrosPerOp(results.ours);
+  }
   if (ok('ours') && ok('bare')) r.oursRoundOverBare = results.ours.roundsPerSec / results.bare.reqPerSec;
   if (ok('sdk') && ok('bare')) r.sdkRoundOverBare = results.sdk.roundsPerSec / results.bare.reqPerSec;
   return r;
@@ -97,6 +101,10 @@ export function printTable(results, ratios, order) {
   console.log(
     `  sdk / ours  CPU per flow     : ${ratios.sdkOverOursCpuPerFlow !== undefined ? `${f2(ratios.sdkOverOursCpuPerFlow)}×` : 'n/a'}`,
   );
+  if (ratios.oursOverBaselineFlows !== undefined) {
+    console.log(`  ours / baseline flows/s      : ${f2(ratios.oursOverBaselineFlows)}×`);
+    console.log(`  baseline / ours CPU per flow : ${f2(ratios.baselineOverOursCpuPerFlow)}×`);
+  }
   console.log(
     `  ours rounds/s / bare req/s   : ${ratios.oursRoundOverBare !== undefined ? pct(ratios.oursRoundOverBare) : 'n/a'}`,
   );

@@ -10,7 +10,14 @@ const here = dirname(fileURLToPath(import.meta.url));
 export const REPO_ROOT = join(here, '..', '..');
 export const OURS_ENTRY = join(REPO_ROOT, 'dist', 'cli', 'main.js');
 
-/** The three servers, in run order. */
+let baselineDir = '';
+/** Where `--baseline` points: an earlier checkout of this repository, built. */
+export function useBaseline(dir) {
+  baselineDir = dir;
+}
+const baselineEntry = () => join(baselineDir, 'dist', 'cli', 'main.js');
+
+/** The servers, in run order (baseline only with --baseline). */
 export const SERVER_DEFS = {
   ours: {
     label: 'ours (mrtr)',
@@ -23,6 +30,12 @@ export const SERVER_DEFS = {
     kind: 'mrtr',
     args: (port) => [join(here, 'sdk-server.mjs'), '--port', String(port)],
     missing: () => null,
+  },
+  baseline: {
+    label: 'baseline (earlier mrtr)',
+    kind: 'mrtr',
+    args: (port) => [baselineEntry(), 'serve', '--fixture', 'bench', '--port', String(port)],
+    missing: () => (existsSync(baselineEntry()) ? null : `${baselineEntry()} not found (build the baseline first)`),
   },
   bare: {
     label: 'bare node:http',

@@ -30,6 +30,7 @@ import type { RequestStateCodec } from './request-state.js';
 import type { RoundGuard } from './round/guard.js';
 import type { RoundObserver } from './round/observer.js';
 import { RoundPipeline } from './round/pipeline.js';
+import { RoundRefused } from './round/refusal.js';
 import { RoundTrace } from './round/trace.js';
 
 export interface DispatchOptions {
@@ -124,7 +125,7 @@ export class Dispatcher implements RequestHandler {
     env: RequestEnvironment,
     trace: RoundTrace | undefined,
   ): MaybePromise<JsonRpcResponse> {
-    const fail = (error: unknown) => this.toErrorResponse(request, error, trace);
+    const fail = (error: unknown) => this.toErrorResponse(request, error, env, trace);
     try {
       if (request.method === 'initialize') throw legacyInitializeError(request.params);
       const meta = readRequestMeta(request.params);
@@ -177,9 +178,13 @@ export class Dispatcher implements RequestHandler {
   private toErrorResponse(
     request: JsonRpcRequest,
     error: unknown,
+    env: RequestEnvironment,
     trace: RoundTrace | undefined,
   ): JsonRpcResponse {
     trace?.failed(error);
+    if (error instanceof RoundRefused && error.httpStatus !== undefined) {
+      env.overrideHttpStatus?.(error.httpStatus, error.httpHeaders ?? {});
+    }
     if (error instanceof McpError) return errorResponse(request.id, error.code, error.message, error.data);
     this.options.logger.error(
       { method: request.method, id: request.id, err: error instanceof Error ? error.stack : String(error) },

@@ -16,4 +16,9 @@ export interface RequestEnvironment {
   signal: AbortSignal;
   /** Send a notification related to this request (HTTP upgrades the response to SSE on first use). */
   notify(notification: JsonRpcNotification): void;
+  /**
+   * Answer this request's error with another HTTP status and extra headers than its JSON-RPC code implies (a rate
+   * limit's 429 and Retry-After). Transports without HTTP leave it out.
+   */
+  overrideHttpStatus?(status: number, headers: Readonly<Record<string, string>>): void;
 }

@@ -33,6 +33,7 @@ export function sendJson(res: ServerResponse, status: number, body: JsonRpcRespo
 export class HttpExchange implements RequestEnvironment {
   #abort: AbortController | undefined;
   #streaming = false;
+  #statusOverride: { status: number; headers: Readonly<Record<string, string>> } | undefined;
 
   constructor(
     private readonly res: ServerResponse,
@@ -76,6 +77,10 @@ export class HttpExchange implements RequestEnvironment {
     if (text !== undefined) this.res.write(`event: message\ndata: ${text}\n\n`);
   }
 
+  overrideHttpStatus(status: number, headers: Readonly<Record<string, string>>): void {
+    this.#statusOverride = { status, headers };
+  }
+
   /** The final response: the last event of the stream once upgraded, otherwise a JSON body with its status. */
   finish(response: JsonRpcResponse): void {
     if (this.gone) return;
@@ -84,6 +89,12 @@ export class HttpExchange implements RequestEnvironment {
       return;
     }
     if (this.draining()) this.res.setHeader('connection', 'close');
-    sendJson(this.res, 'error' in response ? httpStatusForError(response.error.code) : 200, response);
+    let status = 200;
+    if ('error' in response) {
+      const override = this.#statusOverride;
+      for (const [name, value] of Object.entries(override?.headers ?? {})) this.res.setHeader(name, value);
+      status = override?.status ?? httpStatusForError(response.error.code);
+    }
+    sendJson(this.res, status, response);
   }
 }
