@@ -14,11 +14,11 @@ import {
   readForm,
   type ScriptedAnswer,
   StdioTransport,
+  safeText,
   scriptedResolver,
   TransportFailure,
   terminalResolver,
 } from '../client/index.js';
-import { safeText } from '../client/terminal.js';
 import type { CallToolResult, ElicitResult, InputResponse, JsonObject } from '../protocol/index.js';
 import { CallUi } from './terminal/ui.js';
 

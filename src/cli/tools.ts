@@ -1,7 +1,6 @@
 // `mrtr tools <url>`: list a server's tools, with their arguments at a glance.
 import { parseArgs } from 'node:util';
-import { McpClient, ProtocolViolation, RemoteError, RequestAborted } from '../client/index.js';
-import { safeText } from '../client/terminal.js';
+import { McpClient, ProtocolViolation, RemoteError, RequestAborted, safeText } from '../client/index.js';
 import type { JsonObject, ToolDefinition } from '../protocol/index.js';
 import { EXIT, transportFor } from './call.js';
 

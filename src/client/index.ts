@@ -49,6 +49,11 @@ export {
   scriptedResolver,
 } from './resolvers.js';
 export { StdioTransport, type StdioTransportOptions } from './stdio-transport.js';
-export { type TerminalResolver, type TerminalResolverOptions, terminalResolver } from './terminal.js';
+export {
+  safeText,
+  type TerminalResolver,
+  type TerminalResolverOptions,
+  terminalResolver,
+} from './terminal.js';
 export { type HeaderBinding, paramHeaders, planToolHeaders, type ToolHeaderPlan } from './tool-headers.js';
 export type { ClientTransport, TransportRequest } from './transport.js';

@@ -1,6 +1,6 @@
 // What `mrtr call` shows on stderr while a call runs: a spinner while waiting, one compact line per round.
 import type { MrtrEvent } from '../../client/index.js';
-import { safeText } from '../../client/terminal.js';
+import { safeText } from '../../client/index.js';
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
