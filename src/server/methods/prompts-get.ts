@@ -1,6 +1,7 @@
 // prompts/get: check the required arguments, then run the prompt through the round pipeline.
 import { invalidParams, type Result } from '../../protocol/index.js';
 import type { MaybePromise } from '../maybe-async.js';
+import { RoundRequest } from '../round/pipeline.js';
 import type { Call, Core } from './method.js';
 
 export function promptsGet(core: Core, call: Call): MaybePromise<Result> {
@@ -13,12 +14,7 @@ export function promptsGet(core: Core, call: Call): MaybePromise<Result> {
       throw invalidParams(`Invalid params: prompt ${name} requires argument "${arg.name}"`);
     }
   }
-  return core.pipeline.run({
-    ...call,
-    method: 'prompts/get',
-    target: name,
-    args,
-    options: prompt.mrtr,
-    invoke: (ctx) => prompt.handler(args, ctx),
-  });
+  return core.pipeline.run(
+    new RoundRequest(call, 'prompts/get', name, args, prompt.mrtr, (ctx) => prompt.handler(args, ctx)),
+  );
 }

@@ -1,6 +1,7 @@
 // resources/read: find the resource or template, run it through the round pipeline, set its cache hints.
 import { invalidParams, type Result } from '../../protocol/index.js';
 import { type MaybePromise, thenOrNow } from '../maybe-async.js';
+import { RoundRequest } from '../round/pipeline.js';
 import type { Call, Core } from './method.js';
 
 /** Template matching is a regular expression: its input is bounded before it runs. */
@@ -12,14 +13,11 @@ export function resourcesRead(core: Core, call: Call): MaybePromise<Result> {
     throw invalidParams(`Invalid params: uri is longer than ${MAX_URI_LENGTH} characters`);
   const found = core.registry.findResource(uri);
   if (!found) throw invalidParams('Resource not found', { uri });
-  const result = core.pipeline.run({
-    ...call,
-    method: 'resources/read',
-    target: uri,
-    args: null,
-    options: found.mrtr,
-    invoke: (ctx) => found.handler(uri, ctx, found.variables),
-  });
+  const result = core.pipeline.run(
+    new RoundRequest(call, 'resources/read', uri, null, found.mrtr, (ctx) =>
+      found.handler(uri, ctx, found.variables),
+    ),
+  );
   return thenOrNow(result, (r: Result): Result => {
     if (r.resultType === 'complete') {
       // A result reached through MRTR rounds depends on answers outside the cache key: never cacheable.

@@ -1,6 +1,7 @@
 // tools/call: check the arguments, run the tool through the round pipeline, enforce its outputSchema.
 import { invalidParams, type Result } from '../../protocol/index.js';
 import { type MaybePromise, thenOrNow } from '../maybe-async.js';
+import { RoundRequest } from '../round/pipeline.js';
 import type { Call, Core } from './method.js';
 
 export function toolsCall(core: Core, call: Call): MaybePromise<Result> {
@@ -8,13 +9,8 @@ export function toolsCall(core: Core, call: Call): MaybePromise<Result> {
   const tool = core.registry.tools.get(name);
   if (!tool) throw invalidParams(`Unknown tool: ${name}`, { name });
   const args = call.params.arguments ?? {};
-  const result = core.pipeline.run({
-    ...call,
-    method: 'tools/call',
-    target: name,
-    args,
-    options: tool.mrtr,
-    invoke: (ctx) => {
+  const result = core.pipeline.run(
+    new RoundRequest(call, 'tools/call', name, args, tool.mrtr, (ctx) => {
       const checked = tool.args.check(args);
       if (!checked.ok) {
         return {
@@ -24,8 +20,8 @@ export function toolsCall(core: Core, call: Call): MaybePromise<Result> {
       }
       // Not awaited here: a synchronous handler then completes without an extra turn of the event loop.
       return tool.handler(checked.value as Record<string, unknown>, ctx);
-    },
-  });
+    }),
+  );
   const check = tool.checkOutput;
   if (!check) return result;
   return thenOrNow(result, (r: Result): Result => {
