@@ -1,6 +1,17 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+const src = fileURLToPath(new URL('./src/', import.meta.url));
+
 export default defineConfig({
+  // examples/ import the package by name, as users do; tsconfig.json's `paths` point type-checking at the sources,
+  // and these aliases do the same when a test runs an example.
+  resolve: {
+    alias: [
+      { find: /^mrtr$/, replacement: `${src}index.ts` },
+      { find: /^mrtr\/([\w-]+)$/, replacement: `${src}$1/index.ts` },
+    ],
+  },
   test: {
     include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
     // Conformance and SDK interop suites spawn servers; give them room on a 2-core machine.

@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const REPO_ROOT = join(here, '..', '..');
-export const OURS_ENTRY = join(REPO_ROOT, 'dist', 'cli', 'main.js');
+/** What `ours` runs on: lib/ours-server.mjs imports the built server, so its presence (and mtime) stands for the build. */
+export const OURS_ENTRY = join(REPO_ROOT, 'dist', 'server', 'index.js');
 
 let baselineDir = '';
 /** Where `--baseline` points: an earlier checkout of this repository, built. */
@@ -22,7 +23,7 @@ export const SERVER_DEFS = {
   ours: {
     label: 'ours (mrtr)',
     kind: 'mrtr',
-    args: (port) => [OURS_ENTRY, 'serve', '--fixture', 'bench', '--port', String(port)],
+    args: (port) => [join(here, 'ours-server.mjs'), '--port', String(port)],
     missing: () => (existsSync(OURS_ENTRY) ? null : `${OURS_ENTRY} not found (run \`npm run build\` first)`),
   },
   sdk: {

@@ -8,7 +8,7 @@ import { toolsCommand } from './tools.js';
 const USAGE = `usage: mrtr <command> [options]
 
 commands:
-  serve [--fixture example|conformance|bench] [--host H] [--port P] [--stdio] [--state-keys SPEC]
+  serve [--fixture example|conformance] [--host H] [--port P] [--stdio] [--state-keys SPEC]
         serve an MCP 2026-07-28 server (prints "listening on <url>" when ready);
         requestState keys come from --state-keys or MRTR_STATE_KEYS (kid:secret,...; first = current)
   keys generate [--kid ID]

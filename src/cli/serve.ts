@@ -1,16 +1,15 @@
-// `mrtr serve`: run one of the built-in servers over Streamable HTTP or stdio.
+// `mrtr serve`: run one of the built-in demo servers over Streamable HTTP or stdio.
 import { constants } from 'node:os';
 import { parseArgs } from 'node:util';
-import { benchServer } from '../fixtures/bench.js';
-import { conformanceServer } from '../fixtures/conformance.js';
-import { exampleServer } from '../fixtures/example.js';
 import type { McpServer, McpServerOptions } from '../server/index.js';
 import { Keyring } from '../state/index.js';
+import { conformanceServer } from './demo-servers/conformance.js';
+import { exampleServer } from './demo-servers/example.js';
 
+/** What `--fixture` names: the helpdesk `npm start` serves, and what the official conformance suite calls. */
 const FIXTURES: Record<string, (options: Partial<McpServerOptions>) => McpServer> = {
   example: (o) => exampleServer(o),
   conformance: (o) => conformanceServer(o),
-  bench: (o) => benchServer(o),
 };
 
 /** How long a stopping server waits for requests in progress. */

@@ -2,7 +2,7 @@
 // in a real pseudo-terminal (tmux), typing answers and reading the screen.
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exampleServer } from '../../src/fixtures/example.js';
+import { exampleServer } from '../../src/cli/demo-servers/example.js';
 import type { HttpEndpoint } from '../../src/server/index.js';
 import { askAgain, CLI, json, requireBuiltCli, toolCallServer } from './helpers.js';
 

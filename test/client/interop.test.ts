@@ -1,8 +1,8 @@
 // Our client against real servers: the official SDK (stateless createMcpHandler) and our own example server,
 // over HTTP and stdio.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exampleServer } from '../../src/cli/demo-servers/example.js';
 import { McpClient, type MrtrEvent, StdioTransport, scriptedResolver } from '../../src/client/index.js';
-import { exampleServer } from '../../src/fixtures/example.js';
 import type { HttpEndpoint } from '../../src/server/index.js';
 import { CLI, requireBuiltCli } from './helpers.js';
 import { startSdkServer } from './sdk-server.js';

@@ -14,9 +14,9 @@ import {
 } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { benchServer } from '../../src/fixtures/bench.js';
-import { conformanceServer } from '../../src/fixtures/conformance.js';
-import { exampleServer } from '../../src/fixtures/example.js';
+import { conformanceServer } from '../../src/cli/demo-servers/conformance.js';
+import { exampleServer } from '../../src/cli/demo-servers/example.js';
+import { approvalServer } from '../fixtures/approval-server.js';
 
 const PROTOCOL = '2026-07-28';
 const INVALID_PARAMS = -32602;
@@ -61,7 +61,7 @@ interface Endpoint {
   close(): Promise<void> | void;
 }
 
-const endpoints: { conformance?: Endpoint; bench?: Endpoint; example?: Endpoint } = {};
+const endpoints: { conformance?: Endpoint; approval?: Endpoint; example?: Endpoint } = {};
 const open: Client[] = [];
 
 /** What the servers log (kept off stderr; the requestState tests read the rejection reasons). */
@@ -77,7 +77,7 @@ const logger = {
 
 beforeAll(async () => {
   endpoints.conformance = await conformanceServer({ logger }).listen({ port: 0 });
-  endpoints.bench = await benchServer({ logger }).listen({ port: 0 });
+  endpoints.approval = await approvalServer({ logger }).listen({ port: 0 });
   endpoints.example = await exampleServer({ logger }).listen({ port: 0 });
 });
 
@@ -212,10 +212,10 @@ const accept = (content: Record<string, string | number | boolean>): ElicitResul
 
 describe('version negotiation', () => {
   it("mode 'auto' selects 2026-07-28 through one server/discover probe, never initialize", async () => {
-    const h = await connect('bench');
+    const h = await connect('approval');
     expect(h.client.getProtocolEra()).toBe('modern');
     expect(h.client.getNegotiatedProtocolVersion()).toBe(PROTOCOL);
-    expect(h.client.getServerVersion()).toEqual({ name: 'mrtr-bench', version: '0.1.0' });
+    expect(h.client.getServerVersion()).toEqual({ name: 'mrtr-approval', version: '0.1.0' });
     expect(h.client.getServerCapabilities()).toMatchObject({ tools: {} });
     expect(h.client.getDiscoverResult()?.supportedVersions).toEqual([PROTOCOL]);
     expect(h.wire.map((x) => x.body?.method)).toEqual(['server/discover']);
@@ -227,7 +227,7 @@ describe('version negotiation', () => {
     const wire: Exchange[] = [];
     const client = new Client({ name: 'mrtr-interop-legacy', version: '1.0.0' });
     const failure = await client
-      .connect(new StreamableHTTPClientTransport(new URL(urlOf('bench')), { fetch: recordingFetch(wire) }))
+      .connect(new StreamableHTTPClientTransport(new URL(urlOf('approval')), { fetch: recordingFetch(wire) }))
       .then(
         () => undefined,
         (error: unknown) => error as Error,
@@ -245,9 +245,9 @@ describe('version negotiation', () => {
   });
 });
 
-describe('two rounds: bench approve_change', () => {
+describe('two rounds: approve_change', () => {
   it('elicits approval once, retries with the answer and returns the exact result', async () => {
-    const h = await connect('bench', { elicit: () => accept({ approve: true }) });
+    const h = await connect('approval', { elicit: () => accept({ approve: true }) });
     const result = await h.client.callTool({ name: 'approve_change', arguments: { change: 'deploy-42' } });
 
     expect(result.isError).toBeFalsy();
@@ -276,7 +276,7 @@ describe('two rounds: bench approve_change', () => {
   });
 
   it('a refusal makes the server ask again each round until the SDK round cap trips', async () => {
-    const h = await connect('bench', { elicit: () => accept({ approve: false }) }, { maxRounds: 3 });
+    const h = await connect('approval', { elicit: () => accept({ approve: false }) }, { maxRounds: 3 });
     const err = await h.client.callTool({ name: 'approve_change', arguments: { change: 'deploy-43' } }).then(
       () => undefined,
       (e: unknown) => e as { code?: unknown; message?: string },
@@ -642,7 +642,7 @@ describe('requestState bound to its request', () => {
     serverLog.filter((l) => l.message === 'requestState rejected').map((l) => l.fields.target);
 
   it('control: the untouched state with the same tool and arguments completes', async () => {
-    const h = await connect('bench', { elicit: () => accept({ approve: true }) });
+    const h = await connect('approval', { elicit: () => accept({ approve: true }) });
     const state = await mint(h, 'approve_change', { change: 'alpha' });
     const done = (await replay(h, 'approve_change', { change: 'alpha' }, approve, state)) as JsonObject;
     expect(done.content).toEqual([{ type: 'text', text: 'approved alpha' }]);
@@ -650,7 +650,7 @@ describe('requestState bound to its request', () => {
   });
 
   it('rejects a state minted for other arguments with -32602', async () => {
-    const h = await connect('bench', { elicit: () => accept({ approve: true }) });
+    const h = await connect('approval', { elicit: () => accept({ approve: true }) });
     const state = await mint(h, 'approve_change', { change: 'alpha' });
     expect(await codeOf(replay(h, 'approve_change', { change: 'beta' }, approve, state))).toBe(
       INVALID_PARAMS,
@@ -671,7 +671,7 @@ describe('requestState bound to its request', () => {
   });
 
   it('rejects a tampered state (one character changed) with -32602', async () => {
-    const h = await connect('bench', { elicit: () => accept({ approve: true }) });
+    const h = await connect('approval', { elicit: () => accept({ approve: true }) });
     const state = await mint(h, 'approve_change', { change: 'alpha' });
     const i = Math.floor(state.length / 2);
     const tampered = state.slice(0, i) + (state[i] === 'A' ? 'B' : 'A') + state.slice(i + 1);
@@ -682,14 +682,14 @@ describe('requestState bound to its request', () => {
   });
 
   it('on the wire (plain fetch): a foreign state comes back as a JSON-RPC error with code -32602', async () => {
-    const h = await connect('bench', { elicit: () => accept({ approve: true }) });
+    const h = await connect('approval', { elicit: () => accept({ approve: true }) });
     const state = await mint(h, 'approve_change', { change: 'alpha' });
     const meta = {
       'io.modelcontextprotocol/protocolVersion': PROTOCOL,
       'io.modelcontextprotocol/clientInfo': { name: 'raw-fetch', version: '1.0.0' },
       'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
     };
-    const res = await fetch(urlOf('bench'), {
+    const res = await fetch(urlOf('approval'), {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
@@ -762,7 +762,7 @@ describe('SDK quirks, pinned', () => {
   });
 
   it('without the elicitation capability the server refuses up front with -32021, naming what it needs', async () => {
-    const h = await connect('bench');
+    const h = await connect('approval');
     const err = await h.client
       .callTool({ name: 'approve_change', arguments: { change: 'x' } })
       .catch((e: unknown) => e);

@@ -1,9 +1,9 @@
 // requestState sealed by the default codec, end to end over HTTP: a fleet shares a keyring, every rejection is the
 // same -32602 on the wire, and the precise reason reaches the log without the token.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { benchServer } from '../../src/fixtures/bench.js';
 import type { HttpEndpoint, Logger } from '../../src/server/index.js';
 import { generateKeySpec } from '../../src/state/index.js';
+import { approvalServer } from '../fixtures/approval-server.js';
 import { accept, mcp } from '../helpers/mcp-http.js';
 
 const keys = generateKeySpec({ kid: 'fleet1' });
@@ -19,9 +19,9 @@ let b: HttpEndpoint;
 let other: HttpEndpoint;
 beforeAll(async () => {
   [a, b, other] = await Promise.all([
-    benchServer({ stateKeys: keys, logger: capture }).listen({ port: 0, authenticate: byUser }),
-    benchServer({ stateKeys: keys, logger: capture }).listen({ port: 0, authenticate: byUser }),
-    benchServer({ stateKeys: keys, audience: 'another-server', logger: capture }).listen({
+    approvalServer({ stateKeys: keys, logger: capture }).listen({ port: 0, authenticate: byUser }),
+    approvalServer({ stateKeys: keys, logger: capture }).listen({ port: 0, authenticate: byUser }),
+    approvalServer({ stateKeys: keys, audience: 'another-server', logger: capture }).listen({
       port: 0,
       authenticate: byUser,
     }),

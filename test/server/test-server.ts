@@ -1,6 +1,6 @@
 // A server with one tool per edge case the tests need, on top of the conformance fixture's catalogue.
 import { z } from 'zod';
-import { conformanceServer } from '../../src/fixtures/conformance.js';
+import { conformanceServer } from '../../src/cli/demo-servers/conformance.js';
 import type { ElicitResult } from '../../src/protocol/index.js';
 import { inputRequired, type McpServer, type McpServerOptions, text } from '../../src/server/index.js';
 

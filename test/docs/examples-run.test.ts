@@ -1,0 +1,112 @@
+// The documented examples do what their pages say: the README tour and the flows of docs/flows.md answer through the
+// project's client in the rounds the text promises, and the docs/state.md example opens what it sealed.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { McpClient, type MrtrOutcome, scriptedResolver } from '../../src/client/index.js';
+import type { InputResponse } from '../../src/protocol/index.js';
+import type { HttpEndpoint } from '../../src/server/index.js';
+import { generateKeySpec } from '../../src/state/index.js';
+
+const accept = (content: Record<string, string | number | boolean>): InputResponse => ({
+  action: 'accept',
+  content,
+});
+
+async function callTool(
+  url: string,
+  tool: string,
+  args: Record<string, unknown>,
+  answers: Record<string, InputResponse>,
+): Promise<MrtrOutcome> {
+  const client = new McpClient({ server: url, resolvers: [scriptedResolver(answers)] });
+  try {
+    return await client.callTool(tool, args);
+  } finally {
+    await client.close();
+  }
+}
+
+const textOf = (outcome: MrtrOutcome) =>
+  outcome.status === 'complete' ? (outcome.result.content as Array<{ text?: string }>)[0]?.text : outcome;
+
+describe('the README tour (examples/tour.ts)', () => {
+  let endpoint: HttpEndpoint;
+  beforeAll(async () => {
+    // The tour listens on PORT (0: a free one) and takes its keys from MRTR_STATE_KEYS, as it says.
+    process.env.PORT = '0';
+    process.env.MRTR_STATE_KEYS = generateKeySpec();
+    ({ endpoint } = await import('../../examples/tour.js'));
+  });
+  afterAll(() => endpoint?.close());
+
+  it('closes a duplicate in four rounds: resolution, original, confirmation', async () => {
+    const outcome = await callTool(
+      endpoint.url,
+      'resolve_bug',
+      { id: 42 },
+      { q1: accept({ resolution: 'Duplicate' }), q2: accept({ original: 7 }), q3: accept({ confirm: true }) },
+    );
+    expect(textOf(outcome)).toBe('Bug 42 closed as a duplicate of 7');
+    expect(outcome.rounds).toBe(4);
+  });
+});
+
+describe('the flows of docs/flows.md (examples/flows.ts)', () => {
+  let endpoint: HttpEndpoint;
+  beforeAll(async () => {
+    const { server } = await import('../../examples/flows.js');
+    endpoint = await server.listen({ port: 0 });
+  });
+  afterAll(() => endpoint?.close());
+
+  it('resolves a bug in two rounds when it is fixed', async () => {
+    const outcome = await callTool(
+      endpoint.url,
+      'resolve_bug',
+      { id: 5 },
+      { q1: accept({ resolution: 'Fixed' }) },
+    );
+    expect(textOf(outcome)).toBe('Bug 5 resolved as Fixed');
+    expect(outcome.rounds).toBe(2);
+  });
+
+  it('asks batched questions in one round', async () => {
+    const answers = { q1: accept({ text: 'Ada' }), q2: accept({ choice: 'blue' }) };
+    const outcome = await callTool(endpoint.url, 'greet', {}, answers);
+    expect(textOf(outcome)).toBe('Hello Ada, blue it is');
+    expect(outcome.rounds).toBe(2);
+  });
+
+  it('books a room: round 1 asks both, round 2 confirms', async () => {
+    const answers = {
+      q1: accept({ day: '2026-07-28' }),
+      q2: accept({ choice: 'large' }),
+      q3: accept({ confirm: true }),
+    };
+    const outcome = await callTool(endpoint.url, 'book_room', {}, answers);
+    expect(textOf(outcome)).toBe('Booked large room on 2026-07-28');
+    expect(outcome.rounds).toBe(3);
+  });
+
+  it('runs a step (which takes a position: the question after it is q2) and carries its result on', async () => {
+    const outcome = await callTool(
+      endpoint.url,
+      'file_ticket',
+      { item: 'printer' },
+      { q2: accept({ confirm: false }) },
+    );
+    expect(textOf(outcome)).toBe('T-7 filed');
+    expect(outcome.rounds).toBe(2);
+  });
+
+  it('falls back to a text question when the client cannot sample', async () => {
+    const answers = { q1: accept({ text: 'A short report.' }) };
+    expect(textOf(await callTool(endpoint.url, 'summarise', {}, answers))).toBe('A short report.');
+  });
+});
+
+describe('the docs/state.md example (examples/state.ts)', () => {
+  it('opens, in round n+1, the state it sealed in round n', async () => {
+    const { openedState } = await import('../../examples/state.js');
+    expect(openedState).toMatchObject({ payload: { step: 'confirm', amount: 120 }, round: 1 });
+  });
+});
