@@ -16,7 +16,7 @@ let baselineDir = '';
 export function useBaseline(dir) {
   baselineDir = dir;
 }
-const baselineEntry = () => join(baselineDir, 'dist', 'cli', 'main.js');
+const baselineEntry = () => join(baselineDir, 'dist', 'server', 'index.js');
 
 /** The servers, in run order (baseline only with --baseline). */
 export const SERVER_DEFS = {
@@ -35,8 +35,9 @@ export const SERVER_DEFS = {
   baseline: {
     label: 'baseline (earlier mrtr)',
     kind: 'mrtr',
-    args: (port) => [baselineEntry(), 'serve', '--fixture', 'bench', '--port', String(port)],
-    missing: () => (existsSync(baselineEntry()) ? null : `${baselineEntry()} not found (build the baseline first)`),
+    args: (port) => [join(here, 'ours-server.mjs'), '--port', String(port), '--root', baselineDir],
+    missing: () =>
+      existsSync(baselineEntry()) ? null : `${baselineEntry()} not found (build the baseline first)`,
   },
   bare: {
     label: 'bare node:http',
