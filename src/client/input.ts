@@ -3,6 +3,7 @@ import {
   type ClientCapabilities,
   type HumanRequiredReason,
   type InputRequest,
+  isJsonObject,
   type JsonObject,
   META_HUMAN_REQUIRED,
   META_RETRY_AFTER_MS,
@@ -27,18 +28,16 @@ export interface InputQuestion {
   personRequired: PersonReason | undefined;
 }
 
-const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** The kinds a capabilities object declares. A bare `elicitation: {}` declares form mode only (elicitation.mdx). */
 export function declaredKinds(caps: ClientCapabilities): Set<InputKind> {
   const kinds = new Set<InputKind>();
   const e = caps.elicitation;
-  if (isObject(e)) {
+  if (isJsonObject(e)) {
     if (e.form !== undefined || e.url === undefined) kinds.add('elicitation.form');
     if (e.url !== undefined) kinds.add('elicitation.url');
   }
-  if (isObject(caps.sampling)) kinds.add('sampling');
-  if (isObject(caps.roots)) kinds.add('roots');
+  if (isJsonObject(caps.sampling)) kinds.add('sampling');
+  if (isJsonObject(caps.roots)) kinds.add('roots');
   return kinds;
 }
 
@@ -60,7 +59,7 @@ const HUMAN_REASONS: ReadonlySet<string> = new Set(['consent', 'second_factor', 
 
 function personReason(kind: InputKind, params: JsonObject | undefined): PersonReason | undefined {
   const meta = params?._meta;
-  const hint = isObject(meta) ? meta[META_HUMAN_REQUIRED] : undefined;
+  const hint = isJsonObject(meta) ? meta[META_HUMAN_REQUIRED] : undefined;
   // Fail safe: any present, non-false hint counts, even a value this client does not know.
   if (hint !== undefined && hint !== null && hint !== false) {
     return typeof hint === 'string' && HUMAN_REASONS.has(hint)
@@ -73,10 +72,10 @@ function personReason(kind: InputKind, params: JsonObject | undefined): PersonRe
 }
 
 function kindOf(key: string, value: unknown): { kind: InputKind; request: InputRequest } {
-  if (!isObject(value) || typeof value.method !== 'string')
+  if (!isJsonObject(value) || typeof value.method !== 'string')
     throw new ProtocolViolation(`inputRequests["${key}"] must be an object with a method`);
   const params = value.params;
-  if (params !== undefined && !isObject(params))
+  if (params !== undefined && !isJsonObject(params))
     throw new ProtocolViolation(`inputRequests["${key}"].params must be an object`);
   switch (value.method) {
     case 'elicitation/create': {
@@ -85,7 +84,7 @@ function kindOf(key: string, value: unknown): { kind: InputKind; request: InputR
       const mode = params.mode ?? 'form';
       if (mode === 'form') {
         const schema = params.requestedSchema;
-        if (!isObject(schema) || (schema.properties !== undefined && !isObject(schema.properties)))
+        if (!isJsonObject(schema) || (schema.properties !== undefined && !isJsonObject(schema.properties)))
           throw new ProtocolViolation(
             `inputRequests["${key}"]: form elicitation needs a requestedSchema object`,
           );
@@ -130,7 +129,7 @@ export function parseInputRequired(
   declared: ReadonlySet<InputKind>,
 ): ParsedInputRequired {
   const raw = result.inputRequests;
-  if (raw !== undefined && !isObject(raw)) throw new ProtocolViolation('inputRequests must be an object');
+  if (raw !== undefined && !isJsonObject(raw)) throw new ProtocolViolation('inputRequests must be an object');
   const state = result.requestState;
   if (state !== undefined && typeof state !== 'string')
     throw new ProtocolViolation(
@@ -155,7 +154,7 @@ export function parseInputRequired(
   if (questions.length === 0 && state === undefined)
     throw new ProtocolViolation('input_required carries neither input requests nor requestState');
   const meta = result._meta;
-  const hint = isObject(meta) ? meta[META_RETRY_AFTER_MS] : undefined;
+  const hint = isJsonObject(meta) ? meta[META_RETRY_AFTER_MS] : undefined;
   const retryAfterMs = typeof hint === 'number' && Number.isFinite(hint) && hint >= 0 ? hint : undefined;
   return { questions, requestState: state, retryAfterMs };
 }

@@ -1,6 +1,6 @@
 // `x-mcp-header` (streamable-http.mdx "Custom Headers from Tool Parameters"): validate a tool's annotations and
 // mirror the annotated argument values into `Mcp-Param-{Name}` headers.
-import { encodeHeaderValue, HEADER_PARAM_PREFIX, type JsonObject } from '../protocol/index.js';
+import { encodeHeaderValue, HEADER_PARAM_PREFIX, isJsonObject } from '../protocol/index.js';
 
 export interface HeaderBinding {
   /** The `x-mcp-header` value: the `{Name}` in `Mcp-Param-{Name}`. */
@@ -17,8 +17,6 @@ const TCHAR = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const PRIMITIVE_TYPES = new Set(['string', 'integer', 'boolean']);
 // Keywords whose values are data, not schemas: an "x-mcp-header" key inside them is not an annotation.
 const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'examples', 'example']);
-
-const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * Find every `x-mcp-header` annotation of a tool's inputSchema and check the spec's constraints. A tool with any
@@ -37,7 +35,7 @@ export function planToolHeaders(inputSchema: unknown): ToolHeaderPlan {
       for (const item of schema) visit(item, undefined, depth + 1);
       return;
     }
-    if (!isObject(schema)) return;
+    if (!isJsonObject(schema)) return;
     if (ANNOTATION in schema) {
       const value = schema[ANNOTATION];
       const where = path ? path.join('.') : '(not a property)';
@@ -57,7 +55,7 @@ export function planToolHeaders(inputSchema: unknown): ToolHeaderPlan {
     }
     for (const [keyword, child] of Object.entries(schema)) {
       if (keyword === ANNOTATION || DATA_KEYWORDS.has(keyword)) continue;
-      if (keyword === 'properties' && isObject(child)) {
+      if (keyword === 'properties' && isJsonObject(child)) {
         for (const [name, sub] of Object.entries(child))
           visit(sub, path ? [...path, name] : undefined, depth + 1);
         continue;
@@ -83,7 +81,7 @@ export function planToolHeaders(inputSchema: unknown): ToolHeaderPlan {
 function valueAt(args: unknown, path: string[]): unknown {
   let cur: unknown = args;
   for (const key of path) {
-    if (!isObject(cur) || !Object.hasOwn(cur, key)) return undefined;
+    if (!isJsonObject(cur) || !Object.hasOwn(cur, key)) return undefined;
     cur = cur[key];
   }
   return cur;
