@@ -25,10 +25,10 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   type ToolDefinition,
 } from '../protocol/index.js';
+import { capabilitiesFor, declaredKinds, type InputKind } from '../protocol/input-kinds.js';
 import { type DriverTarget, driveMrtr, type MrtrOptions, type MrtrOutcome } from './driver.js';
 import { abortError, ProtocolViolation, RemoteError } from './errors.js';
 import { HttpTransport } from './http-transport.js';
-import { capabilitiesFor, declaredKinds, type InputKind } from './input.js';
 import type { InputResolver } from './resolvers.js';
 import { type HeaderBinding, paramHeaders, planToolHeaders } from './tool-headers.js';
 import type { ClientTransport } from './transport.js';

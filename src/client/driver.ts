@@ -8,8 +8,9 @@ import type {
   JsonRpcResponse,
   Result,
 } from '../protocol/index.js';
+import type { InputKind } from '../protocol/input-kinds.js';
 import { describeError, ProtocolViolation, RequestAborted, TransportFailure } from './errors.js';
-import { type InputKind, type InputQuestion, type PersonReason, parseInputRequired } from './input.js';
+import { type InputQuestion, type PersonReason, parseInputRequired } from './input.js';
 import { type InputResolver, isElicitResult, pickResolver, type ResolveContext } from './resolvers.js';
 
 export const DEFAULT_MAX_ROUNDS = 10;

@@ -9,8 +9,9 @@ import {
   type JsonObject,
   type ListRootsResult,
 } from '../protocol/index.js';
+import type { InputKind } from '../protocol/input-kinds.js';
 import { checkContent, readForm } from './form.js';
-import type { InputKind, InputQuestion } from './input.js';
+import type { InputQuestion } from './input.js';
 
 export interface ResolveContext {
   signal: AbortSignal;
