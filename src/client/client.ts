@@ -293,7 +293,9 @@ export class McpClient {
 
   /**
    * Call a tool and carry it through every input_required round. Resolves with the outcome; it does not throw for
-   * anything the server, the network or the person does.
+   * anything the server, the network or the person does. Over HTTP it rejects with a TypeError, before anything is
+   * sent, when an `x-mcp-header` argument cannot be carried in its header (an object, an array, or a number that is
+   * not a safe integer): the caller's arguments break the tool's declared contract.
    */
   async callTool(
     name: string,

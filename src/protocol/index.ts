@@ -15,3 +15,4 @@ export * from './meta.js';
 export * from './methods.js';
 export { describeSchemaErrors, precompileSchemaValidators, schemaValidator } from './schema-validator.js';
 export * from './wire.js';
+export * from './x-mcp-header.js';
