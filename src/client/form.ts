@@ -1,6 +1,6 @@
 // The form-mode elicitation schema subset (client/elicitation.mdx "Requested Schema"): read it into fields,
 // parse what a person types, and validate values.
-import { isJsonObject, type JsonObject } from '../protocol/index.js';
+import { isJsonObject, type JsonObject, ownValue } from '../protocol/index.js';
 
 export type FieldValue = string | number | boolean | string[];
 
@@ -228,7 +228,8 @@ export function checkValue(field: FormField, value: unknown): string | undefined
 export function checkContent(fields: readonly FormField[], content: unknown): string | undefined {
   if (!isJsonObject(content)) return 'the answer must be an object of field values';
   for (const field of fields) {
-    const v = content[field.name];
+    // Only answers the content holds: a field named `constructor` is not answered by Object's.
+    const v = ownValue(content, field.name);
     if (v === undefined) {
       if (field.required) return `${field.label} is required`;
       continue;

@@ -5,6 +5,7 @@ import {
   type CreateMessageRequest,
   type CreateMessageResult,
   type ElicitResult,
+  emptyRecord,
   type HumanRequiredReason,
   type InputRequest,
   type JsonObject,
@@ -124,7 +125,7 @@ function formQuestion<T>(message: string, form: ElicitationForm<T>, options: Que
     journaled(response) {
       const r = response as ElicitResult;
       if (r.action !== 'accept' || !r.content) return { action: r.action };
-      const content: Record<string, unknown> = {};
+      const content = emptyRecord<unknown>();
       for (const field of Object.keys(form.requestedSchema.properties)) {
         if (Object.hasOwn(r.content, field)) content[field] = r.content[field];
       }
