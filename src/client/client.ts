@@ -5,6 +5,7 @@ import {
   ErrorCode,
   type GetPromptResult,
   type Implementation,
+  isJsonObject,
   type JsonObject,
   type JsonRpcNotification,
   type JsonRpcRequest,
@@ -24,10 +25,10 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   type ToolDefinition,
 } from '../protocol/index.js';
+import { capabilitiesFor, declaredKinds, type InputKind } from '../protocol/input-kinds.js';
 import { type DriverTarget, driveMrtr, type MrtrOptions, type MrtrOutcome } from './driver.js';
 import { abortError, ProtocolViolation, RemoteError } from './errors.js';
 import { HttpTransport } from './http-transport.js';
-import { capabilitiesFor, declaredKinds, type InputKind } from './input.js';
 import type { InputResolver } from './resolvers.js';
 import { type HeaderBinding, paramHeaders, planToolHeaders } from './tool-headers.js';
 import type { ClientTransport } from './transport.js';
@@ -80,7 +81,6 @@ export interface RejectedTool {
   reason: string;
 }
 
-const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 const MAX_PAGES = 100;
 
 export class McpClient {
@@ -144,7 +144,7 @@ export class McpClient {
   ): Promise<JsonRpcResponse> {
     for (let attempt = 0; ; attempt++) {
       const id = this.nextId++;
-      const userMeta = isObject(params._meta) ? params._meta : undefined;
+      const userMeta = isJsonObject(params._meta) ? params._meta : undefined;
       const meta = this.meta(progress ? { ...userMeta, progressToken: id } : userMeta);
       const message: JsonRpcRequest = { jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } };
       const response = await this.transport.send({ message, signal, onNotification, headers });
@@ -154,7 +154,7 @@ export class McpClient {
         response.error.code === ErrorCode.UnsupportedProtocolVersion
       ) {
         const data = response.error.data;
-        const offered = isObject(data) && Array.isArray(data.supported) ? data.supported : [];
+        const offered = isJsonObject(data) && Array.isArray(data.supported) ? data.supported : [];
         const pick = SUPPORTED_PROTOCOL_VERSIONS.find((v) => offered.includes(v));
         if (pick !== undefined) {
           this.protocolVersion = pick;
@@ -206,11 +206,11 @@ export class McpClient {
   /** `server/discover`: versions, capabilities and identity of the server. */
   async discover(options?: RequestOptions): Promise<DiscoverResult> {
     const result = await this.request<DiscoverResult>('server/discover', {}, options);
-    if (!Array.isArray(result.supportedVersions) || !isObject(result.capabilities))
+    if (!Array.isArray(result.supportedVersions) || !isJsonObject(result.capabilities))
       throw new ProtocolViolation('server/discover result lacks supportedVersions or capabilities');
-    const info = isObject(result._meta) ? result._meta[META_SERVER_INFO] : undefined;
+    const info = isJsonObject(result._meta) ? result._meta[META_SERVER_INFO] : undefined;
     const legacy = (result as JsonObject).serverInfo;
-    const candidate = isObject(info) ? info : isObject(legacy) ? legacy : undefined;
+    const candidate = isJsonObject(info) ? info : isJsonObject(legacy) ? legacy : undefined;
     if (candidate && typeof candidate.name === 'string') this.serverInfo = candidate as Implementation;
     return result;
   }
@@ -240,7 +240,7 @@ export class McpClient {
     this.toolHeaders.clear();
     this.rejected.clear();
     for (const tool of all) {
-      if (!isObject(tool) || typeof tool.name !== 'string') continue;
+      if (!isJsonObject(tool) || typeof tool.name !== 'string') continue;
       const plan = planToolHeaders(tool.inputSchema);
       if (!plan.ok) {
         this.rejected.set(tool.name, plan.reason);
@@ -293,7 +293,9 @@ export class McpClient {
 
   /**
    * Call a tool and carry it through every input_required round. Resolves with the outcome; it does not throw for
-   * anything the server, the network or the person does.
+   * anything the server, the network or the person does. Over HTTP it rejects with a TypeError, before anything is
+   * sent, when an `x-mcp-header` argument cannot be carried in its header (an object, an array, or a number that is
+   * not a safe integer): the caller's arguments break the tool's declared contract.
    */
   async callTool(
     name: string,

@@ -1,15 +1,17 @@
 // The MRTR driver: carries one call through its input_required rounds — bounded, abortable, isolated.
-import type {
-  InputResponse,
-  InputResponses,
-  JsonObject,
-  JsonRpcError,
-  JsonRpcNotification,
-  JsonRpcResponse,
-  Result,
+import {
+  emptyRecord,
+  type InputResponse,
+  type InputResponses,
+  type JsonObject,
+  type JsonRpcError,
+  type JsonRpcNotification,
+  type JsonRpcResponse,
+  type Result,
 } from '../protocol/index.js';
+import type { InputKind } from '../protocol/input-kinds.js';
 import { describeError, ProtocolViolation, RequestAborted, TransportFailure } from './errors.js';
-import { type InputKind, type InputQuestion, type PersonReason, parseInputRequired } from './input.js';
+import { type InputQuestion, type PersonReason, parseInputRequired } from './input.js';
 import { type InputResolver, isElicitResult, pickResolver, type ResolveContext } from './resolvers.js';
 
 export const DEFAULT_MAX_ROUNDS = 10;
@@ -246,7 +248,8 @@ export async function driveMrtr<R extends Result = Result>(
       if (unanswerable.length > 0)
         return finish({ status: 'needs_person', rounds, pending: unanswerable.map((p) => pendingOf(p.q)) });
 
-      const answers: InputResponses = {};
+      // Keyed by the server's input keys: `__proto__` must stay a key that is sent, not become the prototype.
+      const answers: InputResponses = emptyRecord();
       const answer = async (q: InputQuestion, r: InputResolver) => {
         let a: InputResponse;
         try {

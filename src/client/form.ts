@@ -1,6 +1,6 @@
 // The form-mode elicitation schema subset (client/elicitation.mdx "Requested Schema"): read it into fields,
 // parse what a person types, and validate values.
-import type { JsonObject } from '../protocol/index.js';
+import { isJsonObject, type JsonObject, ownValue } from '../protocol/index.js';
 
 export type FieldValue = string | number | boolean | string[];
 
@@ -50,7 +50,6 @@ export interface JsonField extends FieldBase {
 }
 export type FormField = StringField | NumberField | BooleanField | ChoiceField | MultiChoiceField | JsonField;
 
-const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
@@ -69,7 +68,7 @@ function options(schema: JsonObject): FieldOption[] | undefined {
   if (titled) {
     const out: FieldOption[] = [];
     for (const o of titled) {
-      if (!isObject(o) || typeof o.const !== 'string') return undefined;
+      if (!isJsonObject(o) || typeof o.const !== 'string') return undefined;
       out.push({ value: o.const, label: str(o.title) ?? o.const });
     }
     return out;
@@ -86,7 +85,7 @@ function fieldDefault(v: unknown): FieldValue | undefined {
 
 /** Read a form's requestedSchema into fields, in property order. */
 export function readForm(requestedSchema: JsonObject): FormField[] {
-  const props = isObject(requestedSchema.properties) ? requestedSchema.properties : {};
+  const props = isJsonObject(requestedSchema.properties) ? requestedSchema.properties : {};
   const required = new Set(
     Array.isArray(requestedSchema.required)
       ? requestedSchema.required.filter((r) => typeof r === 'string')
@@ -94,7 +93,7 @@ export function readForm(requestedSchema: JsonObject): FormField[] {
   );
   const fields: FormField[] = [];
   for (const [name, raw] of Object.entries(props)) {
-    const s = isObject(raw) ? raw : {};
+    const s = isJsonObject(raw) ? raw : {};
     const title = str(s.title);
     const description = str(s.description);
     // Without a title, a short one-line description reads better than the raw property name.
@@ -136,7 +135,7 @@ export function readForm(requestedSchema: JsonObject): FormField[] {
       });
     } else if (s.type === 'boolean') {
       fields.push({ ...base, type: 'boolean' });
-    } else if (s.type === 'array' && isObject(s.items) && options(s.items)) {
+    } else if (s.type === 'array' && isJsonObject(s.items) && options(s.items)) {
       fields.push({
         ...base,
         type: 'multi',
@@ -227,9 +226,10 @@ export function checkValue(field: FormField, value: unknown): string | undefined
 
 /** Check a whole form answer: required fields present, every value valid. Returns the first problem. */
 export function checkContent(fields: readonly FormField[], content: unknown): string | undefined {
-  if (!isObject(content)) return 'the answer must be an object of field values';
+  if (!isJsonObject(content)) return 'the answer must be an object of field values';
   for (const field of fields) {
-    const v = content[field.name];
+    // Only answers the content holds: a field named `constructor` is not answered by Object's.
+    const v = ownValue(content, field.name);
     if (v === undefined) {
       if (field.required) return `${field.label} is required`;
       continue;

@@ -1,4 +1,11 @@
 // mrtr/client: an MCP 2026-07-28 client whose MRTR driver is bounded, abortable and isolated per call.
+
+export {
+  capabilitiesFor,
+  declaredKinds,
+  INPUT_KINDS,
+  type InputKind,
+} from '../protocol/input-kinds.js';
 export {
   type CallOptions,
   CLIENT_NAME,
@@ -26,10 +33,6 @@ export { ProtocolViolation, RemoteError, RequestAborted, TransportFailure } from
 export { checkContent, checkValue, type FormField, parseTyped, readForm } from './form.js';
 export { HttpTransport, type HttpTransportOptions } from './http-transport.js';
 export {
-  capabilitiesFor,
-  declaredKinds,
-  INPUT_KINDS,
-  type InputKind,
   type InputQuestion,
   type ParsedInputRequired,
   type PersonReason,

@@ -1,17 +1,14 @@
-// Input kinds, the capabilities that declare them, and the strict reading of an InputRequiredResult.
+// The strict reading of an InputRequiredResult (input kinds and their capabilities live in protocol/input-kinds.ts).
 import {
-  type ClientCapabilities,
   type HumanRequiredReason,
   type InputRequest,
+  isJsonObject,
   type JsonObject,
   META_HUMAN_REQUIRED,
   META_RETRY_AFTER_MS,
 } from '../protocol/index.js';
+import { type InputKind, kindOfInputRequest } from '../protocol/input-kinds.js';
 import { ProtocolViolation } from './errors.js';
-
-/** Kinds of embedded request (MRTR "InputRequests" values) a client can declare and answer. */
-export type InputKind = 'elicitation.form' | 'elicitation.url' | 'sampling' | 'roots';
-export const INPUT_KINDS: readonly InputKind[] = ['elicitation.form', 'elicitation.url', 'sampling', 'roots'];
 
 /** Why a question must go to a person: the server's `dev.mrtr/humanRequired` hint, or URL mode. */
 export type PersonReason = HumanRequiredReason | 'url' | 'unspecified';
@@ -27,40 +24,11 @@ export interface InputQuestion {
   personRequired: PersonReason | undefined;
 }
 
-const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** The kinds a capabilities object declares. A bare `elicitation: {}` declares form mode only (elicitation.mdx). */
-export function declaredKinds(caps: ClientCapabilities): Set<InputKind> {
-  const kinds = new Set<InputKind>();
-  const e = caps.elicitation;
-  if (isObject(e)) {
-    if (e.form !== undefined || e.url === undefined) kinds.add('elicitation.form');
-    if (e.url !== undefined) kinds.add('elicitation.url');
-  }
-  if (isObject(caps.sampling)) kinds.add('sampling');
-  if (isObject(caps.roots)) kinds.add('roots');
-  return kinds;
-}
-
-/** The capabilities that declare exactly these kinds. */
-export function capabilitiesFor(kinds: Iterable<InputKind>): ClientCapabilities {
-  const set = new Set(kinds);
-  const caps: ClientCapabilities = {};
-  if (set.has('elicitation.form') || set.has('elicitation.url')) {
-    caps.elicitation = {};
-    if (set.has('elicitation.form')) caps.elicitation.form = {};
-    if (set.has('elicitation.url')) caps.elicitation.url = {};
-  }
-  if (set.has('sampling')) caps.sampling = {};
-  if (set.has('roots')) caps.roots = {};
-  return caps;
-}
-
 const HUMAN_REASONS: ReadonlySet<string> = new Set(['consent', 'second_factor', 'approval']);
 
 function personReason(kind: InputKind, params: JsonObject | undefined): PersonReason | undefined {
   const meta = params?._meta;
-  const hint = isObject(meta) ? meta[META_HUMAN_REQUIRED] : undefined;
+  const hint = isJsonObject(meta) ? meta[META_HUMAN_REQUIRED] : undefined;
   // Fail safe: any present, non-false hint counts, even a value this client does not know.
   if (hint !== undefined && hint !== null && hint !== false) {
     return typeof hint === 'string' && HUMAN_REASONS.has(hint)
@@ -73,40 +41,43 @@ function personReason(kind: InputKind, params: JsonObject | undefined): PersonRe
 }
 
 function kindOf(key: string, value: unknown): { kind: InputKind; request: InputRequest } {
-  if (!isObject(value) || typeof value.method !== 'string')
+  if (!isJsonObject(value) || typeof value.method !== 'string')
     throw new ProtocolViolation(`inputRequests["${key}"] must be an object with a method`);
   const params = value.params;
-  if (params !== undefined && !isObject(params))
+  if (params !== undefined && !isJsonObject(params))
     throw new ProtocolViolation(`inputRequests["${key}"].params must be an object`);
-  switch (value.method) {
-    case 'elicitation/create': {
-      if (!params || typeof params.message !== 'string')
+  const kind = kindOfInputRequest(value);
+  const request = value as unknown as InputRequest;
+  switch (kind) {
+    case 'elicitation.form':
+    case 'elicitation.url': {
+      if (typeof params?.message !== 'string')
         throw new ProtocolViolation(`inputRequests["${key}"]: elicitation/create needs a string message`);
-      const mode = params.mode ?? 'form';
-      if (mode === 'form') {
-        const schema = params.requestedSchema;
-        if (!isObject(schema) || (schema.properties !== undefined && !isObject(schema.properties)))
-          throw new ProtocolViolation(
-            `inputRequests["${key}"]: form elicitation needs a requestedSchema object`,
-          );
-        return { kind: 'elicitation.form', request: value as unknown as InputRequest };
-      }
-      if (mode === 'url') {
+      if (kind === 'elicitation.url') {
         if (typeof params.url !== 'string' || !URL.canParse(params.url))
           throw new ProtocolViolation(`inputRequests["${key}"]: URL elicitation needs a valid url`);
-        return { kind: 'elicitation.url', request: value as unknown as InputRequest };
+        return { kind, request };
       }
-      throw new ProtocolViolation(
-        `inputRequests["${key}"]: unknown elicitation mode ${JSON.stringify(mode)}`,
-      );
+      const schema = params.requestedSchema;
+      if (!isJsonObject(schema) || (schema.properties !== undefined && !isJsonObject(schema.properties)))
+        throw new ProtocolViolation(
+          `inputRequests["${key}"]: form elicitation needs a requestedSchema object`,
+        );
+      return { kind, request };
     }
-    case 'sampling/createMessage':
-      if (!params || !Array.isArray(params.messages))
+    case 'sampling':
+      if (!Array.isArray(params?.messages))
         throw new ProtocolViolation(`inputRequests["${key}"]: sampling/createMessage needs messages`);
-      return { kind: 'sampling', request: value as unknown as InputRequest };
-    case 'roots/list':
-      return { kind: 'roots', request: value as unknown as InputRequest };
-    default:
+      return { kind, request };
+    case 'roots':
+      return { kind, request };
+    case undefined:
+      if (value.method === 'elicitation/create')
+        throw new ProtocolViolation(
+          params === undefined
+            ? `inputRequests["${key}"]: elicitation/create needs a string message`
+            : `inputRequests["${key}"]: unknown elicitation mode ${JSON.stringify(params.mode)}`,
+        );
       throw new ProtocolViolation(
         `inputRequests["${key}"] has method ${JSON.stringify(value.method)}, which is not an input request`,
       );
@@ -130,7 +101,7 @@ export function parseInputRequired(
   declared: ReadonlySet<InputKind>,
 ): ParsedInputRequired {
   const raw = result.inputRequests;
-  if (raw !== undefined && !isObject(raw)) throw new ProtocolViolation('inputRequests must be an object');
+  if (raw !== undefined && !isJsonObject(raw)) throw new ProtocolViolation('inputRequests must be an object');
   const state = result.requestState;
   if (state !== undefined && typeof state !== 'string')
     throw new ProtocolViolation(
@@ -155,7 +126,7 @@ export function parseInputRequired(
   if (questions.length === 0 && state === undefined)
     throw new ProtocolViolation('input_required carries neither input requests nor requestState');
   const meta = result._meta;
-  const hint = isObject(meta) ? meta[META_RETRY_AFTER_MS] : undefined;
+  const hint = isJsonObject(meta) ? meta[META_RETRY_AFTER_MS] : undefined;
   const retryAfterMs = typeof hint === 'number' && Number.isFinite(hint) && hint >= 0 ? hint : undefined;
   return { questions, requestState: state, retryAfterMs };
 }

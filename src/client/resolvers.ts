@@ -1,15 +1,17 @@
 // Resolvers answer embedded input requests by kind. The driver picks, for every question, the first resolver that
 // handles its kind and accepts it; a question only a person may answer goes only to a resolver with `person: true`.
-import type {
-  CreateMessageRequest,
-  CreateMessageResult,
-  ElicitResult,
-  InputResponse,
-  JsonObject,
-  ListRootsResult,
+import {
+  type CreateMessageRequest,
+  type CreateMessageResult,
+  type ElicitResult,
+  type InputResponse,
+  isJsonObject,
+  type JsonObject,
+  type ListRootsResult,
 } from '../protocol/index.js';
+import type { InputKind } from '../protocol/input-kinds.js';
 import { checkContent, readForm } from './form.js';
-import type { InputKind, InputQuestion } from './input.js';
+import type { InputQuestion } from './input.js';
 
 export interface ResolveContext {
   signal: AbortSignal;
@@ -34,8 +36,6 @@ export interface InputResolver {
   /** Release resources (a terminal's readline). */
   close?(): void;
 }
-
-const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 // --- scripted ------------------------------------------------------------------------------------------------
 
@@ -215,5 +215,5 @@ export function pickResolver(
 }
 
 export function isElicitResult(v: unknown): v is ElicitResult {
-  return isObject(v) && (v.action === 'accept' || v.action === 'decline' || v.action === 'cancel');
+  return isJsonObject(v) && (v.action === 'accept' || v.action === 'decline' || v.action === 'cancel');
 }

@@ -1,7 +1,7 @@
 // A resolver that asks a person in a terminal: form fields as prompts with validation and re-asks, a review step,
 // decline and cancel at any prompt, and URL mode shown as a link the person opens themselves.
 import { createInterface, type Interface } from 'node:readline';
-import type { ElicitResult, ElicitUrlRequest, JsonObject } from '../protocol/index.js';
+import { type ElicitResult, type ElicitUrlRequest, emptyRecord, type JsonObject } from '../protocol/index.js';
 import { RequestAborted } from './errors.js';
 import { type FieldValue, type FormField, parseTyped, readForm, showValue } from './form.js';
 import type { InputQuestion } from './input.js';
@@ -289,7 +289,8 @@ export function terminalResolver(options: TerminalResolverOptions = {}): Termina
     const fields = readForm(schema);
     header(q, ctx);
     write(`${bar}  ${s.dim('type /decline or /cancel at any prompt')}`);
-    const values: Record<string, FieldValue | undefined> = {};
+    // Keyed by the server's field names, which may be `__proto__` or `constructor`.
+    const values = emptyRecord<FieldValue | undefined>();
     for (const f of fields) values[f.name] = f.default;
     for (;;) {
       for (const f of fields) {
@@ -298,7 +299,7 @@ export function terminalResolver(options: TerminalResolverOptions = {}): Termina
         if (a.type === 'cancel') return finish({ action: 'cancel' });
         values[f.name] = a.value;
       }
-      const content: Record<string, string | number | boolean | string[]> = {};
+      const content = emptyRecord<string | number | boolean | string[]>();
       for (const f of fields) {
         const v = values[f.name];
         if (v !== undefined) content[f.name] = v;

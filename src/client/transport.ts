@@ -1,5 +1,10 @@
 // What the client needs from a transport: send one JSON-RPC request, get its response, hear its notifications.
-import type { JsonObject, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../protocol/index.js';
+import {
+  isJsonObject,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+} from '../protocol/index.js';
 
 export interface TransportRequest {
   message: JsonRpcRequest;
@@ -23,8 +28,6 @@ export interface ClientTransport {
   close(): Promise<void>;
 }
 
-const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** Classify one decoded JSON-RPC message from the server. */
 export function classifyMessage(
   value: unknown,
@@ -33,11 +36,11 @@ export function classifyMessage(
   | { type: 'notification'; notification: JsonRpcNotification }
   | { type: 'request' }
   | { type: 'invalid'; reason: string } {
-  if (!isObject(value)) return { type: 'invalid', reason: 'a JSON-RPC message must be an object' };
+  if (!isJsonObject(value)) return { type: 'invalid', reason: 'a JSON-RPC message must be an object' };
   if (value.jsonrpc !== '2.0') return { type: 'invalid', reason: 'jsonrpc must be "2.0"' };
   if (typeof value.method === 'string') {
     if ('id' in value) return { type: 'request' };
-    if (value.params !== undefined && !isObject(value.params))
+    if (value.params !== undefined && !isJsonObject(value.params))
       return { type: 'invalid', reason: 'notification params must be an object' };
     return { type: 'notification', notification: value as unknown as JsonRpcNotification };
   }
@@ -47,7 +50,7 @@ export function classifyMessage(
     return { type: 'invalid', reason: 'a response must carry exactly one of result and error' };
   if (hasError) {
     const e = value.error;
-    if (!isObject(e) || !Number.isInteger(e.code) || typeof e.message !== 'string')
+    if (!isJsonObject(e) || !Number.isInteger(e.code) || typeof e.message !== 'string')
       return { type: 'invalid', reason: 'error must have an integer code and a string message' };
     if (
       value.id !== undefined &&
@@ -60,7 +63,7 @@ export function classifyMessage(
   }
   if (typeof value.id !== 'string' && typeof value.id !== 'number')
     return { type: 'invalid', reason: 'response id must be a string or a number' };
-  if (!isObject(value.result)) return { type: 'invalid', reason: 'result must be an object' };
+  if (!isJsonObject(value.result)) return { type: 'invalid', reason: 'result must be an object' };
   return { type: 'response', response: value as unknown as JsonRpcResponse };
 }
 

@@ -5,12 +5,14 @@ import {
   type CreateMessageRequest,
   type CreateMessageResult,
   type ElicitResult,
+  emptyRecord,
   type HumanRequiredReason,
   type InputRequest,
   type JsonObject,
   type ListRootsResult,
   META_HUMAN_REQUIRED,
 } from '../protocol/index.js';
+import type { InputKind } from '../protocol/input-kinds.js';
 import { type ElicitationForm, elicitationForm, type FormSchema } from './forms.js';
 
 /** A form: a zod object schema, or one converted ahead of time with elicitationForm(). */
@@ -19,7 +21,8 @@ export type FormInput<T> = ElicitationForm<T> | z.ZodType<T>;
 /** What happened to a form question. */
 export type Elicited<T> = { action: 'accept'; content: T } | { action: 'decline' } | { action: 'cancel' };
 
-export type FlowInputKind = 'elicitation.form' | 'elicitation.url' | 'sampling' | 'roots';
+/** The protocol's input kinds, under the name the flow API has always exported. */
+export type FlowInputKind = InputKind;
 
 export interface QuestionOptions {
   /** The inputRequests key to use (default `q<position>`). Must be unique within one round. */
@@ -123,7 +126,7 @@ function formQuestion<T>(message: string, form: ElicitationForm<T>, options: Que
     journaled(response) {
       const r = response as ElicitResult;
       if (r.action !== 'accept' || !r.content) return { action: r.action };
-      const content: Record<string, unknown> = {};
+      const content = emptyRecord<unknown>();
       for (const field of Object.keys(form.requestedSchema.properties)) {
         if (Object.hasOwn(r.content, field)) content[field] = r.content[field];
       }

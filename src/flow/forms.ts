@@ -1,7 +1,7 @@
 // Author-facing form schemas (zod) → the restricted elicitation schema: a flat object of primitives, enums and
 // multi-selects (client/elicitation.mdx "Requested Schema"). Conversion happens once per schema object.
 import { z } from 'zod';
-import { describeSchemaErrors, type JsonObject, schemaValidator } from '../protocol/index.js';
+import { describeSchemaErrors, emptyRecord, type JsonObject, schemaValidator } from '../protocol/index.js';
 
 export type FormSchema = z.ZodObject;
 
@@ -23,7 +23,8 @@ export function elicitationForm<S extends FormSchema>(schema: S): ElicitationFor
     io: 'input',
     unrepresentable: 'any',
   }) as JsonObject;
-  const properties: Record<string, JsonObject> = {};
+  // Field names are the author's: a `__proto__` field must stay a field, not become the prototype.
+  const properties = emptyRecord<JsonObject>();
   for (const [name, field] of Object.entries((json.properties ?? {}) as Record<string, JsonObject>)) {
     properties[name] = primitiveField(name, field);
   }

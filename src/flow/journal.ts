@@ -1,6 +1,6 @@
 // The answer journal a flow carries inside its sealed requestState: what was answered or done at each position.
 import { createHash } from 'node:crypto';
-import type { InputRequest } from '../protocol/index.js';
+import { type InputRequest, isJsonObject } from '../protocol/index.js';
 import { canonicalJson } from '../state/index.js';
 
 /** One answered question or one completed step, pinned to a digest of exactly what was asked or run. */
@@ -31,8 +31,7 @@ export interface FlowJournal {
 export const emptyJournal = (): FlowJournal => ({ e: [], q: [] });
 
 export function isFlowJournal(value: unknown): value is FlowJournal {
-  const j = value as FlowJournal | undefined;
-  return typeof j === 'object' && j !== null && Array.isArray(j.e) && Array.isArray(j.q);
+  return isJsonObject(value) && Array.isArray(value.e) && Array.isArray(value.q);
 }
 
 /** A short digest of a question: its method and params in canonical JSON. */

@@ -1,6 +1,12 @@
 // One round of a sequential flow: re-run the handler from the top, answer its questions from the journal and this
 // round's responses, and park the first unanswered ones as the next round's inputRequests.
-import type { ClientCapabilities, InputRequest, InputRequests, InputResponse } from '../protocol/index.js';
+import {
+  type ClientCapabilities,
+  emptyRecord,
+  type InputRequest,
+  type InputRequests,
+  type InputResponse,
+} from '../protocol/index.js';
 import {
   type Ask,
   createAsk,
@@ -124,7 +130,8 @@ class FlowSession {
   }
 
   nextRound(): { inputRequests: InputRequests; journal: FlowJournal } {
-    const inputRequests: InputRequests = {};
+    // Keys are the handler's own (QuestionOptions.key): `__proto__` must stay a question, not become the prototype.
+    const inputRequests: InputRequests = emptyRecord();
     for (const q of this.pending) inputRequests[q.k] = q.request;
     const journal: FlowJournal = { e: this.journal, q: this.pending.map(({ p, h, k }) => ({ p, h, k })) };
     if (Object.keys(this.invalidCounts).length > 0) journal.r = this.invalidCounts;
@@ -173,7 +180,11 @@ class FlowSession {
       }
     }
     const last = this.askedLastRound.get(p);
-    const response = last && last.h === h ? this.input.inputResponses[last.k] : undefined;
+    // Own keys only: an unanswered question keyed `constructor` has no answer, not Object's constructor.
+    const response =
+      last && last.h === h && Object.hasOwn(this.input.inputResponses, last.k)
+        ? this.input.inputResponses[last.k]
+        : undefined;
     if (response === undefined) return this.park(p, h, question, question.request);
     const checked = question.accept(response);
     if ('value' in checked) {

@@ -24,6 +24,8 @@ export function decodeHeaderValue(raw: string): string | undefined {
 
 /** Encode a value for a header, using the sentinel when it is not plain safe ASCII or looks like a sentinel. */
 export function encodeHeaderValue(value: string): string {
+  // An empty value is sent empty (SEP-2243's encoding table: "" → `Mcp-Param-Name: `), not as an empty sentinel.
+  if (value === '') return value;
   const looksLikeSentinel = value.startsWith(SENTINEL_PREFIX) && value.endsWith(SENTINEL_SUFFIX);
   if (SAFE_PLAIN.test(value) && !looksLikeSentinel) return value;
   return `${SENTINEL_PREFIX}${Buffer.from(value, 'utf8').toString('base64')}${SENTINEL_SUFFIX}`;

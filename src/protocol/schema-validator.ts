@@ -1,33 +1,57 @@
-// Validators for the official 2026-07-28 JSON Schema, compiled once per definition and cached.
-// Ajv is used in 2020-12 mode because schema.json declares that dialect.
+// Every Ajv in mrtr comes from createAjv(), so the official schema and the JSON Schemas tool authors write are read
+// with the same options: 2020-12 (schema.json's dialect and MCP's default), formats checked, nothing on the console.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { JsonObject } from './wire.js';
 
 const require = createRequire(import.meta.url);
 const addFormats = require('ajv-formats') as (ajv: Ajv2020) => Ajv2020;
 
 const SCHEMA_ID = 'https://modelcontextprotocol.io/schema/2026-07-28.json';
 
-let ajv: Ajv2020 | undefined;
+/**
+ * A new Ajv with mrtr's options. Each is deliberate:
+ * - `strict: false`: MCP schemas may use any 2020-12 keyword plus extension keywords such as `x-mcp-header`
+ *   (tools.mdx), and JSON Schema says unknown keywords are ignored; strict mode would refuse them at compile time.
+ *   The same holds for a `format` neither JSON Schema nor ajv-formats defines: it is an annotation, not a check.
+ * - ajv-formats, with format validation on: a tool declaring `format: "email"` gets emails, not any string.
+ * - `logger: false`: Ajv's default logger is `console`, which would bypass the server's injected logger (and,
+ *   over stdio, could write where only JSON-RPC belongs). Nothing Ajv would log changes a result.
+ * - `ownProperties: true`: instances come from peers, and a schema naming `constructor` or `toString` must not see
+ *   Object.prototype's members on an object that lacks them (both for `properties` and for `required`).
+ * - `allErrors: false`: the first error is all a message reports, and stopping there is cheaper.
+ */
+export function createAjv(): Ajv2020 {
+  const ajv = new Ajv2020({
+    strict: false,
+    validateFormats: true,
+    logger: false,
+    ownProperties: true,
+    allErrors: false,
+  });
+  addFormats(ajv);
+  return ajv;
+}
+
+let official: Ajv2020 | undefined;
 const cache = new Map<string, ValidateFunction>();
 
-function loadAjv(): Ajv2020 {
-  if (ajv) return ajv;
+function officialAjv(): Ajv2020 {
+  if (official) return official;
   const url = new URL('../../schema/2026-07-28.json', import.meta.url);
   const schema = JSON.parse(readFileSync(url, 'utf8')) as Record<string, unknown>;
   schema.$id = SCHEMA_ID;
-  ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: true });
-  addFormats(ajv);
-  ajv.addSchema(schema);
-  return ajv;
+  official = createAjv();
+  official.addSchema(schema);
+  return official;
 }
 
 /** The compiled validator for one `$defs` entry of the official schema (compiled on first use, then cached). */
 export function schemaValidator(definition: string): ValidateFunction {
   let fn = cache.get(definition);
   if (!fn) {
-    const compiled = loadAjv().getSchema(`${SCHEMA_ID}#/$defs/${definition}`);
+    const compiled = officialAjv().getSchema(`${SCHEMA_ID}#/$defs/${definition}`);
     if (!compiled) throw new Error(`schema.json has no definition named ${definition}`);
     fn = compiled;
     cache.set(definition, fn);
@@ -38,6 +62,20 @@ export function schemaValidator(definition: string): ValidateFunction {
 /** Compile the validators the server uses on every request, so no request pays for compilation. */
 export function precompileSchemaValidators(definitions: readonly string[]): void {
   for (const d of definitions) schemaValidator(d);
+}
+
+// Authors' schemas get their own instance (same options): a schema's `$id` is registered in the instance that
+// compiles it, so an author's `$id` equal to the official schema's — or to one another's — would otherwise make
+// the official schema fail to load, or a later tool's schema fail to compile, depending on who came first.
+let authored: Ajv2020 | undefined;
+
+/**
+ * Compile a JSON Schema written by a tool author (arguments, output). Throws Ajv's error when the schema itself is
+ * invalid; callers add where it came from.
+ */
+export function compileJsonSchema(schema: JsonObject): ValidateFunction {
+  authored ??= createAjv();
+  return authored.compile(schema);
 }
 
 /** A short human-readable description of the first validation error, e.g. `params/name must be string`. */

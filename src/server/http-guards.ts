@@ -2,16 +2,18 @@
 // and the standard headers that mirror the body (streamable-http.mdx "Server Validation").
 import type { IncomingHttpHeaders } from 'node:http';
 import {
+  argumentAt,
   decodeHeaderValue,
   ErrorCode,
   HEADER_METHOD,
   HEADER_NAME,
-  HEADER_PARAM_PREFIX,
   HEADER_PROTOCOL_VERSION,
   type JsonObject,
   type JsonRpcRequest,
   McpError,
   META_PROTOCOL_VERSION,
+  paramHeaderMatches,
+  paramHeaderName,
 } from '../protocol/index.js';
 import type { HeaderParam } from './header-params.js';
 
@@ -133,21 +135,15 @@ function checkParamHeaders(
 ): void {
   if (!params) return;
   for (const { header, path } of params) {
-    let value: unknown = args;
-    for (const key of path)
-      value = typeof value === 'object' && value !== null ? (value as JsonObject)[key] : undefined;
-    const raw = single(headers, `${HEADER_PARAM_PREFIX}${header.toLowerCase()}`);
+    // Own keys only, exactly as the client reads them: an absent `constructor` is absent, not Object's.
+    const value = argumentAt(args, path);
     if (value === undefined || value === null) continue;
+    const raw = single(headers, paramHeaderName(header));
     if (raw === undefined)
       throw headerMismatch(`the Mcp-Param-${header} header is required when ${path.join('.')} is set`);
     const decoded = decodeHeaderValue(raw.trim());
     if (decoded === undefined) throw headerMismatch(`the Mcp-Param-${header} header value is malformed`);
-    const expected =
-      typeof value === 'number'
-        ? Number(decoded) === value && decoded.trim() !== ''
-        : typeof value === 'boolean'
-          ? decoded === String(value)
-          : decoded === value;
-    if (!expected) throw headerMismatch(`Mcp-Param-${header} header value does not match ${path.join('.')}`);
+    if (!paramHeaderMatches(decoded, value))
+      throw headerMismatch(`Mcp-Param-${header} header value does not match ${path.join('.')}`);
   }
 }

@@ -1,6 +1,7 @@
 // Classify one decoded JSON value as a JSON-RPC request, a notification, or an invalid message.
 import {
   ErrorCode,
+  isJsonObject,
   type JsonObject,
   type JsonRpcErrorResponse,
   type JsonRpcRequest,
@@ -40,7 +41,7 @@ export function classifyMessage(value: unknown): IncomingMessage {
   if (typeof msg.method !== 'string' || msg.method === '')
     return invalid(id, 'Invalid Request: method must be a string');
   const params = msg.params;
-  if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) {
+  if (params !== undefined && !isJsonObject(params)) {
     return invalid(id, 'Invalid Request: params must be an object');
   }
   if (!('id' in msg))

@@ -3,6 +3,7 @@ import {
   type ClientCapabilities,
   ErrorCode,
   type Implementation,
+  isJsonObject,
   type JsonObject,
   McpError,
   META_CLIENT_CAPABILITIES,
@@ -21,12 +22,10 @@ export interface RequestMeta {
   logLevel: LogLevel | undefined;
 }
 
-const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** Read and check `_meta`; throws McpError -32602 (missing/malformed) or -32022 (unsupported version). */
 export function readRequestMeta(params: JsonObject | undefined): RequestMeta {
   const meta = params?._meta;
-  if (!isObject(meta)) throw new McpError(ErrorCode.InvalidParams, 'Invalid params: _meta is required');
+  if (!isJsonObject(meta)) throw new McpError(ErrorCode.InvalidParams, 'Invalid params: _meta is required');
   const version = meta[META_PROTOCOL_VERSION];
   if (typeof version !== 'string') {
     throw new McpError(
@@ -35,7 +34,7 @@ export function readRequestMeta(params: JsonObject | undefined): RequestMeta {
     );
   }
   const caps = meta[META_CLIENT_CAPABILITIES];
-  if (!isObject(caps)) {
+  if (!isJsonObject(caps)) {
     throw new McpError(
       ErrorCode.InvalidParams,
       `Invalid params: _meta["${META_CLIENT_CAPABILITIES}"] is required`,
@@ -49,7 +48,7 @@ export function readRequestMeta(params: JsonObject | undefined): RequestMeta {
     logLevel: LOG_LEVELS.includes(level as LogLevel) ? (level as LogLevel) : undefined,
     protocolVersion: version,
     clientCapabilities: caps as ClientCapabilities,
-    clientInfo: isObject(info) ? (info as Implementation) : undefined,
+    clientInfo: isJsonObject(info) ? (info as Implementation) : undefined,
     progressToken: typeof token === 'string' || typeof token === 'number' ? token : undefined,
   };
 }

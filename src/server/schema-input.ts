@@ -1,7 +1,8 @@
 // Author-facing argument schemas: a zod schema or a plain JSON Schema, converted and compiled once at registration.
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { z } from 'zod';
 import type { JsonObject } from '../protocol/index.js';
+import { compileJsonSchema } from '../protocol/schema-validator.js';
 
 export type ArgumentSchema = z.ZodType | JsonObject;
 
@@ -12,8 +13,6 @@ export interface CompiledArguments {
   jsonSchema: JsonObject;
   check(args: unknown): ArgumentCheck;
 }
-
-const ajv = new Ajv2020({ strict: false, allErrors: false });
 
 function isZod(schema: ArgumentSchema): schema is z.ZodType {
   return typeof (schema as { safeParse?: unknown }).safeParse === 'function';
@@ -42,7 +41,7 @@ export function compileArguments(schema: ArgumentSchema | undefined, where: stri
   if (schema.type !== 'object') throw new Error(`${where}: the argument schema must have type "object"`);
   let validate: ValidateFunction;
   try {
-    validate = ajv.compile(schema);
+    validate = compileJsonSchema(schema);
   } catch (error) {
     throw new Error(`${where}: invalid JSON Schema: ${(error as Error).message}`);
   }
@@ -62,7 +61,7 @@ export function compileArguments(schema: ArgumentSchema | undefined, where: stri
 export function compileOutput(schema: JsonObject, where: string): (value: unknown) => string | undefined {
   let validate: ValidateFunction;
   try {
-    validate = ajv.compile(schema);
+    validate = compileJsonSchema(schema);
   } catch (error) {
     throw new Error(`${where}: invalid output JSON Schema: ${(error as Error).message}`);
   }

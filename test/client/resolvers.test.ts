@@ -1,14 +1,13 @@
-// Forms, the terminal resolver (driven through streams), the scripted and policy resolvers, and x-mcp-header rules.
+// Forms, the terminal resolver (driven through streams), and the scripted and policy resolvers. (The x-mcp-header
+// rule is tested in test/protocol/x-mcp-header.test.ts.)
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import {
   agentPolicyResolver,
   checkContent,
   type InputQuestion,
-  paramHeaders,
   parseInputRequired,
   parseTyped,
-  planToolHeaders,
   type ResolveContext,
   readForm,
   scriptedResolver,
@@ -320,61 +319,5 @@ describe('scripted and policy resolvers', () => {
       'n',
     );
     expect(p.accepts(marked, ctx())).toBe(false);
-  });
-});
-
-describe('x-mcp-header', () => {
-  it('accepts annotations on properties reached through properties only', () => {
-    const plan = planToolHeaders({
-      type: 'object',
-      properties: {
-        region: { type: 'string', 'x-mcp-header': 'Region' },
-        deep: { type: 'object', properties: { id: { type: 'integer', 'x-mcp-header': 'Deep-Id' } } },
-        flag: { type: 'boolean', 'x-mcp-header': 'Flag' },
-        'x-mcp-header': { type: 'string' },
-        other: { type: 'string', default: { 'x-mcp-header': 'not an annotation' } },
-      },
-    });
-    expect(plan).toEqual({
-      ok: true,
-      bindings: [
-        { header: 'Region', path: ['region'] },
-        { header: 'Deep-Id', path: ['deep', 'id'] },
-        { header: 'Flag', path: ['flag'] },
-      ],
-    });
-    if (!plan.ok) return;
-    expect(paramHeaders(plan.bindings, { region: 'Hello, 世界', deep: { id: 7 }, flag: true })).toEqual({
-      'mcp-param-region': '=?base64?SGVsbG8sIOS4lueVjA==?=',
-      'mcp-param-deep-id': '7',
-      'mcp-param-flag': 'true',
-    });
-    expect(paramHeaders(plan.bindings, { region: null, deep: 'x' })).toEqual({});
-    expect(paramHeaders(plan.bindings, { region: '=?base64?abc?=' })).toEqual({
-      'mcp-param-region': `=?base64?${Buffer.from('=?base64?abc?=').toString('base64')}?=`,
-    });
-  });
-
-  it.each([
-    ['empty', { a: { type: 'string', 'x-mcp-header': '' } }],
-    ['object type', { a: { type: 'object', 'x-mcp-header': 'A' } }],
-    ['number type', { a: { type: 'number', 'x-mcp-header': 'A' } }],
-    ['no type', { a: { 'x-mcp-header': 'A' } }],
-    ['space', { a: { type: 'string', 'x-mcp-header': 'A B' } }],
-    ['colon', { a: { type: 'string', 'x-mcp-header': 'A:B' } }],
-    ['non-ASCII', { a: { type: 'string', 'x-mcp-header': 'Régión' } }],
-    ['control', { a: { type: 'string', 'x-mcp-header': 'A\tB' } }],
-    ['duplicate', { a: { type: 'string', 'x-mcp-header': 'X' }, b: { type: 'string', 'x-mcp-header': 'x' } }],
-    ['under items', { a: { type: 'array', items: { type: 'string', 'x-mcp-header': 'A' } } }],
-    ['under anyOf', { a: { anyOf: [{ type: 'string', 'x-mcp-header': 'A' }] } }],
-  ])('rejects %s', (_name, properties) => {
-    expect(planToolHeaders({ type: 'object', properties }).ok).toBe(false);
-  });
-
-  it('rejects an annotation in $defs or on the root', () => {
-    expect(
-      planToolHeaders({ type: 'object', $defs: { d: { type: 'string', 'x-mcp-header': 'D' } } }).ok,
-    ).toBe(false);
-    expect(planToolHeaders({ type: 'string', 'x-mcp-header': 'Root' }).ok).toBe(false);
   });
 });

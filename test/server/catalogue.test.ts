@@ -69,27 +69,6 @@ describe('registration', () => {
       { name: 'h', description: 'h', input },
       () => text(''),
     );
-  it('refuses x-mcp-header annotations clients would reject', () => {
-    const schema = (props: Record<string, unknown>) => ({ type: 'object', properties: props });
-    expect(tool(schema({ a: { type: 'string', 'x-mcp-header': '' } }))).toThrow(
-      /must be a non-empty HTTP token/,
-    );
-    expect(tool(schema({ a: { type: 'string', 'x-mcp-header': 'My Region' } }))).toThrow(/HTTP token/);
-    expect(tool(schema({ a: { type: 'number', 'x-mcp-header': 'Score' } }))).toThrow(
-      /needs type string, integer or boolean/,
-    );
-    expect(tool(schema({ a: { type: 'object', 'x-mcp-header': 'Data' } }))).toThrow(/needs type string/);
-    expect(
-      tool(
-        schema({
-          a: { type: 'string', 'x-mcp-header': 'Region' },
-          b: { type: 'string', 'x-mcp-header': 'region' },
-        }),
-      ),
-    ).toThrow(/used twice/);
-    expect(tool(schema({ a: { type: 'string', 'x-mcp-header': 'Region' } }))).not.toThrow();
-  });
-
   it('refuses duplicate names and non-object argument schemas', () => {
     const server = new McpServer({ name: 'x', version: '1', logger: quiet }).tool(
       { name: 'once', description: 'd' },
