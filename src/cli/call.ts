@@ -19,7 +19,13 @@ import {
   TransportFailure,
   terminalResolver,
 } from '../client/index.js';
-import type { CallToolResult, ElicitResult, InputResponse, JsonObject } from '../protocol/index.js';
+import {
+  type CallToolResult,
+  type ElicitResult,
+  type InputResponse,
+  isJsonObject,
+  type JsonObject,
+} from '../protocol/index.js';
 import { CallUi } from './terminal/ui.js';
 
 export const CALL_USAGE = `usage: mrtr call <url> <tool> [--args JSON] [--answers JSON] [--token T] [--json]
@@ -39,8 +45,6 @@ export const CALL_USAGE = `usage: mrtr call <url> <tool> [--args JSON] [--answer
   In a terminal, questions are asked in place. Exit codes: 0 success, 1 tool error, 2 usage,
   3 declined, 4 round cap, 5 protocol error, 6 needs a person, 7 timeout or unreachable, 130 interrupted.
 `;
-
-const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Exit codes of `mrtr call` (and `mrtr tools`, which uses the subset that applies). */
 export const EXIT = {
@@ -83,11 +87,11 @@ export function transportFor(target: string, token: string | undefined): ClientT
 export function answerFromCli(value: unknown): ScriptedAnswer {
   return (q: InputQuestion): InputResponse | undefined => {
     if (q.kind === 'sampling' || q.kind === 'roots')
-      return isObject(value) ? (value as unknown as InputResponse) : undefined;
+      return isJsonObject(value) ? (value as unknown as InputResponse) : undefined;
     if (value === 'decline' || value === 'cancel') return { action: value };
     if (q.kind === 'elicitation.url')
       return value === true || value === 'accept' ? { action: 'accept' } : undefined;
-    if (isObject(value)) {
+    if (isJsonObject(value)) {
       if (value.action === 'accept' || value.action === 'decline' || value.action === 'cancel')
         return value as unknown as ElicitResult;
       return { action: 'accept', content: value as ElicitResult['content'] };
@@ -109,12 +113,12 @@ function printResult(result: CallToolResult, stream: NodeJS.WriteStream): void {
   const blocks = Array.isArray(result.content) ? result.content : [];
   let printed = false;
   for (const b of blocks) {
-    if (!isObject(b)) continue;
+    if (!isJsonObject(b)) continue;
     if (b.type === 'text' && typeof b.text === 'string') out.write(`${b.text}\n`);
     else if ((b.type === 'image' || b.type === 'audio') && typeof b.data === 'string')
       out.write(`[${b.type} ${String(b.mimeType)}, ${Math.floor((b.data.length * 3) / 4)} bytes]\n`);
     else if (b.type === 'resource_link') out.write(`[link ${String(b.name)}: ${String(b.uri)}]\n`);
-    else if (b.type === 'resource' && isObject(b.resource)) {
+    else if (b.type === 'resource' && isJsonObject(b.resource)) {
       const r = b.resource;
       out.write(typeof r.text === 'string' ? `${r.text}\n` : `[resource ${String(r.uri)}]\n`);
     } else out.write(`${JSON.stringify(b)}\n`);
@@ -212,12 +216,12 @@ export async function callCommand(argv: string[]): Promise<number> {
   try {
     if (values.args !== undefined) {
       const a = JSON.parse(values.args) as unknown;
-      if (!isObject(a)) return usage('--args must be a JSON object');
+      if (!isJsonObject(a)) return usage('--args must be a JSON object');
       args = a;
     }
     if (values.answers !== undefined) {
       const a = JSON.parse(values.answers) as unknown;
-      if (!isObject(a)) return usage('--answers must be a JSON object mapping input keys to answers');
+      if (!isJsonObject(a)) return usage('--answers must be a JSON object mapping input keys to answers');
       answers = a;
     }
   } catch (error) {

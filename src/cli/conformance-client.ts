@@ -10,14 +10,13 @@ import {
 } from '../client/index.js';
 import {
   type InputResponse,
+  isJsonObject,
   type JsonObject,
   type Result,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '../protocol/index.js';
 
 type Scenario = (client: McpClient, context: JsonObject) => Promise<void>;
-
-const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function expectComplete(name: string, outcome: MrtrOutcome<Result>): void {
   if (outcome.status !== 'complete') throw new Error(`${name}: ${describeOutcome(outcome)}`);
@@ -27,10 +26,10 @@ function expectComplete(name: string, outcome: MrtrOutcome<Result>): void {
 const confirmAnything = (q: InputQuestion): InputResponse => {
   if (q.kind === 'elicitation.url') return { action: 'accept' };
   const schema = (q.request.params as JsonObject).requestedSchema as JsonObject | undefined;
-  const props = isObject(schema?.properties) ? schema.properties : {};
+  const props = isJsonObject(schema?.properties) ? schema.properties : {};
   const content: Record<string, string | number | boolean> = {};
   for (const [name, s] of Object.entries(props)) {
-    const type = isObject(s) ? s.type : undefined;
+    const type = isJsonObject(s) ? s.type : undefined;
     content[name] = type === 'boolean' ? true : type === 'number' || type === 'integer' ? 1 : 'ok';
   }
   return { action: 'accept', content };
@@ -80,8 +79,8 @@ const SCENARIOS: Record<string, Scenario> = {
     const calls = Array.isArray(context.toolCalls) ? context.toolCalls : [];
     if (calls.length === 0) throw new Error('MCP_CONFORMANCE_CONTEXT has no toolCalls');
     for (const call of calls) {
-      if (!isObject(call) || typeof call.name !== 'string') throw new Error('malformed toolCalls entry');
-      const args = isObject(call.arguments) ? call.arguments : {};
+      if (!isJsonObject(call) || typeof call.name !== 'string') throw new Error('malformed toolCalls entry');
+      const args = isJsonObject(call.arguments) ? call.arguments : {};
       expectComplete(call.name, await client.callTool(call.name, args));
     }
   },
@@ -90,10 +89,10 @@ const SCENARIOS: Record<string, Scenario> = {
     const tools = await client.listTools();
     // Tools with invalid x-mcp-header annotations are already excluded by listTools.
     for (const tool of tools) {
-      const props = isObject(tool.inputSchema.properties) ? tool.inputSchema.properties : {};
+      const props = isJsonObject(tool.inputSchema.properties) ? tool.inputSchema.properties : {};
       const args: JsonObject = {};
       for (const [name, s] of Object.entries(props)) {
-        const type = isObject(s) ? s.type : undefined;
+        const type = isJsonObject(s) ? s.type : undefined;
         args[name] = type === 'integer' || type === 'number' ? 1 : type === 'boolean' ? true : 'us-west1';
       }
       expectComplete(tool.name, await client.callTool(tool.name, args));
@@ -127,7 +126,7 @@ export async function conformanceClientCommand(argv: string[]): Promise<number> 
   if (process.env.MCP_CONFORMANCE_CONTEXT) {
     try {
       const parsed = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT) as unknown;
-      if (isObject(parsed)) context = parsed;
+      if (isJsonObject(parsed)) context = parsed;
     } catch {
       process.stderr.write('mrtr conformance-client: MCP_CONFORMANCE_CONTEXT is not JSON\n');
       return 1;

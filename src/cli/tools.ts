@@ -1,7 +1,7 @@
 // `mrtr tools <url>`: list a server's tools, with their arguments at a glance.
 import { parseArgs } from 'node:util';
 import { McpClient, ProtocolViolation, RemoteError, RequestAborted, safeText } from '../client/index.js';
-import type { JsonObject, ToolDefinition } from '../protocol/index.js';
+import { isJsonObject, type ToolDefinition } from '../protocol/index.js';
 import { EXIT, transportFor } from './call.js';
 
 export const TOOLS_USAGE = `usage: mrtr tools <url> [--token T] [--json]
@@ -11,16 +11,14 @@ export const TOOLS_USAGE = `usage: mrtr tools <url> [--token T] [--json]
   --token T   bearer token
 `;
 
-const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** `id: integer`, `note?: string`, … from a tool's inputSchema. */
 function signature(tool: ToolDefinition): string {
   const schema = tool.inputSchema;
-  const props = isObject(schema.properties) ? schema.properties : {};
+  const props = isJsonObject(schema.properties) ? schema.properties : {};
   const required = new Set(Array.isArray(schema.required) ? schema.required : []);
   return Object.entries(props)
     .map(([name, s]) => {
-      const t = isObject(s)
+      const t = isJsonObject(s)
         ? Array.isArray(s.enum)
           ? s.enum.map((v) => JSON.stringify(v)).join('|')
           : s.type

@@ -2,9 +2,12 @@
 import {
   type CallToolResult,
   type ClientCapabilities,
+  capabilitiesFor,
+  declaredKinds,
   ErrorCode,
   type GetPromptResult,
   type Implementation,
+  type InputKind,
   isJsonObject,
   type JsonObject,
   type JsonRpcNotification,
@@ -25,7 +28,6 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   type ToolDefinition,
 } from '../protocol/index.js';
-import { capabilitiesFor, declaredKinds, type InputKind } from '../protocol/input-kinds.js';
 import { type DriverTarget, driveMrtr, type MrtrOptions, type MrtrOutcome } from './driver.js';
 import { abortError, ProtocolViolation, RemoteError } from './errors.js';
 import { HttpTransport } from './http-transport.js';

@@ -1,4 +1,6 @@
 // The MRTR driver: carries one call through its input_required rounds — bounded, abortable, isolated.
+
+import type { InputKind } from '../protocol/index.js';
 import {
   emptyRecord,
   type InputResponse,
@@ -9,7 +11,6 @@ import {
   type JsonRpcResponse,
   type Result,
 } from '../protocol/index.js';
-import type { InputKind } from '../protocol/input-kinds.js';
 import { describeError, ProtocolViolation, RequestAborted, TransportFailure } from './errors.js';
 import { type InputQuestion, type PersonReason, parseInputRequired } from './input.js';
 import { type InputResolver, isElicitResult, pickResolver, type ResolveContext } from './resolvers.js';

@@ -5,7 +5,7 @@ export {
   declaredKinds,
   INPUT_KINDS,
   type InputKind,
-} from '../protocol/input-kinds.js';
+} from '../protocol/index.js';
 export {
   type CallOptions,
   CLIENT_NAME,

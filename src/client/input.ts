@@ -1,13 +1,14 @@
 // The strict reading of an InputRequiredResult (input kinds and their capabilities live in protocol/input-kinds.ts).
 import {
   type HumanRequiredReason,
+  type InputKind,
   type InputRequest,
   isJsonObject,
   type JsonObject,
+  kindOfInputRequest,
   META_HUMAN_REQUIRED,
   META_RETRY_AFTER_MS,
 } from '../protocol/index.js';
-import { type InputKind, kindOfInputRequest } from '../protocol/input-kinds.js';
 import { ProtocolViolation } from './errors.js';
 
 /** Why a question must go to a person: the server's `dev.mrtr/humanRequired` hint, or URL mode. */

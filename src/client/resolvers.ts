@@ -1,5 +1,7 @@
 // Resolvers answer embedded input requests by kind. The driver picks, for every question, the first resolver that
 // handles its kind and accepts it; a question only a person may answer goes only to a resolver with `person: true`.
+
+import type { InputKind } from '../protocol/index.js';
 import {
   type CreateMessageRequest,
   type CreateMessageResult,
@@ -9,7 +11,6 @@ import {
   type JsonObject,
   type ListRootsResult,
 } from '../protocol/index.js';
-import type { InputKind } from '../protocol/input-kinds.js';
 import { checkContent, readForm } from './form.js';
 import type { InputQuestion } from './input.js';
 

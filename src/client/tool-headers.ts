@@ -5,4 +5,4 @@ export {
   paramHeaders,
   planToolHeaders,
   type ToolHeaderPlan,
-} from '../protocol/x-mcp-header.js';
+} from '../protocol/index.js';

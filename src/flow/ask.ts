@@ -1,5 +1,6 @@
 // The `ask` object a handler awaits: each call is one question (or one step) at a deterministic position.
 import { z } from 'zod';
+import type { InputKind } from '../protocol/index.js';
 import {
   type ClientCapabilities,
   type CreateMessageRequest,
@@ -12,7 +13,6 @@ import {
   type ListRootsResult,
   META_HUMAN_REQUIRED,
 } from '../protocol/index.js';
-import type { InputKind } from '../protocol/input-kinds.js';
 import { type ElicitationForm, elicitationForm, type FormSchema } from './forms.js';
 
 /** A form: a zod object schema, or one converted ahead of time with elicitationForm(). */

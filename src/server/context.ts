@@ -3,17 +3,15 @@ import type { Ask } from '../flow/index.js';
 import type {
   ClientCapabilities,
   Implementation,
-  InputRequest,
+  InputKind,
   InputRequests,
   InputResponse,
 } from '../protocol/index.js';
 import type { Principal } from '../state/index.js';
 
 /** The authenticated caller, as the transport established it: the same shape the state codec binds. */
-export type { Principal };
-
-/** Kinds of embedded request a client can declare support for. */
-export type InputKind = 'elicitation.form' | 'elicitation.url' | 'sampling' | 'roots';
+/** Kinds of embedded request a client can declare support for (the rule lives in protocol/). */
+export type { InputKind, Principal };
 
 /** Returned by a handler to answer `resultType: "input_required"`. Build it with `inputRequired()`. */
 export class InputRequired {
@@ -38,35 +36,6 @@ export function inputRequired(options: { inputRequests?: InputRequests; state?: 
     options.state,
     'state' in options,
   );
-}
-
-export function kindOfInputRequest(request: InputRequest): InputKind | undefined {
-  switch (request.method) {
-    case 'elicitation/create':
-      return request.params.mode === 'url' ? 'elicitation.url' : 'elicitation.form';
-    case 'sampling/createMessage':
-      return 'sampling';
-    case 'roots/list':
-      return 'roots';
-    default:
-      return undefined;
-  }
-}
-
-/** Whether the client declared support for an input kind. A bare `elicitation: {}` means form mode only. */
-export function clientSupports(caps: ClientCapabilities, kind: InputKind): boolean {
-  switch (kind) {
-    case 'elicitation.form': {
-      const e = caps.elicitation;
-      return e !== undefined && (e.form !== undefined || e.url === undefined);
-    }
-    case 'elicitation.url':
-      return caps.elicitation?.url !== undefined;
-    case 'sampling':
-      return caps.sampling !== undefined;
-    case 'roots':
-      return caps.roots !== undefined;
-  }
 }
 
 export const LOG_LEVELS = [

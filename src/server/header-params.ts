@@ -2,8 +2,7 @@
 // clients apply to tools/list: a tool the rule rejects is refused here, so the server never lists a tool that
 // conforming clients would drop.
 
-import type { JsonObject } from '../protocol/index.js';
-import { type HeaderBinding, planToolHeaders } from '../protocol/x-mcp-header.js';
+import { type HeaderBinding, type JsonObject, planToolHeaders } from '../protocol/index.js';
 
 /** Where a tool argument is mirrored into an `Mcp-Param-{name}` header (x-mcp-header in its inputSchema). */
 export type HeaderParam = HeaderBinding;

@@ -2,7 +2,7 @@
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { z } from 'zod';
 import type { JsonObject } from '../protocol/index.js';
-import { compileJsonSchema } from '../protocol/schema-validator.js';
+import { compileJsonSchema } from '../protocol/index.js';
 
 export type ArgumentSchema = z.ZodType | JsonObject;
 

@@ -1,18 +1,18 @@
 // The RequestContext a handler gets for one round. A class, so that a request costs one object rather than a
 // bundle of closures; the AbortSignal and the flow machinery are only built if the handler touches them.
 import type { Ask } from '../../flow/index.js';
-import type {
-  ClientCapabilities,
-  Implementation,
-  InputResponse,
-  JsonObject,
-  JsonRpcRequest,
-  RequestId,
+import {
+  type ClientCapabilities,
+  clientSupports,
+  type Implementation,
+  type InputKind,
+  type InputResponse,
+  type JsonObject,
+  type JsonRpcRequest,
+  type RequestId,
 } from '../../protocol/index.js';
 import { newFlowId } from '../../state/index.js';
 import {
-  clientSupports,
-  type InputKind,
   LOG_LEVELS,
   type LogLevel,
   type Principal,

@@ -3,14 +3,16 @@
 // Guards join by composition; with none, every step runs synchronously for a synchronous handler.
 import { type FlowJournal, type FlowRoundOutcome, runFlowRound } from '../../flow/index.js';
 import {
+  clientSupports,
   ErrorCode,
+  type InputKind,
   type JsonObject,
   type JsonRpcRequest,
   McpError,
   type MrtrMethod,
   type Result,
 } from '../../protocol/index.js';
-import { clientSupports, type InputKind, InputRequired, type RequestContext } from '../context.js';
+import { InputRequired, type RequestContext } from '../context.js';
 import { Deadline } from '../deadline.js';
 import type { Logger, RequestEnvironment } from '../environment.js';
 import { type MaybePromise, thenOrNow } from '../maybe-async.js';

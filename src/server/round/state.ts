@@ -4,18 +4,24 @@
 import { type FlowJournal, isFlowJournal } from '../../flow/index.js';
 import {
   type ClientCapabilities,
+  capabilitiesFor,
+  clientSupports,
   describeSchemaErrors,
   ErrorCode,
+  emptyRecord,
+  type InputKind,
   type InputRequest,
   type InputRequests,
   type InputResponse,
   invalidParams,
+  isJsonObject,
   type JsonObject,
+  kindOfInputRequest,
   McpError,
   schemaValidator,
 } from '../../protocol/index.js';
 import { NotJsonError, newFlowId, StateTooLargeError } from '../../state/index.js';
-import { clientSupports, type InputKind, type InputRequired, kindOfInputRequest } from '../context.js';
+import type { InputRequired } from '../context.js';
 import type { RequestStateCodec, StateBinding, StateEnvelope } from '../request-state.js';
 import { invalidRequestState } from './refusal.js';
 
@@ -49,8 +55,6 @@ const CODE_KIND: Record<string, InputKind> = {
   r: 'roots',
 };
 
-const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /**
  * Validate the shape of `inputResponses` and open `requestState`. Answers to keys the previous round did not ask
  * are dropped; answers without any state are dropped too, since nothing proves the server asked for them.
@@ -62,15 +66,15 @@ export function openRound(
   unsealedAnswers: boolean,
 ): RoundInput {
   const rawResponses = params.inputResponses;
-  if (rawResponses !== undefined && !isObject(rawResponses)) {
+  if (rawResponses !== undefined && !isJsonObject(rawResponses)) {
     throw invalidParams('Invalid params: inputResponses must be an object mapping input keys to responses');
   }
   const token = params.requestState;
   if (token === undefined) {
-    const inputResponses: Record<string, InputResponse> = {};
+    const inputResponses = emptyRecord<InputResponse>();
     if (unsealedAnswers && rawResponses) {
       for (const [key, value] of Object.entries(rawResponses)) {
-        if (!isObject(value))
+        if (!isJsonObject(value))
           throw invalidParams(`Invalid params: inputResponses["${key}"] must be an object`);
         inputResponses[key] = value as unknown as InputResponse;
       }
@@ -90,12 +94,13 @@ export function openRound(
   if (!opened.ok) throw invalidRequestState(opened.reason);
   const envelope = opened.envelope;
   if (envelope.asked.length !== envelope.kinds.length) throw invalidRequestState('malformed');
-  const inputResponses: Record<string, InputResponse> = {};
+  const inputResponses = emptyRecord<InputResponse>();
   if (rawResponses) {
     envelope.asked.forEach((key, i) => {
       if (!Object.hasOwn(rawResponses, key)) return;
       const value = rawResponses[key];
-      if (!isObject(value)) throw invalidParams(`Invalid params: inputResponses["${key}"] must be an object`);
+      if (!isJsonObject(value))
+        throw invalidParams(`Invalid params: inputResponses["${key}"] must be an object`);
       const kind = CODE_KIND[envelope.kinds[i] ?? ''];
       if (kind) {
         const validate = schemaValidator(RESPONSE_DEFINITION[kind]);
@@ -146,14 +151,15 @@ export function sealRound(
   const asked: string[] = [];
   const kinds: string[] = [];
   if (outcome.inputRequests) {
-    const missing: ClientCapabilities = {};
+    const missingKinds: InputKind[] = [];
     for (const [key, request] of Object.entries(outcome.inputRequests)) {
       const kind = kindOf(key, request, validateShape);
-      if (!clientSupports(caps, kind)) addRequiredCapability(missing, kind);
+      if (!clientSupports(caps, kind)) missingKinds.push(kind);
       asked.push(key);
       kinds.push(KIND_CODE[kind]);
     }
-    if (Object.keys(missing).length > 0) {
+    if (missingKinds.length > 0) {
+      const missing = capabilitiesFor(missingKinds);
       // A handler asked for a kind the client never declared: never send it (MRTR server requirement 7).
       throw new McpError(
         ErrorCode.MissingRequiredClientCapability,
@@ -195,7 +201,7 @@ export function sealRound(
 }
 
 function kindOf(key: string, request: InputRequest, validateShape: boolean): InputKind {
-  const kind = isObject(request) ? kindOfInputRequest(request) : undefined;
+  const kind = isJsonObject(request) ? kindOfInputRequest(request) : undefined;
   // The full schema check is for development and tests (validateResults): it is costly on every round.
   const validate = schemaValidator('InputRequest');
   if (!kind || (validateShape && !validate(request))) {
@@ -206,11 +212,4 @@ function kindOf(key: string, request: InputRequest, validateShape: boolean): Inp
     );
   }
   return kind;
-}
-
-function addRequiredCapability(missing: ClientCapabilities, kind: InputKind): void {
-  if (kind === 'elicitation.form') missing.elicitation = { ...missing.elicitation, form: {} };
-  else if (kind === 'elicitation.url') missing.elicitation = { ...missing.elicitation, url: {} };
-  else if (kind === 'sampling') missing.sampling = {};
-  else missing.roots = {};
 }
