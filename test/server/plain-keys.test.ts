@@ -1,0 +1,39 @@
+// Client-chosen names are plain keys on the server too: `__proto__`, `constructor` and `prototype` in
+// inputResponses can never lend a handler answers through inheritance (a probe's finding on the unsealed path).
+import { describe, expect, it } from 'vitest';
+import type { JsonRpcRequest } from '../../src/protocol/index.js';
+import { META } from '../helpers/mcp-http.js';
+import { testServer } from './test-server.js';
+
+const env = { principal: undefined, signal: new AbortController().signal, notify() {} };
+
+const callWith = (inputResponsesJson: string): JsonRpcRequest => ({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  // JSON.parse makes `__proto__` an own key, as it arrives off the wire.
+  params: {
+    _meta: META,
+    name: 'test_input_required_result_elicitation',
+    arguments: {},
+    inputResponses: JSON.parse(inputResponsesJson),
+  },
+});
+
+describe('client-chosen keys in inputResponses', () => {
+  for (const key of ['__proto__', 'constructor', 'prototype']) {
+    it(`a "${key}" answer does not make an unasked answer appear through inheritance`, async () => {
+      const smuggled = `{"${key}": {"user_name": {"action": "accept", "content": {"name": "Mallory"}}}}`;
+      const response = await testServer().core.handle(callWith(smuggled), env);
+      // The tool still asks for the name: nothing answered user_name.
+      expect(response).toMatchObject({ result: { resultType: 'input_required' } });
+      expect(JSON.stringify(response)).not.toContain('Mallory');
+    });
+  }
+
+  it('an honest answer next to a "__proto__" key still counts', async () => {
+    const both = '{"__proto__": {"x": 1}, "user_name": {"action": "accept", "content": {"name": "Ada"}}}';
+    const response = await testServer().core.handle(callWith(both), env);
+    expect(response).toMatchObject({ result: { content: [{ type: 'text', text: 'Hello, Ada!' }] } });
+  });
+});
