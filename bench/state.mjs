@@ -34,7 +34,10 @@ const binding = {
 };
 const secret = randomBytes(32);
 
-const ours = new StateCodec({ keyring: new Keyring([{ kid: 'k1', secret }]), audience: 'mrtr-bench' });
+const keyring = new Keyring([{ kid: 'k1', secret }]);
+// The default codec (no compression: no length oracle), and the opt-in deflate for state that holds no secrets.
+const ours = new StateCodec({ keyring, audience: 'mrtr-bench' });
+const oursDeflate = new StateCodec({ keyring, audience: 'mrtr-bench', compression: true });
 
 const ctx = {
   mcpReq: { method: 'tools/call' },
@@ -73,10 +76,11 @@ function createSyncHmacCodec(key, bindFn, ttlSeconds = 600) {
 }
 const sdkSync = createSyncHmacCodec(secret, bind);
 
-function oursPair(payload) {
-  const r = ours.open(ours.seal(payload, binding), binding);
+function oursPair(payload, codec = ours) {
+  const r = codec.open(codec.seal(payload, binding), binding);
   if (!r.ok) throw new Error(`open failed: ${r.reason}`);
 }
+const oursDeflatePair = (payload) => oursPair(payload, oursDeflate);
 async function sdkPair(payload) {
   await sdk.verify(await sdk.mint(payload, ctx), ctx);
 }
@@ -104,9 +108,12 @@ const fmt = (x) => Math.round(x).toLocaleString('en-US').padStart(9);
 
 const cases = [
   ['mrtr StateCodec (AES-GCM, all bindings)', oursPair],
+  ['mrtr StateCodec, compression: true', oursDeflatePair],
   ['SDK createRequestStateCodec (awaited)', sdkPair],
   ['SDK envelope, sync node:crypto HMAC', sdkSyncPair],
 ];
+
+const sdkCase = cases.findIndex(([, fn]) => fn === sdkPair);
 
 console.log(
   `node ${process.version}, ${ROUNDS} rounds of ${SECONDS}s per case, cases interleaved; ` +
@@ -115,11 +122,13 @@ console.log(
 for (const [name, payload] of Object.entries(payloads)) {
   const json = JSON.stringify(payload).length;
   const oursTok = ours.seal(payload, binding);
+  const deflatedTok = oursDeflate.seal(payload, binding);
   const sdkTok = await sdk.mint(payload, ctx);
   const syncTok = sdkSync.mint(payload, ctx);
   console.log(`\n${name} payload: ${json} bytes of JSON`);
   console.log(
-    `  token bytes: mrtr ${oursTok.length} (encrypted), SDK ${sdkTok.length} (signed only), sync ${syncTok.length}`,
+    `  token bytes: mrtr ${oursTok.length} (encrypted; ${deflatedTok.length} with compression), ` +
+      `SDK ${sdkTok.length} (signed only), sync ${syncTok.length}`,
   );
   for (const [, fn] of cases) for (let i = 0; i < 2000; i++) await fn(payload); // warm up
   const rates = cases.map(() => []);
@@ -127,7 +136,7 @@ for (const [name, payload] of Object.entries(payloads)) {
     for (let c = 0; c < cases.length; c++) rates[c].push(await rate(cases[c][1], payload));
   }
   cases.forEach(([label], c) => {
-    const ratio = median(rates[c].map((x, r) => x / rates[1][r]));
+    const ratio = median(rates[c].map((x, r) => x / rates[sdkCase][r]));
     console.log(`  ${label.padEnd(42)} ${fmt(median(rates[c]))} pairs/s  ${ratio.toFixed(2)}x SDK`);
   });
 }

@@ -49,6 +49,7 @@ export {
   type RoundObserver,
   type RoundOutcome,
   RoundRefused,
+  SERVER_DEFAULTS,
   SealedStateCodec,
   type ServerCore,
   type StdioOptions,

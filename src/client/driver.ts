@@ -15,8 +15,13 @@ import { describeError, ProtocolViolation, RequestAborted, TransportFailure } fr
 import { type InputQuestion, type PersonReason, parseInputRequired } from './input.js';
 import { type InputResolver, isElicitResult, pickResolver, type ResolveContext } from './resolvers.js';
 
-export const DEFAULT_MAX_ROUNDS = 10;
-export const DEFAULT_TIMEOUT_MS = 300_000;
+/** The driver's defaults. */
+export const CLIENT_DEFAULTS = Object.freeze({
+  /** The server's own default cap: a server that keeps asking past it is looping. */
+  maxRounds: 10,
+  /** A whole call, rounds and a person's answers included: five minutes, then the call is abandoned. */
+  timeoutMs: 300_000,
+});
 
 export interface MrtrOptions {
   /** Retries at most (exact): a call sends at most `maxRounds + 1` requests. Default 10. */
@@ -136,10 +141,10 @@ export async function driveMrtr<R extends Result = Result>(
   target: DriverTarget,
   options: MrtrOptions = {},
 ): Promise<MrtrOutcome<R>> {
-  const maxRounds = options.maxRounds ?? DEFAULT_MAX_ROUNDS;
+  const maxRounds = options.maxRounds ?? CLIENT_DEFAULTS.maxRounds;
   if (!Number.isInteger(maxRounds) || maxRounds < 0)
     throw new RangeError('maxRounds must be an integer >= 0');
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const timeoutMs = options.timeoutMs ?? CLIENT_DEFAULTS.timeoutMs;
   if (!(timeoutMs > 0)) throw new RangeError('timeoutMs must be > 0');
   const initialBackoff = options.backoff?.initialMs ?? 100;
   const maxBackoff = options.backoff?.maxMs ?? 2000;

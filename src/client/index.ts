@@ -19,8 +19,7 @@ export {
   unwrapOutcome,
 } from './client.js';
 export {
-  DEFAULT_MAX_ROUNDS,
-  DEFAULT_TIMEOUT_MS,
+  CLIENT_DEFAULTS,
   type DeclinedAnswer,
   type DriverTarget,
   driveMrtr,

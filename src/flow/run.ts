@@ -23,6 +23,12 @@ import {
   questionDigest,
 } from './journal.js';
 
+/** The flow engine's defaults. */
+export const FLOW_DEFAULTS = Object.freeze({
+  /** A person mistypes; an agent guessing at a form should not loop: the fourth invalid answer ends the call. */
+  maxInvalidAnswers: 3,
+});
+
 export interface FlowRoundInput {
   /** The journal opened from requestState (undefined on the first round). */
   journal: FlowJournal | undefined;
@@ -195,7 +201,8 @@ class FlowSession {
     }
     const count = (this.invalidCounts[p] ?? 0) + 1;
     this.invalidCounts[p] = count;
-    const limit = question.options.maxInvalidAnswers ?? this.input.maxInvalidAnswers ?? 3;
+    const limit =
+      question.options.maxInvalidAnswers ?? this.input.maxInvalidAnswers ?? FLOW_DEFAULTS.maxInvalidAnswers;
     if (count > limit) {
       this.ended = new FlowEnded(
         `too many invalid answers (${limit}): ${checked.invalid}`,

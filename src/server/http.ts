@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { ErrorCode, httpStatusForError, type McpError } from '../protocol/index.js';
 import type { Principal } from './context.js';
+import { SERVER_DEFAULTS } from './defaults.js';
 import { HttpExchange, sendJson } from './http-exchange.js';
 import { checkOrigin, checkRequestHeaders, defaultOriginPolicy, type OriginPolicy } from './http-guards.js';
 import { classifyMessage, errorResponse } from './message.js';
@@ -148,8 +149,9 @@ export class HttpServerTransport {
     checkIntegerOption('HttpServerTransport', 'requestTimeoutMs', options.requestTimeoutMs, {
       max: MAX_TIMER_MS,
     });
-    const requestTimeout = options.requestTimeoutMs ?? 30_000;
-    const headersTimeout = options.headersTimeoutMs ?? Math.min(10_000, requestTimeout);
+    const requestTimeout = options.requestTimeoutMs ?? SERVER_DEFAULTS.requestTimeoutMs;
+    const headersTimeout =
+      options.headersTimeoutMs ?? Math.min(SERVER_DEFAULTS.headersTimeoutMs, requestTimeout);
     if (headersTimeout > requestTimeout) {
       throw new RangeError(
         `HttpServerTransport: headersTimeoutMs (${headersTimeout}) must not exceed requestTimeoutMs (${requestTimeout}): ` +
@@ -157,10 +159,10 @@ export class HttpServerTransport {
       );
     }
     this.timeouts = { headersTimeout, requestTimeout };
-    this.path = options.path ?? '/mcp';
-    this.maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
+    this.path = options.path ?? SERVER_DEFAULTS.path;
+    this.maxBodyBytes = options.maxBodyBytes ?? SERVER_DEFAULTS.maxBodyBytes;
     this.originPolicy = defaultOriginPolicy(
-      options.host ?? '127.0.0.1',
+      options.host ?? SERVER_DEFAULTS.host,
       options.allowedHosts,
       options.allowedOrigins,
     );
@@ -272,7 +274,7 @@ export class HttpServerTransport {
     const { headersTimeout, requestTimeout } = this.timeouts;
     const server = createServer(
       {
-        keepAliveTimeout: 65_000,
+        keepAliveTimeout: SERVER_DEFAULTS.keepAliveTimeoutMs,
         headersTimeout,
         requestTimeout,
         // node checks these limits on a timer (30 s by default), which would stretch a 10 s limit to 40 s.
@@ -281,7 +283,7 @@ export class HttpServerTransport {
       this.listener,
     );
     if (this.options.maxConnections !== undefined) server.maxConnections = this.options.maxConnections;
-    const host = this.options.host ?? '127.0.0.1';
+    const host = this.options.host ?? SERVER_DEFAULTS.host;
     return new Promise((resolve, reject) => {
       server.once('error', reject);
       server.listen(this.options.port ?? 0, host, () => {

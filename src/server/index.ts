@@ -11,6 +11,7 @@ export {
   type RequestContext,
 } from './context.js';
 export { HandlerTimeoutError } from './deadline.js';
+export { SERVER_DEFAULTS } from './defaults.js';
 export type { Logger, RequestEnvironment } from './environment.js';
 export { type HttpEndpoint, HttpServerTransport, type HttpServerTransportOptions } from './http.js';
 export type {

@@ -2,6 +2,7 @@
 
 import type { Implementation, ResourceDefinition, ResourceTemplateDefinition } from '../protocol/index.js';
 import { createEphemeralKeyring, Keyring, type StateCodecOptions } from '../state/index.js';
+import { SERVER_DEFAULTS } from './defaults.js';
 import { Dispatcher } from './dispatch.js';
 import type { Logger } from './environment.js';
 import { type HttpEndpoint, HttpServerTransport, type HttpServerTransportOptions } from './http.js';
@@ -80,8 +81,6 @@ export const stderrLogger: Logger = {
     process.stderr.write(`${JSON.stringify({ level: 'error', message, ...fields })}\n`),
 };
 
-const DEFAULT_HANDLER_TIMEOUT_MS = 120_000;
-
 export class McpServer {
   private readonly registry = new Registry();
   private dispatcher: Dispatcher | undefined;
@@ -134,11 +133,11 @@ export class McpServer {
         instructions: o.instructions,
         codec: o.stateCodec ?? this.defaultCodec(),
         logger: this.logger,
-        pageSize: o.pageSize ?? 100,
-        maxRounds: o.maxRounds ?? 10,
-        listTtlMs: o.cacheTtlMs ?? 60_000,
+        pageSize: o.pageSize ?? SERVER_DEFAULTS.pageSize,
+        maxRounds: o.maxRounds ?? SERVER_DEFAULTS.maxRounds,
+        listTtlMs: o.cacheTtlMs ?? SERVER_DEFAULTS.cacheTtlMs,
         validateResults: o.validateResults ?? false,
-        handlerTimeoutMs: o.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS,
+        handlerTimeoutMs: o.handlerTimeoutMs ?? SERVER_DEFAULTS.handlerTimeoutMs,
         guards: o.guards,
         observers: o.observers,
       });
@@ -180,8 +179,8 @@ export class McpServer {
     const codecOptions: StateCodecOptions = {
       keyring,
       audience: o.audience ?? o.name,
-      compression: o.stateCompression ?? false,
     };
+    if (o.stateCompression !== undefined) codecOptions.compression = o.stateCompression;
     if (o.maxStateBytes !== undefined) codecOptions.maxTokenBytes = o.maxStateBytes;
     return new SealedStateCodec(codecOptions);
   }

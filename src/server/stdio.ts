@@ -2,6 +2,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { ErrorCode, type JsonObject, type JsonRpcResponse } from '../protocol/index.js';
 import type { Principal } from './context.js';
+import { SERVER_DEFAULTS } from './defaults.js';
 import { LineSplitter } from './line-splitter.js';
 import { classifyMessage, errorResponse, serializeNotification, serializeResponse } from './message.js';
 import { checkIntegerOption } from './option-checks.js';
@@ -21,7 +22,7 @@ export function serveStdio(handler: RequestHandler, options: StdioOptions = {}):
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
   checkIntegerOption('serveStdio', 'maxLineBytes', options.maxLineBytes);
-  const maxLine = options.maxLineBytes ?? 1024 * 1024;
+  const maxLine = options.maxLineBytes ?? SERVER_DEFAULTS.maxLineBytes;
   const inFlight = new Map<string | number, AbortController>();
   const pending = new Set<Promise<void>>();
   const write = (message: JsonRpcResponse) => output.write(`${serializeResponse(message)}\n`);

@@ -47,10 +47,22 @@ import {
  * of sessions that authenticated, on nearly every open.
  */
 
-export const DEFAULT_MAX_TOKEN_BYTES = 8 * 1024;
-export const DEFAULT_TTL_MS = 10 * 60 * 1000;
-export const DEFAULT_MAX_CLOCK_SKEW_MS = 60 * 1000;
-export const DEFAULT_MAX_PAYLOAD_BYTES = 256 * 1024;
+/** The codec's defaults, each the safe choice: a caller who sets nothing gets the conservative codec. */
+export const STATE_CODEC_DEFAULTS = Object.freeze({
+  /** A round's state is small (asked keys, a journal of short answers); 8 KiB bounds what a client can make us decode. */
+  maxTokenBytes: 8 * 1024,
+  /** Bounds the payload before compression, so inflating a token can never take more memory than this. */
+  maxPayloadBytes: 256 * 1024,
+  /** Long enough for a person to answer a question, short enough that a leaked state soon stops working. */
+  ttlMs: 10 * 60 * 1000,
+  /** Clocks across a fleet differ by seconds, not minutes. */
+  maxClockSkewMs: 60 * 1000,
+  /**
+   * Off: sealed journals mix client-chosen answers with handler data, and with compression the token length would
+   * tell a client replaying states something about that data (a CRIME-style oracle).
+   */
+  compression: false,
+});
 /** Longest TTL a seal accepts (uint32 ms, about 49.7 days). */
 export const MAX_TTL_MS = 0xffff_ffff;
 /** Largest round number a seal accepts. */
@@ -169,8 +181,8 @@ export interface StateCodecOptions {
    */
   maxClockSkewMs?: number;
   /**
-   * Deflate the payload when that makes the token smaller (default true). Turn off when a payload mixes secrets
-   * with attacker-chosen text and the token length is observable (compression-oracle attacks, CRIME-style).
+   * Deflate the payload when that makes the token smaller (default false). Turn on only when no payload mixes
+   * secrets with attacker-chosen text: the token length is observable (compression-oracle attacks, CRIME-style).
    */
   compression?: boolean;
   /** Clock in ms since epoch (tests). */
@@ -333,21 +345,25 @@ export class StateCodec {
     this.audience = options.audience;
     this.maxTokenBytes = positiveInt(
       'maxTokenBytes',
-      options.maxTokenBytes ?? DEFAULT_MAX_TOKEN_BYTES,
+      options.maxTokenBytes ?? STATE_CODEC_DEFAULTS.maxTokenBytes,
       2 ** 30,
     );
     this.maxPayloadBytes = positiveInt(
       'maxPayloadBytes',
-      options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES,
+      options.maxPayloadBytes ?? STATE_CODEC_DEFAULTS.maxPayloadBytes,
       2 ** 30,
     );
-    this.defaultTtlMs = positiveInt('defaultTtlMs', options.defaultTtlMs ?? DEFAULT_TTL_MS, MAX_TTL_MS);
-    this.maxClockSkewMs = positiveInt(
-      'maxClockSkewMs',
-      options.maxClockSkewMs ?? DEFAULT_MAX_CLOCK_SKEW_MS,
+    this.defaultTtlMs = positiveInt(
+      'defaultTtlMs',
+      options.defaultTtlMs ?? STATE_CODEC_DEFAULTS.ttlMs,
       MAX_TTL_MS,
     );
-    this.compression = options.compression ?? true;
+    this.maxClockSkewMs = positiveInt(
+      'maxClockSkewMs',
+      options.maxClockSkewMs ?? STATE_CODEC_DEFAULTS.maxClockSkewMs,
+      MAX_TTL_MS,
+    );
+    this.compression = options.compression ?? STATE_CODEC_DEFAULTS.compression;
     this.#now = options.now ?? Date.now;
     this.#current = current;
     this.#byKid = byKid;

@@ -1,9 +1,6 @@
 export { decodeBase64urlStrict, isCanonicalBase64url } from './base64url.js';
 export { argumentsDigest, canonicalJson, NotJsonError } from './canonical-json.js';
 export {
-  DEFAULT_MAX_PAYLOAD_BYTES,
-  DEFAULT_MAX_TOKEN_BYTES,
-  DEFAULT_TTL_MS,
   MAX_ROUND,
   MAX_TTL_MS,
   newFlowId,
@@ -12,6 +9,7 @@ export {
   type OpenFailureReason,
   type OpenResult,
   type SealOptions,
+  STATE_CODEC_DEFAULTS,
   type StateBinding,
   StateCodec,
   type StateCodecOptions,

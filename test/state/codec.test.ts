@@ -2,11 +2,10 @@ import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  DEFAULT_MAX_TOKEN_BYTES,
-  DEFAULT_TTL_MS,
   Keyring,
   OPEN_FAILURE_REASONS,
   type OpenResult,
+  STATE_CODEC_DEFAULTS,
   StateCodec,
   StateTooLargeError,
 } from '../../src/state/index.js';
@@ -39,7 +38,7 @@ describe('StateCodec round trip', () => {
     const a = opened(c.open(c.seal(null, binding), binding));
     const b = opened(c.open(c.seal(null, binding), binding));
     expect(a.round).toBe(1);
-    expect(a.expiresAt - a.issuedAt).toBe(DEFAULT_TTL_MS);
+    expect(a.expiresAt - a.issuedAt).toBe(STATE_CODEC_DEFAULTS.ttlMs);
     expect(a.flowId).toMatch(/^[A-Za-z0-9_-]{22}$/);
     expect(a.flowId).not.toBe(b.flowId);
   });
@@ -83,8 +82,18 @@ describe('StateCodec round trip', () => {
     }
   });
 
-  it('deflates only when that makes the token smaller', () => {
-    const plain = codec([key('k1')], { compression: false });
+  it('does not deflate unless asked: the safe default (no length oracle on mixed client and server data)', () => {
+    const repetitive = {
+      journal: Array.from({ length: 40 }, (_, i) => ({ key: `ask-${i}`, action: 'accept' })),
+    };
+    expect(STATE_CODEC_DEFAULTS.compression).toBe(false);
+    expect(Object.isFrozen(STATE_CODEC_DEFAULTS)).toBe(true);
+    expect(Buffer.from(c.seal(repetitive, binding), 'base64url')[1]! & 0x10).toBe(0);
+  });
+
+  it('with compression on, deflates only when that makes the token smaller', () => {
+    const plain = codec([key('k1')]);
+    const c = codec([key('k1')], { compression: true });
     const repetitive = {
       journal: Array.from({ length: 40 }, (_, i) => ({ key: `ask-${i}`, action: 'accept' })),
     };
@@ -249,7 +258,7 @@ describe('clock skew across a fleet', () => {
 describe('size cap', () => {
   it('rejects over-long strings before decoding', () => {
     const c = codec([key('k1')]);
-    expect(c.open('A'.repeat(DEFAULT_MAX_TOKEN_BYTES + 1), binding)).toEqual({
+    expect(c.open('A'.repeat(STATE_CODEC_DEFAULTS.maxTokenBytes + 1), binding)).toEqual({
       ok: false,
       reason: 'too_large',
     });
@@ -272,15 +281,15 @@ describe('size cap', () => {
     expect(c.open(c.seal('a'.repeat(990), binding), binding).ok).toBe(true);
   });
 
-  it('fits a large repetitive journal under the default cap thanks to deflate', () => {
-    const c = codec([key('k1')]);
+  it('with compression on, fits a large repetitive journal under the default cap', () => {
+    const c = codec([key('k1')], { compression: true });
     const journal = Array.from({ length: 400 }, (_, i) => ({
       key: `ask-${i}`,
       action: 'accept',
       content: { ok: true },
     }));
     const t = c.seal(journal, binding);
-    expect(t.length).toBeLessThanOrEqual(DEFAULT_MAX_TOKEN_BYTES);
+    expect(t.length).toBeLessThanOrEqual(STATE_CODEC_DEFAULTS.maxTokenBytes);
     expect(opened(c.open(t, binding)).payload).toEqual(journal);
   });
 });

@@ -1,0 +1,26 @@
+// Every default of the server room in one frozen object, each with why it is what it is. Safety-relevant defaults
+// (state compression, key handling) live with the state codec, the lowest layer, so no caller can miss them.
+
+export const SERVER_DEFAULTS = Object.freeze({
+  /** Above common client timeouts (60–120 s), so a slow tool is cut by us with a readable answer, not by a proxy. */
+  handlerTimeoutMs: 120_000,
+  /** Enough for real clarification flows (2–4 rounds), low enough that a looping client is stopped early. */
+  maxRounds: 10,
+  /** Items per page of a list method: large catalogues page, small ones never do. */
+  pageSize: 100,
+  /** ttlMs on lists, discovery and resources/read: a catalogue changes on deploys, not per request. */
+  cacheTtlMs: 60_000,
+  /** Requests are JSON-RPC messages of a few KiB; 1 MiB bounds what a client can make us buffer. */
+  maxBodyBytes: 1024 * 1024,
+  /** A request's head must arrive within 10 s (slowloris); MRTR requests are small. */
+  headersTimeoutMs: 10_000,
+  /** The whole request within 30 s; responses (SSE included) are not limited. */
+  requestTimeoutMs: 30_000,
+  /** Longer than common load balancers' idle timeouts (60 s), so they close idle connections first, never us. */
+  keepAliveTimeoutMs: 65_000,
+  /** One stdio message, as on HTTP. */
+  maxLineBytes: 1024 * 1024,
+  /** Loopback: a server is exposed to the network only when its author says so. */
+  host: '127.0.0.1',
+  path: '/mcp',
+});
