@@ -14,7 +14,7 @@ const report = (message: string) => console.error(message);
 export async function resolveBugAtTheTerminal(controller: AbortController): Promise<void> {
   // #region call
   const client = new McpClient({
-    server: 'http://127.0.0.1:3000/mcp', // or new StdioTransport({ command, args })
+    server: 'http://127.0.0.1:3000/mcp', // or new StdioClientTransport({ command, args })
     resolvers: [terminalResolver()], // who answers; the client declares exactly these kinds
   });
 

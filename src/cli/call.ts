@@ -5,7 +5,7 @@ import {
   type ClientTransport,
   capabilitiesFor,
   describeOutcome,
-  HttpTransport,
+  HttpClientTransport,
   type InputQuestion,
   type InputResolver,
   McpClient,
@@ -13,7 +13,7 @@ import {
   RemoteError,
   readForm,
   type ScriptedAnswer,
-  StdioTransport,
+  StdioClientTransport,
   safeText,
   scriptedResolver,
   TransportFailure,
@@ -72,7 +72,7 @@ export function transportFor(target: string, token: string | undefined): ClientT
     const words = target.slice('stdio:'.length).trim().split(/\s+/).filter(Boolean);
     const [command, ...args] = words;
     if (!command) throw new Error('stdio: target needs a command, e.g. "stdio:node server.js"');
-    return new StdioTransport({ command, args, stderr: 'ignore' });
+    return new StdioClientTransport({ command, args, stderr: 'ignore' });
   }
   let url: URL;
   try {
@@ -80,7 +80,7 @@ export function transportFor(target: string, token: string | undefined): ClientT
   } catch {
     throw new Error(`'${target}' is not a URL (expected http(s)://host/path or stdio:<command>)`);
   }
-  return new HttpTransport({ url, token });
+  return new HttpClientTransport({ url, token });
 }
 
 /** Turn one --answers entry into an answer for whatever question comes with that key. */

@@ -28,9 +28,9 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   type ToolDefinition,
 } from '../protocol/index.js';
-import { type DriverTarget, driveMrtr, type MrtrOptions, type MrtrOutcome } from './driver.js';
+import { type DriverOptions, type DriverTarget, driveMrtr, type MrtrOutcome } from './driver.js';
 import { abortError, ProtocolViolation, RemoteError } from './errors.js';
-import { HttpTransport } from './http-transport.js';
+import { HttpClientTransport } from './http-transport.js';
 import type { InputResolver } from './resolvers.js';
 import { type HeaderBinding, paramHeaders, planToolHeaders } from './tool-headers.js';
 import type { ClientTransport } from './transport.js';
@@ -39,7 +39,7 @@ export const CLIENT_NAME = 'mrtr';
 export const CLIENT_VERSION = '0.1.0';
 
 export interface McpClientOptions {
-  /** The MCP endpoint URL (Streamable HTTP), or any transport (e.g. `new StdioTransport(...)`). */
+  /** The MCP endpoint URL (Streamable HTTP), or any transport (e.g. `new StdioClientTransport(...)`). */
   server: string | URL | ClientTransport;
   /** Bearer token, used when `server` is a URL. */
   token?: string;
@@ -51,7 +51,7 @@ export interface McpClientOptions {
   /** Protocol version to ask for first. Default 2026-07-28. */
   protocolVersion?: string;
   /** Defaults for every MRTR call (per-call options win). */
-  mrtr?: Omit<MrtrOptions, 'signal' | 'onEvent'>;
+  mrtr?: Omit<DriverOptions, 'signal' | 'onEvent'>;
   /** Time limit for plain requests (discover, lists). Default 60 000 ms. */
   requestTimeoutMs?: number;
   /** Things a person should know but that do not stop the work, e.g. a tool excluded for a bad x-mcp-header. */
@@ -65,7 +65,7 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
-export interface CallOptions extends MrtrOptions {
+export interface CallOptions extends DriverOptions {
   /** Ask the server for progress notifications (surfaced as `notification` events). */
   progress?: boolean;
   /** Extra `_meta` on every round of this call (the protocol's own keys are always the client's). */
@@ -103,7 +103,7 @@ export class McpClient {
     this.options = options;
     this.transport =
       typeof options.server === 'string' || options.server instanceof URL
-        ? new HttpTransport({ url: options.server, token: options.token })
+        ? new HttpClientTransport({ url: options.server, token: options.token })
         : options.server;
     this.clientInfo = options.clientInfo ?? { name: CLIENT_NAME, version: CLIENT_VERSION };
     this.protocolVersion = options.protocolVersion ?? LATEST_PROTOCOL_VERSION;

@@ -23,7 +23,7 @@ export const CLIENT_DEFAULTS = Object.freeze({
   timeoutMs: 300_000,
 });
 
-export interface MrtrOptions {
+export interface DriverOptions {
   /** Retries at most (exact): a call sends at most `maxRounds + 1` requests. Default 10. */
   maxRounds?: number;
   /** Total time for the whole call, including time spent answering questions. Default 300 000 ms. */
@@ -139,7 +139,7 @@ class ResolverFailed extends Error {
 /** Run one MRTR call to its end. Never throws for anything the server or the network does. */
 export async function driveMrtr<R extends Result = Result>(
   target: DriverTarget,
-  options: MrtrOptions = {},
+  options: DriverOptions = {},
 ): Promise<MrtrOutcome<R>> {
   const maxRounds = options.maxRounds ?? CLIENT_DEFAULTS.maxRounds;
   if (!Number.isInteger(maxRounds) || maxRounds < 0)

@@ -21,7 +21,7 @@ import {
   type TransportRequest,
 } from './transport.js';
 
-export interface HttpTransportOptions {
+export interface HttpClientTransportOptions {
   /** The MCP endpoint, e.g. `http://127.0.0.1:3000/mcp`. */
   url: string | URL;
   /** Sent as `Authorization: Bearer <token>`; a function is called before every request. */
@@ -44,17 +44,17 @@ function nameFor(message: JsonRpcRequest): string | undefined {
   return undefined;
 }
 
-export class HttpTransport implements ClientTransport {
+export class HttpClientTransport implements ClientTransport {
   readonly kind = 'http' as const;
   readonly label: string;
   private readonly url: URL;
   private readonly agent: http.Agent;
   private readonly ownsAgent: boolean;
-  private readonly options: HttpTransportOptions;
+  private readonly options: HttpClientTransportOptions;
   private readonly maxBytes: number;
   private closed = false;
 
-  constructor(options: HttpTransportOptions) {
+  constructor(options: HttpClientTransportOptions) {
     this.url = new URL(options.url);
     if (this.url.protocol !== 'http:' && this.url.protocol !== 'https:')
       throw new TypeError(`MCP endpoint must be an http(s) URL, got ${this.url.protocol}`);

@@ -21,16 +21,16 @@ export {
 export {
   CLIENT_DEFAULTS,
   type DeclinedAnswer,
+  type DriverOptions,
   type DriverTarget,
   driveMrtr,
   type MrtrEvent,
-  type MrtrOptions,
   type MrtrOutcome,
   type PendingQuestion,
 } from './driver.js';
 export { ProtocolViolation, RemoteError, RequestAborted, TransportFailure } from './errors.js';
 export { checkContent, checkValue, type FormField, parseTyped, readForm } from './form.js';
-export { HttpTransport, type HttpTransportOptions } from './http-transport.js';
+export { HttpClientTransport, type HttpClientTransportOptions } from './http-transport.js';
 export {
   type InputQuestion,
   type ParsedInputRequired,
@@ -50,7 +50,7 @@ export {
   samplingResolver,
   scriptedResolver,
 } from './resolvers.js';
-export { StdioTransport, type StdioTransportOptions } from './stdio-transport.js';
+export { StdioClientTransport, type StdioClientTransportOptions } from './stdio-transport.js';
 export {
   safeText,
   type TerminalResolver,

@@ -4,7 +4,7 @@ import type { JsonObject, JsonRpcNotification, JsonRpcResponse, RequestId } from
 import { abortError, ProtocolViolation, TransportFailure } from './errors.js';
 import { type ClientTransport, classifyMessage, type TransportRequest } from './transport.js';
 
-export interface StdioTransportOptions {
+export interface StdioClientTransportOptions {
   command: string;
   args?: string[];
   cwd?: string;
@@ -24,10 +24,10 @@ interface Pending {
   progressToken: unknown;
 }
 
-export class StdioTransport implements ClientTransport {
+export class StdioClientTransport implements ClientTransport {
   readonly kind = 'stdio' as const;
   readonly label: string;
-  private readonly options: StdioTransportOptions;
+  private readonly options: StdioClientTransportOptions;
   private child: ChildProcessWithoutNullStreams | undefined;
   private readonly pending = new Map<RequestId, Pending>();
   private chunks: Buffer[] = [];
@@ -37,7 +37,7 @@ export class StdioTransport implements ClientTransport {
   /** Notifications not tied to a request in flight (e.g. log messages) go here. */
   onNotification: ((n: JsonRpcNotification) => void) | undefined;
 
-  constructor(options: StdioTransportOptions) {
+  constructor(options: StdioClientTransportOptions) {
     this.options = options;
     this.label = [options.command, ...(options.args ?? [])].join(' ');
   }

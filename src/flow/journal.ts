@@ -14,7 +14,7 @@ export interface JournalEntry {
 }
 
 /** A question sent in the previous round, waiting for its answer. */
-export interface PendingQuestion {
+export interface AskedQuestion {
   p: number;
   h: string;
   /** The inputRequests key it was sent under. */
@@ -23,7 +23,7 @@ export interface PendingQuestion {
 
 export interface FlowJournal {
   e: JournalEntry[];
-  q: PendingQuestion[];
+  q: AskedQuestion[];
   /** Invalid answers so far, by position (bounded re-asks). */
   r?: Record<string, number>;
 }

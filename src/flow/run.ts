@@ -16,10 +16,10 @@ import {
   type QuestionResolver,
 } from './ask.js';
 import {
+  type AskedQuestion,
   emptyJournal,
   type FlowJournal,
   type JournalEntry,
-  type PendingQuestion,
   questionDigest,
 } from './journal.js';
 
@@ -112,7 +112,7 @@ class FlowSession {
   readonly pending: Array<{ p: number; h: string; k: string; request: InputRequest }> = [];
   ended: FlowEnded | undefined;
   private readonly answered: Map<number, JournalEntry>;
-  private readonly askedLastRound: Map<number, PendingQuestion>;
+  private readonly askedLastRound: Map<number, AskedQuestion>;
   private readonly invalidCounts: Record<string, number>;
   private readonly journal: JournalEntry[] = [];
   private readonly runningSteps = new Set<Promise<unknown>>();

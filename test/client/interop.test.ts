@@ -2,7 +2,7 @@
 // over HTTP and stdio.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exampleServer } from '../../src/cli/demo-servers/example.js';
-import { McpClient, type MrtrEvent, StdioTransport, scriptedResolver } from '../../src/client/index.js';
+import { McpClient, type MrtrEvent, StdioClientTransport, scriptedResolver } from '../../src/client/index.js';
 import type { HttpEndpoint } from '../../src/server/index.js';
 import { CLI, requireBuiltCli } from './helpers.js';
 import { startSdkServer } from './sdk-server.js';
@@ -195,7 +195,7 @@ describe('against our own example server', () => {
 
   it('over stdio (the built CLI serving the example fixture)', async () => {
     requireBuiltCli();
-    const transport = new StdioTransport({
+    const transport = new StdioClientTransport({
       command: process.execPath,
       args: [CLI, 'serve', '--fixture', 'example', '--stdio'],
       stderr: 'ignore',

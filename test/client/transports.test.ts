@@ -1,6 +1,6 @@
 // Transport details: SSE framing, and stdio servers that misbehave.
 import { describe, expect, it } from 'vitest';
-import { McpClient, StdioTransport } from '../../src/client/index.js';
+import { McpClient, StdioClientTransport } from '../../src/client/index.js';
 import { SseParser } from '../../src/client/sse.js';
 
 describe('SSE parser', () => {
@@ -24,7 +24,7 @@ describe('SSE parser', () => {
 
 /** A stdio "server" in a few lines of JavaScript. */
 function stdioServer(script: string) {
-  return new StdioTransport({
+  return new StdioClientTransport({
     command: process.execPath,
     args: ['-e', script],
     stderr: 'ignore',
