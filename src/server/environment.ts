@@ -22,3 +22,13 @@ export interface RequestEnvironment {
    */
   overrideHttpStatus?(status: number, headers: Readonly<Record<string, string>>): void;
 }
+
+/** Writes one JSON line per event to stderr, so stdout stays clean for the stdio transport. */
+export const stderrLogger: Logger = {
+  info: (fields, message) =>
+    process.stderr.write(`${JSON.stringify({ level: 'info', message, ...fields })}\n`),
+  warn: (fields, message) =>
+    process.stderr.write(`${JSON.stringify({ level: 'warn', message, ...fields })}\n`),
+  error: (fields, message) =>
+    process.stderr.write(`${JSON.stringify({ level: 'error', message, ...fields })}\n`),
+};

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { ErrorCode, httpStatusForError, type McpError } from '../protocol/index.js';
 import type { Principal } from './context.js';
 import { SERVER_DEFAULTS } from './defaults.js';
+import { type Logger, stderrLogger } from './environment.js';
 import { HttpExchange, sendJson } from './http-exchange.js';
 import { checkOrigin, checkRequestHeaders, defaultOriginPolicy, type OriginPolicy } from './http-guards.js';
 import { classifyMessage, errorResponse } from './message.js';
@@ -33,6 +34,8 @@ export interface HttpServerTransportOptions {
    * keep-alive connections count until they close (65 s), so size it for clients that pause between rounds.
    */
   maxConnections?: number;
+  /** Where transport failures are reported (default: JSON lines on stderr). */
+  logger?: Logger;
   /** Establish the caller from the HTTP request (e.g. verify a bearer token). Throw McpError to refuse. */
   authenticate?: (req: IncomingMessage) => Principal | undefined | Promise<Principal | undefined>;
 }
@@ -179,7 +182,10 @@ export class HttpServerTransport {
 
   // Last line of defence: the process keeps serving whatever happened.
   private failed(res: ServerResponse, error: unknown): void {
-    process.stderr.write(`mrtr: unexpected transport error: ${String(error)}\n`);
+    (this.options.logger ?? stderrLogger).error(
+      { err: error instanceof Error ? error.stack : String(error) },
+      'unexpected transport error',
+    );
     sendError(res, 500, ErrorCode.InternalError, 'Internal error');
   }
 

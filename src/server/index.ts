@@ -12,7 +12,7 @@ export {
 } from './context.js';
 export { HandlerTimeoutError } from './deadline.js';
 export { SERVER_DEFAULTS } from './defaults.js';
-export type { Logger, RequestEnvironment } from './environment.js';
+export { type Logger, type RequestEnvironment, stderrLogger } from './environment.js';
 export { type HttpEndpoint, HttpServerTransport, type HttpServerTransportOptions } from './http.js';
 export type {
   CompletionHandler,
@@ -39,5 +39,5 @@ export {
 export type { GuardedRound, RoundGuard } from './round/guard.js';
 export type { RoundEvent, RoundObserver, RoundOutcome } from './round/observer.js';
 export { INVALID_REQUEST_STATE, RoundRefused } from './round/refusal.js';
-export { McpServer, type McpServerOptions, stderrLogger } from './server.js';
+export { McpServer, type McpServerOptions } from './server.js';
 export { type StdioOptions, serveStdio } from './stdio.js';

@@ -4,7 +4,7 @@ import type { Implementation, ResourceDefinition, ResourceTemplateDefinition } f
 import { createEphemeralKeyring, Keyring, type StateCodecOptions } from '../state/index.js';
 import { SERVER_DEFAULTS } from './defaults.js';
 import { Dispatcher } from './dispatch.js';
-import type { Logger } from './environment.js';
+import { type Logger, stderrLogger } from './environment.js';
 import { type HttpEndpoint, HttpServerTransport, type HttpServerTransportOptions } from './http.js';
 import { checkIntegerOption, MAX_TIMER_MS } from './option-checks.js';
 import {
@@ -70,16 +70,6 @@ export interface McpServerOptions {
   /** Told the outcome of every such request, refused ones included; the answer waits for their promises. */
   observers?: readonly RoundObserver[];
 }
-
-/** Writes one JSON line per event to stderr, so stdout stays clean for the stdio transport. */
-export const stderrLogger: Logger = {
-  info: (fields, message) =>
-    process.stderr.write(`${JSON.stringify({ level: 'info', message, ...fields })}\n`),
-  warn: (fields, message) =>
-    process.stderr.write(`${JSON.stringify({ level: 'warn', message, ...fields })}\n`),
-  error: (fields, message) =>
-    process.stderr.write(`${JSON.stringify({ level: 'error', message, ...fields })}\n`),
-};
 
 export class McpServer {
   private readonly registry = new Registry();
@@ -147,7 +137,7 @@ export class McpServer {
 
   /** A Streamable HTTP transport; use `.listener` with your own node:http server, or `.listen()`. */
   http(options: HttpServerTransportOptions = {}): HttpServerTransport {
-    return new HttpServerTransport(this.core, options);
+    return new HttpServerTransport(this.core, { logger: this.logger, ...options });
   }
 
   listen(options: HttpServerTransportOptions = {}): Promise<HttpEndpoint> {
@@ -155,7 +145,7 @@ export class McpServer {
   }
 
   stdio(options: StdioOptions = {}): Promise<void> {
-    return serveStdio(this.core, options);
+    return serveStdio(this.core, { logger: this.logger, ...options });
   }
 
   private get logger(): Logger {

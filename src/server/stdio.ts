@@ -3,6 +3,7 @@ import type { Readable, Writable } from 'node:stream';
 import { ErrorCode, type JsonObject, type JsonRpcResponse } from '../protocol/index.js';
 import type { Principal } from './context.js';
 import { SERVER_DEFAULTS } from './defaults.js';
+import { type Logger, stderrLogger } from './environment.js';
 import { LineSplitter } from './line-splitter.js';
 import { classifyMessage, errorResponse, serializeNotification, serializeResponse } from './message.js';
 import { checkIntegerOption } from './option-checks.js';
@@ -13,6 +14,8 @@ export interface StdioOptions {
   output?: Writable;
   /** Largest accepted line in bytes (default 1 MiB): longer lines are answered with an error and dropped. */
   maxLineBytes?: number;
+  /** Where transport failures are reported (default: JSON lines on stderr, which stdio leaves free). */
+  logger?: Logger;
   /** The caller, taken from the environment (stdio servers get credentials from their environment, not the wire). */
   principal?: Principal;
 }
@@ -66,7 +69,10 @@ export function serveStdio(handler: RequestHandler, options: StdioOptions = {}):
       })
       // handle() never rejects; only writing the answer could throw. Last line of defence, as in http.ts.
       .catch((error: unknown) => {
-        process.stderr.write(`mrtr: unexpected transport error: ${String(error)}\n`);
+        (options.logger ?? stderrLogger).error(
+          { err: error instanceof Error ? error.stack : String(error) },
+          'unexpected transport error',
+        );
       })
       .finally(() => {
         inFlight.delete(request.id);
