@@ -13,6 +13,7 @@ import {
   type ListRootsResult,
   META_HUMAN_REQUIRED,
 } from '../protocol/index.js';
+import { FlowUsageError } from './errors.js';
 import { type ElicitationForm, elicitationForm, type FormSchema } from './forms.js';
 
 /** A form: a zod object schema, or one converted ahead of time with elicitationForm(). */
@@ -224,7 +225,7 @@ function chooseForm(choices: readonly string[]): ElicitationForm<{ choice: strin
   const id = JSON.stringify(choices);
   let form = chooseForms.get(id);
   if (!form) {
-    if (choices.length === 0) throw new Error('ask.choose needs at least one choice');
+    if (choices.length === 0) throw new FlowUsageError('ask.choose needs at least one choice');
     form = elicitationForm(z.object({ choice: z.enum(choices as [string, ...string[]]) }));
     if (chooseForms.size < 1000) chooseForms.set(id, form);
   }

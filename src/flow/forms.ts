@@ -2,6 +2,7 @@
 // multi-selects (client/elicitation.mdx "Requested Schema"). Conversion happens once per schema object.
 import { z } from 'zod';
 import { describeSchemaErrors, emptyRecord, type JsonObject, schemaValidator } from '../protocol/index.js';
+import { FlowUsageError } from './errors.js';
 
 export type FormSchema = z.ZodObject;
 
@@ -33,7 +34,9 @@ export function elicitationForm<S extends FormSchema>(schema: S): ElicitationFor
     requestedSchema.required = json.required as string[];
   const check = schemaValidator('ElicitRequestFormParams');
   if (!check({ message: 'check', requestedSchema })) {
-    throw new Error(`form schema cannot be sent as an elicitation form: ${describeSchemaErrors(check)}`);
+    throw new FlowUsageError(
+      `form schema cannot be sent as an elicitation form: ${describeSchemaErrors(check)}`,
+    );
   }
   const form: ElicitationForm<z.output<S>> = {
     requestedSchema,
@@ -59,7 +62,7 @@ function pick(field: JsonObject, keys: string[]): JsonObject {
 
 function primitiveField(name: string, field: JsonObject): JsonObject {
   const fail = (why: string): never => {
-    throw new Error(
+    throw new FlowUsageError(
       `form field "${name}": ${why}; elicitation forms allow only strings, numbers, booleans, enums and multi-selects`,
     );
   };

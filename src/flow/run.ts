@@ -15,6 +15,7 @@ import {
   type Question,
   type QuestionResolver,
 } from './ask.js';
+import { FlowUsageError } from './errors.js';
 import {
   type AskedQuestion,
   emptyJournal,
@@ -166,7 +167,7 @@ class FlowSession {
   private park(p: number, h: string, question: Question, request: InputRequest): Promise<never> {
     const key = question.options.key ?? `q${p}`;
     if (this.pending.some((x) => x.k === key))
-      throw new Error(`two questions in one round use the key "${key}"`);
+      throw new FlowUsageError(`two questions in one round use the key "${key}"`);
     if (this.pending.length === 0) this.suspend();
     this.pending.push({ p, h, k: key, request });
     return this.never;

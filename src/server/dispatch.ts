@@ -19,6 +19,7 @@ import {
   schemaValidator,
 } from '../protocol/index.js';
 import type { Logger, RequestEnvironment } from './environment.js';
+import { handlerContractError } from './errors.js';
 import type { HeaderParam } from './header-params.js';
 import { type MaybePromise, thenOrNow } from './maybe-async.js';
 import { errorResponse } from './message.js';
@@ -216,7 +217,9 @@ export class Dispatcher implements RequestHandler {
       result.resultType === 'input_required' ? 'InputRequiredResult' : RESULT_DEFINITION[method]!;
     const validate = schemaValidator(definition);
     if (!validate(result)) {
-      throw new Error(`result of ${method} does not match ${definition}: ${describeSchemaErrors(validate)}`);
+      throw handlerContractError(
+        `result of ${method} does not match ${definition}: ${describeSchemaErrors(validate)}`,
+      );
     }
   }
 }

@@ -3,6 +3,7 @@
 // conforming clients would drop.
 
 import { type HeaderBinding, type JsonObject, planToolHeaders } from '../protocol/index.js';
+import { registrationError } from './errors.js';
 
 /** Where a tool argument is mirrored into an `Mcp-Param-{name}` header (x-mcp-header in its inputSchema). */
 export type HeaderParam = HeaderBinding;
@@ -10,6 +11,6 @@ export type HeaderParam = HeaderBinding;
 /** The tool's header bindings; throws, naming every problem, when a client would reject the tool. */
 export function headerParamsOf(inputSchema: JsonObject, where = 'tool'): HeaderParam[] {
   const plan = planToolHeaders(inputSchema);
-  if (!plan.ok) throw new Error(`${where}: ${plan.reason}`);
+  if (!plan.ok) throw registrationError(`${where}: ${plan.reason}`);
   return plan.bindings;
 }

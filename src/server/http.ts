@@ -5,6 +5,7 @@ import { ErrorCode, httpStatusForError, type McpError } from '../protocol/index.
 import type { Principal } from './context.js';
 import { SERVER_DEFAULTS } from './defaults.js';
 import { type Logger, stderrLogger } from './environment.js';
+import { InvalidOptionError } from './errors.js';
 import { HttpExchange, sendJson } from './http-exchange.js';
 import { checkOrigin, checkRequestHeaders, defaultOriginPolicy, type OriginPolicy } from './http-guards.js';
 import { classifyMessage, errorResponse } from './message.js';
@@ -156,7 +157,7 @@ export class HttpServerTransport {
     const headersTimeout =
       options.headersTimeoutMs ?? Math.min(SERVER_DEFAULTS.headersTimeoutMs, requestTimeout);
     if (headersTimeout > requestTimeout) {
-      throw new RangeError(
+      throw new InvalidOptionError(
         `HttpServerTransport: headersTimeoutMs (${headersTimeout}) must not exceed requestTimeoutMs (${requestTimeout}): ` +
           'the head is part of the request',
       );

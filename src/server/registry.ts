@@ -14,6 +14,7 @@ import type {
   ToolDefinition,
 } from '../protocol/index.js';
 import type { InputRequired, RequestContext } from './context.js';
+import { registrationError } from './errors.js';
 import { type HeaderParam, headerParamsOf } from './header-params.js';
 import { checkIntegerOption, MAX_TIMER_MS } from './option-checks.js';
 import {
@@ -162,7 +163,7 @@ export class Registry {
   readonly templates: RegisteredTemplate[] = [];
 
   addTool<S extends ArgumentSchema | undefined>(options: ToolOptions<S>, handler: ToolHandler<S>): void {
-    if (this.tools.has(options.name)) throw new Error(`tool ${options.name} is already registered`);
+    if (this.tools.has(options.name)) throw registrationError(`tool ${options.name} is already registered`);
     const args = compileArguments(options.input, `tool ${options.name}`);
     const definition: ToolDefinition = { name: options.name, inputSchema: args.jsonSchema };
     if (options.title !== undefined) definition.title = options.title;
@@ -184,7 +185,8 @@ export class Registry {
     options: PromptOptions & { complete?: Record<string, CompletionHandler> },
     handler: PromptHandler,
   ): void {
-    if (this.prompts.has(options.name)) throw new Error(`prompt ${options.name} is already registered`);
+    if (this.prompts.has(options.name))
+      throw registrationError(`prompt ${options.name} is already registered`);
     const { complete } = options;
     this.prompts.set(options.name, {
       definition: listedDefinition(options),
@@ -197,7 +199,7 @@ export class Registry {
   addResource(options: ResourceDefinition & HandlerOptions, handler: ResourceHandler): void {
     const definition = listedDefinition(options);
     if (this.resources.has(definition.uri))
-      throw new Error(`resource ${definition.uri} is already registered`);
+      throw registrationError(`resource ${definition.uri} is already registered`);
     this.resources.set(definition.uri, { definition, handler, mrtr: mrtrOptionsOf(options) });
   }
 

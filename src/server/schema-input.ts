@@ -3,6 +3,7 @@ import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { z } from 'zod';
 import type { JsonObject } from '../protocol/index.js';
 import { compileJsonSchema } from '../protocol/index.js';
+import { registrationError } from './errors.js';
 
 export type ArgumentSchema = z.ZodType | JsonObject;
 
@@ -26,7 +27,7 @@ export function compileArguments(schema: ArgumentSchema | undefined, where: stri
     const jsonSchema = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input' }) as JsonObject;
     delete jsonSchema.$schema;
     if (jsonSchema.type !== 'object')
-      throw new Error(`${where}: the argument schema must describe an object`);
+      throw registrationError(`${where}: the argument schema must describe an object`);
     return {
       jsonSchema,
       check(args) {
@@ -38,12 +39,13 @@ export function compileArguments(schema: ArgumentSchema | undefined, where: stri
       },
     };
   }
-  if (schema.type !== 'object') throw new Error(`${where}: the argument schema must have type "object"`);
+  if (schema.type !== 'object')
+    throw registrationError(`${where}: the argument schema must have type "object"`);
   let validate: ValidateFunction;
   try {
     validate = compileJsonSchema(schema);
   } catch (error) {
-    throw new Error(`${where}: invalid JSON Schema: ${(error as Error).message}`);
+    throw registrationError(`${where}: invalid JSON Schema: ${(error as Error).message}`);
   }
   return {
     jsonSchema: schema,
@@ -63,7 +65,7 @@ export function compileOutput(schema: JsonObject, where: string): (value: unknow
   try {
     validate = compileJsonSchema(schema);
   } catch (error) {
-    throw new Error(`${where}: invalid output JSON Schema: ${(error as Error).message}`);
+    throw registrationError(`${where}: invalid output JSON Schema: ${(error as Error).message}`);
   }
   return (value) => {
     if (validate(value)) return undefined;

@@ -5,6 +5,7 @@ import { createEphemeralKeyring, Keyring, type StateCodecOptions } from '../stat
 import { SERVER_DEFAULTS } from './defaults.js';
 import { Dispatcher } from './dispatch.js';
 import { type Logger, stderrLogger } from './environment.js';
+import { registrationError } from './errors.js';
 import { type HttpEndpoint, HttpServerTransport, type HttpServerTransportOptions } from './http.js';
 import { checkIntegerOption, MAX_TIMER_MS } from './option-checks.js';
 import {
@@ -176,6 +177,6 @@ export class McpServer {
   }
 
   private assertOpen(): void {
-    if (this.dispatcher) throw new Error('register tools, prompts and resources before serving');
+    if (this.dispatcher) throw registrationError('register tools, prompts and resources before serving');
   }
 }

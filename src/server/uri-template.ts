@@ -1,5 +1,6 @@
 // RFC 6570 URI templates, the subset resource templates use: simple `{var}` and reserved `{+var}` expansions.
 // Hand-written because matching (URI → variables) is what we need, and common libraries only expand.
+import { registrationError } from './errors.js';
 
 export class UriTemplate {
   readonly variables: string[] = [];
@@ -12,7 +13,7 @@ export class UriTemplate {
       source += escapeRegExp(template.slice(last, m.index));
       const reserved = m[1] !== '';
       if (m[2]!.includes(','))
-        throw new Error(`URI template ${template}: one variable per expression is supported`);
+        throw registrationError(`URI template ${template}: one variable per expression is supported`);
       this.variables.push(m[2]!);
       // A simple expansion stops at '/', a reserved one may span path segments.
       source += reserved ? '(.+?)' : '([^/?#]+?)';

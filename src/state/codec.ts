@@ -190,6 +190,18 @@ export interface StateCodecOptions {
 }
 
 /** Thrown by `seal` when the payload or the resulting token is over its cap. */
+/** A codec option, a seal option or a binding of the wrong type. */
+export class StateUsageError extends TypeError {
+  override readonly name = 'StateUsageError';
+  readonly code = 'ERR_STATE_USAGE';
+}
+
+/** A codec or seal option out of its range; the same code as StateUsageError, still a RangeError. */
+export class StateRangeError extends RangeError {
+  override readonly name = 'StateRangeError';
+  readonly code = 'ERR_STATE_USAGE';
+}
+
 export class StateTooLargeError extends RangeError {
   override readonly name = 'StateTooLargeError';
   readonly code = 'ERR_STATE_TOO_LARGE';
@@ -266,7 +278,7 @@ function principalKeyText(p: StateBinding['principal']): string {
 
 function requestText(b: StateBinding, principal: string): string {
   if (typeof b.method !== 'string' || typeof b.target !== 'string') {
-    throw new TypeError('binding.method and binding.target must be strings');
+    throw new StateUsageError('binding.method and binding.target must be strings');
   }
   // JSON strings are self-delimiting, so the concatenation is unambiguous.
   return (
@@ -311,7 +323,7 @@ function isRawFlowId(flowId: string): boolean {
 
 function positiveInt(name: string, value: number, max: number): number {
   if (!Number.isInteger(value) || value < 1 || value > max) {
-    throw new RangeError(`${name} must be an integer from 1 to ${max}`);
+    throw new StateRangeError(`${name} must be an integer from 1 to ${max}`);
   }
   return value;
 }
@@ -340,7 +352,7 @@ export class StateCodec {
   constructor(options: StateCodecOptions) {
     const { current, byKid } = keyringInternals(options.keyring);
     if (typeof options.audience !== 'string' || options.audience === '') {
-      throw new TypeError('StateCodec: audience must be a non-empty string (the server id)');
+      throw new StateUsageError('StateCodec: audience must be a non-empty string (the server id)');
     }
     this.audience = options.audience;
     this.maxTokenBytes = positiveInt(
@@ -398,11 +410,11 @@ export class StateCodec {
     const ttl = positiveInt('ttlMs', options.ttlMs ?? this.defaultTtlMs, MAX_TTL_MS);
     const round = options.round ?? 1;
     if (!Number.isInteger(round) || round < 0 || round > MAX_ROUND) {
-      throw new RangeError(`round must be an integer from 0 to ${MAX_ROUND}`);
+      throw new StateRangeError(`round must be an integer from 0 to ${MAX_ROUND}`);
     }
 
     const json = JSON.stringify(payload);
-    if (typeof json !== 'string') throw new TypeError('requestState payload must be JSON-serializable');
+    if (typeof json !== 'string') throw new StateUsageError('requestState payload must be JSON-serializable');
     let body = Buffer.from(json, 'utf8');
     if (body.length > this.maxPayloadBytes) {
       throw new StateTooLargeError(
@@ -433,9 +445,10 @@ export class StateCodec {
       o += head.write(flowId, o, 16, 'base64url');
     } else {
       if (typeof flowId !== 'string' || flowId === '')
-        throw new TypeError('flowId must be a non-empty string');
+        throw new StateUsageError('flowId must be a non-empty string');
       const n = Buffer.byteLength(flowId, 'utf8');
-      if (n > MAX_FLOW_ID_BYTES) throw new RangeError(`flowId must be at most ${MAX_FLOW_ID_BYTES} bytes`);
+      if (n > MAX_FLOW_ID_BYTES)
+        throw new StateRangeError(`flowId must be at most ${MAX_FLOW_ID_BYTES} bytes`);
       head[o++] = n;
       o += head.write(flowId, o, n, 'utf8');
     }

@@ -13,7 +13,9 @@ export {
   type StateBinding,
   StateCodec,
   type StateCodecOptions,
+  StateRangeError,
   StateTooLargeError,
+  StateUsageError,
 } from './codec.js';
 export {
   createEphemeralKeyring,

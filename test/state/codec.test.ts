@@ -305,6 +305,13 @@ describe('seal input errors', () => {
     expect(() => c.seal(1, binding, { ttlMs: 2 ** 33 })).toThrow(RangeError);
     expect(() => c.seal(1, binding, { round: -1 })).toThrow(RangeError);
     expect(() => c.seal(1, binding, { flowId: '' })).toThrow(TypeError);
+    // Callers branch on the code, never the message.
+    expect(() => c.seal(1, binding, { flowId: '' })).toThrow(
+      expect.objectContaining({ code: 'ERR_STATE_USAGE' }),
+    );
+    expect(() => c.seal(1, binding, { round: -1 })).toThrow(
+      expect.objectContaining({ code: 'ERR_STATE_USAGE' }),
+    );
     expect(() => c.seal(1, binding, { flowId: 'x'.repeat(129) })).toThrow(RangeError);
     expect(() => c.seal(1, { ...binding, target: 1 as unknown as string })).toThrow(TypeError);
     expect(() => c.seal(1, { ...binding, arguments: { n: Number.POSITIVE_INFINITY } })).toThrow(TypeError);

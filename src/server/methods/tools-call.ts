@@ -1,5 +1,6 @@
 // tools/call: check the arguments, run the tool through the round pipeline, enforce its outputSchema.
 import { invalidParams, type Result } from '../../protocol/index.js';
+import { handlerContractError } from '../errors.js';
 import { type MaybePromise, thenOrNow } from '../maybe-async.js';
 import { RoundRequest } from '../round/pipeline.js';
 import type { Call, Core } from './method.js';
@@ -29,7 +30,9 @@ export function toolsCall(core: Core, call: Call): MaybePromise<Result> {
     const problem = check(r.structuredContent);
     // The tool broke its own contract: a server bug, reported as -32603 (the detail goes to the log).
     if (problem)
-      throw new Error(`tool ${name} returned structuredContent that breaks its outputSchema: ${problem}`);
+      throw handlerContractError(
+        `tool ${name} returned structuredContent that breaks its outputSchema: ${problem}`,
+      );
     return r;
   });
 }

@@ -15,6 +15,7 @@ import {
 import { InputRequired, type RequestContext } from '../context.js';
 import { Deadline } from '../deadline.js';
 import type { Logger, RequestEnvironment } from '../environment.js';
+import { handlerContractError } from '../errors.js';
 import { type MaybePromise, thenOrNow } from '../maybe-async.js';
 import type { HandlerOptions } from '../registry.js';
 import type { RequestMeta } from '../request-meta.js';
@@ -235,11 +236,15 @@ export class RoundPipeline {
     if (outcome instanceof InputRequired) {
       // Mixing would seal a journal out of step with the questions asked: answers could land on the wrong question.
       if (flow.usedAsk)
-        throw new Error(`handler for ${method} ${target} used ctx.ask and also returned inputRequired()`);
+        throw handlerContractError(
+          `handler for ${method} ${target} used ctx.ask and also returned inputRequired()`,
+        );
       return seal(outcome, undefined);
     }
     if (typeof outcome !== 'object' || outcome === null) {
-      throw new Error(`handler for ${method} ${target} returned ${String(outcome)} instead of a result`);
+      throw handlerContractError(
+        `handler for ${method} ${target} returned ${String(outcome)} instead of a result`,
+      );
     }
     return { ...(outcome as JsonObject), resultType: 'complete' };
   }

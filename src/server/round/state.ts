@@ -22,6 +22,7 @@ import {
 } from '../../protocol/index.js';
 import { NotJsonError, newFlowId, StateTooLargeError } from '../../state/index.js';
 import type { InputRequired } from '../context.js';
+import { handlerContractError } from '../errors.js';
 import type { RequestStateCodec, StateBinding, StateEnvelope } from '../request-state.js';
 import { invalidRequestState } from './refusal.js';
 
@@ -173,7 +174,9 @@ export function sealRound(
     return { inputRequests: outcome.inputRequests };
   }
   if (!outcome.inputRequests && !outcome.hasState && !journal) {
-    throw new Error('handler bug: inputRequired() needs inputRequests or state (MRTR server requirement 6)');
+    throw handlerContractError(
+      'handler bug: inputRequired() needs inputRequests or state (MRTR server requirement 6)',
+    );
   }
   const envelope: StateEnvelope = { asked, kinds };
   if (outcome.hasState) envelope.data = outcome.state;
@@ -205,7 +208,7 @@ function kindOf(key: string, request: InputRequest, validateShape: boolean): Inp
   // The full schema check is for development and tests (validateResults): it is costly on every round.
   const validate = schemaValidator('InputRequest');
   if (!kind || (validateShape && !validate(request))) {
-    throw new Error(
+    throw handlerContractError(
       `handler bug: inputRequests["${key}"] is not an elicitation/create, sampling/createMessage or roots/list request${
         kind ? ` (${describeSchemaErrors(validate)})` : ''
       }`,
