@@ -1,5 +1,16 @@
-export * from './errors.js';
-export * from './headers.js';
+// mrtr/protocol: the MCP 2026-07-28 wire — types, error codes, header and capability rules, validators — that server
+// and client share. A curated list: what is not named here is internal.
+export {
+  ErrorCode,
+  type ErrorCodeValue,
+  httpStatusForError,
+  invalidParams,
+  McpError,
+} from './errors.js';
+export {
+  decodeHeaderValue,
+  encodeHeaderValue,
+} from './headers.js';
 export {
   capabilitiesFor,
   clientSupports,
@@ -8,14 +19,97 @@ export {
   type InputKind,
   kindOfInputRequest,
 } from './input-kinds.js';
-export * from './json.js';
-export * from './meta.js';
-export * from './methods.js';
+export {
+  emptyRecord,
+  isJsonObject,
+  ownValue,
+} from './json.js';
+export {
+  HEADER_METHOD,
+  HEADER_NAME,
+  HEADER_PARAM_PREFIX,
+  HEADER_PROTOCOL_VERSION,
+  type HumanRequiredReason,
+  LATEST_PROTOCOL_VERSION,
+  META_CLIENT_CAPABILITIES,
+  META_CLIENT_INFO,
+  META_HUMAN_REQUIRED,
+  META_LOG_LEVEL,
+  META_PROTOCOL_VERSION,
+  META_RETRY_AFTER_MS,
+  META_SERVER_INFO,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from './meta.js';
+export {
+  ERROR_DEFINITION,
+  REQUEST_DEFINITION,
+  RESULT_DEFINITION,
+} from './methods.js';
 export {
   compileJsonSchema,
   describeSchemaErrors,
   precompileSchemaValidators,
   schemaValidator,
 } from './schema-validator.js';
-export * from './wire.js';
-export * from './x-mcp-header.js';
+export {
+  type AudioContent,
+  type BlobResourceContents,
+  type CallToolResult,
+  type ClientCapabilities,
+  type ContentBlock,
+  type CreateMessageRequest,
+  type CreateMessageResult,
+  type ElicitFormRequest,
+  type ElicitResult,
+  type ElicitUrlRequest,
+  type EmbeddedResource,
+  type GetPromptResult,
+  type ImageContent,
+  type Implementation,
+  type InputRequest,
+  type InputRequests,
+  type InputRequiredResult,
+  type InputResponse,
+  type InputResponses,
+  type JsonObject,
+  type JsonRpcError,
+  type JsonRpcErrorResponse,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  type JsonRpcResultResponse,
+  type JsonValue,
+  type ListRootsRequest,
+  type ListRootsResult,
+  MRTR_METHODS,
+  type MrtrMethod,
+  type PromptArgument,
+  type PromptDefinition,
+  type PromptMessage,
+  type ReadResourceResult,
+  type RequestId,
+  type ResourceContents,
+  type ResourceDefinition,
+  type ResourceLink,
+  type ResourceTemplateDefinition,
+  type Result,
+  type ResultType,
+  type ServerCapabilities,
+  type TextContent,
+  type TextResourceContents,
+  type ToolAnnotations,
+  type ToolDefinition,
+} from './wire.js';
+export {
+  argumentAt,
+  type HeaderBinding,
+  isHeaderToken,
+  paramHeaderMatches,
+  paramHeaderName,
+  paramHeaders,
+  paramHeaderText,
+  parseHeaderInteger,
+  planToolHeaders,
+  type ToolHeaderPlan,
+  X_MCP_HEADER,
+} from './x-mcp-header.js';

@@ -36,4 +36,10 @@ describe('import boundaries', () => {
       'state/codec.ts → ../flow/index.js (state may not import flow)',
     ]);
   });
+
+  it('entry points list what they export: no `export *`, so what is public is a decision', () => {
+    const entries = sourceFiles().filter((f) => f.path === 'index.ts' || /^[a-z]+\/index\.ts$/.test(f.path));
+    expect(entries.map((f) => f.path)).toContain('server/index.ts');
+    expect(entries.filter((f) => /^export \*/m.test(f.text)).map((f) => f.path)).toEqual([]);
+  });
 });
