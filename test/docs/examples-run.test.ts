@@ -110,3 +110,29 @@ describe('the docs/state.md example (examples/state.ts)', () => {
     expect(openedState).toMatchObject({ payload: { step: 'confirm', amount: 120 }, round: 1 });
   });
 });
+
+describe('the guard and observer of docs/architecture.md (examples/round-seams.ts)', () => {
+  it('observes every round and refuses once the budget is spent, with the reason in the observer only', async () => {
+    const { server } = await import('../../examples/round-seams.js');
+    const lines: string[] = [];
+    const log = console.log;
+    console.log = (line: string) => void lines.push(line);
+    const endpoint = await server.listen({ port: 0 });
+    const client = new McpClient({ server: endpoint.url });
+    try {
+      for (let i = 0; i < 100; i++) await client.callTool('ping', {});
+      const refused = await client.callTool('ping', {});
+      expect(refused).toMatchObject({
+        status: 'server_error',
+        error: { code: -32600, message: 'Round budget spent' },
+      });
+    } finally {
+      console.log = log;
+      await client.close();
+      await endpoint.close();
+    }
+    expect(lines).toHaveLength(101);
+    expect(JSON.parse(lines[0]!)).toEqual([null, 'ping', 0, 'complete', null]);
+    expect(JSON.parse(lines[100]!)).toEqual([null, 'ping', 0, 'refused', 'over_budget']);
+  });
+});
