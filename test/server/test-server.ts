@@ -15,8 +15,6 @@ const confirmRequest = (message: string) => ({
 
 /** Names of `slow` calls whose handler saw the client go away. */
 export const cancelledCalls: string[] = [];
-/** What `overtime` handlers saw after their time limit passed (abort reason names, late progress calls). */
-export const overtimeEvents: string[] = [];
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -42,72 +40,6 @@ export function testServer(options: Partial<McpServerOptions> = {}): McpServer {
       },
     )
     .tool(
-      { name: 'overtime', description: 'Runs past its 100 ms limit, watching its signal', timeoutMs: 100 },
-      async (_args, ctx) => {
-        ctx.progress({ progress: 0, total: 2 });
-        await new Promise<void>((resolve) =>
-          ctx.signal.addEventListener('abort', () => {
-            overtimeEvents.push(`aborted:${(ctx.signal.reason as Error).name}`);
-            resolve();
-          }),
-        );
-        await sleep(50);
-        // Past the limit and already answered: these must go nowhere, and nothing may break.
-        ctx.progress({ progress: 1, total: 2 });
-        ctx.log('info', 'still here');
-        overtimeEvents.push('late progress sent');
-        return text('too late');
-      },
-    )
-    .tool(
-      { name: 'overtime_failure', description: 'Fails after its 50 ms limit', timeoutMs: 50 },
-      async () => {
-        await sleep(150);
-        overtimeEvents.push('late failure thrown');
-        throw new Error('failure after the deadline');
-      },
-    )
-    .tool(
-      { name: 'overtime_step', description: 'A flow step slower than the 50 ms limit', timeoutMs: 50 },
-      async (_args, ctx) => {
-        const n = await ctx.ask.step('slow-step', async () => {
-          await sleep(200);
-          return 1;
-        });
-        return text(`step gave ${n}`);
-      },
-    )
-    .prompt(
-      {
-        name: 'overtime_prompt',
-        description: 'Takes longer than its 50 ms limit, and so does its completer',
-        arguments: [{ name: 'topic' }],
-        timeoutMs: 50,
-        complete: {
-          topic: async () => {
-            await sleep(300);
-            return { values: ['late'] };
-          },
-        },
-      },
-      async () => {
-        await sleep(300);
-        return { messages: [] };
-      },
-    )
-    .resource(
-      {
-        uri: 'test://overtime',
-        name: 'overtime-resource',
-        description: 'Slower than its 50 ms limit',
-        timeoutMs: 50,
-      },
-      async () => {
-        await sleep(300);
-        return { contents: [] };
-      },
-    )
-    .tool(
       {
         name: 'signal_reader',
         description: 'Reads ctx.signal, then answers or fails, now or after a tick',
@@ -119,7 +51,7 @@ export function testServer(options: Partial<McpServerOptions> = {}): McpServer {
           if (fail) throw new Error('failed after reading the signal');
           return text(String(aborted));
         };
-        return wait ? sleep(1).then(answer) : answer();
+        return wait ? new Promise((resolve) => setImmediate(resolve)).then(answer) : answer();
       },
     )
     .tool({ name: 'with_meta', description: 'Returns a result with its own _meta' }, () => ({
