@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { conformanceServer } from '../../src/fixtures/conformance.js';
 import type { ElicitResult } from '../../src/protocol/index.js';
 import { inputRequired, type McpServer, type McpServerOptions, text } from '../../src/server/index.js';
+import { Happenings } from '../helpers/signals.js';
 
 const confirmRequest = (message: string) => ({
   method: 'elicitation/create' as const,
@@ -13,8 +14,8 @@ const confirmRequest = (message: string) => ({
   },
 });
 
-/** Names of `slow` calls whose handler saw the client go away. */
-export const cancelledCalls: string[] = [];
+/** What `slow` calls did, by tag: `<tag>:started`, then `<tag>:cancelled` once the handler saw the client go. */
+export const slowCalls = new Happenings();
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -122,17 +123,16 @@ export function testServer(options: Partial<McpServerOptions> = {}): McpServer {
       return inputRequired({ state: { waited: true } });
     })
     .tool(
-      { name: 'slow', description: 'Waits until cancelled or 5 s', input: z.object({ tag: z.string() }) },
+      { name: 'slow', description: 'Waits until cancelled', input: z.object({ tag: z.string() }) },
       async ({ tag }, ctx) => {
         await new Promise<void>((resolve) => {
-          const t = setTimeout(resolve, 5000);
           ctx.signal.addEventListener('abort', () => {
-            clearTimeout(t);
-            cancelledCalls.push(tag);
+            slowCalls.record(`${tag}:cancelled`);
             resolve();
           });
+          slowCalls.record(`${tag}:started`);
         });
-        return text(ctx.signal.aborted ? 'cancelled' : 'finished');
+        return text('cancelled');
       },
     )
     .tool(
