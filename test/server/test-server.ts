@@ -17,8 +17,6 @@ const confirmRequest = (message: string) => ({
 /** What `slow` calls did, by tag: `<tag>:started`, then `<tag>:cancelled` once the handler saw the client go. */
 export const slowCalls = new Happenings();
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 export function testServer(options: Partial<McpServerOptions> = {}): McpServer {
   const quiet = { info() {}, warn() {}, error() {} };
   return conformanceServer({ logger: quiet, maxRounds: 3, ...options })
@@ -29,17 +27,6 @@ export function testServer(options: Partial<McpServerOptions> = {}): McpServer {
       await new Promise((resolve) => setImmediate(resolve));
       throw new Error('secret async detail');
     })
-    .tool(
-      {
-        name: 'pause',
-        description: 'Answers after ms milliseconds',
-        input: z.object({ ms: z.number().int() }),
-      },
-      async ({ ms }) => {
-        await sleep(ms);
-        return text(`paused ${ms}`);
-      },
-    )
     .tool(
       {
         name: 'signal_reader',
