@@ -8,9 +8,10 @@ import { toolsCommand } from './tools.js';
 const USAGE = `usage: mrtr <command> [options]
 
 commands:
-  serve [--fixture example|conformance] [--host H] [--port P] [--stdio] [--state-keys SPEC]
+  serve [--fixture example|conformance] [--host H] [--port P] [--stdio] [--state-keys SPEC] [--drain-ms MS]
         serve an MCP 2026-07-28 server (prints "listening on <url>" when ready);
-        requestState keys come from --state-keys or MRTR_STATE_KEYS (kid:secret,...; first = current)
+        requestState keys come from --state-keys or MRTR_STATE_KEYS (kid:secret,...; first = current);
+        on SIGTERM/SIGINT, requests in progress get --drain-ms (default 10000) to finish
   keys generate [--kid ID]
         print a new requestState key (kid:secret)
   tools <url> [--token T] [--json]

@@ -12,11 +12,21 @@ const FIXTURES: Record<string, (options: Partial<McpServerOptions>) => McpServer
   conformance: (o) => conformanceServer(o),
 };
 
-/** How long a stopping server waits for requests in progress. */
-const DRAIN_MS = 10_000;
+/** The longest delay node's timers take (a larger one fires at once). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** How long a stopping server waits for requests in progress, unless --drain-ms says otherwise. */
+const DEFAULT_DRAIN_MS = 10_000;
 
 export async function serveCommand(argv: string[]): Promise<number | undefined> {
-  let values: { fixture?: string; host?: string; port?: string; stdio?: boolean; 'state-keys'?: string };
+  let values: {
+    fixture?: string;
+    host?: string;
+    port?: string;
+    stdio?: boolean;
+    'state-keys'?: string;
+    'drain-ms'?: string;
+  };
   try {
     ({ values } = parseArgs({
       args: argv,
@@ -26,6 +36,7 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
         port: { type: 'string', default: '3000' },
         stdio: { type: 'boolean', default: false },
         'state-keys': { type: 'string' },
+        'drain-ms': { type: 'string' },
       },
       strict: true,
     }));
@@ -43,6 +54,14 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     process.stderr.write(`mrtr serve: --port must be an integer from 0 to 65535, got '${values.port}'\n`);
+    return 2;
+  }
+  const drain = values['drain-ms'];
+  const drainMs = drain === undefined ? DEFAULT_DRAIN_MS : /^\d+$/.test(drain) ? Number(drain) : Number.NaN;
+  if (!(drainMs <= MAX_TIMER_MS)) {
+    process.stderr.write(
+      `mrtr serve: --drain-ms must be an integer from 0 to ${MAX_TIMER_MS}, got '${drain}'\n`,
+    );
     return 2;
   }
   const options: Partial<McpServerOptions> = {};
@@ -72,9 +91,9 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
       }
       stopping = true;
       process.stderr.write(
-        `mrtr serve: ${signal}: finishing requests in progress (up to ${DRAIN_MS / 1000} s; again to stop now)\n`,
+        `mrtr serve: ${signal}: finishing requests in progress (up to ${drainMs / 1000} s; again to stop now)\n`,
       );
-      endpoint.close({ graceMs: DRAIN_MS }).then(() => process.exit(0));
+      endpoint.close({ graceMs: drainMs }).then(() => process.exit(0));
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);

@@ -1,7 +1,8 @@
 // The driver against servers that misbehave: it never hangs, never loops, and says what went wrong.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { McpClient, type MrtrEvent, scriptedResolver } from '../../src/client/index.js';
 import { META_RETRY_AFTER_MS } from '../../src/protocol/index.js';
+import { deferred, track } from '../helpers/signals.js';
 import {
   askAgain,
   confirmForm,
@@ -15,6 +16,7 @@ import {
 
 let server: FakeServer | undefined;
 afterEach(async () => {
+  vi.useRealTimers();
   await server?.close();
   server = undefined;
 });
@@ -151,21 +153,26 @@ describe('bad input from the server', () => {
   it('drops the connection in the middle of an SSE stream: transport error, no hang', async () => {
     server = await toolCallServer((_s, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.write(': keep-alive\n\n');
-      setTimeout(() => res.socket?.destroy(), 50);
+      // Gone as soon as the first bytes are on their way.
+      res.write(': keep-alive\n\n', () => res.socket?.destroy());
     });
     const outcome = await client(server.url).callTool('x');
     expect(['transport_error', 'protocol_error']).toContain(outcome.status);
   });
 
   it('never answers: the total timeout ends the call', async () => {
-    server = await toolCallServer((_s) => {
-      // never respond
+    const arrived = deferred();
+    server = await toolCallServer(() => {
+      arrived.resolve(); // and never respond
     });
-    const started = Date.now();
-    const outcome = await client(server.url).callTool('x', {}, { timeoutMs: 300 });
-    expect(outcome).toMatchObject({ status: 'timeout', rounds: 1, timeoutMs: 300 });
-    expect(Date.now() - started).toBeLessThan(3000);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const pending = client(server.url).callTool('x', {}, { timeoutMs: 300 });
+    const outcome = track(pending);
+    await arrived.promise;
+    await vi.advanceTimersByTimeAsync(299);
+    expect(outcome.settled).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await pending).toMatchObject({ status: 'timeout', rounds: 1, timeoutMs: 300 });
   });
 
   it('never answers the second round: the timeout covers the whole call', async () => {
@@ -283,9 +290,7 @@ describe('state-only rounds', () => {
 
   it('honours the server retry hint (and caps it)', async () => {
     let n = 0;
-    const times: number[] = [];
     server = await toolCallServer((s, res) => {
-      times.push(Date.now());
       n++;
       if (n === 1)
         json(
@@ -307,15 +312,36 @@ describe('state-only rounds', () => {
         );
       else json(res, result(s.body.id, { resultType: 'complete', content: [] }));
     });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const events: MrtrEvent[] = [];
-    const outcome = await client(server.url).callTool(
+    const retrying = [deferred(), deferred()];
+    const pending = client(server.url).callTool(
       'slow',
       {},
-      { onEvent: (e) => events.push(e), maxRetryAfterMs: 400 },
+      {
+        onEvent: (e) => {
+          events.push(e);
+          if (e.type === 'retrying') retrying[e.round - 2]?.resolve();
+        },
+        maxRetryAfterMs: 400,
+      },
     );
+    const roundsSent = () => events.filter((e) => e.type === 'round').length;
+    // The hint's 250 ms: the next round goes out then, not before.
+    await retrying[0]?.promise;
+    await vi.advanceTimersByTimeAsync(249);
+    expect(roundsSent()).toBe(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(roundsSent()).toBe(2);
+    // A hint beyond maxRetryAfterMs waits the cap.
+    await retrying[1]?.promise;
+    await vi.advanceTimersByTimeAsync(399);
+    expect(roundsSent()).toBe(2);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(roundsSent()).toBe(3);
+    const outcome = await pending;
     expect(outcome.status).toBe('complete');
     const delays = events.flatMap((e) => (e.type === 'retrying' ? [e.delayMs] : []));
     expect(delays).toEqual([250, 400]);
-    expect((times[1] ?? 0) - (times[0] ?? 0)).toBeGreaterThanOrEqual(240);
   });
 });

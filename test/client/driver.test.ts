@@ -10,6 +10,7 @@ import {
   scriptedResolver,
 } from '../../src/client/index.js';
 import { META_HUMAN_REQUIRED } from '../../src/protocol/index.js';
+import { deferred } from '../helpers/signals.js';
 import {
   askAgain,
   askThenEchoServer,
@@ -81,23 +82,23 @@ describe('MRTR client requirements', () => {
   });
 
   it('keeps parallel calls isolated: each retry carries only its own answers and state', async () => {
+    // First rounds are held until all five have arrived, then answered together: the flows overlap for sure.
+    const held: Array<() => void> = [];
     server = await toolCallServer((s, res) => {
       const { name, inputResponses, requestState } = s.body.params;
       if (name === 'plain') return json(res, result(s.body.id, { resultType: 'complete', content: [] }));
       if (!inputResponses) {
-        // Answer late so the flows overlap.
-        setTimeout(
-          () =>
-            json(
-              res,
-              result(s.body.id, {
-                resultType: 'input_required',
-                inputRequests: { [`q-${name}`]: confirmForm(name) },
-                requestState: `state-${name}`,
-              }),
-            ),
-          30,
+        held.push(() =>
+          json(
+            res,
+            result(s.body.id, {
+              resultType: 'input_required',
+              inputRequests: { [`q-${name}`]: confirmForm(name) },
+              requestState: `state-${name}`,
+            }),
+          ),
         );
+        if (held.length === 5) for (const answer of held) answer();
         return;
       }
       const ok = Object.keys(inputResponses).join() === `q-${name}` && requestState === `state-${name}`;
@@ -304,17 +305,20 @@ describe('abort', () => {
   });
 
   it('cancels a request in flight by closing it', async () => {
-    let closed = false;
+    const arrived = deferred();
+    const closed = deferred();
     server = await toolCallServer((_s, res) => {
-      res.on('close', () => {
-        closed = true;
-      });
+      res.on('close', () => closed.resolve());
+      arrived.resolve();
     });
     const c = new McpClient({ server: server.url });
-    const outcome = await c.callTool('t', {}, { signal: AbortSignal.timeout(100) });
-    expect(outcome.status).toBe('aborted');
-    await new Promise((r) => setTimeout(r, 50));
-    expect(closed).toBe(true);
+    const controller = new AbortController();
+    const outcome = c.callTool('t', {}, { signal: controller.signal });
+    // Abort once the server holds the request; the server must then see its response closed.
+    await arrived.promise;
+    controller.abort();
+    expect((await outcome).status).toBe('aborted');
+    await closed.promise;
   });
 });
 

@@ -267,10 +267,20 @@ describe('terminal resolver', () => {
     input.end();
     await expect(pending).rejects.toMatchObject({ name: 'RequestAborted' });
     const input2 = new PassThrough();
-    const r2 = terminalResolver({ input: input2, output, color: false });
+    const output2 = new PassThrough();
+    // Abort while the field's prompt waits for a line: once the prompt is on the screen.
+    let screen = '';
+    const prompted = new Promise<void>((resolve) =>
+      output2.on('data', (chunk: Buffer) => {
+        screen += chunk.toString();
+        if (screen.endsWith('│  a › ')) resolve();
+      }),
+    );
+    const r2 = terminalResolver({ input: input2, output: output2, color: false });
     const controller = new AbortController();
     const p2 = r2.resolve(question(form({ a: { type: 'string' } })), { ...ctx(), signal: controller.signal });
-    setTimeout(() => controller.abort(new Error('stop')), 20);
+    await prompted;
+    controller.abort(new Error('stop'));
     await expect(p2).rejects.toMatchObject({ name: 'RequestAborted' });
     r2.close();
   });

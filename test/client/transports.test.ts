@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { McpClient, StdioClientTransport } from '../../src/client/index.js';
 import { SseParser } from '../../src/client/sse.js';
+import { deferred } from '../helpers/signals.js';
 
 describe('SSE parser', () => {
   it('handles LF, CRLF and CR line ends split anywhere, comments, multi-line data and event names', () => {
@@ -71,18 +72,34 @@ describe('stdio transport', () => {
   });
 
   it('aborting sends notifications/cancelled for the request', async () => {
+    // The server says what it got as log notifications, and never answers the call.
     const t = stdioServer(`${READ}
+      const say = (data) => console.log(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data } }));
       rl.on('line', (l) => {
         const m = JSON.parse(l);
-        if (m.method === 'notifications/cancelled') console.log(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'cancelled ' + m.params.requestId } }));
+        if (m.method === 'tools/call') say('received ' + m.id);
+        if (m.method === 'notifications/cancelled') say('cancelled ' + m.params.requestId);
       });`);
+    const controller = new AbortController();
     const notes: string[] = [];
-    t.onNotification = (n) => notes.push(String((n.params as { data: string }).data));
+    const cancelled = deferred();
+    const note = (n: { params?: unknown }) => {
+      const data = String((n.params as { data: string }).data);
+      notes.push(data);
+      if (data.startsWith('received')) controller.abort();
+      if (data.startsWith('cancelled')) cancelled.resolve();
+    };
+    // While the call is pending its notifications go to the call; afterwards, to the transport.
+    t.onNotification = note;
     const c = new McpClient({ server: t });
-    const o = await c.callTool('x', {}, { signal: AbortSignal.timeout(150) });
+    const o = await c.callTool(
+      'x',
+      {},
+      { signal: controller.signal, onEvent: (e) => e.type === 'notification' && note(e.notification) },
+    );
     expect(o.status).toBe('aborted');
-    await new Promise((r) => setTimeout(r, 300));
-    expect(notes).toEqual(['cancelled 1']);
+    await cancelled.promise;
+    expect(notes).toEqual(['received 1', 'cancelled 1']);
     await c.close();
   });
 });

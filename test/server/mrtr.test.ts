@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpEndpoint } from '../../src/server/index.js';
 import { accept, META, mcp } from '../helpers/mcp-http.js';
-import { cancelledCalls, testServer } from './test-server.js';
+import { slowCalls, testServer } from './test-server.js';
 
 let endpoint: HttpEndpoint;
 let url: string;
@@ -269,11 +269,11 @@ describe('streaming', () => {
         params: { name: 'slow', arguments: { tag: 'walk-away' }, _meta: META },
       }),
     }).catch((error: Error) => error.name);
-    await new Promise((r) => setTimeout(r, 150));
+    // Walk away once the handler is running; the server must then abort its signal.
+    await slowCalls.seen('walk-away:started');
     abort.abort();
     expect(await pending).toBe('AbortError');
-    await new Promise((r) => setTimeout(r, 150));
-    expect(cancelledCalls).toContain('walk-away');
+    await slowCalls.seen('walk-away:cancelled');
   });
 
   it('streams progress as SSE when asked, ending with the result', async () => {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { conformanceServer } from '../../src/cli/demo-servers/conformance.js';
 import type { ElicitResult } from '../../src/protocol/index.js';
 import { inputRequired, type McpServer, type McpServerOptions, text } from '../../src/server/index.js';
+import { Happenings } from '../helpers/signals.js';
 
 const confirmRequest = (message: string) => ({
   method: 'elicitation/create' as const,
@@ -13,12 +14,8 @@ const confirmRequest = (message: string) => ({
   },
 });
 
-/** Names of `slow` calls whose handler saw the client go away. */
-export const cancelledCalls: string[] = [];
-/** What `overtime` handlers saw after their time limit passed (abort reason names, late progress calls). */
-export const overtimeEvents: string[] = [];
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** What `slow` calls did, by tag: `<tag>:started`, then `<tag>:cancelled` once the handler saw the client go. */
+export const slowCalls = new Happenings();
 
 export function testServer(options: Partial<McpServerOptions> = {}): McpServer {
   const quiet = { info() {}, warn() {}, error() {} };
@@ -32,83 +29,6 @@ export function testServer(options: Partial<McpServerOptions> = {}): McpServer {
     })
     .tool(
       {
-        name: 'pause',
-        description: 'Answers after ms milliseconds',
-        input: z.object({ ms: z.number().int() }),
-      },
-      async ({ ms }) => {
-        await sleep(ms);
-        return text(`paused ${ms}`);
-      },
-    )
-    .tool(
-      { name: 'overtime', description: 'Runs past its 100 ms limit, watching its signal', timeoutMs: 100 },
-      async (_args, ctx) => {
-        ctx.progress({ progress: 0, total: 2 });
-        await new Promise<void>((resolve) =>
-          ctx.signal.addEventListener('abort', () => {
-            overtimeEvents.push(`aborted:${(ctx.signal.reason as Error).name}`);
-            resolve();
-          }),
-        );
-        await sleep(50);
-        // Past the limit and already answered: these must go nowhere, and nothing may break.
-        ctx.progress({ progress: 1, total: 2 });
-        ctx.log('info', 'still here');
-        overtimeEvents.push('late progress sent');
-        return text('too late');
-      },
-    )
-    .tool(
-      { name: 'overtime_failure', description: 'Fails after its 50 ms limit', timeoutMs: 50 },
-      async () => {
-        await sleep(150);
-        overtimeEvents.push('late failure thrown');
-        throw new Error('failure after the deadline');
-      },
-    )
-    .tool(
-      { name: 'overtime_step', description: 'A flow step slower than the 50 ms limit', timeoutMs: 50 },
-      async (_args, ctx) => {
-        const n = await ctx.ask.step('slow-step', async () => {
-          await sleep(200);
-          return 1;
-        });
-        return text(`step gave ${n}`);
-      },
-    )
-    .prompt(
-      {
-        name: 'overtime_prompt',
-        description: 'Takes longer than its 50 ms limit, and so does its completer',
-        arguments: [{ name: 'topic' }],
-        timeoutMs: 50,
-        complete: {
-          topic: async () => {
-            await sleep(300);
-            return { values: ['late'] };
-          },
-        },
-      },
-      async () => {
-        await sleep(300);
-        return { messages: [] };
-      },
-    )
-    .resource(
-      {
-        uri: 'test://overtime',
-        name: 'overtime-resource',
-        description: 'Slower than its 50 ms limit',
-        timeoutMs: 50,
-      },
-      async () => {
-        await sleep(300);
-        return { contents: [] };
-      },
-    )
-    .tool(
-      {
         name: 'signal_reader',
         description: 'Reads ctx.signal, then answers or fails, now or after a tick',
         input: z.object({ wait: z.boolean(), fail: z.boolean().optional() }),
@@ -119,7 +39,7 @@ export function testServer(options: Partial<McpServerOptions> = {}): McpServer {
           if (fail) throw new Error('failed after reading the signal');
           return text(String(aborted));
         };
-        return wait ? sleep(1).then(answer) : answer();
+        return wait ? new Promise((resolve) => setImmediate(resolve)).then(answer) : answer();
       },
     )
     .tool({ name: 'with_meta', description: 'Returns a result with its own _meta' }, () => ({
@@ -190,17 +110,16 @@ export function testServer(options: Partial<McpServerOptions> = {}): McpServer {
       return inputRequired({ state: { waited: true } });
     })
     .tool(
-      { name: 'slow', description: 'Waits until cancelled or 5 s', input: z.object({ tag: z.string() }) },
+      { name: 'slow', description: 'Waits until cancelled', input: z.object({ tag: z.string() }) },
       async ({ tag }, ctx) => {
         await new Promise<void>((resolve) => {
-          const t = setTimeout(resolve, 5000);
           ctx.signal.addEventListener('abort', () => {
-            clearTimeout(t);
-            cancelledCalls.push(tag);
+            slowCalls.record(`${tag}:cancelled`);
             resolve();
           });
+          slowCalls.record(`${tag}:started`);
         });
-        return text(ctx.signal.aborted ? 'cancelled' : 'finished');
+        return text('cancelled');
       },
     )
     .tool(
