@@ -10,15 +10,14 @@ export default {
     // through the server's public entry point.
     related: false,
   },
-  // Files to mutate. Keep this list in step with the code: the round pipeline in src/server is being restructured,
-  // so update its entries (mrtr.ts → round-state.ts, parts of dispatch.ts) when those files move.
+  // Files to mutate. Keep this list in step with the code when files move (docs/architecture.md names the rooms).
   mutate: [
     // Sealed requestState: codec checks (binding, expiry, audience, size cap), base64url, canonical JSON, keyring.
     'src/state/**/*.ts',
     // ctx.ask flows: journal pinning, invalid-answer counts, steps.
     'src/flow/**/*.ts',
-    // The round pipeline: open state and keep only asked answers, then seal the next round.
-    'src/server/mrtr.ts',
+    // The round pipeline: open state and keep only asked answers, guards, seal the next round, observe.
+    'src/server/round/**/*.ts',
     'src/server/request-state.ts',
     // Barrels only re-export.
     '!src/**/index.ts',

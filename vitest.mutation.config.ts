@@ -16,6 +16,8 @@ export default defineConfig({
       'test/server/sealed-state.test.ts',
       'test/server/unasked-keys.test.ts',
       'test/server/review-fixes.test.ts',
+      'test/server/round-pipeline.test.ts',
+      'test/server/plain-keys.test.ts',
     ],
   },
 });

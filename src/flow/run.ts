@@ -131,7 +131,7 @@ class FlowSession {
     const resolver: QuestionResolver = {
       capabilities: input.capabilities,
       resolve: (question) => this.resolve(question),
-      step: (name, run) => this.trackStep(this.step(name, run)),
+      step: (name, run) => this.step(name, run),
     };
     this.ask = createAsk(resolver, input.supports);
   }
@@ -215,16 +215,21 @@ class FlowSession {
     return this.park(p, h, question, withRetryMessage(question.request, checked.invalid));
   }
 
-  private async step<T>(name: string, run: () => T | Promise<T>): Promise<T> {
+  private step<T>(name: string, run: () => T | Promise<T>): Promise<T> {
     const p = ++this.position;
     const h = questionDigest({ step: name });
     const known = this.answered.get(p);
     if (known && known.h === h) {
       this.journal.push(known);
-      return known.a as T;
+      return Promise.resolve(known.a as T);
     }
-    // Effects wait until no question is outstanding in this run: the answer may change what the step should do.
+    // Effects wait until no question is outstanding in this run: the answer may change what the step should do. A
+    // waiting step is not tracked as running, or the round would wait for it and never send its questions.
     if (this.pending.length > 0) return this.never;
+    return this.trackStep(this.runStep(p, h, run));
+  }
+
+  private async runStep<T>(p: number, h: string, run: () => T | Promise<T>): Promise<T> {
     const value = await run();
     this.journal.push({ p, h, a: value === undefined ? null : value });
     return value;

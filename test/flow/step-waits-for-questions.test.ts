@@ -10,53 +10,40 @@ const effect = (name: string) => () => {
   return `${name}-done`;
 };
 
-// Round 1 of these flows does not settle today (see the report: a waiting step keeps the round open), so it is
-// observed through an explicit signal from the handler rather than through the round's outcome. The journal for
-// round 2 comes from a flow asking the same first question, which seals exactly what round 1 should have sealed.
-async function firstRoundUntil(body: (ask: Ask, reached: () => void) => Promise<unknown>): Promise<void> {
-  let reached!: () => void;
-  const signal = new Promise<void>((resolve) => {
-    reached = resolve;
-  });
-  void round((ask) => body(ask, reached));
-  await signal;
-  // One macrotask turn: the engine ends a round on setImmediate, so an effect deferred to it would show here too.
-  await new Promise((resolve) => setImmediate(resolve));
-}
-
-const journalAsking = async (message: string) => asking(await round((ask) => ask.text(message))).journal;
-
 describe('a step waits while a question is outstanding', () => {
   it('does not run a step placed after a question in Promise.all until that question is answered', async () => {
     effects = [];
-    const body = async (ask: Ask, reached = () => {}) => {
-      const both = Promise.all([ask.text('Assignee?'), ask.step('open-ticket', effect('open'))]);
-      reached();
-      const [who, ticket] = await both;
+    const body = async (ask: Ask) => {
+      const [who, ticket] = await Promise.all([
+        ask.text('Assignee?'),
+        ask.step('open-ticket', effect('open')),
+      ]);
       return `${ticket} for ${who}`;
     };
-    await firstRoundUntil(body);
+    // Round 1 ends with the question alone: the waiting step neither runs nor holds the round open.
+    const r1 = asking(await round(body));
+    expect(Object.keys(r1.inputRequests)).toEqual(['q1']);
+    expect(r1.journal.e).toEqual([]);
     expect(effects).toEqual([]);
 
-    const journal = await journalAsking('Assignee?');
-    const r2 = await round((ask) => body(ask), { journal, inputResponses: { q1: accept({ text: 'ann' }) } });
+    const r2 = await round(body, { journal: r1.journal, inputResponses: { q1: accept({ text: 'ann' }) } });
     expect(r2).toMatchObject({ kind: 'complete', result: 'open-done for ann' });
     expect(effects).toEqual(['open']);
   });
 
   it('does not run a step that follows a question the handler did not await', async () => {
     effects = [];
-    const body = async (ask: Ask, reached = () => {}) => {
+    const body = async (ask: Ask) => {
       const pendingName = ask.text('Name?');
       const ticket = ask.step('open-ticket', effect('open'));
-      reached();
       return `${await ticket} for ${await pendingName}`;
     };
-    await firstRoundUntil(body);
+    const r1 = asking(await round(body));
+    expect(Object.keys(r1.inputRequests)).toEqual(['q1']);
+    expect(r1.journal.e).toEqual([]);
     expect(effects).toEqual([]);
 
-    const journal = await journalAsking('Name?');
-    const r2 = await round((ask) => body(ask), { journal, inputResponses: { q1: accept({ text: 'bo' }) } });
+    const r2 = await round(body, { journal: r1.journal, inputResponses: { q1: accept({ text: 'bo' }) } });
     expect(r2).toMatchObject({ kind: 'complete', result: 'open-done for bo' });
     expect(effects).toEqual(['open']);
   });
@@ -72,5 +59,35 @@ describe('a step waits while a question is outstanding', () => {
     const r2 = await round(body, { journal: r1.journal, inputResponses: { q2: accept({ text: 'cy' }) } });
     expect(r2).toMatchObject({ kind: 'complete', result: 'open-done for cy' });
     expect(effects).toEqual(['open']);
+  });
+});
+
+describe('a waiting step over the server', () => {
+  it('answers input_required at once instead of holding the round until the time limit', async () => {
+    const { McpServer, text } = await import('../../src/server/index.js');
+    const ran: string[] = [];
+    const server = new McpServer({
+      name: 's',
+      version: '1',
+      logger: { info() {}, warn() {}, error() {} },
+    }).tool(
+      { name: 't', description: 'A step beside an unanswered question', timeoutMs: 60_000 },
+      async (_args, { ask }) => {
+        const [who] = await Promise.all([ask.text('Who?'), ask.step('s', () => void ran.push('step'))]);
+        return text(`hi ${who}`);
+      },
+    );
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+    };
+    const env = { principal: undefined, signal: new AbortController().signal, notify() {} };
+    // Were the round to wait for its 60 s limit, this would outlast the 30 s test timeout and fail.
+    const response = await server.core.handle(
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { _meta: meta, name: 't', arguments: {} } },
+      env,
+    );
+    expect(response).toMatchObject({ result: { resultType: 'input_required', inputRequests: { q1: {} } } });
+    expect(ran).toEqual([]);
   });
 });

@@ -72,7 +72,7 @@ describe('codec limits at their edges', () => {
 
   it('refuses to inflate past its own payload cap what a more generous instance sealed', () => {
     const keyring = new Keyring([key('k1')]);
-    const generous = new StateCodec({ keyring, audience: 'server-a', now: () => T0 });
+    const generous = new StateCodec({ keyring, audience: 'server-a', now: () => T0, compression: true });
     const strict = new StateCodec({ keyring, audience: 'server-a', now: () => T0, maxPayloadBytes: 1024 });
     const token = generous.seal('a'.repeat(100_000), binding); // deflates to a few hundred bytes
     expect(token.length).toBeLessThan(1024);
