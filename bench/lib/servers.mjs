@@ -69,7 +69,10 @@ const READY_RE = /listening on (https?:\/\/[^\s]+)/;
 export async function startServer(name, { verbose = false, readyTimeoutMs = 20_000 } = {}) {
   const def = SERVER_DEFS[name];
   const port = await freePort();
-  const child = spawn(process.execPath, def.args(port), {
+  // MRTR_BENCH_SERVER_NODE_ARGS: node flags for the server children only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/p"
+  // to profile a server under the benchmark's load (node refuses --cpu-prof in NODE_OPTIONS).
+  const nodeArgs = (process.env.MRTR_BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, ...def.args(port)], {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'production' },
