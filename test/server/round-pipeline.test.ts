@@ -216,6 +216,40 @@ describe('round guards', () => {
     ]);
   });
 
+  it('commit sees the answer exactly as sent; a result breaking its outputSchema is released, never committed', async () => {
+    const log: string[] = [];
+    const committed: unknown[] = [];
+    const guard = recordingGuard('g', log, { commit: (_round, result) => void committed.push(result) });
+    const core = new McpServer({ name: 'out', version: '1', stateKeys: KEYS, logger: quiet, guards: [guard] })
+      .tool(
+        {
+          name: 'typed',
+          description: 'Promises a number',
+          input: z.object({ ok: z.boolean() }),
+          output: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] },
+        },
+        ({ ok }) => ({
+          content: [{ type: 'text', text: 'n' }],
+          structuredContent: ok ? { n: 1 } : { n: 'not a number' },
+        }),
+      )
+      .resource({ uri: 'mem://a', name: 'a' }, () => ({ contents: [{ uri: 'mem://a', text: 'A' }] })).core;
+    const broken = await core.handle(call(1, 'typed', { arguments: { ok: false } }), env);
+    expect(broken).toMatchObject({ error: { code: -32603 } });
+    expect(committed).toEqual([]);
+    expect(log).toEqual([
+      'g.admit r0',
+      expect.stringMatching(/^g\.release tool typed returned structuredContent/),
+    ]);
+    const read = await core.handle(
+      { jsonrpc: '2.0', id: 2, method: 'resources/read', params: { _meta: META, uri: 'mem://a' } },
+      env,
+    );
+    // The cache hints the client gets are part of what the guard recorded.
+    expect(committed).toEqual([expect.objectContaining({ ttlMs: 60_000, cacheScope: 'public' })]);
+    expect(read).toMatchObject({ result: { ttlMs: 60_000, cacheScope: 'public' } });
+  });
+
   it('a release that throws does not stop the other guards from letting go', async () => {
     const log: string[] = [];
     const clumsy = recordingGuard('clumsy', log, {

@@ -1,6 +1,6 @@
 // resources/read: find the resource or template, run it through the round pipeline, set its cache hints.
 import { invalidParams, type Result } from '../../protocol/index.js';
-import { type MaybePromise, thenOrNow } from '../maybe-async.js';
+import type { MaybePromise } from '../maybe-async.js';
 import { RoundRequest } from '../round/pipeline.js';
 import type { Call, Core } from './method.js';
 
@@ -13,18 +13,24 @@ export function resourcesRead(core: Core, call: Call): MaybePromise<Result> {
     throw invalidParams(`Invalid params: uri is longer than ${MAX_URI_LENGTH} characters`);
   const found = core.registry.findResource(uri);
   if (!found) throw invalidParams('Resource not found', { uri });
-  const result = core.pipeline.run(
-    new RoundRequest(call, 'resources/read', uri, null, found.mrtr, (ctx) =>
-      found.handler(uri, ctx, found.variables),
-    ),
-  );
-  return thenOrNow(result, (r: Result): Result => {
+  const retried = call.params.requestState !== undefined;
+  const withCacheHints = (r: Result): Result => {
     if (r.resultType === 'complete') {
       // A result reached through MRTR rounds depends on answers outside the cache key: never cacheable.
-      const retried = call.params.requestState !== undefined;
       r.ttlMs = retried ? 0 : core.listTtlMs;
       r.cacheScope = retried || call.env.principal !== undefined ? 'private' : 'public';
     }
     return r;
-  });
+  };
+  return core.pipeline.run(
+    new RoundRequest(
+      call,
+      'resources/read',
+      uri,
+      null,
+      found.mrtr,
+      (ctx) => found.handler(uri, ctx, found.variables),
+      withCacheHints,
+    ),
+  );
 }

@@ -1,7 +1,7 @@
 // tools/call: check the arguments, run the tool through the round pipeline, enforce its outputSchema.
 import { invalidParams, type Result } from '../../protocol/index.js';
 import { handlerContractError } from '../errors.js';
-import { type MaybePromise, thenOrNow } from '../maybe-async.js';
+import type { MaybePromise } from '../maybe-async.js';
 import { RoundRequest } from '../round/pipeline.js';
 import type { Call, Core } from './method.js';
 
@@ -10,29 +10,38 @@ export function toolsCall(core: Core, call: Call): MaybePromise<Result> {
   const tool = core.registry.tools.get(name);
   if (!tool) throw invalidParams(`Unknown tool: ${name}`, { name });
   const args = call.params.arguments ?? {};
-  const result = core.pipeline.run(
-    new RoundRequest(call, 'tools/call', name, args, tool.mrtr, (ctx) => {
-      const checked = tool.args.check(args);
-      if (!checked.ok) {
-        return {
-          content: [{ type: 'text', text: `Invalid arguments for tool ${name}: ${checked.message}` }],
-          isError: true,
-        };
-      }
-      // Not awaited here: a synchronous handler then completes without an extra turn of the event loop.
-      return tool.handler(checked.value as Record<string, unknown>, ctx);
-    }),
-  );
   const check = tool.checkOutput;
-  if (!check) return result;
-  return thenOrNow(result, (r: Result): Result => {
-    if (r.resultType !== 'complete' || r.isError === true) return r;
-    const problem = check(r.structuredContent);
-    // The tool broke its own contract: a server bug, reported as -32603 (the detail goes to the log).
-    if (problem)
-      throw handlerContractError(
-        `tool ${name} returned structuredContent that breaks its outputSchema: ${problem}`,
-      );
-    return r;
-  });
+  // The tool broke its own contract: a server bug, reported as -32603 (the detail goes to the log).
+  const checkOutput = check
+    ? (r: Result): Result => {
+        if (r.resultType !== 'complete' || r.isError === true) return r;
+        const problem = check(r.structuredContent);
+        if (problem)
+          throw handlerContractError(
+            `tool ${name} returned structuredContent that breaks its outputSchema: ${problem}`,
+          );
+        return r;
+      }
+    : undefined;
+  return core.pipeline.run(
+    new RoundRequest(
+      call,
+      'tools/call',
+      name,
+      args,
+      tool.mrtr,
+      (ctx) => {
+        const checked = tool.args.check(args);
+        if (!checked.ok) {
+          return {
+            content: [{ type: 'text', text: `Invalid arguments for tool ${name}: ${checked.message}` }],
+            isError: true,
+          };
+        }
+        // Not awaited here: a synchronous handler then completes without an extra turn of the event loop.
+        return tool.handler(checked.value as Record<string, unknown>, ctx);
+      },
+      checkOutput,
+    ),
+  );
 }

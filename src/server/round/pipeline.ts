@@ -62,6 +62,7 @@ export class RoundRequest {
   readonly args: unknown;
   readonly options: HandlerOptions;
   readonly invoke: (ctx: RequestContext) => unknown;
+  readonly finalize: ((result: Result) => Result) | undefined;
   constructor(
     call: Call,
     method: MrtrMethod,
@@ -71,6 +72,11 @@ export class RoundRequest {
     args: unknown,
     options: HandlerOptions,
     invoke: (ctx: RequestContext) => unknown,
+    /**
+     * The method's last word on a result (an outputSchema check, cache hints), applied before guards commit it, so
+     * that what they record is exactly the answer sent.
+     */
+    finalize?: (result: Result) => Result,
   ) {
     this.request = call.request;
     this.params = call.params;
@@ -82,6 +88,7 @@ export class RoundRequest {
     this.args = args;
     this.options = options;
     this.invoke = invoke;
+    this.finalize = finalize;
   }
 }
 
@@ -186,7 +193,10 @@ export class RoundPipeline {
         (getAsk) => r.invoke(new RoundContext(request, meta, env, round, getAsk, deadline)),
       );
       // Synchronous all the way when the handler is: no promise, no microtask, no timer.
-      finished = thenOrNow(flow, (f: FlowRoundOutcome<unknown>) => this.finish(f, r, round, binding));
+      finished = thenOrNow(flow, (f: FlowRoundOutcome<unknown>) => {
+        const result = this.finish(f, r, round, binding);
+        return r.finalize ? r.finalize(result) : result;
+      });
     } catch (error) {
       deadline.release();
       throw error;
