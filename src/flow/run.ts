@@ -84,7 +84,19 @@ export function runFlowRound<R>(
   const suspended = new Promise<typeof SUSPENDED>((resolve) => {
     wake = resolve;
   });
-  return Promise.race([running, suspended]).then((outcome) => finishRound(session, outcome), ended);
+  return Promise.race([running, suspended]).then(
+    (outcome) => finishRound(session, outcome),
+    (error: unknown) => {
+      // A step still running when the handler fails must finish before the round does: whoever acts on the failure
+      // (a retry, a guard letting go of the state) must not race an effect that is still under way.
+      if (session?.hasRunningSteps())
+        return session.settleSteps().then(
+          () => ended(error),
+          () => ended(error),
+        );
+      return ended(error);
+    },
+  );
 }
 
 function finishRound<R>(
@@ -223,9 +235,9 @@ class FlowSession {
       this.journal.push(known);
       return Promise.resolve(known.a as T);
     }
-    // Effects wait until no question is outstanding in this run: the answer may change what the step should do. A
-    // waiting step is not tracked as running, or the round would wait for it and never send its questions.
-    if (this.pending.length > 0) return this.never;
+    // Effects wait until no question is outstanding in this run (the answer may change what the step should do), and
+    // never run once the flow has ended. A waiting step is not tracked as running, or the round would wait for it.
+    if (this.ended || this.pending.length > 0) return this.never;
     return this.trackStep(this.runStep(p, h, run));
   }
 

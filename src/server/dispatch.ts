@@ -19,7 +19,6 @@ import {
   schemaValidator,
 } from '../protocol/index.js';
 import type { Logger, RequestEnvironment } from './environment.js';
-import { handlerContractError } from './errors.js';
 import type { HeaderParam } from './header-params.js';
 import { type MaybePromise, thenOrNow } from './maybe-async.js';
 import { errorResponse } from './message.js';
@@ -28,6 +27,7 @@ import type { Registry } from './registry.js';
 import type { RequestHandler } from './request-handler.js';
 import { legacyInitializeError, readRequestMeta } from './request-meta.js';
 import type { RequestStateCodec } from './request-state.js';
+import { checkResultShape } from './result-shape.js';
 import type { RoundGuard } from './round/guard.js';
 import type { RoundObserver } from './round/observer.js';
 import { RoundPipeline } from './round/pipeline.js';
@@ -148,8 +148,11 @@ export class Dispatcher implements RequestHandler {
     const pending: Promise<void>[] = [];
     try {
       for (const observer of this.observers) {
-        const done = observer.observe(event);
-        if (done instanceof Promise) pending.push(done);
+        const done: unknown = observer.observe(event);
+        // Any thenable counts: an audit write through a query builder or another library's promise is awaited too.
+        if (typeof (done as { then?: unknown } | undefined)?.then === 'function') {
+          pending.push(Promise.resolve(done as PromiseLike<void>));
+        }
       }
     } catch (error) {
       return this.unobserved(response, error);
@@ -172,7 +175,9 @@ export class Dispatcher implements RequestHandler {
 
   private respond(request: JsonRpcRequest, result: Result): JsonRpcResponse {
     result._meta = { ...result._meta, [META_SERVER_INFO]: this.options.serverInfo };
-    if (this.options.validateResults) this.validateResult(request.method, result);
+    // MRTR results were checked inside the pipeline, before guards committed them.
+    if (this.options.validateResults && !MRTR_METHOD_SET.has(request.method))
+      checkResultShape(request.method, result);
     return { jsonrpc: '2.0', id: request.id, result };
   }
 
@@ -209,17 +214,6 @@ export class Dispatcher implements RequestHandler {
     }
     if (!validate(subject)) {
       throw invalidParams(`Invalid params: ${describeSchemaErrors(validate).replace(/^params\//, '')}`);
-    }
-  }
-
-  private validateResult(method: string, result: Result): void {
-    const definition =
-      result.resultType === 'input_required' ? 'InputRequiredResult' : RESULT_DEFINITION[method]!;
-    const validate = schemaValidator(definition);
-    if (!validate(result)) {
-      throw handlerContractError(
-        `result of ${method} does not match ${definition}: ${describeSchemaErrors(validate)}`,
-      );
     }
   }
 }

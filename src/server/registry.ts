@@ -88,6 +88,8 @@ function listedDefinition<T extends object>(options: T): Omit<T, ServerOnlyOptio
 
 function mrtrOptionsOf(o: HandlerOptions): HandlerOptions {
   checkIntegerOption('handler options', 'timeoutMs', o.timeoutMs, { max: MAX_TIMER_MS });
+  checkIntegerOption('handler options', 'maxRounds', o.maxRounds, { max: 1000 });
+  checkIntegerOption('handler options', 'stateTtlMs', o.stateTtlMs, { max: 0xffff_ffff });
   const out: Record<string, unknown> = {};
   for (const key of MRTR_OPTION_KEYS) if (o[key] !== undefined) out[key] = o[key];
   return out as HandlerOptions;

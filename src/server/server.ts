@@ -5,7 +5,7 @@ import { createEphemeralKeyring, Keyring, type StateCodecOptions } from '../stat
 import { SERVER_DEFAULTS } from './defaults.js';
 import { Dispatcher } from './dispatch.js';
 import { type Logger, stderrLogger } from './environment.js';
-import { registrationError } from './errors.js';
+import { InvalidOptionError, registrationError } from './errors.js';
 import { type HttpEndpoint, HttpServerTransport, type HttpServerTransportOptions } from './http.js';
 import { checkIntegerOption, MAX_TIMER_MS } from './option-checks.js';
 import {
@@ -78,6 +78,21 @@ export class McpServer {
 
   constructor(private readonly options: McpServerOptions) {
     checkIntegerOption('McpServer', 'handlerTimeoutMs', options.handlerTimeoutMs, { max: MAX_TIMER_MS });
+    // The round cap is a security bound: NaN or a fraction must never switch it off.
+    checkIntegerOption('McpServer', 'maxRounds', options.maxRounds, { max: 1000 });
+    checkIntegerOption('McpServer', 'pageSize', options.pageSize);
+    checkIntegerOption('McpServer', 'cacheTtlMs', options.cacheTtlMs, { min: 0 });
+    checkIntegerOption('McpServer', 'maxStateBytes', options.maxStateBytes, { max: 1024 ** 3 });
+    for (const [i, guard] of (options.guards ?? []).entries()) {
+      if (typeof guard?.name !== 'string' || (guard.admit ?? guard.commit ?? guard.release) === undefined)
+        throw new InvalidOptionError(
+          `McpServer: guards[${i}] needs a name and at least one of admit, commit, release`,
+        );
+    }
+    for (const [i, observer] of (options.observers ?? []).entries()) {
+      if (typeof observer?.observe !== 'function')
+        throw new InvalidOptionError(`McpServer: observers[${i}] needs an observe(event) function`);
+    }
   }
 
   tool<S extends ArgumentSchema | undefined = undefined>(

@@ -26,7 +26,8 @@ export class UriTemplate {
   match(uri: string): Record<string, string> | undefined {
     const m = this.pattern.exec(uri);
     if (!m) return undefined;
-    const out: Record<string, string> = {};
+    // Variable names are the author's, values the client's: a null prototype keeps `__proto__` a plain key.
+    const out: Record<string, string> = Object.create(null);
     this.variables.forEach((name, i) => {
       const raw = m[i + 1] ?? '';
       try {

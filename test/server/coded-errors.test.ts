@@ -52,4 +52,33 @@ describe('coded errors', () => {
     expect(code(() => canonicalJson(Number.NaN))).toBe('ERR_NOT_JSON');
     expect(() => canonicalJson(1n)).toThrow(NotJsonError);
   });
+
+  it('a round cap, page size or state cap that is not a usable integer is refused by its own name', () => {
+    const opts = { name: 'n', version: '1' };
+    for (const [option, value] of [
+      ['maxRounds', Number.NaN],
+      ['maxRounds', 1.5],
+      ['maxRounds', 0],
+      ['pageSize', 0],
+      ['cacheTtlMs', -1],
+      ['maxStateBytes', -5],
+    ] as const) {
+      const make = () => new McpServer({ ...opts, [option]: value });
+      expect(make).toThrow(InvalidOptionError);
+      expect(make).toThrow(`McpServer: ${option} must be an integer`);
+    }
+    expect(() =>
+      server().tool({ name: 't', description: 'd', maxRounds: Number.NaN }, () => text('x')),
+    ).toThrow('handler options: maxRounds must be an integer');
+  });
+
+  it('a guard or an observer of the wrong shape is refused at construction, not on every round', () => {
+    const opts = { name: 'n', version: '1' };
+    expect(() => new McpServer({ ...opts, guards: [{ name: 'g' }] })).toThrow(
+      'McpServer: guards[0] needs a name and at least one of admit, commit, release',
+    );
+    expect(() => new McpServer({ ...opts, observers: [{} as never] })).toThrow(
+      'McpServer: observers[0] needs an observe(event) function',
+    );
+  });
 });

@@ -37,3 +37,60 @@ describe('client-chosen keys in inputResponses', () => {
     expect(response).toMatchObject({ result: { content: [{ type: 'text', text: 'Hello, Ada!' }] } });
   });
 });
+
+describe('resources and client-chosen names', () => {
+  const quiet = { info() {}, warn() {}, error() {} };
+  const read = (uri: string, extra: Record<string, unknown> = {}): JsonRpcRequest => ({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'resources/read',
+    params: { _meta: META, uri, ...extra },
+  });
+
+  it('a template variable named by the author "__proto__" stays a plain key', async () => {
+    const { McpServer } = await import('../../src/server/index.js');
+    const seen: unknown[] = [];
+    const core = new McpServer({ name: 'r', version: '1', logger: quiet }).resourceTemplate(
+      { uriTemplate: 'mem://{__proto__}', name: 'p' },
+      (uri, _ctx, variables) => {
+        seen.push(Object.getPrototypeOf(variables), Object.keys(variables));
+        return { contents: [{ uri, text: 'x' }] };
+      },
+    ).core;
+    await core.handle(read('mem://value'), env);
+    expect(seen).toEqual([null, ['__proto__']]);
+  });
+
+  it('a result shaped by answers sent without a state (unsealedAnswers) is never publicly cacheable', async () => {
+    const { McpServer, inputRequired } = await import('../../src/server/index.js');
+    const core = new McpServer({ name: 'r', version: '1', logger: quiet }).resource(
+      { uri: 'mem://statement', name: 's', unsealedAnswers: true },
+      (uri, ctx) => {
+        const answer = ctx.inputResponses.account as { content?: { id?: string } } | undefined;
+        if (!answer?.content?.id)
+          return inputRequired({
+            inputRequests: {
+              account: {
+                method: 'elicitation/create',
+                params: {
+                  mode: 'form',
+                  message: 'Account?',
+                  requestedSchema: { type: 'object', properties: { id: { type: 'string' } } },
+                },
+              },
+            },
+          });
+        return { contents: [{ uri, text: `statement of ${answer.content.id}` }] };
+      },
+    ).core;
+    const plain = await core.handle(read('mem://statement'), env);
+    expect(plain).toMatchObject({ result: { resultType: 'input_required' } });
+    const answered = await core.handle(
+      read('mem://statement', {
+        inputResponses: { account: { action: 'accept', content: { id: 'ACC-42' } } },
+      }),
+      env,
+    );
+    expect(answered).toMatchObject({ result: { ttlMs: 0, cacheScope: 'private' } });
+  });
+});

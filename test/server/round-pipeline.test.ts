@@ -1,5 +1,5 @@
 // The round pipeline's seams: guards (admit / commit / release) and observers, joined by composition.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import type { JsonRpcRequest, JsonRpcResponse } from '../../src/protocol/index.js';
 import {
@@ -13,6 +13,7 @@ import {
 } from '../../src/server/index.js';
 import { Keyring } from '../../src/state/index.js';
 import { META, rawPost } from '../helpers/mcp-http.js';
+import { deferred } from '../helpers/signals.js';
 
 const quiet = { info() {}, warn() {}, error() {} };
 const env = { principal: undefined, signal: new AbortController().signal, notify() {} };
@@ -428,5 +429,119 @@ describe('a refusal over HTTP', () => {
     } finally {
       await endpoint.close();
     }
+  });
+});
+
+describe('round guards at the edges (an attacker review)', () => {
+  it('a timed-out round releases its guards only once the handler work has settled', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const log: string[] = [];
+      const work = deferred();
+      const core = new McpServer({
+        name: 'slow',
+        version: '1',
+        stateKeys: KEYS,
+        logger: quiet,
+        guards: [recordingGuard('g', log)],
+      }).prompt({ name: 'slow', description: 'Outlives its limit', timeoutMs: 100 }, async () => {
+        await work.promise;
+        return { messages: [{ role: 'user', content: { type: 'text', text: 'late' } }] };
+      }).core;
+      const answer = core.handle(
+        { jsonrpc: '2.0', id: 1, method: 'prompts/get', params: { _meta: META, name: 'slow' } },
+        env,
+      );
+      await vi.advanceTimersByTimeAsync(100);
+      expect(await answer).toMatchObject({
+        error: { code: -32603, message: expect.stringContaining('did not finish') },
+      });
+      // Answered, but the handler is still at work: letting go now would let a retry run the same effect beside it.
+      expect(log).toEqual(['g.admit r0']);
+      work.resolve();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(log).toEqual(['g.admit r0', 'g.release Request timed out: slow did not finish within 100 ms']);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('a guard that stores its round whole keeps digests, never the token or the sealed data', async () => {
+    const stored: string[] = [];
+    const keeper: RoundGuard = { name: 'keeper', admit: (round) => void stored.push(JSON.stringify(round)) };
+    const core = server({ guards: [keeper] });
+    const first = await core.handle(call(1, 'ask_name'), env);
+    await core.handle(call(2, 'ask_name', answer(stateOf(first))), env);
+    const kept = JSON.parse(stored[1]!);
+    // Every documented field (principal is undefined here, so JSON leaves it out), and nothing else.
+    expect(Object.keys(kept).sort()).toEqual([
+      'answersDigest',
+      'arguments',
+      'flowId',
+      'inputResponses',
+      'method',
+      'requestId',
+      'round',
+      'stateDigest',
+      'stateExpiresAt',
+      'target',
+    ]);
+    expect(stored[1]).not.toContain(stateOf(first));
+    expect(kept.stateDigest).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+
+  it('promises of other libraries (any thenable) are awaited, from guards and observers alike', async () => {
+    const thenable = <T>(value: () => T) => ({
+      // biome-ignore lint/suspicious/noThenProperty: a foreign promise is exactly what this test needs.
+      then: (ok: (v: T) => unknown, fail: (e: unknown) => unknown) => {
+        try {
+          return Promise.resolve(ok(value()));
+        } catch (error) {
+          return Promise.resolve(fail(error));
+        }
+      },
+    });
+    const written: string[] = [];
+    const refusing: RoundGuard = {
+      name: 'foreign-refusal',
+      admit: () =>
+        thenable(() => {
+          throw new RoundRefused('foreign', { code: -32600, message: 'refused through a thenable' });
+        }) as never,
+    };
+    const core = server({
+      guards: [
+        { name: 'foreign-commit', commit: () => thenable(() => void written.push('commit')) as never },
+      ],
+      observers: [{ observe: () => thenable(() => void written.push('observed')) as never }],
+    });
+    expect(await core.handle(call(1, 'sync'), env)).toMatchObject({
+      result: { content: [{ text: 'done' }] },
+    });
+    expect(written).toEqual(['commit', 'observed']);
+    const refused = await server({ guards: [refusing] }).handle(call(2, 'sync'), env);
+    expect(refused).toMatchObject({ error: { code: -32600, message: 'refused through a thenable' } });
+  });
+
+  it('an answer a guard gives in the handler place is a complete result on the wire; a refusal names its guard', async () => {
+    const events: RoundEvent[] = [];
+    const cache: RoundGuard = {
+      name: 'cache',
+      admit: () => ({ content: [{ type: 'text', text: 'cached' }] }) as never,
+    };
+    const answered = await server({ guards: [cache] }).handle(call(1, 'sync'), env);
+    expect(answered).toMatchObject({ result: { resultType: 'complete', content: [{ text: 'cached' }] } });
+    const blocker: RoundGuard = {
+      name: 'blocker',
+      admit: () => {
+        throw new RoundRefused('blocked_user', { code: -32600, message: 'Forbidden' });
+      },
+    };
+    const core = server({
+      guards: [recordingGuard('first', []), blocker],
+      observers: [{ observe: (e) => void events.push(e) }],
+    });
+    await core.handle(call(2, 'sync'), env);
+    expect(events[0]).toMatchObject({ outcome: 'refused', reason: 'blocked_user', decidedBy: 'blocker' });
   });
 });

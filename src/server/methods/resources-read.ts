@@ -13,7 +13,8 @@ export function resourcesRead(core: Core, call: Call): MaybePromise<Result> {
     throw invalidParams(`Invalid params: uri is longer than ${MAX_URI_LENGTH} characters`);
   const found = core.registry.findResource(uri);
   if (!found) throw invalidParams('Resource not found', { uri });
-  const retried = call.params.requestState !== undefined;
+  // Answers without a state (unsealedAnswers) shape the result as much as sealed ones do.
+  const retried = call.params.requestState !== undefined || call.params.inputResponses !== undefined;
   const withCacheHints = (r: Result): Result => {
     if (r.resultType === 'complete') {
       // A result reached through MRTR rounds depends on answers outside the cache key: never cacheable.

@@ -3,6 +3,7 @@
 // not yet sent (commit) — the two moments a replay guard, an approval check or a step-up check need.
 import type { InputResponse, Result } from '../../protocol/index.js';
 import type { Principal } from '../context.js';
+import { RoundRefused } from './refusal.js';
 
 /** What a guard knows about the round it judges. Digests, never the token: guards may store what they see. */
 export interface GuardedRound {
@@ -41,7 +42,9 @@ export interface RoundGuard {
   release?(round: GuardedRound, error: unknown): void | Promise<void>;
 }
 
-const isPromise = (value: unknown): value is Promise<unknown> => value instanceof Promise;
+/** Any thenable counts (a query builder, another realm's or library's promise): each is awaited as a promise. */
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
 
 /** The guards that let a round through, and the answer one of them gave instead of the handler, if any. */
 export interface Admission {
@@ -61,14 +64,20 @@ export function admitRound(
   try {
     for (let i = 0; i < guards.length; i++) {
       const verdict = guards[i]!.admit?.(round);
-      if (isPromise(verdict)) return admitFrom(guards, i, verdict, admitted, round);
+      if (isThenable(verdict)) return admitFrom(guards, i, Promise.resolve(verdict), admitted, round);
       if (verdict) return { admitted, answer: verdict };
       admitted.push(guards[i]!);
     }
     return { admitted, answer: undefined };
   } catch (error) {
+    blame(error, guards[admitted.length]);
     return releaseThenThrow(admitted, round, error);
   }
+}
+
+/** Name the guard on its refusal, for the observers (the client never sees it). */
+function blame(error: unknown, guard: RoundGuard | undefined): void {
+  if (error instanceof RoundRefused && guard) error.refusedBy ??= guard.name;
 }
 
 async function admitFrom(
@@ -88,6 +97,7 @@ async function admitFrom(
       verdict = await guards[i]!.admit?.(round);
     }
   } catch (error) {
+    blame(error, guards[admitted.length]);
     await releaseRound(admitted, round, error);
     throw error;
   }
@@ -109,9 +119,9 @@ export function commitRound(
     } catch (error) {
       return releaseThenThrow(admitted.slice(0, i + 1), round, error);
     }
-    if (isPromise(done)) {
+    if (isThenable(done)) {
       const rest = admitted.slice(0, i);
-      return done.then(
+      return Promise.resolve(done).then(
         () => commitRound(rest, round, result),
         (error: unknown) => releaseThenThrow(admitted.slice(0, i + 1), round, error),
       );
@@ -129,7 +139,7 @@ export function releaseRound(
   for (let i = admitted.length - 1; i >= 0; i--) {
     try {
       const done = admitted[i]!.release?.(round, error);
-      if (isPromise(done)) pending.push(done.catch(() => undefined));
+      if (isThenable(done)) pending.push(Promise.resolve(done).catch(() => undefined));
     } catch {
       // release must not throw; if one does anyway, the other guards still get to let go.
     }
@@ -143,7 +153,7 @@ function releaseThenThrow(
   error: unknown,
 ): never | Promise<never> {
   const released = releaseRound(admitted, round, error);
-  if (isPromise(released))
+  if (released instanceof Promise)
     return released.then(() => {
       throw error;
     });

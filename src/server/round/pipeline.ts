@@ -20,6 +20,7 @@ import { type MaybePromise, thenOrNow } from '../maybe-async.js';
 import type { HandlerOptions } from '../registry.js';
 import type { RequestMeta } from '../request-meta.js';
 import type { RequestStateCodec, StateBinding } from '../request-state.js';
+import { checkResultShape } from '../result-shape.js';
 import { RoundContext } from './context.js';
 import { admitRound, commitRound, type RoundGuard, releaseRound } from './guard.js';
 import { GuardedRoundView } from './guarded-round.js';
@@ -63,6 +64,9 @@ export class RoundRequest {
   readonly options: HandlerOptions;
   readonly invoke: (ctx: RequestContext) => unknown;
   readonly finalize: ((result: Result) => Result) | undefined;
+  /** The handler's work when it ran asynchronously; it may outlive the round's answer (a time limit passed). */
+  work: Promise<Result> | undefined;
+  workSettled = false;
   constructor(
     call: Call,
     method: MrtrMethod,
@@ -156,12 +160,25 @@ export class RoundPipeline {
       if (answer) {
         // A guard answered in the handler's place (e.g. the recorded answer to an identical retry).
         if (r.trace) r.trace.decidedBy = guards[admitted.length]?.name;
-        return thenOrNow(commitRound(admitted, view, answer), () => answer);
+        const sent: Result =
+          (answer as Partial<Result>).resultType === undefined
+            ? { ...answer, resultType: 'complete' }
+            : answer;
+        return thenOrNow(commitRound(admitted, view, sent), () => sent);
       }
-      const failed = (error: unknown) =>
-        thenOrNow(releaseRound(admitted, view, error), () => {
+      const failed = (error: unknown) => {
+        const work = r.work;
+        if (work && !r.workSettled) {
+          // Answered before the handler finished (its time limit passed): release means "nothing this round started
+          // can still take effect", so the guards let go only once the handler's work has settled.
+          const letGo = () => releaseRound(admitted, view, error);
+          work.then(letGo, letGo);
+          throw error;
+        }
+        return thenOrNow(releaseRound(admitted, view, error), () => {
           throw error;
         });
+      };
       let result: MaybePromise<Result>;
       try {
         result = this.execute(r, round, binding);
@@ -194,8 +211,10 @@ export class RoundPipeline {
       );
       // Synchronous all the way when the handler is: no promise, no microtask, no timer.
       finished = thenOrNow(flow, (f: FlowRoundOutcome<unknown>) => {
-        const result = this.finish(f, r, round, binding);
-        return r.finalize ? r.finalize(result) : result;
+        let result = this.finish(f, r, round, binding);
+        if (r.finalize) result = r.finalize(result);
+        if (this.options.validateResults) checkResultShape(r.method, result);
+        return result;
       });
     } catch (error) {
       deadline.release();
@@ -205,6 +224,12 @@ export class RoundPipeline {
       deadline.release();
       return finished;
     }
+    r.work = finished;
+    // Registered before the race's own callbacks, so a failure handler after the race sees whether the work ended.
+    const settled = () => {
+      r.workSettled = true;
+    };
+    finished.then(settled, settled);
     return deadline.race(finished, () =>
       timedOutAnswer(r.method, r.target, deadline.timeoutMs, request, env, this.options.logger),
     );

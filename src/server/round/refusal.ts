@@ -16,6 +16,8 @@ export class RoundRefused extends McpError {
   readonly httpStatus: number | undefined;
   /** Extra headers for an HTTP answer (e.g. Retry-After). */
   readonly httpHeaders: Readonly<Record<string, string>> | undefined;
+  /** The guard that refused, filled in by the pipeline (undefined for the codec's refusals). */
+  refusedBy: string | undefined;
 
   constructor(
     reason: string,

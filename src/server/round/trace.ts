@@ -23,7 +23,10 @@ export class RoundTrace {
 
   /** Remember why the request failed, before the error becomes a JSON-RPC answer. */
   failed(error: unknown): void {
-    if (error instanceof RoundRefused) this.reason = error.reason;
+    if (error instanceof RoundRefused) {
+      this.reason = error.reason;
+      this.decidedBy = error.refusedBy;
+    }
   }
 
   toEvent(response: JsonRpcResponse): RoundEvent {
