@@ -14,6 +14,7 @@ export { HandlerTimeoutError } from './deadline.js';
 export { SERVER_DEFAULTS } from './defaults.js';
 export { type Logger, type RequestEnvironment, stderrLogger } from './environment.js';
 export { InvalidOptionError, ServerError, type ServerErrorCode } from './errors.js';
+export type { HeaderParam } from './header-params.js';
 export { type HttpEndpoint, HttpServerTransport, type HttpServerTransportOptions } from './http.js';
 export type {
   CompletionHandler,

@@ -54,7 +54,7 @@ export const STATE_CODEC_DEFAULTS = Object.freeze({
   /** Bounds the payload before compression, so inflating a token can never take more memory than this. */
   maxPayloadBytes: 256 * 1024,
   /** Long enough for a person to answer a question, short enough that a leaked state soon stops working. */
-  ttlMs: 10 * 60 * 1000,
+  defaultTtlMs: 10 * 60 * 1000,
   /** Clocks across a fleet differ by seconds, not minutes. */
   maxClockSkewMs: 60 * 1000,
   /**
@@ -367,7 +367,7 @@ export class StateCodec {
     );
     this.defaultTtlMs = positiveInt(
       'defaultTtlMs',
-      options.defaultTtlMs ?? STATE_CODEC_DEFAULTS.ttlMs,
+      options.defaultTtlMs ?? STATE_CODEC_DEFAULTS.defaultTtlMs,
       MAX_TTL_MS,
     );
     this.maxClockSkewMs = positiveInt(

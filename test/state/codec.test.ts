@@ -38,7 +38,7 @@ describe('StateCodec round trip', () => {
     const a = opened(c.open(c.seal(null, binding), binding));
     const b = opened(c.open(c.seal(null, binding), binding));
     expect(a.round).toBe(1);
-    expect(a.expiresAt - a.issuedAt).toBe(STATE_CODEC_DEFAULTS.ttlMs);
+    expect(a.expiresAt - a.issuedAt).toBe(STATE_CODEC_DEFAULTS.defaultTtlMs);
     expect(a.flowId).toMatch(/^[A-Za-z0-9_-]{22}$/);
     expect(a.flowId).not.toBe(b.flowId);
   });
