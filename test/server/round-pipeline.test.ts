@@ -251,6 +251,73 @@ describe('round guards', () => {
     expect(read).toMatchObject({ result: { ttlMs: 60_000, cacheScope: 'public' } });
   });
 
+  it('with synchronous guards a synchronous handler is still answered synchronously', () => {
+    const log: string[] = [];
+    const response = server({ guards: [recordingGuard('a', log), recordingGuard('b', log)] }).handleRequest(
+      call(1, 'sync'),
+      env,
+    );
+    expect(response).not.toBeInstanceOf(Promise);
+    expect(log).toEqual(['a.admit r0', 'b.admit r0', 'b.commit r0 complete', 'a.commit r0 complete']);
+  });
+
+  it('after an asynchronous admit the later guards still run in order, and a later refusal releases them all', async () => {
+    const log: string[] = [];
+    const slow = recordingGuard('slow', log, {
+      admit: async (round) => {
+        await Promise.resolve();
+        log.push(`slow.admit r${round.round}`);
+      },
+    });
+    const commitOnly: RoundGuard = { name: 'counter', commit: () => void log.push('counter.commit') };
+    const ok = await server({ guards: [slow, commitOnly, recordingGuard('last', log)] }).handle(
+      call(1, 'sync'),
+      env,
+    );
+    expect(ok).toMatchObject({ result: { content: [{ text: 'done' }] } });
+    expect(log).toEqual([
+      'slow.admit r0',
+      'last.admit r0',
+      'last.commit r0 complete',
+      'counter.commit',
+      'slow.commit r0 complete',
+    ]);
+    log.length = 0;
+    const refuser: RoundGuard = {
+      name: 'refuser',
+      admit: () => {
+        throw new RoundRefused('no', { code: -32600, message: 'no' });
+      },
+    };
+    const refused = await server({ guards: [slow, recordingGuard('mid', log), refuser] }).handle(
+      call(2, 'sync'),
+      env,
+    );
+    expect(refused).toMatchObject({ error: { code: -32600 } });
+    expect(log).toEqual(['slow.admit r0', 'mid.admit r0', 'mid.release no', 'slow.release no']);
+  });
+
+  it('a synchronous commit that throws releases the guards that have not committed, itself included', async () => {
+    const log: string[] = [];
+    const broken = recordingGuard('broken', log, {
+      commit: () => {
+        throw new Error('disk full');
+      },
+    });
+    const response = await server({
+      guards: [recordingGuard('outer', log), broken, recordingGuard('inner', log)],
+    }).handle(call(1, 'sync'), env);
+    expect(response).toMatchObject({ error: { code: -32603 } });
+    expect(log).toEqual([
+      'outer.admit r0',
+      'broken.admit r0',
+      'inner.admit r0',
+      'inner.commit r0 complete',
+      'broken.release disk full',
+      'outer.release disk full',
+    ]);
+  });
+
   it('a release that throws does not stop the other guards from letting go', async () => {
     const log: string[] = [];
     const clumsy = recordingGuard('clumsy', log, {
