@@ -137,8 +137,13 @@ function checkParamHeaders(
   for (const { header, path } of params) {
     // Own keys only, exactly as the client reads them: an absent `constructor` is absent, not Object's.
     const value = argumentAt(args, path);
-    if (value === undefined || value === null) continue;
     const raw = single(headers, paramHeaderName(header));
+    if (value === undefined || value === null) {
+      // A header with no value behind it disagrees with the body: whoever routes on the header sees another request.
+      if (raw !== undefined)
+        throw headerMismatch(`the Mcp-Param-${header} header is sent but ${path.join('.')} is not set`);
+      continue;
+    }
     if (raw === undefined)
       throw headerMismatch(`the Mcp-Param-${header} header is required when ${path.join('.')} is set`);
     const decoded = decodeHeaderValue(raw.trim());

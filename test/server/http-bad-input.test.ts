@@ -261,6 +261,20 @@ describe('_meta and headers', () => {
     expect(wrong.response.error?.code).toBe(-32020);
     const absent = await mcp(endpoint.url, 'tools/call', { name: 'regional', arguments: { query: 'q' } });
     expect(absent.response.result?.content).toEqual([{ type: 'text', text: 'undefined:q' }]);
+    // A header whose value the body does not carry (absent or null) is a mismatch too: a router would see "eu".
+    for (const body of [{ query: 'q' }, { region: null, query: 'q' }]) {
+      const orphan = await mcp(
+        endpoint.url,
+        'tools/call',
+        { name: 'regional', arguments: body },
+        { headers: { 'mcp-param-region': 'eu' } },
+      );
+      expect(orphan.status).toBe(400);
+      expect(orphan.response.error).toMatchObject({
+        code: -32020,
+        message: expect.stringContaining('Mcp-Param-Region header is sent but region is not set'),
+      });
+    }
   });
 
   it('answers an unknown method with 404 and -32601', async () => {
