@@ -12,6 +12,8 @@ export function decodeHeaderValue(raw: string): string | undefined {
     const body = raw.slice(SENTINEL_PREFIX.length, raw.length - SENTINEL_SUFFIX.length);
     if (!BASE64.test(body) || body.length % 4 !== 0) return undefined;
     const bytes = Buffer.from(body, 'base64');
+    // One encoding per value: non-zero padding bits (`YR==` for "a") would let two header texts mean one value.
+    if (bytes.toString('base64') !== body) return undefined;
     const text = bytes.toString('utf8');
     // Reject invalid UTF-8 rather than comparing a replacement-character string against the body.
     if (!Buffer.from(text, 'utf8').equals(bytes)) return undefined;

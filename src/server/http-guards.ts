@@ -78,9 +78,19 @@ export function checkOrigin(headers: IncomingHttpHeaders, policy: OriginPolicy):
 const headerMismatch = (message: string) =>
   new McpError(ErrorCode.HeaderMismatch, `Header mismatch: ${message}`);
 
-function single(headers: IncomingHttpHeaders, name: string): string | undefined {
+/**
+ * One header's value. node joins repeated custom headers with ", ", so a joined-looking value is checked against the
+ * raw list: two `Mcp-Name` headers must not pass as one ("greet, admin") while a proxy routes on the first.
+ */
+function single(headers: IncomingHttpHeaders, name: string, rawHeaders: readonly string[] | undefined) {
   const v = headers[name];
-  return Array.isArray(v) ? v.join(', ') : v;
+  const value = Array.isArray(v) ? v.join(', ') : v;
+  if (value !== undefined && rawHeaders !== undefined && value.includes(', ')) {
+    let count = 0;
+    for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.toLowerCase() === name) count++;
+    if (count > 1) throw headerMismatch(`the ${name} header is sent ${count} times; send it once`);
+  }
+  return value;
 }
 
 /**
@@ -91,8 +101,11 @@ export function checkRequestHeaders(
   headers: IncomingHttpHeaders,
   request: JsonRpcRequest,
   headerParams: (toolName: string) => HeaderParam[] | undefined,
+  /** The request's raw header list (`req.rawHeaders`), to refuse a repeated Mcp-* header. */
+  rawHeaders?: readonly string[],
 ): void {
-  const version = single(headers, HEADER_PROTOCOL_VERSION);
+  const read = (name: string) => single(headers, name, rawHeaders);
+  const version = read(HEADER_PROTOCOL_VERSION);
   if (version === undefined) throw headerMismatch('the MCP-Protocol-Version header is required');
   const meta = request.params?._meta as JsonObject | undefined;
   const bodyVersion = meta?.[META_PROTOCOL_VERSION];
@@ -101,7 +114,7 @@ export function checkRequestHeaders(
       `MCP-Protocol-Version header '${version}' does not match _meta protocolVersion '${bodyVersion}'`,
     );
   }
-  const method = single(headers, HEADER_METHOD);
+  const method = read(HEADER_METHOD);
   if (method === undefined) throw headerMismatch('the Mcp-Method header is required');
   if (method.trim() !== request.method) {
     throw headerMismatch(
@@ -116,7 +129,7 @@ export function checkRequestHeaders(
         : undefined;
   if (nameField === undefined) return;
   const bodyName = request.params?.[nameField];
-  const rawName = single(headers, HEADER_NAME);
+  const rawName = read(HEADER_NAME);
   if (rawName === undefined) throw headerMismatch('the Mcp-Name header is required for this method');
   const name = decodeHeaderValue(rawName.trim());
   if (name === undefined) throw headerMismatch('the Mcp-Name header value is malformed');
@@ -124,12 +137,12 @@ export function checkRequestHeaders(
     throw headerMismatch(`Mcp-Name header value '${name}' does not match body value '${bodyName}'`);
   }
   if (request.method === 'tools/call' && typeof bodyName === 'string') {
-    checkParamHeaders(headers, request.params?.arguments, headerParams(bodyName));
+    checkParamHeaders(read, request.params?.arguments, headerParams(bodyName));
   }
 }
 
 function checkParamHeaders(
-  headers: IncomingHttpHeaders,
+  read: (name: string) => string | undefined,
   args: unknown,
   params: HeaderParam[] | undefined,
 ): void {
@@ -137,7 +150,7 @@ function checkParamHeaders(
   for (const { header, path } of params) {
     // Own keys only, exactly as the client reads them: an absent `constructor` is absent, not Object's.
     const value = argumentAt(args, path);
-    const raw = single(headers, paramHeaderName(header));
+    const raw = read(paramHeaderName(header));
     if (value === undefined || value === null) {
       // A header with no value behind it disagrees with the body: whoever routes on the header sees another request.
       if (raw !== undefined)

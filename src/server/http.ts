@@ -247,7 +247,7 @@ export class HttpServerTransport {
     }
     const request = message.request;
     try {
-      checkRequestHeaders(req.headers, request, this.headerParamsOf);
+      checkRequestHeaders(req.headers, request, this.headerParamsOf, req.rawHeaders);
     } catch (error) {
       // A legacy client's handshake lacks the modern headers: the same error, plus what its user needs to know.
       const e =

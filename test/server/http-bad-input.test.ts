@@ -1,4 +1,5 @@
 // Every kind of bad HTTP input gets a clear JSON-RPC error with the spec's status, and the server keeps serving.
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpEndpoint } from '../../src/server/index.js';
 import { META, mcp, rawPost } from '../helpers/mcp-http.js';
@@ -275,6 +276,71 @@ describe('_meta and headers', () => {
         message: expect.stringContaining('Mcp-Param-Region header is sent but region is not set'),
       });
     }
+  });
+
+  it('refuses a repeated Mcp-Name or Mcp-Param-* header, which node would join into one value', async () => {
+    const send = (headerPairs: string[], body: object) =>
+      new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const payload = JSON.stringify({
+          jsonrpc: '2.0',
+          id: 9,
+          method: 'tools/call',
+          params: { _meta: META, ...body },
+        });
+        // A flat header list (so a name can repeat) gets no automatic Host or framing headers: state them.
+        const req = httpRequest(
+          endpoint.url,
+          {
+            method: 'POST',
+            headers: [
+              'host',
+              new URL(endpoint.url).host,
+              'content-type',
+              'application/json',
+              'accept',
+              'application/json, text/event-stream',
+              'mcp-protocol-version',
+              '2026-07-28',
+              'mcp-method',
+              'tools/call',
+              'content-length',
+              String(Buffer.byteLength(payload)),
+              ...headerPairs,
+            ],
+          },
+          (res) => {
+            let text = '';
+            res.on('data', (c: Buffer) => {
+              text += c.toString('utf8');
+            });
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+          },
+        );
+        req.on('error', reject);
+        req.end(
+          JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { _meta: META, ...body } }),
+        );
+      });
+    const twoNames = await send(['mcp-name', 'regional', 'mcp-name', 'other'], { name: 'regional, other' });
+    expect(twoNames.status).toBe(400);
+    expect(JSON.parse(twoNames.text).error).toMatchObject({
+      code: -32020,
+      message: expect.stringContaining('mcp-name header is sent 2 times'),
+    });
+    const twoParams = await send(
+      ['mcp-name', 'regional', 'Mcp-Param-Region', 'us', 'mcp-param-region', 'eu'],
+      {
+        name: 'regional',
+        arguments: { region: 'us, eu', query: 'q' },
+      },
+    );
+    expect(twoParams.status).toBe(400);
+    // One header whose value happens to hold ", " is still fine.
+    const one = await send(['mcp-name', 'regional', 'mcp-param-region', 'us, eu'], {
+      name: 'regional',
+      arguments: { region: 'us, eu', query: 'q' },
+    });
+    expect(one.status).toBe(200);
   });
 
   it('answers an unknown method with 404 and -32601', async () => {
