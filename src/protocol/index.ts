@@ -22,6 +22,7 @@ export {
 export {
   emptyRecord,
   isJsonObject,
+  nestsDeeperThan,
   ownValue,
 } from './json.js';
 export {

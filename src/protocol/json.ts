@@ -22,3 +22,18 @@ export function ownValue(obj: JsonObject, key: string): unknown {
 export function emptyRecord<T>(): Record<string, T> {
   return Object.create(null) as Record<string, T>;
 }
+
+/**
+ * Whether a parsed JSON value nests deeper than `max` levels. Iterative, so a hostile 100,000-deep value cannot
+ * overflow the stack here; whatever walks it recursively later (a validator, JSON.stringify) can then be spared it.
+ */
+export function nestsDeeperThan(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth >= max) return true;
+    for (const child of Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return false;
+}

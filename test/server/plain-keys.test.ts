@@ -94,3 +94,49 @@ describe('resources and client-chosen names', () => {
     expect(answered).toMatchObject({ result: { ttlMs: 0, cacheScope: 'private' } });
   });
 });
+
+describe('answers nested too deep', () => {
+  let deep: Record<string, unknown> = {};
+  for (let i = 0; i < 100_000; i++) deep = { nested: deep };
+  const call = (id: number, name: string, extra: Record<string, unknown>): JsonRpcRequest => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { _meta: META, name, arguments: {}, ...extra },
+  });
+
+  it('get -32602 naming the key on the unsealed path, before any recursive walk could overflow the stack', async () => {
+    const answer = { action: 'accept', content: { name: 'x' }, _meta: deep };
+    const response = await testServer().core.handle(
+      call(1, 'test_input_required_result_elicitation', { inputResponses: { user_name: answer } }),
+      env,
+    );
+    expect(response).toMatchObject({
+      error: {
+        code: -32602,
+        message: 'Invalid params: inputResponses["user_name"] nests deeper than 64 levels',
+      },
+    });
+  });
+
+  it('and on the sealed path (a sampling answer with a hostile _meta)', async () => {
+    const core = testServer().core;
+    const first = (await core.handle(call(1, 'test_input_required_result_sampling', {}), env)) as unknown as {
+      result: { requestState: string };
+    };
+    const answer = { role: 'assistant', content: { type: 'text', text: 'Paris', _meta: deep }, model: 'm' };
+    const response = await core.handle(
+      call(2, 'test_input_required_result_sampling', {
+        requestState: first.result.requestState,
+        inputResponses: { capital_question: answer },
+      }),
+      env,
+    );
+    expect(response).toMatchObject({
+      error: {
+        code: -32602,
+        message: 'Invalid params: inputResponses["capital_question"] nests deeper than 64 levels',
+      },
+    });
+  });
+});
