@@ -72,11 +72,40 @@ export interface McpServerOptions {
   observers?: readonly RoundObserver[];
 }
 
+/** Every option name, checked by the compiler: a JavaScript caller's typo (`guard:`) is refused, not ignored. */
+const OPTION_NAMES: ReadonlySet<string> = new Set(
+  Object.keys({
+    name: true,
+    version: true,
+    title: true,
+    instructions: true,
+    stateKeys: true,
+    audience: true,
+    maxStateBytes: true,
+    stateCompression: true,
+    stateCodec: true,
+    logger: true,
+    pageSize: true,
+    maxRounds: true,
+    cacheTtlMs: true,
+    validateResults: true,
+    handlerTimeoutMs: true,
+    guards: true,
+    observers: true,
+  } satisfies Record<keyof McpServerOptions, true>),
+);
+
 export class McpServer {
   private readonly registry = new Registry();
   private dispatcher: Dispatcher | undefined;
 
   constructor(private readonly options: McpServerOptions) {
+    for (const key of Object.keys(options)) {
+      if (!OPTION_NAMES.has(key))
+        throw new InvalidOptionError(
+          `McpServer: unknown option "${key}" (known: ${[...OPTION_NAMES].join(', ')})`,
+        );
+    }
     checkIntegerOption('McpServer', 'handlerTimeoutMs', options.handlerTimeoutMs, { max: MAX_TIMER_MS });
     // The round cap is a security bound: NaN or a fraction must never switch it off.
     checkIntegerOption('McpServer', 'maxRounds', options.maxRounds, { max: 1000 });

@@ -81,4 +81,10 @@ describe('coded errors', () => {
       'McpServer: observers[0] needs an observe(event) function',
     );
   });
+
+  it('an unknown option (a typo a JavaScript caller makes) is refused by name, never ignored', () => {
+    const make = () => new McpServer({ name: 'n', version: '1', guard: [] } as never);
+    expect(make).toThrow(InvalidOptionError);
+    expect(make).toThrow('McpServer: unknown option "guard" (known: name, version, title,');
+  });
 });
