@@ -24,16 +24,20 @@ export function emptyRecord<T>(): Record<string, T> {
 }
 
 /**
- * Whether a parsed JSON value nests deeper than `max` levels. Iterative, so a hostile 100,000-deep value cannot
- * overflow the stack here; whatever walks it recursively later (a validator, JSON.stringify) can then be spared it.
+ * Whether a parsed JSON value nests deeper than `max` levels. The recursion stops at `max`, so a hostile
+ * 100,000-deep value cannot overflow the stack here; whatever walks it recursively later (a validator,
+ * JSON.stringify) is then spared it. Allocation-free: it runs on every answer.
  */
 export function nestsDeeperThan(value: unknown, max: number): boolean {
-  const stack: Array<[unknown, number]> = [[value, 0]];
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop()!;
-    if (typeof node !== 'object' || node === null) continue;
-    if (depth >= max) return true;
-    for (const child of Object.values(node)) stack.push([child, depth + 1]);
+  if (typeof value !== 'object' || value === null) return false;
+  if (max <= 0) return true;
+  if (Array.isArray(value)) {
+    for (const item of value) if (nestsDeeperThan(item, max - 1)) return true;
+    return false;
+  }
+  for (const key in value) {
+    if (Object.hasOwn(value, key) && nestsDeeperThan((value as Record<string, unknown>)[key], max - 1))
+      return true;
   }
   return false;
 }
