@@ -15,14 +15,13 @@ import {
   REQUEST_DEFINITION,
   RESULT_DEFINITION,
   type Result,
-  type ServerCapabilities,
   schemaValidator,
 } from '../protocol/index.js';
 import type { Logger, RequestEnvironment } from './environment.js';
 import type { HeaderParam } from './header-params.js';
 import { type MaybePromise, thenOrNow } from './maybe-async.js';
 import { errorResponse } from './message.js';
-import { type Call, type Core, METHODS, serverCapabilities } from './methods/index.js';
+import { type Call, type Core, METHODS } from './methods/index.js';
 import type { Registry } from './registry.js';
 import type { RequestHandler } from './request-handler.js';
 import { legacyInitializeError, readRequestMeta } from './request-meta.js';
@@ -55,10 +54,6 @@ export interface DispatchOptions {
 
 /** The methods that run the round pipeline: the only ones observers are told about. */
 const MRTR_METHOD_SET: ReadonlySet<string> = new Set(MRTR_METHODS);
-
-export function isKnownMethod(method: string): boolean {
-  return Object.hasOwn(REQUEST_DEFINITION, method);
-}
 
 export class Dispatcher implements RequestHandler {
   private readonly core: Core;
@@ -96,10 +91,6 @@ export class Dispatcher implements RequestHandler {
     };
   }
 
-  capabilities(): ServerCapabilities {
-    return serverCapabilities(this.registry);
-  }
-
   /** Handle one request and always produce a response: errors become JSON-RPC errors, never exceptions. */
   async handle(request: JsonRpcRequest, env: RequestEnvironment): Promise<JsonRpcResponse> {
     return this.handleRequest(request, env);
@@ -126,19 +117,21 @@ export class Dispatcher implements RequestHandler {
     env: RequestEnvironment,
     trace: RoundTrace | undefined,
   ): MaybePromise<JsonRpcResponse> {
-    const fail = (error: unknown) => this.toErrorResponse(request, error, env, trace);
     try {
       if (request.method === 'initialize') throw legacyInitializeError(request.params);
       const meta = readRequestMeta(request.params);
-      const method = isKnownMethod(request.method) ? METHODS[request.method] : undefined;
+      // METHODS has no prototype, so a method named like an Object member finds nothing.
+      const method = METHODS[request.method];
       if (!method) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
       this.validateRequest(request);
       const call: Call = { request, params: request.params ?? {}, meta, env, trace };
       const routed = method(this.core, call);
       if (!(routed instanceof Promise)) return this.respond(request, routed);
-      return routed.then((result) => this.respond(request, result)).catch(fail);
+      return routed
+        .then((result) => this.respond(request, result))
+        .catch((error: unknown) => this.toErrorResponse(request, error, env, trace));
     } catch (error) {
-      return fail(error);
+      return this.toErrorResponse(request, error, env, trace);
     }
   }
 

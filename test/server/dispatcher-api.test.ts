@@ -29,3 +29,14 @@ describe('Dispatcher for custom transports', () => {
     expect(second.result._meta).toHaveProperty('io.modelcontextprotocol/serverInfo');
   });
 });
+
+describe('the method table', () => {
+  it('routes exactly the methods the request schema defines, so every routed request has a validator', async () => {
+    const { METHODS } = await import('../../src/server/methods/index.js');
+    const { REQUEST_DEFINITION } = await import('../../src/protocol/index.js');
+    expect(Object.keys(METHODS).sort()).toEqual(Object.keys(REQUEST_DEFINITION).sort());
+    // No prototype: a method named after an Object member finds no handler.
+    expect(METHODS.constructor).toBeUndefined();
+    expect(METHODS.toString).toBeUndefined();
+  });
+});

@@ -7,7 +7,6 @@ import { promptsGet } from './prompts-get.js';
 import { resourcesRead } from './resources-read.js';
 import { toolsCall } from './tools-call.js';
 
-export { serverCapabilities } from './discover.js';
 export type { Call, Core, MethodHandler } from './method.js';
 
 /** Every request method this server answers. A null prototype: a method name is client-chosen text. */
