@@ -39,6 +39,19 @@ export interface FlowRoundInput {
   supports(kind: FlowInputKind): boolean;
   /** Invalid answers tolerated per question unless the question says otherwise. */
   maxInvalidAnswers?: number;
+  /**
+   * Where step results are also kept outside the journal (a replay guard's shared store). A round that runs again
+   * — its process died after a step ran, or a later check failed it — finds the result there instead of repeating
+   * the step's effect.
+   */
+  steps?: StepLedger;
+}
+
+/** Step results kept per flow in a shared store, keyed by the step's position and name digest. */
+export interface StepLedger {
+  recall(stepKey: string): Promise<{ value: unknown } | undefined>;
+  /** Resolves once the result is durable: the round's answer is sent only after. */
+  record(stepKey: string, value: unknown): Promise<void>;
 }
 
 export type FlowRoundOutcome<R> =
@@ -242,8 +255,20 @@ class FlowSession {
   }
 
   private async runStep<T>(p: number, h: string, run: () => T | Promise<T>): Promise<T> {
+    const ledger = this.input.steps;
+    const stepKey = `${p}:${h}`;
+    if (ledger) {
+      // Ran in an earlier attempt at this round whose answer was never sent: use its result, do not repeat it.
+      const recorded = await ledger.recall(stepKey);
+      if (recorded) {
+        this.journal.push({ p, h, a: recorded.value });
+        return recorded.value as T;
+      }
+    }
     const value = await run();
-    this.journal.push({ p, h, a: value === undefined ? null : value });
+    const journaled = value === undefined ? null : value;
+    if (ledger) await ledger.record(stepKey, journaled);
+    this.journal.push({ p, h, a: journaled });
     return value;
   }
 }

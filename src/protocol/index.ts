@@ -46,6 +46,7 @@ export {
   REQUEST_DEFINITION,
   RESULT_DEFINITION,
 } from './methods.js';
+export { INVALID_REQUEST_STATE, invalidRequestState, RoundRefused } from './refusal.js';
 export {
   compileJsonSchema,
   describeSchemaErrors,

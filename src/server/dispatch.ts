@@ -15,6 +15,7 @@ import {
   REQUEST_DEFINITION,
   RESULT_DEFINITION,
   type Result,
+  RoundRefused,
   schemaValidator,
 } from '../protocol/index.js';
 import type { Logger, RequestEnvironment } from './environment.js';
@@ -30,7 +31,6 @@ import { checkResultShape } from './result-shape.js';
 import type { RoundGuard } from './round/guard.js';
 import type { RoundObserver } from './round/observer.js';
 import { RoundPipeline } from './round/pipeline.js';
-import { RoundRefused } from './round/refusal.js';
 import { RoundTrace } from './round/trace.js';
 
 export interface DispatchOptions {

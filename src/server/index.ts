@@ -1,5 +1,7 @@
 // mrtr/server: a stateless MCP 2026-07-28 server whose multi-round calls are sealed, bound and bounded.
 // A curated list: what is not named here is internal and may change between releases.
+
+export { INVALID_REQUEST_STATE, RoundRefused } from '../protocol/index.js';
 export { text } from './content.js';
 export {
   type InputKind,
@@ -40,6 +42,5 @@ export {
 } from './request-state.js';
 export type { GuardedRound, RoundGuard } from './round/guard.js';
 export type { RoundEvent, RoundObserver, RoundOutcome } from './round/observer.js';
-export { INVALID_REQUEST_STATE, RoundRefused } from './round/refusal.js';
 export { McpServer, type McpServerOptions } from './server.js';
 export { type StdioOptions, serveStdio } from './stdio.js';

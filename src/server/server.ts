@@ -1,7 +1,9 @@
 // McpServer: the public face of the server room — register tools, prompts and resources, then serve them.
 
+import { ReplayGuard, type ReplayGuardOptions } from '../guard/index.js';
 import type { Implementation, ResourceDefinition, ResourceTemplateDefinition } from '../protocol/index.js';
 import { createEphemeralKeyring, Keyring, type StateCodecOptions } from '../state/index.js';
+import type { SharedStore } from '../stores/index.js';
 import { SERVER_DEFAULTS } from './defaults.js';
 import { Dispatcher } from './dispatch.js';
 import { type Logger, stderrLogger } from './environment.js';
@@ -70,6 +72,14 @@ export interface McpServerOptions {
   guards?: readonly RoundGuard[];
   /** Told the outcome of every such request, refused ones included; the answer waits for their promises. */
   observers?: readonly RoundObserver[];
+  /**
+   * A shared store (memory, SQLite, Redis: `mrtr/stores`) that makes every round's requestState single-use: an
+   * identical retry gets the identical answer, anything else replayed is refused, ask.step results are kept, and
+   * refused presentations are counted per principal. Without one, a replayed state is not refused.
+   */
+  replayStore?: SharedStore;
+  /** Tuning for the replay guard `replayStore` enables (answer cache cap, lease, wait, refusal limit). */
+  replay?: ReplayGuardOptions;
 }
 
 /** Every option name, checked by the compiler: a JavaScript caller's typo (`guard:`) is refused, not ignored. */
@@ -92,6 +102,8 @@ const OPTION_NAMES: ReadonlySet<string> = new Set(
     handlerTimeoutMs: true,
     guards: true,
     observers: true,
+    replayStore: true,
+    replay: true,
   } satisfies Record<keyof McpServerOptions, true>),
 );
 
@@ -118,6 +130,16 @@ export class McpServer {
           `McpServer: guards[${i}] needs a name and at least one of admit, commit, release`,
         );
     }
+    const store = options.replayStore as Partial<SharedStore> | undefined;
+    if (
+      store !== undefined &&
+      !['get', 'create', 'replace', 'remove', 'increment'].every(
+        (method) => typeof store?.[method as keyof SharedStore] === 'function',
+      )
+    )
+      throw new InvalidOptionError(
+        'McpServer: replayStore must be a store from mrtr/stores (memory, SQLite, Redis) or keep its contract',
+      );
     for (const [i, observer] of (options.observers ?? []).entries()) {
       if (typeof observer?.observe !== 'function')
         throw new InvalidOptionError(`McpServer: observers[${i}] needs an observe(event) function`);
@@ -173,7 +195,7 @@ export class McpServer {
         listTtlMs: o.cacheTtlMs ?? SERVER_DEFAULTS.cacheTtlMs,
         validateResults: o.validateResults ?? false,
         handlerTimeoutMs: o.handlerTimeoutMs ?? SERVER_DEFAULTS.handlerTimeoutMs,
-        guards: o.guards,
+        guards: this.guards(),
         observers: o.observers,
       });
     }
@@ -191,6 +213,19 @@ export class McpServer {
 
   stdio(options: StdioOptions = {}): Promise<void> {
     return serveStdio(this.core, { logger: this.logger, ...options });
+  }
+
+  /** The replay guard comes first: a replayed round is refused before any other guard spends work on it. */
+  private guards(): RoundGuard[] {
+    const o = this.options;
+    const guards = [...(o.guards ?? [])];
+    if (o.replayStore) {
+      // A claim must outlive the round it protects: by default, the server's time limit plus a margin.
+      const leaseMs = (o.handlerTimeoutMs ?? SERVER_DEFAULTS.handlerTimeoutMs) + 10_000;
+      guards.unshift(new ReplayGuard(o.replayStore, { leaseMs, ...o.replay }));
+    } else if (o.replay)
+      throw new InvalidOptionError('McpServer: replay options need a replayStore to guard with');
+    return guards;
   }
 
   private get logger(): Logger {

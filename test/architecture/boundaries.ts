@@ -9,11 +9,13 @@ export const SRC = resolve(import.meta.dirname, '../../src');
 export const ARROWS: Readonly<Record<string, readonly string[]>> = {
   protocol: [],
   state: [],
+  stores: [],
   flow: ['protocol', 'state'],
-  server: ['protocol', 'state', 'flow'],
+  guard: ['protocol', 'state', 'stores'],
+  server: ['protocol', 'state', 'flow', 'stores', 'guard'],
   client: ['protocol'],
-  cli: ['protocol', 'state', 'flow', 'server', 'client'],
-  '.': ['protocol', 'state', 'flow', 'server', 'client'],
+  cli: ['protocol', 'state', 'flow', 'stores', 'guard', 'server', 'client'],
+  '.': ['protocol', 'state', 'flow', 'stores', 'guard', 'server', 'client'],
 };
 
 export interface SourceFile {

@@ -1,9 +1,10 @@
 // Round guards: checks that join the round pipeline by composition instead of edits to it. A guard sees a round
 // after its requestState opened and before the handler runs (admit), and again once the round's answer is ready but
 // not yet sent (commit) — the two moments a replay guard, an approval check or a step-up check need.
-import type { InputResponse, Result } from '../../protocol/index.js';
+
+import type { StepLedger } from '../../flow/index.js';
+import { type InputResponse, type Result, RoundRefused } from '../../protocol/index.js';
 import type { Principal } from '../context.js';
-import { RoundRefused } from './refusal.js';
 
 /** What a guard knows about the round it judges. Digests, never the token: guards may store what they see. */
 export interface GuardedRound {
@@ -27,9 +28,29 @@ export interface GuardedRound {
   readonly answersDigest: string;
 }
 
+/** A round before its requestState is opened: who asks for what. */
+export interface ScreenedRound {
+  readonly requestId: string | number;
+  readonly method: 'tools/call' | 'prompts/get' | 'resources/read';
+  readonly target: string;
+  readonly principal: Principal | undefined;
+}
+
 export interface RoundGuard {
   /** Shown in logs and refusal records. */
   readonly name: string;
+  /**
+   * Before the requestState is opened, so that it also sees callers whose state will not open: throw a
+   * `RoundRefused` to refuse (e.g. 429 for a principal past its refusal limit).
+   */
+  screen?(round: ScreenedRound): void | Promise<void>;
+  /**
+   * Told of every refused round — a state that did not open, a guard's refusal, answers invalid past their limit —
+   * after the refusal is decided and before it is sent. Never throws; cannot change the answer.
+   */
+  refused?(round: ScreenedRound, reason: string): void | Promise<void>;
+  /** Where ask.step results of this round's flow are kept outside the journal, if this guard keeps them. */
+  stepLedger?(round: GuardedRound): StepLedger | undefined;
   /**
    * Before the handler runs. Throw a `RoundRefused` to refuse the round; return a result to answer it without
    * running the handler (e.g. the recorded answer to an identical retry); return nothing to let it run.
@@ -158,4 +179,49 @@ function releaseThenThrow(
       throw error;
     });
   throw error;
+}
+
+/** Run each guard's `screen` in order, before the state opens. Synchronous while the guards are. */
+export function screenRound(
+  guards: readonly RoundGuard[],
+  round: ScreenedRound,
+  from = 0,
+): void | Promise<void> {
+  for (let i = from; i < guards.length; i++) {
+    const guard = guards[i]!;
+    if (!guard.screen) continue;
+    let done: void | Promise<void>;
+    try {
+      done = guard.screen(round);
+    } catch (error) {
+      blame(error, guard);
+      throw error;
+    }
+    if (isThenable(done))
+      return Promise.resolve(done).then(
+        () => screenRound(guards, round, i + 1),
+        (error: unknown) => {
+          blame(error, guard);
+          throw error;
+        },
+      );
+  }
+}
+
+/** Tell every guard that the round was refused and why. A guard failing to listen is not the round's error. */
+export function reportRefusal(
+  guards: readonly RoundGuard[],
+  round: ScreenedRound,
+  reason: string,
+): void | Promise<void> {
+  const pending: Promise<unknown>[] = [];
+  for (const guard of guards) {
+    try {
+      const done = guard.refused?.(round, reason);
+      if (isThenable(done)) pending.push(Promise.resolve(done).catch(() => undefined));
+    } catch {
+      // refused must not throw; the other guards are still told.
+    }
+  }
+  if (pending.length > 0) return Promise.all(pending).then(() => undefined);
 }

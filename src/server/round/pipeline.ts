@@ -1,7 +1,7 @@
 // The round pipeline shared by tools/call, prompts/get and resources/read:
 //   open (requestState, answers) → admit (guards) → run (flow + handler) → seal or complete → commit (guards).
 // Guards join by composition; with none, every step runs synchronously for a synchronous handler.
-import { type FlowJournal, type FlowRoundOutcome, runFlowRound } from '../../flow/index.js';
+import { type FlowJournal, type FlowRoundOutcome, runFlowRound, type StepLedger } from '../../flow/index.js';
 import {
   clientSupports,
   ErrorCode,
@@ -11,6 +11,7 @@ import {
   McpError,
   type MrtrMethod,
   type Result,
+  RoundRefused,
 } from '../../protocol/index.js';
 import { InputRequired, type RequestContext } from '../context.js';
 import { Deadline } from '../deadline.js';
@@ -22,9 +23,16 @@ import type { RequestMeta } from '../request-meta.js';
 import type { RequestStateCodec, StateBinding } from '../request-state.js';
 import { checkResultShape } from '../result-shape.js';
 import { RoundContext } from './context.js';
-import { admitRound, commitRound, type RoundGuard, releaseRound } from './guard.js';
+import {
+  admitRound,
+  commitRound,
+  type RoundGuard,
+  releaseRound,
+  reportRefusal,
+  type ScreenedRound,
+  screenRound,
+} from './guard.js';
 import { GuardedRoundView } from './guarded-round.js';
-import { RoundRefused } from './refusal.js';
 import { openRound, type RoundInput, sealRound } from './state.js';
 import type { RoundTrace } from './trace.js';
 
@@ -67,6 +75,8 @@ export class RoundRequest {
   /** The handler's work when it ran asynchronously; it may outlive the round's answer (a time limit passed). */
   work: Promise<Result> | undefined;
   workSettled = false;
+  /** Set when the round ended the call in a way that counts as a refusal of the caller (answers invalid too often). */
+  refusal: string | undefined;
   constructor(
     call: Call,
     method: MrtrMethod,
@@ -106,6 +116,46 @@ export class RoundPipeline {
       target: r.target,
       arguments: r.args,
     };
+    const guards = this.options.guards;
+    if (guards.length === 0) {
+      const round = this.open(r, binding);
+      return this.execute(r, round, binding, undefined);
+    }
+    const screened: ScreenedRound = {
+      requestId: r.request.id,
+      method: r.method,
+      target: r.target,
+      principal: r.env.principal,
+    };
+    // Every refusal of a guarded round, whoever decides it, is told to the guards (a refusal limit counts them).
+    const refused = (error: unknown): never | Promise<never> => {
+      if (!(error instanceof RoundRefused)) throw error;
+      return thenOrNow(reportRefusal(guards, screened, error.reason), () => {
+        throw error;
+      });
+    };
+    const afterScreen = (): MaybePromise<Result> => {
+      let round: RoundInput;
+      try {
+        round = this.open(r, binding);
+      } catch (error) {
+        return refused(error);
+      }
+      return this.guarded(r, round, binding, guards, screened);
+    };
+    let screening: void | Promise<void>;
+    try {
+      screening = screenRound(guards, screened);
+    } catch (error) {
+      return this.logRefusal(r, error);
+    }
+    return screening instanceof Promise
+      ? screening.then(afterScreen, (error: unknown) => this.logRefusal(r, error))
+      : afterScreen();
+  }
+
+  /** Open the round's requestState and answers; a state that does not open is logged with its precise reason. */
+  private open(r: RoundRequest, binding: StateBinding): RoundInput {
     let round: RoundInput;
     try {
       round = openRound(r.params, this.options.codec, binding, r.options.unsealedAnswers ?? false);
@@ -119,9 +169,18 @@ export class RoundPipeline {
       throw error;
     }
     if (r.trace) r.trace.round = round;
-    const guards = this.options.guards;
-    if (guards.length === 0) return this.execute(r, round, binding);
-    return this.guarded(r, round, binding, guards);
+    return round;
+  }
+
+  private logRefusal(r: RoundRequest, error: unknown): never {
+    if (error instanceof RoundRefused) {
+      const cause = error.cause instanceof Error ? error.cause.message : undefined;
+      this.options.logger.warn(
+        { method: r.method, target: r.target, id: r.request.id, reason: error.reason, cause },
+        'round refused',
+      );
+    }
+    throw error;
   }
 
   /** The round with guards around it: admit, then run and commit — or release when anything after admit fails. */
@@ -130,6 +189,7 @@ export class RoundPipeline {
     round: RoundInput,
     binding: StateBinding,
     guards: readonly RoundGuard[],
+    screened: ScreenedRound,
   ): MaybePromise<Result> {
     const token = typeof r.params.requestState === 'string' ? r.params.requestState : undefined;
     const view = new GuardedRoundView(
@@ -141,14 +201,9 @@ export class RoundPipeline {
       token,
       round,
     );
-    const logRefusal = (error: unknown): never => {
-      if (error instanceof RoundRefused) {
-        this.options.logger.warn(
-          { method: r.method, target: r.target, id: r.request.id, reason: error.reason },
-          'round refused',
-        );
-      }
-      throw error;
+    const logRefusal = (error: unknown): never | Promise<never> => {
+      if (!(error instanceof RoundRefused)) throw error;
+      return thenOrNow(reportRefusal(guards, screened, error.reason), () => this.logRefusal(r, error));
     };
     let admission: ReturnType<typeof admitRound>;
     try {
@@ -179,13 +234,22 @@ export class RoundPipeline {
           throw error;
         });
       };
+      let steps: StepLedger | undefined;
+      for (const guard of admitted) {
+        steps = guard.stepLedger?.(view);
+        if (steps) break;
+      }
       let result: MaybePromise<Result>;
       try {
-        result = this.execute(r, round, binding);
+        result = this.execute(r, round, binding, steps);
       } catch (error) {
         return failed(error);
       }
-      const commit = (value: Result) => thenOrNow(commitRound(admitted, view, value), () => value);
+      const commit = (value: Result) =>
+        thenOrNow(commitRound(admitted, view, value), () =>
+          // Answers invalid past their limit end the call with a result, yet count as a refusal of the caller.
+          r.refusal ? thenOrNow(reportRefusal(guards, screened, r.refusal), () => value) : value,
+        );
       return result instanceof Promise ? result.then(commit, failed) : commit(result);
     };
     return admission instanceof Promise
@@ -194,7 +258,12 @@ export class RoundPipeline {
   }
 
   /** Run the handler for one round under its time limit, then seal the next round or return the result. */
-  private execute(r: RoundRequest, round: RoundInput, binding: StateBinding): MaybePromise<Result> {
+  private execute(
+    r: RoundRequest,
+    round: RoundInput,
+    binding: StateBinding,
+    steps: StepLedger | undefined,
+  ): MaybePromise<Result> {
     const { request, meta, env } = r;
     const supports = (kind: InputKind) => clientSupports(meta.clientCapabilities, kind);
     const deadline = new Deadline(r.options.timeoutMs ?? this.options.handlerTimeoutMs);
@@ -206,6 +275,7 @@ export class RoundPipeline {
           inputResponses: round.inputResponses,
           capabilities: meta.clientCapabilities,
           supports,
+          steps,
         },
         (getAsk) => r.invoke(new RoundContext(request, meta, env, round, getAsk, deadline)),
       );
@@ -244,6 +314,8 @@ export class RoundPipeline {
     const { method, target, meta, options } = r;
     if (flow.kind === 'ended') {
       // Decline, cancel or too many invalid answers: a clear outcome, not an exception.
+      if (flow.error.reason === 'invalid_answers') r.refusal = 'invalid_answers';
+      if (r.trace) r.trace.reason = flow.error.reason;
       if (method === 'tools/call')
         return {
           resultType: 'complete',

@@ -14,6 +14,7 @@ import {
   type InputRequests,
   type InputResponse,
   invalidParams,
+  invalidRequestState,
   isJsonObject,
   type JsonObject,
   kindOfInputRequest,
@@ -25,7 +26,6 @@ import { NotJsonError, newFlowId, StateTooLargeError } from '../../state/index.j
 import type { InputRequired } from '../context.js';
 import { handlerContractError } from '../errors.js';
 import type { RequestStateCodec, StateBinding, StateEnvelope } from '../request-state.js';
-import { invalidRequestState } from './refusal.js';
 
 export interface RoundInput {
   round: number;

@@ -1,10 +1,9 @@
 // What the pipeline learns about one MRTR request while it runs, kept for the observers. Made only when a server
 // has observers; the dispatcher turns it into a RoundEvent once the answer is known.
 import type { InputRequests, JsonObject, JsonRpcResponse } from '../../protocol/index.js';
-import { ErrorCode } from '../../protocol/index.js';
+import { ErrorCode, RoundRefused } from '../../protocol/index.js';
 import type { Principal } from '../context.js';
 import type { RoundEvent, RoundOutcome } from './observer.js';
-import { RoundRefused } from './refusal.js';
 import type { RoundInput } from './state.js';
 
 export class RoundTrace {

@@ -1,6 +1,6 @@
 // A round refused by the pipeline or a guard: one error type that carries both what the client is told and the
 // precise reason that only the log and the audit trail get to see.
-import { ErrorCode, McpError } from '../../protocol/index.js';
+import { ErrorCode, McpError } from './errors.js';
 
 /** Fixed wire message for every state failure: the precise reason goes to the log, never to the client. */
 export const INVALID_REQUEST_STATE = 'Invalid params: invalid requestState';
@@ -28,8 +28,11 @@ export class RoundRefused extends McpError {
       httpStatus?: number;
       httpHeaders?: Record<string, string>;
     } = {},
+    /** What went wrong underneath (a store's error): for the log, never for the client. */
+    options?: { cause?: unknown },
   ) {
     super(wire.code ?? ErrorCode.InvalidParams, wire.message ?? INVALID_REQUEST_STATE, wire.data);
+    if (options && 'cause' in options) this.cause = options.cause;
     this.reason = reason;
     this.httpStatus = wire.httpStatus;
     this.httpHeaders = wire.httpHeaders;

@@ -1,0 +1,12 @@
+// mrtr/stores: the shared stores behind guards — memory (one process), SQLite (one machine, the embedded
+// default), Redis (a fleet) — all keeping one contract.
+export {
+  type SharedStore,
+  STORE_LIMITS,
+  type StoredEntry,
+  StoreUnavailableError,
+} from './contract.js';
+export { MemoryStore, type MemoryStoreOptions } from './memory.js';
+export { openStore, STORE_SYNTAX } from './open-store.js';
+export { RedisStore, type RedisStoreOptions } from './redis.js';
+export { SqliteStore, type SqliteStoreOptions } from './sqlite.js';

@@ -1,0 +1,73 @@
+// The embedded store keeps the shared-store contract in a real SQLite file, survives reopening, and sweeps what
+// expired.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openStore, SqliteStore } from '../../src/stores/index.js';
+import { expectClosedStoreRefuses, storeContract } from './contract.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'mrtr-sqlite-store-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('SqliteStore', () => {
+  storeContract(() => {
+    let now = 1_000_000;
+    const store = new SqliteStore(join(dir, 'contract.db'), { now: () => now });
+    return { store, advance: (ms) => (now += ms) };
+  });
+
+  it('keeps entries in the file: another connection (another process) sees them', async () => {
+    const path = join(dir, 'shared.db');
+    const a = new SqliteStore(path);
+    const b = new SqliteStore(path);
+    await a.create('k', 'from-a', 60_000);
+    expect(await b.get('k')).toEqual({ value: 'from-a', version: 1 });
+    expect(await b.replace('k', 1, 'from-b', 60_000)).toBe(true);
+    expect(await a.replace('k', 1, 'late-a', 60_000)).toBe(false);
+    await a.close();
+    await b.close();
+    const reopened = new SqliteStore(path);
+    expect((await reopened.get('k'))?.value).toBe('from-b');
+    await reopened.close();
+  });
+
+  it('uses WAL, so readers in other processes never block the writer', async () => {
+    const path = join(dir, 'wal.db');
+    const store = new SqliteStore(path);
+    const db = new Database(path, { readonly: true });
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    db.close();
+    await store.close();
+  });
+
+  it('sweeps expired rows as writes go by: the table holds what is alive, not every key ever written', async () => {
+    const path = join(dir, 'sweep.db');
+    let now = 0;
+    const store = new SqliteStore(path, { now: () => now });
+    for (let i = 0; i < 3000; i++) {
+      await store.create(`k${i}`, 'v', 10);
+      now += 1;
+    }
+    await store.close();
+    const db = new Database(path, { readonly: true });
+    const rows = (db.prepare('SELECT count(*) AS n FROM mrtr_store').get() as { n: number }).n;
+    db.close();
+    expect(rows).toBeLessThan(600);
+  });
+
+  it('openStore reads the sqlite:PATH form and names a missing path', async () => {
+    const store = await openStore(`sqlite:${join(dir, 'nested', 'opened.db')}`);
+    expect(store.description).toBe(`sqlite:${join(dir, 'nested', 'opened.db')}`);
+    await store.close();
+    await expect(openStore('sqlite:')).rejects.toThrow(/names no file: expected sqlite:PATH/);
+    await expect(openStore('mysql://x')).rejects.toThrow(
+      /unknown store "mysql:\/\/x": expected memory \| sqlite:PATH \| redis:\/\/HOST:PORT\/DB/,
+    );
+  });
+
+  it('refuses every call once closed', async () => {
+    await expectClosedStoreRefuses(new SqliteStore(join(dir, 'closed.db')));
+  });
+});
