@@ -9,8 +9,10 @@ const USAGE = `usage: mrtr <command> [options]
 
 commands:
   serve [--fixture example|conformance] [--host H] [--port P] [--stdio] [--state-keys SPEC] [--drain-ms MS]
+        [--store memory|sqlite:PATH|redis://HOST:PORT/DB]
         serve an MCP 2026-07-28 server (prints "listening on <url>" when ready);
         requestState keys come from --state-keys or MRTR_STATE_KEYS (kid:secret,...; first = current);
+        --store makes every requestState single-use (the replay guard); SQLite for one machine, Redis for a fleet;
         on SIGTERM/SIGINT, requests in progress get --drain-ms (default 10000) to finish
   keys generate [--kid ID]
         print a new requestState key (kid:secret)

@@ -5,6 +5,7 @@ import type { McpServer, McpServerOptions } from '../server/index.js';
 import { Keyring } from '../state/index.js';
 import { conformanceServer } from './demo-servers/conformance.js';
 import { exampleServer } from './demo-servers/example.js';
+import { storeFromFlag } from './store-option.js';
 
 /** What `--fixture` names: the helpdesk `npm start` serves, and what the official conformance suite calls. */
 const FIXTURES: Record<string, (options: Partial<McpServerOptions>) => McpServer> = {
@@ -26,6 +27,7 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
     stdio?: boolean;
     'state-keys'?: string;
     'drain-ms'?: string;
+    store?: string;
   };
   try {
     ({ values } = parseArgs({
@@ -37,6 +39,7 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
         stdio: { type: 'boolean', default: false },
         'state-keys': { type: 'string' },
         'drain-ms': { type: 'string' },
+        store: { type: 'string' },
       },
       strict: true,
     }));
@@ -74,6 +77,12 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
       return 2;
     }
   }
+  const opened = await storeFromFlag(values.store, (line) => process.stderr.write(`${line}\n`));
+  if ('error' in opened) {
+    process.stderr.write(`mrtr serve: ${opened.error}\n`);
+    return 2;
+  }
+  if (opened.store) options.replayStore = opened.store;
   const server = make(options);
   if (values.stdio) {
     await server.stdio();
@@ -93,7 +102,10 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
       process.stderr.write(
         `mrtr serve: ${signal}: finishing requests in progress (up to ${drainMs / 1000} s; again to stop now)\n`,
       );
-      endpoint.close({ graceMs: drainMs }).then(() => process.exit(0));
+      endpoint
+        .close({ graceMs: drainMs })
+        .then(() => opened.store?.close())
+        .then(() => process.exit(0));
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);

@@ -7,7 +7,10 @@ import { SqliteStore } from './sqlite.js';
 
 export const STORE_SYNTAX = 'memory | sqlite:PATH | redis://HOST:PORT/DB';
 
-export async function openStore(spec: string, options: RedisStoreOptions = {}): Promise<SharedStore> {
+export async function openStore(
+  spec: string,
+  options: RedisStoreOptions & { readyWithinMs?: number } = {},
+): Promise<SharedStore> {
   if (spec === 'memory') return new MemoryStore();
   if (spec.startsWith('sqlite:')) {
     const path = spec.slice('sqlite:'.length);
