@@ -1,13 +1,22 @@
 // Command-line flags for bench/flows.mjs.
-export const SERVER_NAMES = ['ours', 'sdk', 'bare'];
+/** Ours, then ours with each optional part switched on (a variant is reported as a ratio to ours), then peers. */
+export const SERVER_NAMES = [
+  'ours',
+  'ours-guard-memory',
+  'ours-guard-sqlite',
+  'ours-guard-redis',
+  'sdk',
+  'bare',
+];
 /** Run order when --baseline adds an earlier build of ours: right after ours, so the two share conditions. */
-const RUN_ORDER = ['ours', 'baseline', 'sdk', 'bare'];
+const RUN_ORDER = ['ours', 'baseline', ...SERVER_NAMES.filter((s) => s !== 'ours')];
 
 export const USAGE = `usage: node bench/flows.mjs [flags]
   --seconds N       measured window per server, seconds (default 10)
   --warmup N        warm-up before the window, seconds (default 3)
   --concurrency N   closed-loop concurrent flows / requests (default 32)
-  --only LIST       comma-separated subset of: ours,sdk,bare (default all three)
+  --only LIST       comma-separated subset of: ours,ours-guard-memory,
+                    ours-guard-sqlite,ours-guard-redis,sdk,bare (default all)
   --client KIND     load-generator HTTP client: raw (default; lean keep-alive
                     sockets) or node (node:http Agent; generator-bound near 14k req/s)
   --quiet-wait N    before each server, wait up to N s for the machine to be

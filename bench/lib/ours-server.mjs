@@ -2,10 +2,16 @@
 // `approve_change` tool with the explicit inputRequired() API: round 1 asks for approval, round 2 completes.
 // test/fixtures/approval-server.ts is the same tool for the tests.
 //
-// Usage: node bench/lib/ours-server.mjs --port P [--root DIR]   (0 = ephemeral; DIR: another checkout, built,
-// for `npm run bench -- --baseline DIR`). Prints `listening on http://127.0.0.1:P/mcp` when ready. Keys come
-// from MRTR_STATE_KEYS, else a per-process key.
+// Usage: node bench/lib/ours-server.mjs --port P [--root DIR] [--store memory|sqlite|redis]   (0 = ephemeral; DIR:
+// another checkout, built, for `npm run bench -- --baseline DIR`). Prints `listening on http://127.0.0.1:P/mcp`
+// when ready. Keys come from MRTR_STATE_KEYS, else a per-process key. --store turns the replay guard on: sqlite is a
+// fresh file in a temp dir; redis starts its own redis-server as a child of this process, so the benchmark's
+// "server CPU" includes Redis's.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -21,7 +27,52 @@ const { inputRequired, McpServer, text } = await import(
   pathToFileURL(join(root, 'dist', 'server', 'index.js')).href
 );
 
-const server = new McpServer({ name: 'mrtr-bench', version: '0.1.0' }).tool(
+const cleanup = [];
+async function startRedis() {
+  const port = await new Promise((done) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => done(port));
+    });
+  });
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  cleanup.push(() => child.kill('SIGKILL'));
+  await new Promise((ready, fail) => {
+    let out = '';
+    child.stdout.on('data', (c) => {
+      out += c;
+      if (/Ready to accept connections/.test(out)) ready();
+    });
+    child.once('exit', (code) => fail(new Error(`redis-server exited (${code})`)));
+  });
+  return `redis://127.0.0.1:${port}/0`;
+}
+
+async function openReplayStore(kind) {
+  if (!kind) return undefined;
+  const { openStore } = await import(pathToFileURL(join(root, 'dist', 'stores', 'index.js')).href);
+  if (kind === 'memory') return openStore('memory');
+  if (kind === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'mrtr-bench-'));
+    cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+    return openStore(`sqlite:${join(dir, 'replay.db')}`);
+  }
+  if (kind === 'redis') return openStore(await startRedis());
+  throw new Error(`--store must be memory, sqlite or redis, got ${kind}`);
+}
+
+const replayStore = await openReplayStore(arg('--store'));
+const server = new McpServer({
+  name: 'mrtr-bench',
+  version: '0.1.0',
+  ...(replayStore ? { replayStore } : {}),
+}).tool(
   {
     name: 'approve_change',
     description: 'Asks for approval, then applies a change',
@@ -52,7 +103,14 @@ const server = new McpServer({ name: 'mrtr-bench', version: '0.1.0' }).tool(
 const port = Number(arg('--port') ?? 0);
 // listen(), not a bare node:http server: the benchmark measures the transport users get, slow-client limits included.
 const endpoint = await server.listen({ host: '127.0.0.1', port });
-const stop = () => endpoint.close().then(() => process.exit(0));
+const stop = () =>
+  endpoint
+    .close()
+    .then(() => replayStore?.close())
+    .finally(() => {
+      for (const undo of cleanup) undo();
+      process.exit(0);
+    });
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);
 console.log(`listening on ${endpoint.url}`);

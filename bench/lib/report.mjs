@@ -33,6 +33,17 @@ export function computeRatios(results) {
     r.oursOverBaselineFlows = results.ours.flowsPerSec / results.baseline.flowsPerSec;
     r.baselineOverOursCpuPerFlow = cpuMicrosPerOp(results.baseline) / cpuMicrosPerOp(results.ours);
   }
+  // Each variant of ours (a guard, auth, an audit sink switched on) against plain ours, measured in the same run.
+  r.variants = {};
+  for (const [name, result] of Object.entries(results)) {
+    if (!name.startsWith('ours-') || !ok(name) || !ok('ours')) continue;
+    r.variants[name] = {
+      label: result.label,
+      flows: result.flowsPerSec / results.ours.flowsPerSec,
+      p50: result.latencyMs.p50 / results.ours.latencyMs.p50,
+      p99: result.latencyMs.p99 / results.ours.latencyMs.p99,
+    };
+  }
   if (ok('ours') && ok('bare')) r.oursRoundOverBare = results.ours.roundsPerSec / results.bare.reqPerSec;
   if (ok('sdk') && ok('bare')) r.sdkRoundOverBare = results.sdk.roundsPerSec / results.bare.reqPerSec;
   return r;
@@ -104,6 +115,11 @@ export function printTable(results, ratios, order) {
   if (ratios.oursOverBaselineFlows !== undefined) {
     console.log(`  ours / baseline flows/s      : ${f2(ratios.oursOverBaselineFlows)}×`);
     console.log(`  baseline / ours CPU per flow : ${f2(ratios.baselineOverOursCpuPerFlow)}×`);
+  }
+  for (const v of Object.values(ratios.variants ?? {})) {
+    console.log(
+      `  ${v.label} / ours: flows/s ${f2(v.flows)}× (${pct(v.flows - 1)}), p50 ${f2(v.p50)}×, p99 ${f2(v.p99)}×`,
+    );
   }
   console.log(
     `  ours rounds/s / bare req/s   : ${ratios.oursRoundOverBare !== undefined ? pct(ratios.oursRoundOverBare) : 'n/a'}`,

@@ -26,6 +26,20 @@ export const SERVER_DEFS = {
     args: (port) => [join(here, 'ours-server.mjs'), '--port', String(port)],
     missing: () => (existsSync(OURS_ENTRY) ? null : `${OURS_ENTRY} not found (run \`npm run build\` first)`),
   },
+  // The replay guard on each store: what single-use requestState costs per flow.
+  ...Object.fromEntries(
+    ['memory', 'sqlite', 'redis'].map((store) => [
+      `ours-guard-${store}`,
+      {
+        label: `ours + replay guard (${store})`,
+        kind: 'mrtr',
+        variantOf: 'ours',
+        args: (port) => [join(here, 'ours-server.mjs'), '--port', String(port), '--store', store],
+        missing: () =>
+          existsSync(OURS_ENTRY) ? null : `${OURS_ENTRY} not found (run \`npm run build\` first)`,
+      },
+    ]),
+  ),
   sdk: {
     label: 'sdk 2.4.0',
     kind: 'mrtr',

@@ -95,13 +95,20 @@ export class ReplayGuard {
     if (round.stateDigest === undefined || round.flowId === undefined) return undefined;
     const key = flowKey(round.flowId);
     const waitUntil = this.#now() + this.#options.waitMs;
+    // The first state of a flow (round 1) usually has no record yet: try to create it before reading, which saves
+    // a store round-trip on the most common presentation of all.
+    let tryCreateFirst = round.round === 1;
     for (let attempt = 0; ; attempt++) {
-      const entry = await this.#storeCall(() => this.#store.get(key));
-      if (!entry) {
+      if (tryCreateFirst) {
+        tryCreateFirst = false;
         const record = this.#running(round);
         if (await this.#storeCall(() => this.#store.create(key, encodeFlowRecord(record), this.#ttl(round))))
           return this.#claimed(round, { key, version: 1, record });
-        continue; // another presentation created it first: read what it wrote
+      }
+      const entry = await this.#storeCall(() => this.#store.get(key));
+      if (!entry) {
+        tryCreateFirst = true;
+        continue; // absent (or expired): create it now
       }
       const record = this.#decode(entry.value);
       if (round.round < record.round) throw refuse(record.completed ? 'flow_completed' : 'stale_round');

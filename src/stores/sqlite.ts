@@ -1,16 +1,20 @@
 // The embedded store: one SQLite file in WAL mode, safe for several processes on one machine. Every operation is a
-// single SQL statement, so each is atomic without an explicit transaction; expired rows read as absent and are
-// swept in small batches as writes go by.
+// single SQL statement, so each is atomic on its own; expired rows read as absent and are swept in small batches as
+// writes go by. Operations that arrive together are run in one transaction (group commit): a commit costs far more
+// than a statement, and rounds in flight at once share it.
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { checkEntry, type SharedStore, type StoredEntry, StoreUnavailableError } from './contract.js';
+import { SqliteCheckpointer } from './sqlite-checkpointer.js';
 
 export interface SqliteStoreOptions {
   /** The clock (ms since the epoch); tests pass a fake one. */
   now?: () => number;
   /** How long a write waits for another process's lock before the store counts as unavailable (default 5 s). */
   busyTimeoutMs?: number;
+  /** How often the checkpointer thread folds the WAL into the database (default 1 s). */
+  checkpointIntervalMs?: number;
 }
 
 const SWEEP_EVERY_WRITES = 512;
@@ -31,6 +35,9 @@ export class SqliteStore implements SharedStore {
   readonly #db: Database.Database;
   readonly #now: () => number;
   readonly #sql: ReturnType<typeof prepare>;
+  readonly #inOneTransaction: (batch: Pending[]) => void;
+  readonly #checkpointer: SqliteCheckpointer | undefined;
+  #queue: Pending[] = [];
   #writes = 0;
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
@@ -44,12 +51,20 @@ export class SqliteStore implements SharedStore {
     this.#db.pragma('synchronous = NORMAL');
     this.#db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
     this.#db.exec(SCHEMA);
+    if (path !== ':memory:') {
+      // Checkpoints (the only step that waits for the disk) run on their own thread, never inside a request.
+      this.#db.pragma('wal_autocheckpoint = 0');
+      this.#checkpointer = new SqliteCheckpointer(path, options.checkpointIntervalMs ?? 1000);
+    }
     this.#sql = prepare(this.#db);
+    this.#inOneTransaction = this.#db.transaction((batch: Pending[]) => {
+      for (const pending of batch) pending.result = pending.operation();
+    });
   }
 
   async get(key: string): Promise<StoredEntry | undefined> {
     checkEntry(key);
-    const row = this.#run(() => this.#sql.get.get(key, this.#now())) as
+    const row = (await this.#run(() => this.#sql.get.get(key, this.#now()))) as
       | { value: string; version: number }
       | undefined;
     return row && { value: row.value, version: row.version };
@@ -83,22 +98,53 @@ export class SqliteStore implements SharedStore {
   }
 
   async close(): Promise<void> {
+    this.#flush();
+    await this.#checkpointer?.stop();
     this.#db.close();
   }
 
-  #write<T>(operation: () => T): T {
-    const result = this.#run(operation);
-    if (++this.#writes % SWEEP_EVERY_WRITES === 0) this.#run(() => this.#sql.sweep.run(this.#now()));
-    return result;
+  #write<T>(operation: () => T): Promise<T> {
+    // The sweep rides in the same transaction; a failed one is retried by a later write.
+    if (++this.#writes % SWEEP_EVERY_WRITES === 0)
+      this.#run(() => this.#sql.sweep.run(this.#now())).catch(() => undefined);
+    return this.#run(operation);
   }
 
-  #run<T>(operation: () => T): T {
-    try {
-      return operation();
-    } catch (error) {
-      throw new StoreUnavailableError(this.description, error);
-    }
+  /** Queue the statement for this turn's transaction; it settles when that transaction has committed. */
+  #run<T>(operation: () => T): Promise<T> {
+    if (!this.#db.open) return Promise.reject(new StoreUnavailableError(this.description, 'store is closed'));
+    return new Promise<T>((resolve, reject) => {
+      if (this.#queue.length === 0) setImmediate(() => this.#flush());
+      this.#queue.push({
+        operation,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+        result: undefined,
+      });
+    });
   }
+
+  #flush(): void {
+    const batch = this.#queue;
+    if (batch.length === 0) return;
+    this.#queue = [];
+    try {
+      this.#inOneTransaction(batch);
+    } catch (error) {
+      // A busy or broken database fails the whole batch: none of its statements took effect.
+      const unavailable = new StoreUnavailableError(this.description, error);
+      for (const pending of batch) pending.reject(unavailable);
+      return;
+    }
+    for (const pending of batch) pending.resolve(pending.result);
+  }
+}
+
+interface Pending {
+  operation: () => unknown;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+  result: unknown;
 }
 
 function prepare(db: Database.Database) {

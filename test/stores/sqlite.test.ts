@@ -1,6 +1,7 @@
 // The embedded store keeps the shared-store contract in a real SQLite file, survives reopening, and sweeps what
 // expired.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -69,5 +70,32 @@ describe('SqliteStore', () => {
 
   it('refuses every call once closed', async () => {
     await expectClosedStoreRefuses(new SqliteStore(join(dir, 'closed.db')));
+  });
+});
+
+describe('SqliteStore checkpoints', () => {
+  it('folds the WAL into the database file at close (the checkpointer thread does the last checkpoint)', async () => {
+    const path = join(dir, 'checkpoint.db');
+    const store = new SqliteStore(path, { checkpointIntervalMs: 3_600_000 });
+    for (let i = 0; i < 100; i++) await store.create(`k${i}`, 'v'.repeat(100), 60_000);
+    await store.close();
+    expect(existsSync(`${path}-wal`)).toBe(false);
+    const db = new Database(path, { readonly: true });
+    expect((db.prepare('SELECT count(*) AS n FROM mrtr_store').get() as { n: number }).n).toBe(100);
+    db.close();
+  });
+
+  it('never keeps a process alive: a script that forgets to close its store still exits', () => {
+    const script = `
+      import { SqliteStore } from ${JSON.stringify(join(process.cwd(), 'dist', 'stores', 'index.js'))};
+      const store = new SqliteStore(${JSON.stringify(join(dir, 'forgotten.db'))});
+      await store.create('k', 'v', 60000);
+      console.log('wrote');`;
+    const out = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(out.stdout.trim()).toBe('wrote');
+    expect(out.status).toBe(0);
   });
 });
