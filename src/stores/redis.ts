@@ -146,10 +146,21 @@ export class RedisStore implements SharedStore {
   }
 
   async #command(args: string[]): Promise<unknown> {
+    let timer: NodeJS.Timeout | undefined;
+    // A hung Redis (stopped, partitioned) answers nothing and closes nothing: without our own limit a round would
+    // wait for as long as the socket stays open.
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`no answer within ${this.#timeoutMs} ms`)),
+        this.#timeoutMs,
+      );
+    });
     try {
-      return await this.#client.sendCommand(args, { timeout: this.#timeoutMs });
+      return await Promise.race([this.#client.sendCommand(args), timedOut]);
     } catch (error) {
       throw new StoreUnavailableError(this.description, error);
+    } finally {
+      clearTimeout(timer);
     }
   }
 }

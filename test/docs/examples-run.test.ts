@@ -136,3 +136,47 @@ describe('the guard and observer of docs/architecture.md (examples/round-seams.t
     expect(JSON.parse(lines[100]!)).toEqual([null, 'ping', 0, 'refused', 'over_budget']);
   });
 });
+
+describe('the replay guard of docs/replay.md (examples/replay.ts)', () => {
+  let endpoint: HttpEndpoint;
+  let refunds: string[];
+  beforeAll(async () => {
+    const example = await import('../../examples/replay.js');
+    refunds = example.refunds;
+    endpoint = await example.server.listen({ port: 0 });
+  });
+  afterAll(() => endpoint?.close());
+
+  it('refunds once: an identical retry gets the same answer, a replay with another answer is refused', async () => {
+    const { mcp } = await import('../helpers/mcp-http.js');
+    const args = { order: 'A-17', amount: 40 };
+    const first = await mcp(endpoint.url, 'tools/call', { name: 'refund', arguments: args });
+    const state = first.response.result!.requestState as string;
+    const yes = { confirm: { action: 'accept', content: { confirm: true } } };
+    const done = await mcp(endpoint.url, 'tools/call', {
+      name: 'refund',
+      arguments: args,
+      requestState: state,
+      inputResponses: yes,
+    });
+    expect((done.response.result!.content as Array<{ text: string }>)[0]!.text).toMatch(
+      /^Refunded 40 EUR on A-17 \(R-1\)$/,
+    );
+    const retry = await mcp(endpoint.url, 'tools/call', {
+      name: 'refund',
+      arguments: args,
+      requestState: state,
+      inputResponses: yes,
+    });
+    expect(JSON.stringify(retry.response.result)).toBe(JSON.stringify(done.response.result));
+    const no = { confirm: { action: 'accept', content: { confirm: false } } };
+    const replay = await mcp(endpoint.url, 'tools/call', {
+      name: 'refund',
+      arguments: args,
+      requestState: state,
+      inputResponses: no,
+    });
+    expect(replay.response.error).toEqual({ code: -32602, message: 'Invalid params: invalid requestState' });
+    expect(refunds).toHaveLength(1);
+  });
+});

@@ -6,7 +6,7 @@ import { McpServer, type McpServerOptions, text } from '../../src/server/index.j
 import { Keyring } from '../../src/state/index.js';
 import type { SharedStore } from '../../src/stores/index.js';
 import { META } from '../helpers/mcp-http.js';
-import { type Deferred, deferred } from '../helpers/signals.js';
+import type { Deferred } from '../helpers/signals.js';
 
 export const KEYS = Keyring.fromSpec(`k1:${Buffer.alloc(32, 9).toString('base64url')}`);
 

@@ -194,3 +194,38 @@ describe.each(STORES)('replay rules on %s', (_name, openStore) => {
     expect(counters.completed('greet')).toBe(1);
   });
 });
+
+describe('replay details', () => {
+  it('the same answers in another key order are the same answers: the retry is served from the record', async () => {
+    const { MemoryStore } = await import('../../src/stores/index.js');
+    const { core, counters } = replayServer(new MemoryStore());
+    const state = stateOf(await send(core, toolCall('greet', {})));
+    const a = await send(
+      core,
+      present('greet', {}, state, { who: { action: 'accept', content: { name: 'Ada' } } }),
+    );
+    const b = await send(
+      core,
+      present('greet', {}, state, { who: { content: { name: 'Ada' }, action: 'accept' } }),
+    );
+    expect(JSON.stringify(resultOf(b))).toBe(JSON.stringify(resultOf(a)));
+    expect(counters.completed('greet')).toBe(1);
+  });
+
+  it('one record per flow, however many rounds it took (plus one per step that ran)', async () => {
+    const { MemoryStore } = await import('../../src/stores/index.js');
+    const store = new MemoryStore();
+    const { core } = replayServer(store);
+    let reply = await send(core, toolCall('chain', { n: 4 }));
+    for (let i = 0; i < 4; i++)
+      reply = await send(
+        core,
+        present('chain', { n: 4 }, stateOf(reply), formAnswer(`q${i}`, { v: String(i) })),
+      );
+    expect(textOf(reply)).toBe('0,1,2,3');
+    expect(store.size).toBe(1);
+    const flaky = await send(core, toolCall('flaky', {}));
+    await send(core, present('flaky', {}, stateOf(flaky), formAnswer('go', { go: true })));
+    expect(store.size).toBe(3);
+  });
+});

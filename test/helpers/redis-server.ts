@@ -57,6 +57,15 @@ export class TestRedis {
     });
   }
 
+  /** Freeze the server (SIGSTOP): connections stay open but nothing is answered — a hung Redis. */
+  freeze(): void {
+    this.child?.kill('SIGSTOP');
+  }
+
+  thaw(): void {
+    this.child?.kill('SIGCONT');
+  }
+
   /** Stop the server (SIGKILL: gone at once, as a crash would leave it); resolves once the process is gone. */
   async kill(): Promise<void> {
     const child = this.child;

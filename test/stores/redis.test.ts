@@ -64,4 +64,18 @@ describe('RedisStore', () => {
     expect(await outage.get('after-outage')).toEqual({ value: 'v', version: 1 });
     await outage.close();
   });
+
+  it('a Redis that stops answering fails closed after commandTimeoutMs instead of holding rounds', async () => {
+    const hung = await RedisStore.connect(redis.url, { commandTimeoutMs: 200 });
+    await hung.create('before-hang', 'v', 60_000);
+    redis.freeze();
+    try {
+      await expect(hung.get('before-hang')).rejects.toBeInstanceOf(StoreUnavailableError);
+    } finally {
+      redis.thaw();
+    }
+    await hung.whenReady();
+    expect(await hung.get('before-hang')).toBeDefined();
+    await hung.close();
+  });
 });

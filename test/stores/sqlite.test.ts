@@ -1,6 +1,6 @@
 // The embedded store keeps the shared-store contract in a real SQLite file, survives reopening, and sweeps what
 // expired.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -97,5 +97,30 @@ describe('SqliteStore checkpoints', () => {
     });
     expect(out.stdout.trim()).toBe('wrote');
     expect(out.status).toBe(0);
+  });
+});
+
+describe('SqliteStore durability', () => {
+  it('a write whose promise resolved survives kill -9 of the process that made it', async () => {
+    const path = join(dir, 'killed.db');
+    const script = `
+      import { SqliteStore } from ${JSON.stringify(join(process.cwd(), 'dist', 'stores', 'index.js'))};
+      const store = new SqliteStore(${JSON.stringify(path)}, { checkpointIntervalMs: 3600000 });
+      for (let i = 0; i < 50; i++) await store.create('k' + i, 'v' + i, 600000);
+      console.log('committed');
+      setInterval(() => {}, 1000);`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    await new Promise<void>((resolve) =>
+      child.stdout.on('data', (c: Buffer) => c.toString().includes('committed') && resolve()),
+    );
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+    const store = new SqliteStore(path);
+    expect(await store.get('k49')).toEqual({ value: 'v49', version: 1 });
+    expect(await store.get('k0')).toEqual({ value: 'v0', version: 1 });
+    await store.close();
   });
 });
