@@ -174,5 +174,67 @@ describe('replay guard over HTTP', () => {
       await storeA.close();
       await storeB.close();
     });
+
+    it('simultaneous presentations split across both instances: one execution in the fleet, one answer', async () => {
+      const [storeA, storeB] = await openPair();
+      const a = await serve(storeA);
+      const b = await serve(storeB);
+      const state = (await mcp(a.url, 'tools/call', { name: 'slow', arguments: {} })).response.result!
+        .requestState as string;
+      const gate = deferred();
+      const reached = deferred();
+      for (const c of [a.counters, b.counters]) {
+        c.gate = gate;
+        c.onGate = () => reached.resolve();
+      }
+      const presentations = Array.from({ length: 16 }, (_, i) =>
+        mcp(i % 2 ? a.url : b.url, 'tools/call', {
+          name: 'slow',
+          arguments: {},
+          requestState: state,
+          inputResponses: who('Ada'),
+        }),
+      );
+      await reached.promise;
+      gate.resolve();
+      const replies = await Promise.all(presentations);
+      expect(new Set(replies.map((r) => JSON.stringify(r.response.result)))).toHaveLength(1);
+      expect(a.counters.completed('slow') + b.counters.completed('slow')).toBe(1);
+      await storeA.close();
+      await storeB.close();
+    });
+  });
+});
+
+describe('replay guard with a real Redis that goes away', () => {
+  it('rounds fail closed with -32603 while Redis is down and work again once it is back', async () => {
+    const redis = await testRedis();
+    const store = await RedisStore.connect(redis.url);
+    const { url, counters } = await serve(store);
+    const state = (await mcp(url, 'tools/call', { name: 'greet', arguments: {} })).response.result!
+      .requestState as string;
+    await redis.kill();
+    const down = await mcp(url, 'tools/call', {
+      name: 'greet',
+      arguments: {},
+      requestState: state,
+      inputResponses: who('Ada'),
+    });
+    expect(down.response.error).toEqual({
+      code: -32603,
+      message: 'Internal error: replay store unavailable',
+    });
+    expect(counters.completed('greet')).toBe(0);
+    await redis.resume();
+    await store.whenReady();
+    const back = await mcp(url, 'tools/call', {
+      name: 'greet',
+      arguments: {},
+      requestState: state,
+      inputResponses: who('Ada'),
+    });
+    expect((back.response.result!.content as Array<{ text: string }>)[0]!.text).toBe('hello Ada');
+    expect(counters.completed('greet')).toBe(1);
+    await store.close();
   });
 });
