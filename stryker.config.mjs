@@ -19,6 +19,9 @@ export default {
     // The round pipeline: open state and keep only asked answers, guards, seal the next round, observe.
     'src/server/round/**/*.ts',
     'src/server/request-state.ts',
+    // Replay guard and its stores: single use, retries, stale rounds, leases, refusal limit, atomic store operations.
+    'src/guard/**/*.ts',
+    'src/stores/**/*.ts',
     // Barrels only re-export.
     '!src/**/index.ts',
   ],

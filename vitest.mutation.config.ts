@@ -14,8 +14,12 @@ export default defineConfig({
       'test/protocol/**/*.test.ts',
       // The server's in-process tests (the round pipeline, its guards, sealing, opening, refusals, HTTP bad input).
       'test/server/**/*.test.ts',
+      // The replay guard's rules on every store, and the store contract.
+      'test/guard/**/*.test.ts',
+      'test/stores/**/*.test.ts',
     ],
-    // Spawns the built CLI: slow, and it reaches the mutated code only through dist/, which Stryker does not mutate.
-    exclude: ['test/server/stdio.test.ts'],
+    // Spawn the built CLI or scripts on dist/: slow, and they reach the mutated code only through dist/, which
+    // Stryker does not mutate.
+    exclude: ['test/server/stdio.test.ts', 'test/stores/cross-process.test.ts'],
   },
 });
