@@ -381,3 +381,45 @@ describe.each(KEYS)('x-mcp-header and a "%s" key (HTTP)', (key) => {
     expect(other.error?.code).toBe(-32020);
   });
 });
+
+describe('zod argument schemas and names of Object members', () => {
+  const server = () =>
+    new McpServer({ name: 'zod', version: '1', logger: quiet }).tool(
+      {
+        name: 'options',
+        description: 'Optional arguments named like Object members',
+        input: z.object({
+          constructor: z.string().optional(),
+          toString: z.string().optional(),
+          nested: z.object({ valueOf: z.number().optional() }).optional(),
+        }),
+      },
+      (args) => text(JSON.stringify(args)),
+    );
+
+  it.each([
+    ['{}', '{}'],
+    ['{"toString":"t"}', '{"toString":"t"}'],
+    ['{"nested":{}}', '{"nested":{}}'],
+    ['{"constructor":"c","nested":{"valueOf":1}}', '{"constructor":"c","nested":{"valueOf":1}}'],
+  ])('a call with arguments %s is valid: absent means absent, not Object.prototype', async (args, seen) => {
+    const core = server().core;
+    const reply = (await core.handle(
+      JSON.parse(body('tools/call', `"name":"options","arguments":${args}`)) as JsonRpcRequest,
+      env,
+    )) as Reply;
+    expect(textOf(reply)).toBe(seen);
+  });
+
+  it('a zod argument named __proto__ is refused at registration: zod would never hand it over', () => {
+    const shape = { ['__proto__']: z.string(), region: z.string() };
+    expect(() =>
+      new McpServer({ name: 'zod', version: '1', logger: quiet }).tool(
+        { name: 'bad', description: 'd', input: z.object(shape) },
+        () => text('never'),
+      ),
+    ).toThrow(
+      'tool bad: argument __proto__ cannot be used with a zod schema (zod skips that key); rename it',
+    );
+  });
+});
