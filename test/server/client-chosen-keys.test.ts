@@ -343,7 +343,11 @@ describe.each([
         `${capabilities(hiddenCaps)},"name":"greet_sealed","arguments":{}`,
       );
       const none = await send('tools/call', `${capabilities('{}')},"name":"greet_sealed","arguments":{}`);
-      expect(smuggled.error?.code).toBeDefined();
+      expect(smuggled.error).toMatchObject({
+        code: -32021,
+        message:
+          'Missing required client capability: the handler needs elicitation, which the client did not declare',
+      });
       expect(smuggled.error).toEqual(none.error);
     });
   });
