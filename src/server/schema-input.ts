@@ -34,8 +34,8 @@ export function compileArguments(schema: ArgumentSchema | undefined, where: stri
         `${where}: argument __proto__ cannot be used with a zod schema (zod skips that key); rename it`,
       );
     // zod looks each shape key up on the input: a key Object.prototype also has (constructor, toString, …) must
-    // read as absent when the client left it out. Only such schemas pay for the copy.
-    const ownKeysOnly = [...names].some((name) => name in Object.prototype);
+    // read as absent when the client left it out.
+    const ownKeysOnly = namesObjectMember(names);
     return {
       jsonSchema,
       check(args) {
@@ -55,17 +55,29 @@ export function compileArguments(schema: ArgumentSchema | undefined, where: stri
   } catch (error) {
     throw registrationError(`${where}: invalid JSON Schema: ${(error as Error).message}`);
   }
+  // Ajv reads own keys only (ownProperties); the handler gets the same view of an argument named like an Object
+  // member that the client left out: absent, not Object.prototype's.
+  const ownKeysOnly = namesObjectMember(propertyNames(schema));
   return {
     jsonSchema: schema,
     check(args) {
       const value = args ?? {};
-      if (validate(value)) return { ok: true, value };
+      if (validate(value)) return { ok: true, value: ownKeysOnly ? withoutPrototypes(value) : value };
       const err = validate.errors?.[0];
       const path = err?.instancePath ? err.instancePath.slice(1).replaceAll('/', '.') : '(arguments)';
       return { ok: false, message: `${path}: ${err?.message ?? 'invalid'}` };
     },
   };
 }
+
+/**
+ * Whether a property name is also an Object.prototype member (constructor, toString, …). Only schemas naming one
+ * hand their handler a null-prototype copy of the arguments (withoutPrototypes); every other tool pays nothing.
+ */
+export const namesObjectMember = (names: Iterable<string>): boolean => {
+  for (const name of names) if (name in Object.prototype) return true;
+  return false;
+};
 
 // Keywords whose values are instances, not schemas: a "properties" inside them names nothing.
 const INSTANCE_DATA: ReadonlySet<string> = new Set(['enum', 'const', 'default', 'examples']);

@@ -427,3 +427,36 @@ describe('zod argument schemas and names of Object members', () => {
     );
   });
 });
+
+describe('JSON Schema tools and prompts: an optional argument named like an Object member', () => {
+  const typesSeen = (args: Record<string, unknown>) =>
+    JSON.stringify({ toString: typeof args.toString, constructor: typeof args.constructor });
+  const server = () =>
+    new McpServer({ name: 'members', version: '1', logger: quiet })
+      .tool(
+        {
+          name: 'members',
+          description: 'Optional arguments named like Object members',
+          input: {
+            type: 'object',
+            properties: { toString: { type: 'string' }, constructor: { type: 'string' } },
+          },
+        },
+        (args) => text(typesSeen(args)),
+      )
+      .prompt(
+        { name: 'members', arguments: [{ name: 'toString' }, { name: 'constructor', required: false }] },
+        (args) => ({ messages: [{ role: 'user', content: { type: 'text', text: typesSeen(args) } }] }),
+      );
+  const send = async (method: string, params: string) =>
+    textOf((await server().core.handle(JSON.parse(body(method, params)) as JsonRpcRequest, env)) as Reply);
+
+  it.each(['tools/call', 'prompts/get'])('%s: left out, it is undefined to the handler', async (method) => {
+    expect(await send(method, '"name":"members","arguments":{}')).toBe(
+      '{"toString":"undefined","constructor":"undefined"}',
+    );
+    expect(await send(method, '"name":"members","arguments":{"toString":"t"}')).toBe(
+      '{"toString":"string","constructor":"undefined"}',
+    );
+  });
+});
