@@ -445,7 +445,13 @@ describe('JSON Schema tools and prompts: an optional argument named like an Obje
         (args) => text(typesSeen(args)),
       )
       .prompt(
-        { name: 'members', arguments: [{ name: 'toString' }, { name: 'constructor', required: false }] },
+        {
+          name: 'members',
+          arguments: [{ name: 'toString' }, { name: 'constructor', required: false }],
+          complete: {
+            toString: (_value: string, context: Record<string, string>) => ({ values: [typesSeen(context)] }),
+          },
+        },
         (args) => ({ messages: [{ role: 'user', content: { type: 'text', text: typesSeen(args) } }] }),
       );
   const send = async (method: string, params: string) =>
@@ -458,5 +464,20 @@ describe('JSON Schema tools and prompts: an optional argument named like an Obje
     expect(await send(method, '"name":"members","arguments":{"toString":"t"}')).toBe(
       '{"toString":"string","constructor":"undefined"}',
     );
+  });
+
+  it('completion/complete: left out of the context, it is undefined to the completer', async () => {
+    const reply = (await server().core.handle(
+      JSON.parse(
+        body(
+          'completion/complete',
+          '"ref":{"type":"ref/prompt","name":"members"},"argument":{"name":"toString","value":""},"context":{"arguments":{}}',
+        ),
+      ) as JsonRpcRequest,
+      env,
+    )) as Reply;
+    expect(reply.result?.completion).toEqual({
+      values: ['{"toString":"undefined","constructor":"undefined"}'],
+    });
   });
 });
