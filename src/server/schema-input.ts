@@ -35,7 +35,7 @@ export function compileArguments(schema: ArgumentSchema | undefined, where: stri
       );
     // zod looks each shape key up on the input: a key Object.prototype also has (constructor, toString, …) must
     // read as absent when the client left it out.
-    const ownKeysOnly = namesObjectMember(names);
+    const ownKeysOnly = [...names].some(isObjectMemberName);
     return {
       jsonSchema,
       check(args) {
@@ -57,7 +57,7 @@ export function compileArguments(schema: ArgumentSchema | undefined, where: stri
   }
   // Ajv reads own keys only (ownProperties); the handler gets the same view of an argument named like an Object
   // member that the client left out: absent, not Object.prototype's.
-  const ownKeysOnly = namesObjectMember(propertyNames(schema));
+  const ownKeysOnly = [...propertyNames(schema)].some(isObjectMemberName);
   return {
     jsonSchema: schema,
     check(args) {
@@ -71,13 +71,10 @@ export function compileArguments(schema: ArgumentSchema | undefined, where: stri
 }
 
 /**
- * Whether a property name is also an Object.prototype member (constructor, toString, …). Only schemas naming one
- * hand their handler a null-prototype copy of the arguments (withoutPrototypes); every other tool pays nothing.
+ * Whether a name is also an Object.prototype member (constructor, toString, …). Only tools and prompts declaring
+ * such a name hand their handler a null-prototype copy of the arguments (withoutPrototypes); the rest pay nothing.
  */
-export const namesObjectMember = (names: Iterable<string>): boolean => {
-  for (const name of names) if (name in Object.prototype) return true;
-  return false;
-};
+export const isObjectMemberName = (name: string): boolean => name in Object.prototype;
 
 // Keywords whose values are instances, not schemas: a "properties" inside them names nothing.
 const INSTANCE_DATA: ReadonlySet<string> = new Set(['enum', 'const', 'default', 'examples']);

@@ -2,7 +2,7 @@
 import { invalidParams, type Result, withoutPrototypes } from '../../protocol/index.js';
 import type { MaybePromise } from '../maybe-async.js';
 import { RoundRequest } from '../round/pipeline.js';
-import { namesObjectMember } from '../schema-input.js';
+import { isObjectMemberName } from '../schema-input.js';
 import type { Call, Core } from './method.js';
 
 export function promptsGet(core: Core, call: Call): MaybePromise<Result> {
@@ -18,7 +18,7 @@ export function promptsGet(core: Core, call: Call): MaybePromise<Result> {
   }
   // An optional argument named like an Object member (toString, constructor) that the client left out is absent
   // to the handler, not Object.prototype's function.
-  const handlerArgs = namesObjectMember(declared.map((a) => a.name))
+  const handlerArgs = declared.some((a) => isObjectMemberName(a.name))
     ? (withoutPrototypes(args, 1) as Record<string, string>)
     : args;
   return core.pipeline.run(
