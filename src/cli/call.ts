@@ -22,6 +22,7 @@ import {
 import {
   type CallToolResult,
   type ElicitResult,
+  emptyRecord,
   type InputResponse,
   isJsonObject,
   type JsonObject,
@@ -242,7 +243,8 @@ export async function callCommand(argv: string[]): Promise<number> {
 
   const resolvers: InputResolver[] = [];
   if (answers) {
-    const map: Record<string, ScriptedAnswer> = {};
+    // Input keys are the server's: an answer to a question keyed `__proto__` must stay an answer.
+    const map = emptyRecord<ScriptedAnswer>();
     for (const [k, v] of Object.entries(answers)) map[k] = answerFromCli(v);
     resolvers.push(
       scriptedResolver(map, {

@@ -9,6 +9,7 @@ import {
   scriptedResolver,
 } from '../client/index.js';
 import {
+  emptyRecord,
   type InputResponse,
   isJsonObject,
   type JsonObject,
@@ -27,7 +28,8 @@ const confirmAnything = (q: InputQuestion): InputResponse => {
   if (q.kind === 'elicitation.url') return { action: 'accept' };
   const schema = (q.request.params as JsonObject).requestedSchema as JsonObject | undefined;
   const props = isJsonObject(schema?.properties) ? schema.properties : {};
-  const content: Record<string, string | number | boolean> = {};
+  // Field names are the server's: a field named `__proto__` gets a value like any other.
+  const content = emptyRecord<string | number | boolean>();
   for (const [name, s] of Object.entries(props)) {
     const type = isJsonObject(s) ? s.type : undefined;
     content[name] = type === 'boolean' ? true : type === 'number' || type === 'integer' ? 1 : 'ok';
@@ -90,7 +92,7 @@ const SCENARIOS: Record<string, Scenario> = {
     // Tools with invalid x-mcp-header annotations are already excluded by listTools.
     for (const tool of tools) {
       const props = isJsonObject(tool.inputSchema.properties) ? tool.inputSchema.properties : {};
-      const args: JsonObject = {};
+      const args: JsonObject = emptyRecord();
       for (const [name, s] of Object.entries(props)) {
         const type = isJsonObject(s) ? s.type : undefined;
         args[name] = type === 'integer' || type === 'number' ? 1 : type === 'boolean' ? true : 'us-west1';
@@ -115,7 +117,8 @@ export async function conformanceClientCommand(argv: string[]): Promise<number> 
     );
     return 2;
   }
-  const run = SCENARIOS[scenario];
+  // Own entries only: a scenario named `constructor` must be unknown, not "done" by calling Object.
+  const run = Object.hasOwn(SCENARIOS, scenario) ? SCENARIOS[scenario] : undefined;
   if (!run) {
     process.stderr.write(
       `mrtr conformance-client: unknown scenario '${scenario}' (known: ${Object.keys(SCENARIOS).join(', ')})\n`,

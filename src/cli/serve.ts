@@ -47,7 +47,9 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
     process.stderr.write(`mrtr serve: ${(error as Error).message}\n`);
     return 2;
   }
-  const make = FIXTURES[values.fixture ?? 'example'];
+  const fixture = values.fixture ?? 'example';
+  // Own entries only: `--fixture constructor` or `__proto__` names no fixture, not an Object member.
+  const make = Object.hasOwn(FIXTURES, fixture) ? FIXTURES[fixture] : undefined;
   if (!make) {
     process.stderr.write(
       `mrtr serve: unknown fixture '${values.fixture}' (choose ${Object.keys(FIXTURES).join(', ')})\n`,

@@ -1,7 +1,13 @@
 // Author-facing form schemas (zod) → the restricted elicitation schema: a flat object of primitives, enums and
 // multi-selects (client/elicitation.mdx "Requested Schema"). Conversion happens once per schema object.
 import { z } from 'zod';
-import { describeSchemaErrors, emptyRecord, type JsonObject, schemaValidator } from '../protocol/index.js';
+import {
+  describeSchemaErrors,
+  emptyRecord,
+  type JsonObject,
+  schemaValidator,
+  withoutPrototypes,
+} from '../protocol/index.js';
 import { FlowUsageError } from './errors.js';
 
 export type FormSchema = z.ZodObject;
@@ -27,6 +33,10 @@ export function elicitationForm<S extends FormSchema>(schema: S): ElicitationFor
   // Field names are the author's: a `__proto__` field must stay a field, not become the prototype.
   const properties = emptyRecord<JsonObject>();
   for (const [name, field] of Object.entries((json.properties ?? {}) as Record<string, JsonObject>)) {
+    if (name === '__proto__')
+      throw new FlowUsageError(
+        'form field "__proto__": zod never reads or returns a key named __proto__; rename the field',
+      );
     properties[name] = primitiveField(name, field);
   }
   const requestedSchema: ElicitationForm<unknown>['requestedSchema'] = { type: 'object', properties };
@@ -41,7 +51,9 @@ export function elicitationForm<S extends FormSchema>(schema: S): ElicitationFor
   const form: ElicitationForm<z.output<S>> = {
     requestedSchema,
     parse(content) {
-      const parsed = schema.safeParse(content ?? {});
+      // A client's answer, read as its own keys only: zod looks each field up, and an absent `toString` field
+      // must not read as Object.prototype's function. Forms are flat, so the copy is one level.
+      const parsed = schema.safeParse(withoutPrototypes(content ?? {}, 1));
       if (parsed.success) return { ok: true, value: parsed.data };
       const issue = parsed.error.issues[0];
       const where = issue && issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';

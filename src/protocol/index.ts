@@ -24,6 +24,7 @@ export {
   isJsonObject,
   nestsDeeperThan,
   ownValue,
+  withoutPrototypes,
 } from './json.js';
 export {
   HEADER_METHOD,

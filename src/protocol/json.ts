@@ -24,6 +24,21 @@ export function emptyRecord<T>(): Record<string, T> {
 }
 
 /**
+ * A copy of a parsed JSON value in which every object is a null-prototype record, for code that looks keys up
+ * instead of listing them. zod reads `input[key]` for each key of its shape, so on a plain object an absent
+ * `constructor` or `toString` reads as Object.prototype's function and a valid value is refused (or, for
+ * `z.any()`, accepted as that function). Objects nested deeper than `maxDepth` are kept as they are: the copy
+ * stays bounded however deep a peer nests, and no schema a person writes reaches that far.
+ */
+export function withoutPrototypes(value: unknown, maxDepth = 64): unknown {
+  if (typeof value !== 'object' || value === null || maxDepth <= 0) return value;
+  if (Array.isArray(value)) return value.map((item) => withoutPrototypes(item, maxDepth - 1));
+  const copy = emptyRecord<unknown>();
+  for (const [key, item] of Object.entries(value)) copy[key] = withoutPrototypes(item, maxDepth - 1);
+  return copy;
+}
+
+/**
  * Whether a parsed JSON value nests deeper than `max` levels. The recursion stops at `max`, so a hostile
  * 100,000-deep value cannot overflow the stack here; whatever walks it recursively later (a validator,
  * JSON.stringify) is then spared it. Allocation-free: it runs on every answer.

@@ -67,15 +67,31 @@ describe('flow engine', () => {
 });
 
 describe('elicitationForm', () => {
-  it('keeps a field named __proto__ as a field of requestedSchema', () => {
+  it('keeps fields named constructor and prototype as fields of requestedSchema', () => {
+    const form = elicitationForm(z.object({ constructor: z.string(), prototype: z.boolean() }));
+    expect(Object.keys(form.requestedSchema.properties)).toEqual(['constructor', 'prototype']);
+  });
+
+  it('refuses a field named __proto__ at definition: zod skips that key, so its answer could never arrive', () => {
+    expect(() => elicitationForm(z.object({ ['__proto__']: z.string(), name: z.string() }))).toThrow(
+      'form field "__proto__": zod never reads or returns a key named __proto__; rename the field',
+    );
+  });
+
+  it('does not read a missing field named like an Object member from Object.prototype', () => {
     const form = elicitationForm(
-      z.object({ ['__proto__']: z.string(), constructor: z.string(), prototype: z.boolean() }),
+      z.object({ name: z.string(), constructor: z.string().optional(), toString: z.string().optional() }),
     );
-    expect(Object.keys(form.requestedSchema.properties)).toEqual([...KEYS]);
-    expect(JSON.parse(JSON.stringify(form.requestedSchema)).properties).toEqual(
-      JSON.parse(
-        '{"__proto__":{"type":"string"},"constructor":{"type":"string"},"prototype":{"type":"boolean"}}',
-      ),
-    );
+    // As a client's JSON arrives: the optional fields are simply absent.
+    expect(form.parse(JSON.parse('{"name":"Ada"}'))).toEqual({ ok: true, value: { name: 'Ada' } });
+    expect(form.parse(JSON.parse('{"name":"Ada","toString":"t"}'))).toEqual({
+      ok: true,
+      value: { name: 'Ada', toString: 't' },
+    });
+    const required = elicitationForm(z.object({ constructor: z.string() }));
+    expect(required.parse({})).toEqual({
+      ok: false,
+      message: 'constructor: Invalid input: expected string, received undefined',
+    });
   });
 });

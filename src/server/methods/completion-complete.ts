@@ -1,5 +1,5 @@
 // completion/complete: suggestions for a prompt's or a resource template's argument.
-import { invalidParams, type JsonObject, type Result } from '../../protocol/index.js';
+import { invalidParams, type JsonObject, type Result, withoutPrototypes } from '../../protocol/index.js';
 import { Deadline } from '../deadline.js';
 import type { HandlerOptions } from '../registry.js';
 import { timedOutAnswer } from '../round/pipeline.js';
@@ -11,7 +11,12 @@ export async function completionComplete(core: Core, call: Call): Promise<Result
   const { params } = call;
   const ref = params.ref as { type: string; name?: string; uri?: string };
   const argument = params.argument as { name: string; value: string };
-  const context = ((params.context as JsonObject | undefined)?.arguments ?? {}) as Record<string, string>;
+  // Names the client chose: an argument it did not fill in (say `toString`) is absent to the completer, not
+  // Object.prototype's function. One level: the values are strings.
+  const context = withoutPrototypes((params.context as JsonObject | undefined)?.arguments ?? {}, 1) as Record<
+    string,
+    string
+  >;
   let completer: Completer | undefined;
   // A completer runs under its prompt's or template's time limit, like the handler it completes for.
   let owner: { mrtr: HandlerOptions };

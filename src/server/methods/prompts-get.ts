@@ -1,7 +1,8 @@
 // prompts/get: check the required arguments, then run the prompt through the round pipeline.
-import { invalidParams, type Result } from '../../protocol/index.js';
+import { invalidParams, type Result, withoutPrototypes } from '../../protocol/index.js';
 import type { MaybePromise } from '../maybe-async.js';
 import { RoundRequest } from '../round/pipeline.js';
+import { isObjectMemberName } from '../schema-input.js';
 import type { Call, Core } from './method.js';
 
 export function promptsGet(core: Core, call: Call): MaybePromise<Result> {
@@ -9,12 +10,18 @@ export function promptsGet(core: Core, call: Call): MaybePromise<Result> {
   const prompt = core.registry.prompts.get(name);
   if (!prompt) throw invalidParams(`Unknown prompt: ${name}`, { name });
   const args = (call.params.arguments ?? {}) as Record<string, string>;
-  for (const arg of prompt.definition.arguments ?? []) {
-    if (arg.required && typeof args[arg.name] !== 'string') {
+  const declared = prompt.definition.arguments ?? [];
+  for (const arg of declared) {
+    if (arg.required && !(Object.hasOwn(args, arg.name) && typeof args[arg.name] === 'string')) {
       throw invalidParams(`Invalid params: prompt ${name} requires argument "${arg.name}"`);
     }
   }
+  // An optional argument named like an Object member (toString, constructor) that the client left out is absent
+  // to the handler, not Object.prototype's function.
+  const handlerArgs = declared.some((a) => isObjectMemberName(a.name))
+    ? (withoutPrototypes(args, 1) as Record<string, string>)
+    : args;
   return core.pipeline.run(
-    new RoundRequest(call, 'prompts/get', name, args, prompt.mrtr, (ctx) => prompt.handler(args, ctx)),
+    new RoundRequest(call, 'prompts/get', name, args, prompt.mrtr, (ctx) => prompt.handler(handlerArgs, ctx)),
   );
 }
