@@ -150,10 +150,7 @@ export class RedisStore implements SharedStore {
     // A hung Redis (stopped, partitioned) answers nothing and closes nothing: without our own limit a round would
     // wait for as long as the socket stays open.
     const timedOut = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`no answer within ${this.#timeoutMs} ms`)),
-        this.#timeoutMs,
-      );
+      timer = setTimeout(() => reject(new Error(`no answer within ${this.#timeoutMs} ms`)), this.#timeoutMs);
     });
     try {
       return await Promise.race([this.#client.sendCommand(args), timedOut]);
