@@ -5,6 +5,7 @@ import type { McpServer, McpServerOptions } from '../server/index.js';
 import { Keyring } from '../state/index.js';
 import { conformanceServer } from './demo-servers/conformance.js';
 import { exampleServer } from './demo-servers/example.js';
+import { AUTH_FLAG_OPTIONS, type AuthFlags, authFromFlags } from './auth-option.js';
 import { storeFromFlag } from './store-option.js';
 
 /** What `--fixture` names: the helpdesk `npm start` serves, and what the official conformance suite calls. */
@@ -20,7 +21,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 const DEFAULT_DRAIN_MS = 10_000;
 
 export async function serveCommand(argv: string[]): Promise<number | undefined> {
-  let values: {
+  let values: AuthFlags & {
     fixture?: string;
     host?: string;
     port?: string;
@@ -40,6 +41,7 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
         'state-keys': { type: 'string' },
         'drain-ms': { type: 'string' },
         store: { type: 'string' },
+        ...AUTH_FLAG_OPTIONS,
       },
       strict: true,
     }));
@@ -85,6 +87,29 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
     return 2;
   }
   if (opened.store) options.replayStore = opened.store;
+  const host = values.host ?? '127.0.0.1';
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  if (port === 0 && values.resource === undefined && values.audience === undefined && (values.tokens ?? values.issuer)) {
+    process.stderr.write('mrtr serve: with --port 0 the URL is not known in advance: give --resource URL too\n');
+    await opened.store?.close();
+    return 2;
+  }
+  const authed = authFromFlags(values, host, `http://${shownHost}:${port}/mcp`, (line) =>
+    process.stderr.write(`${line}\n`),
+  );
+  if ('error' in authed) {
+    process.stderr.write(`mrtr serve: ${authed.error}\n`);
+    await opened.store?.close();
+    return 2;
+  }
+  if (authed.auth) {
+    if (values.stdio) {
+      process.stderr.write('mrtr serve: --tokens and --issuer are for HTTP; a stdio server trusts its parent process\n');
+      await opened.store?.close();
+      return 2;
+    }
+    options.auth = authed.auth;
+  }
   const server = make(options);
   if (values.stdio) {
     await server.stdio();

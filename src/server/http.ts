@@ -1,6 +1,7 @@
 // Streamable HTTP transport (2026-07-28) on node:http: one POST endpoint, JSON or per-request SSE responses.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { AuthRefusal, type BearerAuth } from '../auth/index.js';
 import { ErrorCode, httpStatusForError, type McpError } from '../protocol/index.js';
 import type { Principal } from './context.js';
 import { SERVER_DEFAULTS } from './defaults.js';
@@ -37,7 +38,15 @@ export interface HttpServerTransportOptions {
   maxConnections?: number;
   /** Where transport failures are reported (default: JSON lines on stderr). */
   logger?: Logger;
-  /** Establish the caller from the HTTP request (e.g. verify a bearer token). Throw McpError to refuse. */
+  /**
+   * The OAuth resource server (`mrtr/auth`): every request needs a bearer token it accepts, checked before anything
+   * else is read, and the Protected Resource Metadata is served. McpServer passes its `auth` option here.
+   */
+  auth?: BearerAuth;
+  /**
+   * Establish the caller yourself from the HTTP request instead of `auth`, before anything else is read. Throw to
+   * refuse (401): an AuthRefusal keeps its status and challenge.
+   */
   authenticate?: (req: IncomingMessage) => Principal | undefined | Promise<Principal | undefined>;
 }
 
@@ -162,6 +171,8 @@ export class HttpServerTransport {
           'the head is part of the request',
       );
     }
+    if (options.auth && options.authenticate)
+      throw new InvalidOptionError('HttpServerTransport: give auth or authenticate, not both');
     this.timeouts = { headersTimeout, requestTimeout };
     this.path = options.path ?? SERVER_DEFAULTS.path;
     this.maxBodyBytes = options.maxBodyBytes ?? SERVER_DEFAULTS.maxBodyBytes;
@@ -190,14 +201,74 @@ export class HttpServerTransport {
     sendError(res, 500, ErrorCode.InternalError, 'Internal error');
   }
 
-  /** Checks that need only the request head, then the body. */
+  /** Who asks comes first: on a server that requires it, an unauthenticated caller learns nothing but 401. */
   private accept(req: IncomingMessage, res: ServerResponse): void {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
-    if ((q < 0 ? url : url.slice(0, q)) !== this.path) {
+    const pathname = q < 0 ? url : url.slice(0, q);
+    const auth = this.options.auth;
+    if (auth?.metadataPaths.includes(pathname)) return this.sendMetadata(req, res, auth);
+    if (pathname !== this.path) {
       sendError(res, 404, ErrorCode.InvalidRequest, `Not found: the MCP endpoint is ${this.path}`);
       return;
     }
+    let principal: Principal | undefined | Promise<Principal | undefined>;
+    try {
+      principal = auth
+        ? auth.authenticate(req.rawHeaders, url)
+        : this.options.authenticate
+          ? this.options.authenticate(req)
+          : undefined;
+    } catch (error) {
+      return this.refuseAuth(res, error);
+    }
+    // No await without a promise: every microtask turn counts on this path.
+    if (principal instanceof Promise) {
+      principal.then(
+        (p) => this.checkHead(req, res, p),
+        (error: unknown) => this.refuseAuth(res, error),
+      ).catch((error: unknown) => this.failed(res, error));
+      return;
+    }
+    this.checkHead(req, res, principal);
+  }
+
+  /** Protected Resource Metadata (RFC 9728): public, cacheable, readable from a browser-based client. */
+  private sendMetadata(req: IncomingMessage, res: ServerResponse, auth: BearerAuth): void {
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.setHeader('allow', 'GET, HEAD');
+      sendError(res, 405, ErrorCode.InvalidRequest, `Method ${req.method} not allowed: use GET`);
+      return;
+    }
+    const body = auth.metadata;
+    res.writeHead(200, {
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(body)),
+      'cache-control': 'public, max-age=3600',
+      'access-control-allow-origin': '*',
+    });
+    res.end(req.method === 'HEAD' ? undefined : body);
+  }
+
+  /** 401/403/503 with the challenge that tells the client where to get a (better) token. */
+  private refuseAuth(res: ServerResponse, error: unknown): void {
+    const refusal =
+      error instanceof AuthRefusal
+        ? error
+        : new AuthRefusal('invalid_token', 'authenticate_threw', `Unauthorized: ${(error as Error)?.message ?? error}`, {
+            cause: error,
+          });
+    const logger = this.options.logger ?? stderrLogger;
+    logger.info({ reason: refusal.reason, status: refusal.status }, 'request not authenticated');
+    const auth = this.options.auth;
+    res.setHeader('www-authenticate', auth ? auth.challenge(refusal) : 'Bearer');
+    if (refusal.status === 503) res.setHeader('retry-after', '5');
+    const code = refusal.status === 503 ? ErrorCode.InternalError : ErrorCode.InvalidRequest;
+    sendError(res, refusal.status, code, refusal.message);
+  }
+
+  /** Checks that need only the request head, then the body. */
+  private checkHead(req: IncomingMessage, res: ServerResponse, principal: Principal | undefined): void {
     const refused = checkOrigin(req.headers, this.originPolicy);
     if (refused) {
       sendError(res, 403, ErrorCode.InvalidRequest, `Forbidden: ${refused}`);
@@ -228,19 +299,33 @@ export class HttpServerTransport {
       return;
     }
     readBody(req, res, this.maxBodyBytes, (body) => {
-      this.process(req, res, body).catch((error: unknown) => this.failed(res, error));
+      try {
+        this.process(req, res, body, principal)?.catch((error: unknown) => this.failed(res, error));
+      } catch (error) {
+        this.failed(res, error);
+      }
     });
   }
 
-  private async process(req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> {
+  /** Parse, check the headers against the body, dispatch. A promise only when the answer is not ready at once. */
+  private process(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: Buffer,
+    principal: Principal | undefined,
+  ): Promise<void> | undefined {
     let parsed: unknown;
     try {
       parsed = JSON.parse(body.toString('utf8'));
     } catch {
-      return sendError(res, 400, ErrorCode.ParseError, 'Parse error: the body is not valid JSON');
+      sendError(res, 400, ErrorCode.ParseError, 'Parse error: the body is not valid JSON');
+      return;
     }
     const message = classifyMessage(parsed);
-    if (message.kind === 'invalid') return sendJson(res, 400, message.response);
+    if (message.kind === 'invalid') {
+      sendJson(res, 400, message.response);
+      return;
+    }
     if (message.kind === 'notification') {
       res.writeHead(202).end();
       return;
@@ -254,26 +339,14 @@ export class HttpServerTransport {
         request.method === 'initialize'
           ? legacyInitializeError(request.params, error as McpError)
           : (error as McpError);
-      return sendJson(res, httpStatusForError(e.code), errorResponse(request.id, e.code, e.message, e.data));
+      sendJson(res, httpStatusForError(e.code), errorResponse(request.id, e.code, e.message, e.data));
+      return;
     }
-    let principal: Principal | undefined;
-    try {
-      // No await without a hook: every microtask turn counts on this path.
-      if (this.options.authenticate) principal = await this.options.authenticate(req);
-    } catch (error) {
-      res.setHeader('www-authenticate', 'Bearer');
-      return sendError(
-        res,
-        401,
-        ErrorCode.InvalidRequest,
-        `Unauthorized: ${(error as Error).message}`,
-        request.id,
-      );
-    }
-
     const exchange = new HttpExchange(res, principal, this.isDraining);
     const response = this.handler.handleRequest(request, exchange);
-    exchange.finish(response instanceof Promise ? await response : response);
+    if (response instanceof Promise) return response.then((r) => exchange.finish(r));
+    exchange.finish(response);
+    return;
   }
 
   /** Start listening; resolves once the port is bound. */

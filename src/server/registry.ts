@@ -63,6 +63,12 @@ export interface HandlerOptions {
    * others -32603) and the handler's ctx.signal aborts with a HandlerTimeoutError.
    */
   timeoutMs?: number;
+  /**
+   * OAuth scopes a caller's token must carry (scope implications of the server's `auth` followed), checked on every
+   * round before the requestState is opened. A caller without them gets HTTP 403 `insufficient_scope` naming them
+   * all, so its client can step up. A server without `auth` has no scopes to grant: such a handler refuses everyone.
+   */
+  requiredScopes?: readonly string[];
 }
 
 /** Every HandlerOptions key, checked by the compiler: a new option cannot be forgotten here (and leak into lists). */
@@ -71,6 +77,7 @@ const MRTR_OPTION_KEYS = Object.keys({
   maxRounds: true,
   stateTtlMs: true,
   timeoutMs: true,
+  requiredScopes: true,
 } satisfies Record<keyof HandlerOptions, true>) as Array<keyof HandlerOptions>;
 
 /** Registration options that configure the server and never appear in a listed definition. */
@@ -90,6 +97,12 @@ function mrtrOptionsOf(o: HandlerOptions): HandlerOptions {
   checkIntegerOption('handler options', 'timeoutMs', o.timeoutMs, { max: MAX_TIMER_MS });
   checkIntegerOption('handler options', 'maxRounds', o.maxRounds, { max: 1000 });
   checkIntegerOption('handler options', 'stateTtlMs', o.stateTtlMs, { max: 0xffff_ffff });
+  const scopes = o.requiredScopes;
+  if (
+    scopes !== undefined &&
+    (!Array.isArray(scopes) || scopes.some((s) => typeof s !== 'string' || !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(s)))
+  )
+    throw registrationError('requiredScopes must be an array of OAuth scope tokens (no spaces or quotes)');
   const out: Record<string, unknown> = {};
   for (const key of MRTR_OPTION_KEYS) if (o[key] !== undefined) out[key] = o[key];
   return out as HandlerOptions;
@@ -218,6 +231,17 @@ export class Registry {
       handler,
       completions: new Map(Object.entries(complete ?? {})),
     });
+  }
+
+  /** Whether any handler declared requiredScopes (the server then adds the scope guard). */
+  requiresScopes(): boolean {
+    const all: Array<{ mrtr: HandlerOptions }> = [
+      ...this.tools.values(),
+      ...this.prompts.values(),
+      ...this.resources.values(),
+      ...this.templates,
+    ];
+    return all.some((entry) => (entry.mrtr.requiredScopes?.length ?? 0) > 0);
   }
 
   /** A fixed resource first, then the first template that matches. */

@@ -1,5 +1,6 @@
 // McpServer: the public face of the server room — register tools, prompts and resources, then serve them.
 
+import { BearerAuth } from '../auth/index.js';
 import { ReplayGuard, type ReplayGuardOptions } from '../guard/index.js';
 import type { Implementation, ResourceDefinition, ResourceTemplateDefinition } from '../protocol/index.js';
 import { createEphemeralKeyring, Keyring, type StateCodecOptions } from '../state/index.js';
@@ -25,6 +26,7 @@ import { type RequestStateCodec, SealedStateCodec } from './request-state.js';
 import type { RoundGuard } from './round/guard.js';
 import type { RoundObserver } from './round/observer.js';
 import type { ArgumentSchema } from './schema-input.js';
+import { scopeGuard } from './scope-guard.js';
 import { type StdioOptions, serveStdio } from './stdio.js';
 
 export interface McpServerOptions {
@@ -80,6 +82,12 @@ export interface McpServerOptions {
   replayStore?: SharedStore;
   /** Tuning for the replay guard `replayStore` enables (answer cache cap, lease, wait, refusal limit). */
   replay?: ReplayGuardOptions;
+  /**
+   * Make this server an OAuth 2.1 resource server (`mrtr/auth`): every HTTP request needs a bearer token the
+   * verifier accepts, checked before anything else; the Protected Resource Metadata is served; `requiredScopes`
+   * are checked against the token's scopes on every round. The principal is what requestState is bound to.
+   */
+  auth?: BearerAuth;
 }
 
 /** Every option name, checked by the compiler: a JavaScript caller's typo (`guard:`) is refused, not ignored. */
@@ -104,6 +112,7 @@ const OPTION_NAMES: ReadonlySet<string> = new Set(
     observers: true,
     replayStore: true,
     replay: true,
+    auth: true,
   } satisfies Record<keyof McpServerOptions, true>),
 );
 
@@ -140,6 +149,8 @@ export class McpServer {
       throw new InvalidOptionError(
         'McpServer: replayStore must be a store from mrtr/stores (memory, SQLite, Redis) or keep its contract',
       );
+    if (options.auth !== undefined && !(options.auth instanceof BearerAuth))
+      throw new InvalidOptionError('McpServer: auth must be a BearerAuth from mrtr/auth');
     for (const [i, observer] of (options.observers ?? []).entries()) {
       if (typeof observer?.observe !== 'function')
         throw new InvalidOptionError(`McpServer: observers[${i}] needs an observe(event) function`);
@@ -204,7 +215,8 @@ export class McpServer {
 
   /** A Streamable HTTP transport; use `.listener` with your own node:http server, or `.listen()`. */
   http(options: HttpServerTransportOptions = {}): HttpServerTransport {
-    return new HttpServerTransport(this.core, { logger: this.logger, ...options });
+    const auth = options.authenticate ? {} : { auth: this.options.auth };
+    return new HttpServerTransport(this.core, { logger: this.logger, ...auth, ...options });
   }
 
   listen(options: HttpServerTransportOptions = {}): Promise<HttpEndpoint> {
@@ -215,7 +227,10 @@ export class McpServer {
     return serveStdio(this.core, { logger: this.logger, ...options });
   }
 
-  /** The replay guard comes first: a replayed round is refused before any other guard spends work on it. */
+  /**
+   * The scope check comes first (a caller without the scopes is answered 403 before anything is read or counted),
+   * then the replay guard (a replayed round is refused before any other guard spends work on it), then the author's.
+   */
   private guards(): RoundGuard[] {
     const o = this.options;
     const guards = [...(o.guards ?? [])];
@@ -225,6 +240,7 @@ export class McpServer {
       guards.unshift(new ReplayGuard(o.replayStore, { leaseMs, ...o.replay }));
     } else if (o.replay)
       throw new InvalidOptionError('McpServer: replay options need a replayStore to guard with');
+    if (this.registry.requiresScopes()) guards.unshift(scopeGuard(o.auth));
     return guards;
   }
 

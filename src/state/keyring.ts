@@ -191,6 +191,14 @@ export interface Principal {
   subject: string;
   issuer?: string;
   clientId?: string;
+  /*
+   * What the token says besides who: for handlers and guards to decide on. Not bound into requestState — a client
+   * that refreshes its token between rounds, with other scopes, is still the same principal, and every round's
+   * scopes are checked afresh.
+   */
+  readonly name?: string;
+  readonly roles?: readonly string[];
+  readonly scopes?: readonly string[];
 }
 
 /** @internal Unambiguous text form of a principal, for keyed digests. */

@@ -10,12 +10,13 @@ export const ARROWS: Readonly<Record<string, readonly string[]>> = {
   protocol: [],
   state: [],
   stores: [],
+  auth: ['protocol'],
   flow: ['protocol', 'state'],
   guard: ['protocol', 'state', 'stores'],
-  server: ['protocol', 'state', 'flow', 'stores', 'guard'],
+  server: ['protocol', 'state', 'flow', 'stores', 'guard', 'auth'],
   client: ['protocol'],
-  cli: ['protocol', 'state', 'flow', 'stores', 'guard', 'server', 'client'],
-  '.': ['protocol', 'state', 'flow', 'stores', 'guard', 'server', 'client'],
+  cli: ['protocol', 'state', 'flow', 'stores', 'guard', 'auth', 'server', 'client'],
+  '.': ['protocol', 'state', 'flow', 'stores', 'guard', 'auth', 'server', 'client'],
 };
 
 export interface SourceFile {

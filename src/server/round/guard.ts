@@ -34,6 +34,8 @@ export interface ScreenedRound {
   readonly method: 'tools/call' | 'prompts/get' | 'resources/read';
   readonly target: string;
   readonly principal: Principal | undefined;
+  /** The scopes the target's handler declared it needs (`requiredScopes`); empty when it declared none. */
+  readonly requiredScopes: readonly string[];
 }
 
 export interface RoundGuard {

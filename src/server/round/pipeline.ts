@@ -106,6 +106,8 @@ export class RoundRequest {
   }
 }
 
+const NO_SCOPES: readonly string[] = Object.freeze([]);
+
 export class RoundPipeline {
   constructor(private readonly options: RoundPipelineOptions) {}
 
@@ -126,6 +128,7 @@ export class RoundPipeline {
       method: r.method,
       target: r.target,
       principal: r.env.principal,
+      requiredScopes: r.options.requiredScopes ?? NO_SCOPES,
     };
     // Every refusal of a guarded round, whoever decides it, is told to the guards (a refusal limit counts them).
     const refused = (error: unknown): never | Promise<never> => {

@@ -1,0 +1,89 @@
+// `--tokens`, `--issuer`/`--audience` on `mrtr serve`: make the server an OAuth resource server, and say at
+// start-up who can call it. Development tokens stay on loopback unless forced: anyone who reads the file is everyone
+// in it.
+import { BearerAuth, DevTokens, JwtVerifier, type TokenVerifier } from '../auth/index.js';
+
+export interface AuthFlags {
+  tokens?: string;
+  'insecure-dev-tokens'?: boolean;
+  issuer?: string;
+  audience?: string;
+  'jwks-uri'?: string;
+  resource?: string;
+  scopes?: string;
+}
+
+export const AUTH_FLAG_OPTIONS = {
+  tokens: { type: 'string' },
+  'insecure-dev-tokens': { type: 'boolean', default: false },
+  issuer: { type: 'string' },
+  audience: { type: 'string' },
+  'jwks-uri': { type: 'string' },
+  resource: { type: 'string' },
+  scopes: { type: 'string' },
+} as const;
+
+/** 127.0.0.0/8, ::1 and localhost: addresses only this machine can reach. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
+
+/**
+ * The BearerAuth the flags describe (undefined without any), or a message naming the problem. `endpoint` is the URL
+ * the server will answer on, the resource by default.
+ */
+export function authFromFlags(
+  flags: AuthFlags,
+  host: string,
+  endpoint: string,
+  say: (line: string) => void,
+): { auth: BearerAuth | undefined } | { error: string } {
+  const jwtFlags = (['issuer', 'audience', 'jwks-uri'] as const).filter((f) => flags[f] !== undefined);
+  if (flags.tokens === undefined && jwtFlags.length === 0) {
+    for (const f of ['resource', 'scopes', 'insecure-dev-tokens'] as const) {
+      if (flags[f]) return { error: `--${f} needs --tokens FILE or --issuer URL` };
+    }
+    return { auth: undefined };
+  }
+  if (flags.tokens !== undefined && jwtFlags.length > 0)
+    return { error: `give --tokens or --issuer, not both (--tokens with --${jwtFlags.join(', --')})` };
+  const resource = flags.resource ?? flags.audience ?? endpoint;
+  const scopes = flags.scopes?.split(/[\s,]+/).filter((s) => s !== '');
+  let verifier: TokenVerifier;
+  try {
+    if (flags.tokens !== undefined) {
+      if (!isLoopbackHost(host) && !flags['insecure-dev-tokens'])
+        return {
+          error:
+            `--tokens on ${host} refused: development tokens are for this machine only (anyone who reads the file ` +
+            'can be anyone in it). Listen on 127.0.0.1, use --issuer for real tokens, or add --insecure-dev-tokens',
+        };
+      const dev = DevTokens.fromFile(flags.tokens);
+      verifier = dev;
+      const names = dev.principals.map((p) => p.subject);
+      say(
+        `mrtr serve: development tokens from ${flags.tokens} (${names.length}: ${names.slice(0, 5).join(', ')}${names.length > 5 ? ', …' : ''}); every request needs one` +
+          (isLoopbackHost(host) ? '' : ` — WARNING: served on ${host} because of --insecure-dev-tokens`),
+      );
+    } else {
+      if (flags.issuer === undefined) return { error: '--audience and --jwks-uri need --issuer URL' };
+      verifier = new JwtVerifier({
+        issuer: flags.issuer,
+        audience: flags.audience ?? resource,
+        ...(flags['jwks-uri'] === undefined ? {} : { jwksUri: flags['jwks-uri'] }),
+      });
+      say(
+        `mrtr serve: every request needs a JWT access token from ${flags.issuer} for audience ${flags.audience ?? resource}`,
+      );
+    }
+    const auth = new BearerAuth({
+      verifier,
+      resource,
+      ...(scopes && scopes.length > 0 ? { scopesSupported: scopes } : {}),
+    });
+    return { auth };
+  } catch (error) {
+    return { error: (error as Error).message };
+  }
+}
