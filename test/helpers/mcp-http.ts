@@ -54,6 +54,7 @@ let nextId = 1;
 
 export interface McpReply {
   status: number;
+  headers: RawResponse['headers'];
   contentType: string;
   /** Every JSON-RPC message in the body (one for JSON, several for SSE). */
   messages: Array<Record<string, unknown>>;
@@ -136,7 +137,7 @@ export function parseReply(method: string, raw: RawResponse): McpReply {
   }
   for (const m of messages) assertWireValid(method, m);
   const response = (messages.at(-1) ?? {}) as McpReply['response'];
-  return { status: raw.status, contentType, messages, response };
+  return { status: raw.status, headers: raw.headers, contentType, messages, response };
 }
 
 export const accept = (content: Record<string, unknown>) => ({ action: 'accept', content });

@@ -1,0 +1,131 @@
+// A real OpenID provider (oidc-provider) on 127.0.0.1 for the auth tests: a confidential test client, test users,
+// JWT access tokens for one resource (RFC 8707), and a count of how often its JWKS was fetched.
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Provider from 'oidc-provider';
+
+export const TEST_CLIENT = { id: 'mrtr-test', secret: 'mrtr-test-secret-that-is-long-enough' };
+export const SCOPES = 'openid profile bugs:read bugs:write';
+
+export interface TestUser {
+  name: string;
+  roles: string[];
+}
+export const USERS: Readonly<Record<string, TestUser>> = {
+  alice: { name: 'Alice Example', roles: ['requester'] },
+  bob: { name: 'Bob Example', roles: ['approver'] },
+};
+
+export interface RunningProvider {
+  issuer: string;
+  provider: Provider;
+  /** How many times the JWKS endpoint has been asked. */
+  jwksFetches(): number;
+  /** Mint a JWT access token for `user` (or for the client itself) through the provider's own token model. */
+  accessToken(options: { user?: string; scope?: string; audience?: string; ttlSec?: number }): Promise<string>;
+  /** The provider's signing keys as private JWKs (to forge or revoke in tests). */
+  readonly keys: { private: JsonWebKey[] };
+  close(): Promise<void>;
+}
+
+function signingKey(kid: string): JsonWebKey {
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  return { ...privateKey.export({ format: 'jwk' }), kid, use: 'sig', alg: 'RS256' } as JsonWebKey;
+}
+
+/**
+ * Start a provider. `resource` is the MCP server's URL tokens are issued for; `redirectUris` the sign-in callbacks
+ * the test client may use; `keys` replaces the signing keys (to test rotation and revocation).
+ */
+export async function startOidcProvider(options: {
+  resource: string;
+  redirectUris?: string[];
+  keys?: JsonWebKey[];
+  port?: number;
+}): Promise<RunningProvider> {
+  const server: Server = createServer();
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  const issuer = `http://127.0.0.1:${port}`;
+  const keys = options.keys ?? [signingKey(`k-${randomUUID().slice(0, 8)}`)];
+  const resourceServer = (audience: string) => ({
+    scope: 'bugs:read bugs:write',
+    audience,
+    accessTokenTTL: 300,
+    accessTokenFormat: 'jwt' as const,
+    jwt: { sign: { alg: 'RS256' } },
+  });
+  const provider = new Provider(issuer, {
+    clients: [
+      {
+        client_id: TEST_CLIENT.id,
+        client_secret: TEST_CLIENT.secret,
+        grant_types: ['authorization_code', 'client_credentials'],
+        response_types: ['code'],
+        redirect_uris: options.redirectUris ?? ['http://127.0.0.1/callback'],
+        token_endpoint_auth_method: 'client_secret_basic',
+      },
+    ],
+    jwks: { keys: keys as never },
+    scopes: SCOPES.split(' '),
+    claims: { openid: ['sub'], profile: ['name'] },
+    pkce: { required: () => true },
+    features: {
+      devInteractions: { enabled: true },
+      clientCredentials: { enabled: true },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => options.resource,
+        useGrantedResource: () => true,
+        getResourceServerInfo: (_ctx: unknown, indicator: string) => {
+          if (indicator !== options.resource) throw new Error(`unknown resource ${indicator}`);
+          return resourceServer(indicator);
+        },
+      },
+    },
+    findAccount: (_ctx: unknown, id: string) =>
+      USERS[id]
+        ? { accountId: id, claims: () => ({ sub: id, name: USERS[id]!.name }) }
+        : { accountId: id, claims: () => ({ sub: id }) },
+    extraTokenClaims: (_ctx: unknown, token: { accountId?: string }) =>
+      token.accountId && USERS[token.accountId] ? { roles: USERS[token.accountId]!.roles } : undefined,
+    ttl: { AccessToken: 300, ClientCredentials: 300, AuthorizationCode: 60, Grant: 600, Interaction: 600, Session: 600, IdToken: 300 },
+    // Quiet: no cookie-key warnings in test output.
+    cookies: { keys: ['test-cookie-key-0123456789abcdef'] },
+  } as never);
+  provider.proxy = false;
+  let fetches = 0;
+  const callback = provider.callback();
+  server.on('request', (req, res) => {
+    if (req.url?.startsWith('/jwks')) fetches++;
+    callback(req, res);
+  });
+  return {
+    issuer,
+    provider,
+    keys: { private: keys },
+    jwksFetches: () => fetches,
+    async accessToken({ user, scope = 'bugs:read', audience = options.resource, ttlSec }) {
+      const client = await provider.Client.find(TEST_CLIENT.id);
+      const rs = new provider.ResourceServer(audience, {
+        ...resourceServer(audience),
+        ...(ttlSec === undefined ? {} : { accessTokenTTL: ttlSec }),
+      });
+      const Model = user ? provider.AccessToken : provider.ClientCredentials;
+      const token = new (Model as never as new (p: object) => { save(): Promise<string> })({
+        ...(user ? { accountId: user, grantId: randomUUID() } : {}),
+        client,
+        scope,
+        resourceServer: rs,
+        ...(user && USERS[user] ? { extra: { roles: USERS[user]!.roles } } : {}),
+      });
+      return token.save();
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
