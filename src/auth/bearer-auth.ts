@@ -82,16 +82,20 @@ export class BearerAuth {
   }
 
   /** The scopes of `required` that `principal` lacks (scope implications followed). */
-  missingScopes(principal: { scopes?: readonly string[] } | undefined, required: readonly string[]): string[] {
+  missingScopes(
+    principal: { scopes?: readonly string[] } | undefined,
+    required: readonly string[],
+  ): string[] {
     return missingScopes(principal?.scopes ?? [], required, this.implications);
   }
 
   /** The WWW-Authenticate value for a refusal (or for a request that brought no token). */
   challenge(refusal: AuthRefusal | undefined): string {
-    const scope = refusal?.scopes ?? (refusal?.error === 'invalid_request' || !refusal ? this.scopesSupported : undefined);
+    const scope =
+      refusal?.scopes ??
+      (refusal?.error === 'invalid_request' || !refusal ? this.scopesSupported : undefined);
     return bearerChallenge({ resourceMetadata: this.metadataUrl, scope, refusal });
   }
-
 }
 
 /** The refusal for an operation that needs scopes the token lacks (403, RFC 6750 §3.1). */

@@ -46,7 +46,9 @@ export function parseDevTokens(document: unknown, source = 'tokens file'): Map<s
     const entry = raw as Record<string, unknown>;
     const unknown = Object.keys(entry).filter((k) => !ENTRY_KEYS.has(k));
     if (unknown.length > 0)
-      throw new DevTokensError(`${where} has unknown keys ${unknown.join(', ')} (known: ${[...ENTRY_KEYS].join(', ')})`);
+      throw new DevTokensError(
+        `${where} has unknown keys ${unknown.join(', ')} (known: ${[...ENTRY_KEYS].join(', ')})`,
+      );
     if (typeof entry.sub !== 'string' || entry.sub === '')
       throw new DevTokensError(`${where} needs "sub", a non-empty string`);
     if (entry.name !== undefined && typeof entry.name !== 'string')
@@ -55,7 +57,8 @@ export function parseDevTokens(document: unknown, source = 'tokens file'): Map<s
       throw new DevTokensError(`${where}: "client_id" must be a non-empty string`);
     const scopes = stringArray(entry.scopes, `${where}: "scopes"`);
     const bad = scopes.find((s) => !SCOPE_TOKEN.test(s));
-    if (bad !== undefined) throw new DevTokensError(`${where}: scope ${JSON.stringify(bad)} is not a valid scope token`);
+    if (bad !== undefined)
+      throw new DevTokensError(`${where}: scope ${JSON.stringify(bad)} is not a valid scope token`);
     const principal: { -readonly [K in keyof AuthPrincipal]: AuthPrincipal[K] } = {
       subject: entry.sub,
       issuer: DEV_TOKEN_ISSUER,

@@ -11,7 +11,12 @@ export { bearerChallenge } from './challenge.js';
 export { AUTH_DEFAULTS } from './defaults.js';
 export { type DevTokenEntry, DevTokens, DevTokensError, parseDevTokens } from './dev-tokens.js';
 export { type AuthErrorCode, AuthRefusal } from './errors.js';
-export { fetchIssuerMetadata, type IssuerMetadata, IssuerMetadataError, metadataUrls } from './issuer-metadata.js';
+export {
+  fetchIssuerMetadata,
+  type IssuerMetadata,
+  IssuerMetadataError,
+  metadataUrls,
+} from './issuer-metadata.js';
 export { JwtVerifier, JwtVerifierConfigError, type JwtVerifierOptions } from './jwt-verifier.js';
 export { type AuthPrincipal, DEV_TOKEN_ISSUER } from './principal.js';
 export { metadataPaths, PRM_PATH, type ProtectedResourceMetadata } from './resource-metadata.js';

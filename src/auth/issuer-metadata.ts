@@ -14,10 +14,7 @@ export function metadataUrls(issuer: string): string[] {
   const path = url.pathname.replace(/\/$/, '');
   const origin = url.origin;
   if (path === '') {
-    return [
-      `${origin}/.well-known/oauth-authorization-server`,
-      `${origin}/.well-known/openid-configuration`,
-    ];
+    return [`${origin}/.well-known/oauth-authorization-server`, `${origin}/.well-known/openid-configuration`];
   }
   return [
     `${origin}/.well-known/oauth-authorization-server${path}`,

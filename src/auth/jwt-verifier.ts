@@ -56,8 +56,14 @@ const HMAC_ALGORITHMS = ['HS256', 'HS384', 'HS512'];
 const JOSE_REFUSALS: Readonly<Record<string, [reason: string, message: string]>> = {
   ERR_JWT_EXPIRED: ['expired', 'the access token expired'],
   ERR_JWS_SIGNATURE_VERIFICATION_FAILED: ['bad_signature', 'the access token signature is not valid'],
-  ERR_JOSE_ALG_NOT_ALLOWED: ['alg_not_allowed', 'the access token is signed with an algorithm this server refuses'],
-  ERR_JWKS_NO_MATCHING_KEY: ['unknown_key', 'the access token is signed with a key the issuer does not publish'],
+  ERR_JOSE_ALG_NOT_ALLOWED: [
+    'alg_not_allowed',
+    'the access token is signed with an algorithm this server refuses',
+  ],
+  ERR_JWKS_NO_MATCHING_KEY: [
+    'unknown_key',
+    'the access token is signed with a key the issuer does not publish',
+  ],
   ERR_JWKS_MULTIPLE_MATCHING_KEYS: ['ambiguous_key', 'the access token names no single key of the issuer'],
   ERR_JWS_INVALID: ['malformed', 'the access token is not a valid JWS'],
   ERR_JWT_INVALID: ['malformed', 'the access token is not a valid JWT'],
@@ -74,9 +80,14 @@ function refusalFor(error: unknown): AuthRefusal {
   if (error instanceof AuthRefusal) return error;
   const e = error as { code?: string; claim?: string; name?: string };
   if (e.code === 'ERR_JWT_CLAIM_VALIDATION_FAILED') {
-    const known = e.claim !== undefined && Object.hasOwn(CLAIM_REFUSALS, e.claim) ? CLAIM_REFUSALS[e.claim] : undefined;
+    const known =
+      e.claim !== undefined && Object.hasOwn(CLAIM_REFUSALS, e.claim) ? CLAIM_REFUSALS[e.claim] : undefined;
     if (known) return invalidToken(known[0], known[1], error);
-    return invalidToken('missing_claim', `the access token lacks a valid ${e.claim ?? 'required'} claim`, error);
+    return invalidToken(
+      'missing_claim',
+      `the access token lacks a valid ${e.claim ?? 'required'} claim`,
+      error,
+    );
   }
   if (e.code !== undefined && Object.hasOwn(JOSE_REFUSALS, e.code)) {
     const [reason, message] = JOSE_REFUSALS[e.code]!;
@@ -107,11 +118,16 @@ export class JwtVerifier implements TokenVerifier {
 
   constructor(private readonly options: JwtVerifierOptions) {
     if (typeof options.issuer !== 'string' || !/^https?:\/\//.test(options.issuer))
-      throw new JwtVerifierConfigError(`JwtVerifier: issuer must be an http(s) URL, got ${String(options.issuer)}`);
-    const audiences = typeof options.audience === 'string' ? [options.audience] : [...(options.audience ?? [])];
+      throw new JwtVerifierConfigError(
+        `JwtVerifier: issuer must be an http(s) URL, got ${String(options.issuer)}`,
+      );
+    const audiences =
+      typeof options.audience === 'string' ? [options.audience] : [...(options.audience ?? [])];
     if (audiences.length === 0 || audiences.some((a) => typeof a !== 'string' || a === ''))
       throw new JwtVerifierConfigError('JwtVerifier: audience must name this server (its resource URL)');
-    const algorithms = [...(options.algorithms ?? (options.secret ? HMAC_ALGORITHMS : AUTH_DEFAULTS.asymmetricAlgorithms))];
+    const algorithms = [
+      ...(options.algorithms ?? (options.secret ? HMAC_ALGORITHMS : AUTH_DEFAULTS.asymmetricAlgorithms)),
+    ];
     if (algorithms.some((a) => a.toLowerCase() === 'none'))
       throw new JwtVerifierConfigError('JwtVerifier: the "none" algorithm is never accepted');
     const hmac = algorithms.filter((a) => HMAC_ALGORITHMS.includes(a));
@@ -120,7 +136,9 @@ export class JwtVerifier implements TokenVerifier {
         `JwtVerifier: ${hmac.join(', ')} needs an explicitly configured secret (an HMAC checked against a published key is forgeable)`,
       );
     if (options.secret !== undefined && hmac.length !== algorithms.length)
-      throw new JwtVerifierConfigError('JwtVerifier: with a shared secret, only HS256/HS384/HS512 are accepted');
+      throw new JwtVerifierConfigError(
+        'JwtVerifier: with a shared secret, only HS256/HS384/HS512 are accepted',
+      );
     if (options.secret !== undefined && options.jwksUri !== undefined)
       throw new JwtVerifierConfigError('JwtVerifier: give either a secret or a jwksUri, not both');
     this.authorizationServers = [options.issuer];
@@ -161,16 +179,28 @@ export class JwtVerifier implements TokenVerifier {
   private async verifySignature(token: string, digest: string): Promise<AuthPrincipal> {
     let payload: JWTPayload;
     try {
-      const keys = this.keys ?? (await this.discover());
-      ({ payload } = await jwtVerify(token, keys as JWTVerifyGetKey, this.verifyOptions));
-    } catch (error) {
-      throw refusalFor(error);
+      payload = await this.checkSignature(token);
+    } catch (first) {
+      const refusal = refusalFor(first);
+      // One immediate retry when the keys could not be fetched: a pooled connection to an issuer that restarted
+      // fails once and then works. A second failure is the issuer's outage.
+      if (refusal.reason !== 'jwks_unavailable') throw refusal;
+      try {
+        payload = await this.checkSignature(token);
+      } catch (second) {
+        throw refusalFor(second);
+      }
     }
     if (typeof payload.sub !== 'string' || payload.sub === '')
       throw invalidToken('missing_claim', 'the access token has no subject (sub)');
     const principal = principalFromClaims(payload as Record<string, unknown>, this.claimNames);
     if (this.cacheMs > 0) this.remember(digest, principal);
     return principal;
+  }
+
+  private async checkSignature(token: string): Promise<JWTPayload> {
+    const keys = this.keys ?? (await this.discover());
+    return (await jwtVerify(token, keys as JWTVerifyGetKey, this.verifyOptions)).payload;
   }
 
   private remember(digest: string, principal: AuthPrincipal): void {
@@ -194,9 +224,14 @@ export class JwtVerifier implements TokenVerifier {
     const retryMs = this.options.discoveryRetryMs ?? AUTH_DEFAULTS.discoveryRetryMs;
     if (Date.now() - this.discoveryFailedAt < retryMs)
       return Promise.reject(
-        new AuthRefusal('unavailable', 'issuer_metadata_unavailable', 'the issuer’s metadata could not be fetched', {
-          cause: this.discoveryError,
-        }),
+        new AuthRefusal(
+          'unavailable',
+          'issuer_metadata_unavailable',
+          'the issuer’s metadata could not be fetched',
+          {
+            cause: this.discoveryError,
+          },
+        ),
       );
     const timeout = this.options.fetchTimeoutMs ?? AUTH_DEFAULTS.fetchTimeoutMs;
     this.discovering = fetchIssuerMetadata(this.options.issuer, timeout, this.options.fetch).then(

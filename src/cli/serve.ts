@@ -3,9 +3,9 @@ import { constants } from 'node:os';
 import { parseArgs } from 'node:util';
 import type { McpServer, McpServerOptions } from '../server/index.js';
 import { Keyring } from '../state/index.js';
+import { AUTH_FLAG_OPTIONS, type AuthFlags, authFromFlags } from './auth-option.js';
 import { conformanceServer } from './demo-servers/conformance.js';
 import { exampleServer } from './demo-servers/example.js';
-import { AUTH_FLAG_OPTIONS, type AuthFlags, authFromFlags } from './auth-option.js';
 import { storeFromFlag } from './store-option.js';
 
 /** What `--fixture` names: the helpdesk `npm start` serves, and what the official conformance suite calls. */
@@ -89,8 +89,15 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
   if (opened.store) options.replayStore = opened.store;
   const host = values.host ?? '127.0.0.1';
   const shownHost = host.includes(':') ? `[${host}]` : host;
-  if (port === 0 && values.resource === undefined && values.audience === undefined && (values.tokens ?? values.issuer)) {
-    process.stderr.write('mrtr serve: with --port 0 the URL is not known in advance: give --resource URL too\n');
+  if (
+    port === 0 &&
+    values.resource === undefined &&
+    values.audience === undefined &&
+    (values.tokens ?? values.issuer)
+  ) {
+    process.stderr.write(
+      'mrtr serve: with --port 0 the URL is not known in advance: give --resource URL too\n',
+    );
     await opened.store?.close();
     return 2;
   }
@@ -104,7 +111,9 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
   }
   if (authed.auth) {
     if (values.stdio) {
-      process.stderr.write('mrtr serve: --tokens and --issuer are for HTTP; a stdio server trusts its parent process\n');
+      process.stderr.write(
+        'mrtr serve: --tokens and --issuer are for HTTP; a stdio server trusts its parent process\n',
+      );
       await opened.store?.close();
       return 2;
     }

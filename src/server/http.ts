@@ -224,10 +224,12 @@ export class HttpServerTransport {
     }
     // No await without a promise: every microtask turn counts on this path.
     if (principal instanceof Promise) {
-      principal.then(
-        (p) => this.checkHead(req, res, p),
-        (error: unknown) => this.refuseAuth(res, error),
-      ).catch((error: unknown) => this.failed(res, error));
+      principal
+        .then(
+          (p) => this.checkHead(req, res, p),
+          (error: unknown) => this.refuseAuth(res, error),
+        )
+        .catch((error: unknown) => this.failed(res, error));
       return;
     }
     this.checkHead(req, res, principal);
@@ -255,9 +257,14 @@ export class HttpServerTransport {
     const refusal =
       error instanceof AuthRefusal
         ? error
-        : new AuthRefusal('invalid_token', 'authenticate_threw', `Unauthorized: ${(error as Error)?.message ?? error}`, {
-            cause: error,
-          });
+        : new AuthRefusal(
+            'invalid_token',
+            'authenticate_threw',
+            `Unauthorized: ${(error as Error)?.message ?? error}`,
+            {
+              cause: error,
+            },
+          );
     const logger = this.options.logger ?? stderrLogger;
     logger.info({ reason: refusal.reason, status: refusal.status }, 'request not authenticated');
     const auth = this.options.auth;

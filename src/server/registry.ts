@@ -100,7 +100,8 @@ function mrtrOptionsOf(o: HandlerOptions): HandlerOptions {
   const scopes = o.requiredScopes;
   if (
     scopes !== undefined &&
-    (!Array.isArray(scopes) || scopes.some((s) => typeof s !== 'string' || !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(s)))
+    (!Array.isArray(scopes) ||
+      scopes.some((s) => typeof s !== 'string' || !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(s)))
   )
     throw registrationError('requiredScopes must be an array of OAuth scope tokens (no spaces or quotes)');
   const out: Record<string, unknown> = {};

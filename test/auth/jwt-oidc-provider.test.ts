@@ -2,7 +2,7 @@
 // mints authenticate; expired, wrong-audience, wrong-issuer, tampered, alg none, HS256-with-the-public-key,
 // unknown-kid and revoked-key tokens are refused with 401 invalid_token; a flood of forged kids costs the issuer at
 // most one JWKS fetch per cooldown; an unreachable issuer is 503, not 401.
-import { createPublicKey, generateKeyPairSync, type KeyObject, createPrivateKey } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { importJWK, SignJWT } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BearerAuth, JwtVerifier, type JwtVerifierOptions } from '../../src/auth/index.js';
@@ -38,7 +38,12 @@ async function protectedServer(extra: Partial<JwtVerifierOptions> = {}, port?: n
 }
 
 const whoami = (url: string, token: string) =>
-  mcp(url, 'tools/call', { name: 'whoami', arguments: {} }, { headers: { authorization: `Bearer ${token}` } });
+  mcp(
+    url,
+    'tools/call',
+    { name: 'whoami', arguments: {} },
+    { headers: { authorization: `Bearer ${token}` } },
+  );
 const principalOf = (reply: Awaited<ReturnType<typeof whoami>>) =>
   JSON.parse((reply.response.result!.content as Array<{ text: string }>)[0]!.text);
 
@@ -48,10 +53,20 @@ async function providerKey(): Promise<{ key: KeyObject; kid: string }> {
 }
 
 /** A token signed with the provider's own key but claims of our choosing (to test each claim check alone). */
-async function signed(claims: Record<string, unknown>, header: Record<string, unknown> = {}): Promise<string> {
+async function signed(
+  claims: Record<string, unknown>,
+  header: Record<string, unknown> = {},
+): Promise<string> {
   const { key, kid } = await providerKey();
   const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({ iss: provider.issuer, aud: resource, sub: 'alice', iat: now, exp: now + 300, ...claims })
+  return new SignJWT({
+    iss: provider.issuer,
+    aud: resource,
+    sub: 'alice',
+    iat: now,
+    exp: now + 300,
+    ...claims,
+  })
     .setProtectedHeader({ alg: 'RS256', kid, typ: 'at+jwt', ...header })
     .sign(key);
 }
@@ -105,7 +120,11 @@ describe('tokens the provider mints', () => {
     expect(response.status).toBe(200);
     const { access_token } = (await response.json()) as { access_token: string };
     const reply = await whoami(resource, access_token);
-    expect(principalOf(reply)).toMatchObject({ subject: TEST_CLIENT.id, clientId: TEST_CLIENT.id, scopes: ['bugs:read'] });
+    expect(principalOf(reply)).toMatchObject({
+      subject: TEST_CLIENT.id,
+      clientId: TEST_CLIENT.id,
+      scopes: ['bugs:read'],
+    });
   });
 
   it('a token for another resource (RFC 8707 audience) is refused', async () => {
@@ -158,8 +177,9 @@ describe('tokens that are refused', () => {
 
   it('HS256 keyed with the issuer’s public key (algorithm confusion)', async () => {
     const { kid } = await providerKey();
-    const publicPem = createPublicKey(createPrivateKey({ key: provider.keys.private[0] as never, format: 'jwk' }))
-      .export({ type: 'spki', format: 'pem' });
+    const publicPem = createPublicKey(
+      createPrivateKey({ key: provider.keys.private[0] as never, format: 'jwk' }),
+    ).export({ type: 'spki', format: 'pem' });
     const now = Math.floor(Date.now() / 1000);
     const forged = await new SignJWT({ iss: provider.issuer, aud: resource, sub: 'alice', exp: now + 60 })
       .setProtectedHeader({ alg: 'HS256', kid })
@@ -177,14 +197,20 @@ describe('tokens that are refused', () => {
   });
 
   it('the JWT verifier refuses to be configured for HS* without a secret, or with none', () => {
-    expect(() => new JwtVerifier({ issuer: provider.issuer, audience: resource, algorithms: ['HS256'] })).toThrow(
-      /needs an explicitly configured secret/,
-    );
-    expect(() => new JwtVerifier({ issuer: provider.issuer, audience: resource, algorithms: ['none'] })).toThrow(
-      /"none" algorithm is never accepted/,
-    );
     expect(
-      () => new JwtVerifier({ issuer: provider.issuer, audience: resource, secret: 'x'.repeat(32), algorithms: ['RS256'] }),
+      () => new JwtVerifier({ issuer: provider.issuer, audience: resource, algorithms: ['HS256'] }),
+    ).toThrow(/needs an explicitly configured secret/);
+    expect(
+      () => new JwtVerifier({ issuer: provider.issuer, audience: resource, algorithms: ['none'] }),
+    ).toThrow(/"none" algorithm is never accepted/);
+    expect(
+      () =>
+        new JwtVerifier({
+          issuer: provider.issuer,
+          audience: resource,
+          secret: 'x'.repeat(32),
+          algorithms: ['RS256'],
+        }),
     ).toThrow(/only HS256/);
   });
 });

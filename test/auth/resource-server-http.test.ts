@@ -41,16 +41,39 @@ describe('a caller without a valid token learns nothing but 401', () => {
     );
   });
 
-  const unauthenticated: Array<[string, () => Promise<{ status: number; headers: Record<string, unknown>; text: string }>]> = [
-    ['a notification (would be 202)', () => rawPost(url, '{"jsonrpc":"2.0","method":"notifications/cancelled"}', { 'content-type': 'application/json' })],
-    ['a body that is not JSON (would be 400 parse error)', () => rawPost(url, '{oops', { 'content-type': 'application/json' })],
-    ['a header mismatch (would be -32020 with details)', () =>
-      rawPost(url, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami' } }), {
-        'content-type': 'application/json', 'mcp-method': 'tools/list', 'mcp-name': 'other',
-      })],
+  const unauthenticated: Array<
+    [string, () => Promise<{ status: number; headers: Record<string, unknown>; text: string }>]
+  > = [
+    [
+      'a notification (would be 202)',
+      () =>
+        rawPost(url, '{"jsonrpc":"2.0","method":"notifications/cancelled"}', {
+          'content-type': 'application/json',
+        }),
+    ],
+    [
+      'a body that is not JSON (would be 400 parse error)',
+      () => rawPost(url, '{oops', { 'content-type': 'application/json' }),
+    ],
+    [
+      'a header mismatch (would be -32020 with details)',
+      () =>
+        rawPost(
+          url,
+          JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami' } }),
+          {
+            'content-type': 'application/json',
+            'mcp-method': 'tools/list',
+            'mcp-name': 'other',
+          },
+        ),
+    ],
     ['a wrong Content-Type (would be 415)', () => rawPost(url, 'x', { 'content-type': 'text/plain' })],
     ['a GET (would be 405)', () => rawPost(url, '', {}, 'GET')],
-    ['a body over the size limit (would be 413)', () => rawPost(url, 'x'.repeat(2 * 1024 * 1024), { 'content-type': 'application/json' })],
+    [
+      'a body over the size limit (would be 413)',
+      () => rawPost(url, 'x'.repeat(2 * 1024 * 1024), { 'content-type': 'application/json' }),
+    ],
   ];
   for (const [what, send] of unauthenticated) {
     it(`${what}: 401, and no word about the request`, async () => {
@@ -111,7 +134,10 @@ describe('a caller without a valid token learns nothing but 401', () => {
 
 describe('Protected Resource Metadata (RFC 9728)', () => {
   it('is served at the path-inserted and the root well-known URI, without a token', async () => {
-    for (const path of ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource']) {
+    for (const path of [
+      '/.well-known/oauth-protected-resource/mcp',
+      '/.well-known/oauth-protected-resource',
+    ]) {
       const response = await fetch(`${origin}${path}`);
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toBe('application/json');
@@ -144,7 +170,12 @@ describe('the principal', () => {
   });
 
   it('is what requestState is bound to: a state sealed for alice and presented by bob gets the fixed -32602', async () => {
-    const first = await mcp(url, 'tools/call', { name: 'confirm_close', arguments: { id: 7 } }, bearer('alice-token'));
+    const first = await mcp(
+      url,
+      'tools/call',
+      { name: 'confirm_close', arguments: { id: 7 } },
+      bearer('alice-token'),
+    );
     const requestState = first.response.result!.requestState as string;
     const retry = {
       name: 'confirm_close',
@@ -162,7 +193,12 @@ describe('the principal', () => {
 
 describe('requiredScopes', () => {
   it('a token without the scope gets 403 insufficient_scope naming it, with resource_metadata', async () => {
-    const reply = await mcp(url, 'tools/call', { name: 'write_bug', arguments: { id: 1 } }, bearer('alice-token'));
+    const reply = await mcp(
+      url,
+      'tools/call',
+      { name: 'write_bug', arguments: { id: 1 } },
+      bearer('alice-token'),
+    );
     expect(reply.status).toBe(403);
     expect(challengeOf(reply.headers)).toBe(
       `Bearer error="insufficient_scope", error_description="this operation needs the scope bugs:write (missing: bugs:write)", scope="bugs:write", resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"`,
@@ -190,7 +226,12 @@ describe('requiredScopes', () => {
   });
 
   it('is checked on every round: round 2 with a token that lost the scope is refused', async () => {
-    const first = await mcp(url, 'tools/call', { name: 'write_bug', arguments: { id: 2 } }, bearer('alice-writer'));
+    const first = await mcp(
+      url,
+      'tools/call',
+      { name: 'write_bug', arguments: { id: 2 } },
+      bearer('alice-writer'),
+    );
     expect(first.response.result?.resultType).toBe('input_required');
     const retry = {
       name: 'write_bug',
@@ -216,7 +257,9 @@ describe('requiredScopes', () => {
 describe('a server without auth', () => {
   it('has no scopes to grant: a tool with requiredScopes refuses every caller with 403', async () => {
     const port = await freePort();
-    const open = await devTokenServer({ resource: `http://127.0.0.1:${port}/mcp`, withAuth: false }).listen({ port });
+    const open = await devTokenServer({ resource: `http://127.0.0.1:${port}/mcp`, withAuth: false }).listen({
+      port,
+    });
     try {
       const reply = await mcp(open.url, 'tools/call', { name: 'write_bug', arguments: { id: 1 } });
       expect(reply.status).toBe(403);

@@ -23,7 +23,12 @@ export interface RunningProvider {
   /** How many times the JWKS endpoint has been asked. */
   jwksFetches(): number;
   /** Mint a JWT access token for `user` (or for the client itself) through the provider's own token model. */
-  accessToken(options: { user?: string; scope?: string; audience?: string; ttlSec?: number }): Promise<string>;
+  accessToken(options: {
+    user?: string;
+    scope?: string;
+    audience?: string;
+    ttlSec?: number;
+  }): Promise<string>;
   /** The provider's signing keys as private JWKs (to forge or revoke in tests). */
   readonly keys: { private: JsonWebKey[] };
   close(): Promise<void>;
@@ -90,7 +95,15 @@ export async function startOidcProvider(options: {
         : { accountId: id, claims: () => ({ sub: id }) },
     extraTokenClaims: (_ctx: unknown, token: { accountId?: string }) =>
       token.accountId && USERS[token.accountId] ? { roles: USERS[token.accountId]!.roles } : undefined,
-    ttl: { AccessToken: 300, ClientCredentials: 300, AuthorizationCode: 60, Grant: 600, Interaction: 600, Session: 600, IdToken: 300 },
+    ttl: {
+      AccessToken: 300,
+      ClientCredentials: 300,
+      AuthorizationCode: 60,
+      Grant: 600,
+      Interaction: 600,
+      Session: 600,
+      IdToken: 300,
+    },
     // Quiet: no cookie-key warnings in test output.
     cookies: { keys: ['test-cookie-key-0123456789abcdef'] },
   } as never);
