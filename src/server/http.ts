@@ -207,7 +207,10 @@ export class HttpServerTransport {
     const q = url.indexOf('?');
     const pathname = q < 0 ? url : url.slice(0, q);
     const auth = this.options.auth;
-    if (auth?.metadataPaths.includes(pathname)) return this.sendMetadata(req, res, auth);
+    if (auth?.metadataPaths.includes(pathname)) {
+      this.sendMetadata(req, res, auth);
+      return;
+    }
     if (pathname !== this.path) {
       sendError(res, 404, ErrorCode.InvalidRequest, `Not found: the MCP endpoint is ${this.path}`);
       return;
@@ -220,7 +223,8 @@ export class HttpServerTransport {
           ? this.options.authenticate(req)
           : undefined;
     } catch (error) {
-      return this.refuseAuth(res, error);
+      this.refuseAuth(res, error);
+      return;
     }
     // No await without a promise: every microtask turn counts on this path.
     if (principal instanceof Promise) {

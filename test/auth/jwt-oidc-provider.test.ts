@@ -3,7 +3,7 @@
 // unknown-kid and revoked-key tokens are refused with 401 invalid_token; a flood of forged kids costs the issuer at
 // most one JWKS fetch per cooldown; an unreachable issuer is 503, not 401.
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { importJWK, SignJWT } from 'jose';
+import { SignJWT } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BearerAuth, JwtVerifier, type JwtVerifierOptions } from '../../src/auth/index.js';
 import { type HttpEndpoint, McpServer, text } from '../../src/server/index.js';

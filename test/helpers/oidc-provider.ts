@@ -59,7 +59,7 @@ export async function startOidcProvider(options: {
     audience,
     accessTokenTTL: 300,
     accessTokenFormat: 'jwt' as const,
-    jwt: { sign: { alg: 'RS256' } },
+    jwt: { sign: { alg: 'RS256' as const } },
   });
   const provider = new Provider(issuer, {
     clients: [
