@@ -13,6 +13,7 @@ import { CheckError, parseRpcResponse, probeContract, round1Body, TOOLS_CALL_HEA
 import { createRawClient } from './lib/raw-client.mjs';
 import { computeRatios, printTable, writeJson } from './lib/report.mjs';
 import {
+  authHeaders,
   createSampler,
   machineCpuSeconds,
   OURS_ENTRY,
@@ -167,7 +168,12 @@ async function benchOne(name) {
   }
   current = server;
   console.log(`  pid ${server.pid}, ${server.url}`);
-  const client = (opts.client === 'raw' ? createRawClient : createClient)(server.url, opts.concurrency);
+  const plain = (opts.client === 'raw' ? createRawClient : createClient)(server.url, opts.concurrency);
+  // The auth rows send a bearer token on every request, as a client of such a server must.
+  const extra = await authHeaders(name);
+  const client = extra
+    ? { ...plain, post: (headers, body, timeoutMs) => plain.post({ ...headers, ...extra }, body, timeoutMs) }
+    : plain;
   try {
     // One-off contract check, outside the measured flow.
     let contract = { problems: [], notes: [] };

@@ -2,7 +2,8 @@
 // `approve_change` tool with the explicit inputRequired() API: round 1 asks for approval, round 2 completes.
 // test/fixtures/approval-server.ts is the same tool for the tests.
 //
-// Usage: node bench/lib/ours-server.mjs --port P [--root DIR] [--store memory|sqlite|redis]   (0 = ephemeral; DIR:
+// Usage: node bench/lib/ours-server.mjs --port P [--root DIR] [--store memory|sqlite|redis] [--auth dev|jwt|jwt-uncached]
+// (0 = ephemeral; DIR:
 // another checkout, built, for `npm run bench -- --baseline DIR`). Prints `listening on http://127.0.0.1:P/mcp`
 // when ready. Keys come from MRTR_STATE_KEYS, else a per-process key. --store turns the replay guard on: sqlite is a
 // fresh file in a temp dir; redis starts its own redis-server as a child of this process, so the benchmark's
@@ -67,11 +68,43 @@ async function openReplayStore(kind) {
   throw new Error(`--store must be memory, sqlite or redis, got ${kind}`);
 }
 
+/**
+ * --auth dev: a development token; --auth jwt: JWT access tokens checked against a JWKS served on a local port (the
+ * public key comes in MRTR_BENCH_JWK); --auth jwt-uncached: the same with every signature checked.
+ */
+async function openAuth(kind) {
+  if (!kind) return undefined;
+  const auth = await import(pathToFileURL(join(root, 'dist', 'auth', 'index.js')).href);
+  const resource = 'http://127.0.0.1/mcp';
+  if (kind === 'dev') {
+    const verifier = new auth.DevTokens(auth.parseDevTokens({ 'bench-dev-token': { sub: 'bench-user' } }));
+    return new auth.BearerAuth({ verifier, resource });
+  }
+  if (kind !== 'jwt' && kind !== 'jwt-uncached')
+    throw new Error(`--auth must be dev, jwt or jwt-uncached, got ${kind}`);
+  const jwks = JSON.stringify({ keys: [JSON.parse(process.env.MRTR_BENCH_JWK)] });
+  const { createServer: createHttpServer } = await import('node:http');
+  const keysServer = createHttpServer((_req, res) =>
+    res.writeHead(200, { 'content-type': 'application/json' }).end(jwks),
+  );
+  await new Promise((done) => keysServer.listen(0, '127.0.0.1', done));
+  cleanup.push(() => keysServer.close());
+  const verifier = new auth.JwtVerifier({
+    issuer: 'http://bench-issuer.invalid',
+    audience: 'urn:mrtr:bench',
+    jwksUri: `http://127.0.0.1:${keysServer.address().port}/jwks`,
+    ...(kind === 'jwt-uncached' ? { verifiedTokenCacheMs: 0 } : {}),
+  });
+  return new auth.BearerAuth({ verifier, resource });
+}
+
 const replayStore = await openReplayStore(arg('--store'));
+const auth = await openAuth(arg('--auth'));
 const server = new McpServer({
   name: 'mrtr-bench',
   version: '0.1.0',
   ...(replayStore ? { replayStore } : {}),
+  ...(auth ? { auth } : {}),
 }).tool(
   {
     name: 'approve_change',

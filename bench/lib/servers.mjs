@@ -5,6 +5,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BENCH_DEV_TOKEN, benchJwt } from './bench-auth.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const REPO_ROOT = join(here, '..', '..');
@@ -40,6 +41,26 @@ export const SERVER_DEFS = {
       },
     ]),
   ),
+  // Bearer-token auth on every request: a development token, a JWT (signature remembered per token), a JWT whose
+  // signature is checked on every request.
+  ...Object.fromEntries(
+    [
+      ['dev', 'development token'],
+      ['jwt', 'JWT, cached verification'],
+      ['jwt-uncached', 'JWT, every signature checked'],
+    ].map(([kind, what]) => [
+      `ours-auth-${kind}`,
+      {
+        label: `ours + auth (${what})`,
+        kind: 'mrtr',
+        variantOf: 'ours',
+        args: (port) => [join(here, 'ours-server.mjs'), '--port', String(port), '--auth', kind],
+        auth: kind,
+        missing: () =>
+          existsSync(OURS_ENTRY) ? null : `${OURS_ENTRY} not found (run \`npm run build\` first)`,
+      },
+    ]),
+  ),
   sdk: {
     label: 'sdk 2.4.0',
     kind: 'mrtr',
@@ -60,6 +81,13 @@ export const SERVER_DEFS = {
     missing: () => null,
   },
 };
+
+/** The Authorization header a server's requests carry (auth rows only). */
+export async function authHeaders(name) {
+  const kind = SERVER_DEFS[name].auth;
+  if (!kind) return undefined;
+  return { authorization: `Bearer ${kind === 'dev' ? BENCH_DEV_TOKEN : (await benchJwt()).token}` };
+}
 
 /** Reserve an ephemeral 127.0.0.1 port (bind to 0, read it back, release it). */
 export function freePort() {
@@ -86,10 +114,11 @@ export async function startServer(name, { verbose = false, readyTimeoutMs = 20_0
   // MRTR_BENCH_SERVER_NODE_ARGS: node flags for the server children only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/p"
   // to profile a server under the benchmark's load (node refuses --cpu-prof in NODE_OPTIONS).
   const nodeArgs = (process.env.MRTR_BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const authEnv = def.auth?.startsWith('jwt') ? { MRTR_BENCH_JWK: (await benchJwt()).jwk } : {};
   const child = spawn(process.execPath, [...nodeArgs, ...def.args(port)], {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'production' },
+    env: { ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'production', ...authEnv },
   });
   let tail = '';
   const keep = (chunk) => {

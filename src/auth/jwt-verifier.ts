@@ -1,7 +1,6 @@
 // JWT access tokens (RFC 9068) verified with jose: signature by the issuer's JWKS (discovered, cached, refreshed on an
 // unknown kid at most once per cooldown), issuer, audience (RFC 8707: this server), exp/nbf with a small tolerance,
 // and an algorithm allow-list. A verified token is remembered briefly, so a flow's later rounds cost a hash lookup.
-import { createHash } from 'node:crypto';
 import {
   createRemoteJWKSet,
   type JWTPayload,
@@ -165,18 +164,19 @@ export class JwtVerifier implements TokenVerifier {
   }
 
   verify(token: string): AuthPrincipal | Promise<AuthPrincipal> {
-    const digest = this.cacheMs > 0 ? createHash('sha256').update(token).digest('base64url') : '';
+    // Keyed by the token itself: hashing it first measured more than the lookup it guards. Only tokens whose
+    // signature verified are ever keys, so a flood of forgeries cannot fill the map.
     if (this.cacheMs > 0) {
-      const hit = this.remembered.get(digest);
+      const hit = this.remembered.get(token);
       if (hit !== undefined) {
         if (Date.now() < hit.until) return hit.principal;
-        this.remembered.delete(digest);
+        this.remembered.delete(token);
       }
     }
-    return this.verifySignature(token, digest);
+    return this.verifySignature(token);
   }
 
-  private async verifySignature(token: string, digest: string): Promise<AuthPrincipal> {
+  private async verifySignature(token: string): Promise<AuthPrincipal> {
     let payload: JWTPayload;
     try {
       payload = await this.checkSignature(token);
@@ -194,7 +194,7 @@ export class JwtVerifier implements TokenVerifier {
     if (typeof payload.sub !== 'string' || payload.sub === '')
       throw invalidToken('missing_claim', 'the access token has no subject (sub)');
     const principal = principalFromClaims(payload as Record<string, unknown>, this.claimNames);
-    if (this.cacheMs > 0) this.remember(digest, principal);
+    if (this.cacheMs > 0) this.remember(token, principal);
     return principal;
   }
 
@@ -203,11 +203,11 @@ export class JwtVerifier implements TokenVerifier {
     return (await jwtVerify(token, keys as JWTVerifyGetKey, this.verifyOptions)).payload;
   }
 
-  private remember(digest: string, principal: AuthPrincipal): void {
+  private remember(token: string, principal: AuthPrincipal): void {
     const until = Math.min(Date.now() + this.cacheMs, principal.expiresAt ?? Number.POSITIVE_INFINITY);
     // Oldest first out: a Map iterates in insertion order.
     if (this.remembered.size >= this.cacheSize) this.remembered.delete(this.remembered.keys().next().value!);
-    this.remembered.set(digest, { principal, until });
+    this.remembered.set(token, { principal, until });
   }
 
   private remoteKeys(jwksUri: string): JWTVerifyGetKey {

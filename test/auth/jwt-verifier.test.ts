@@ -1,0 +1,113 @@
+// JwtVerifier without a network: HS256 with an explicit secret, to pin the remembered-token rules — a verified token
+// is remembered (the second round pays no signature), never past its exp, and the memory is bounded.
+import { SignJWT } from 'jose';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { JwtVerifier } from '../../src/auth/index.js';
+
+const SECRET = 'a-shared-secret-of-at-least-32-bytes!';
+const ISSUER = 'https://issuer.example';
+const AUDIENCE = 'https://mcp.example/mcp';
+
+const token = (claims: Record<string, unknown> = {}, expiresIn = 300) =>
+  new SignJWT({ scope: 'a b', ...claims })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setIssuer(ISSUER)
+    .setAudience(AUDIENCE)
+    .setSubject(String(claims.sub ?? 'alice'))
+    .setIssuedAt()
+    .setExpirationTime(Math.floor(Date.now() / 1000) + expiresIn)
+    .sign(new TextEncoder().encode(SECRET));
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('remembered verifications', () => {
+  it('a token verified once is answered from memory, synchronously, the next time', async () => {
+    const verifier = new JwtVerifier({ issuer: ISSUER, audience: AUDIENCE, secret: SECRET });
+    const t = await token();
+    const first = await verifier.verify(t);
+    const second = verifier.verify(t);
+    expect(second).not.toBeInstanceOf(Promise);
+    expect(second).toBe(first);
+  });
+
+  it('is never remembered past the token’s exp', async () => {
+    const verifier = new JwtVerifier({
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      secret: SECRET,
+      verifiedTokenCacheMs: 600_000,
+    });
+    const t = await token({}, 30);
+    await verifier.verify(t);
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 40_000 });
+    await expect(Promise.resolve().then(() => verifier.verify(t))).rejects.toMatchObject({
+      reason: 'expired',
+    });
+  });
+
+  it('is forgotten after verifiedTokenCacheMs, and the signature is checked again', async () => {
+    const verifier = new JwtVerifier({
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      secret: SECRET,
+      verifiedTokenCacheMs: 1_000,
+    });
+    const t = await token();
+    const first = await verifier.verify(t);
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 2_000 });
+    const again = verifier.verify(t);
+    expect(again).toBeInstanceOf(Promise);
+    expect(await again).not.toBe(first);
+  });
+
+  it('keeps at most verifiedTokenCacheSize tokens, forgetting the oldest', async () => {
+    const verifier = new JwtVerifier({
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      secret: SECRET,
+      verifiedTokenCacheSize: 2,
+    });
+    const [a, b, c] = await Promise.all([token({ sub: 'a' }), token({ sub: 'b' }), token({ sub: 'c' })]);
+    for (const t of [a!, b!, c!]) await verifier.verify(t);
+    expect(verifier.verify(a!)).toBeInstanceOf(Promise);
+    expect(verifier.verify(c!)).not.toBeInstanceOf(Promise);
+  });
+
+  it('with verifiedTokenCacheMs 0, every call checks the signature', async () => {
+    const verifier = new JwtVerifier({
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      secret: SECRET,
+      verifiedTokenCacheMs: 0,
+    });
+    const t = await token();
+    await verifier.verify(t);
+    expect(verifier.verify(t)).toBeInstanceOf(Promise);
+  });
+
+  it('a refused token is never remembered', async () => {
+    const verifier = new JwtVerifier({ issuer: ISSUER, audience: 'https://other.example', secret: SECRET });
+    const t = await token();
+    await expect(verifier.verify(t)).rejects.toMatchObject({ reason: 'wrong_audience' });
+    await expect(verifier.verify(t)).rejects.toMatchObject({ reason: 'wrong_audience' });
+  });
+});
+
+describe('claims', () => {
+  it('the principal carries scopes from scope, and the configured roles claim', async () => {
+    const verifier = new JwtVerifier({
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      secret: SECRET,
+      rolesClaim: 'groups',
+    });
+    const principal = await verifier.verify(await token({ groups: ['ops'] }));
+    expect(principal).toMatchObject({ subject: 'alice', issuer: ISSUER, scopes: ['a', 'b'], roles: ['ops'] });
+  });
+  it('typ is enforced when configured (RFC 9068 at+jwt)', async () => {
+    const verifier = new JwtVerifier({ issuer: ISSUER, audience: AUDIENCE, secret: SECRET, type: 'at+jwt' });
+    await expect(verifier.verify(await token())).rejects.toMatchObject({ reason: 'wrong_type' });
+  });
+});
