@@ -1,6 +1,15 @@
 // mrtr: build MCP servers whose multi-round calls are sealed, bound and bounded. A curated list, so that what is
 // public is a decision: the client is at `mrtr/client`, the state codec at `mrtr/state`, wire types and error
-// codes at `mrtr/protocol`, the flow engine at `mrtr/flow`.
+// codes at `mrtr/protocol`, the flow engine at `mrtr/flow`, tokens, sign-in and pages at `mrtr/auth`.
+export {
+  type AuthPrincipal,
+  AuthRefusal,
+  BearerAuth,
+  type BearerAuthOptions,
+  DevTokens,
+  JwtVerifier,
+  type JwtVerifierOptions,
+} from './auth/index.js';
 export {
   type Ask,
   type ElicitationForm,

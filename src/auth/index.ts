@@ -21,4 +21,21 @@ export { JwtVerifier, JwtVerifierConfigError, type JwtVerifierOptions } from './
 export { type AuthPrincipal, DEV_TOKEN_ISSUER } from './principal.js';
 export { metadataPaths, PRM_PATH, type ProtectedResourceMetadata } from './resource-metadata.js';
 export { expandScopes, missingScopes, type ScopeImplications } from './scopes.js';
+export {
+  BrowserSignIn,
+  type BrowserSignInOptions,
+  type ExpectedPrincipal,
+  escapeHtml,
+  FormError,
+  Html,
+  html,
+  isSamePrincipal,
+  type OidcSignInOptions,
+  type PageSession,
+  readForm,
+  SIGNIN_DEFAULTS,
+  SignInConfigError,
+  type SigningKey,
+  sendPage,
+} from './signin/index.js';
 export type { TokenVerifier } from './verifier.js';

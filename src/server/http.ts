@@ -48,6 +48,15 @@ export interface HttpServerTransportOptions {
    * refuse (401): an AuthRefusal keeps its status and challenge.
    */
   authenticate?: (req: IncomingMessage) => Principal | undefined | Promise<Principal | undefined>;
+  /** The server's own pages (browser sign-in, and what builds on it), answered before the MCP endpoint's checks. */
+  pages?: PageRoutes;
+}
+
+/** Routes beside the MCP endpoint on the same listener: `BrowserSignIn` is one. */
+export interface PageRoutes {
+  handles(pathname: string): boolean;
+  /** Answer the request; never throws. */
+  handle(req: IncomingMessage, res: ServerResponse): void;
 }
 
 export interface HttpEndpoint {
@@ -209,6 +218,10 @@ export class HttpServerTransport {
     const auth = this.options.auth;
     if (auth?.metadataPaths.includes(pathname)) {
       this.sendMetadata(req, res, auth);
+      return;
+    }
+    if (this.options.pages?.handles(pathname)) {
+      this.options.pages.handle(req, res);
       return;
     }
     if (pathname !== this.path) {

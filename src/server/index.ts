@@ -17,7 +17,12 @@ export { SERVER_DEFAULTS } from './defaults.js';
 export { type Logger, type RequestEnvironment, stderrLogger } from './environment.js';
 export { InvalidOptionError, ServerError, type ServerErrorCode } from './errors.js';
 export type { HeaderParam } from './header-params.js';
-export { type HttpEndpoint, HttpServerTransport, type HttpServerTransportOptions } from './http.js';
+export {
+  type HttpEndpoint,
+  HttpServerTransport,
+  type HttpServerTransportOptions,
+  type PageRoutes,
+} from './http.js';
 export type {
   CompletionHandler,
   HandlerOptions,
@@ -42,5 +47,5 @@ export {
 } from './request-state.js';
 export type { GuardedRound, RoundGuard } from './round/guard.js';
 export type { RoundEvent, RoundObserver, RoundOutcome } from './round/observer.js';
-export { McpServer, type McpServerOptions } from './server.js';
+export { McpServer, type McpServerOptions, type SignInSetup } from './server.js';
 export { type StdioOptions, serveStdio } from './stdio.js';

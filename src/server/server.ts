@@ -1,9 +1,9 @@
 // McpServer: the public face of the server room — register tools, prompts and resources, then serve them.
 
-import { BearerAuth } from '../auth/index.js';
+import { BearerAuth, BrowserSignIn, type DevTokens, type OidcSignInOptions } from '../auth/index.js';
 import { ReplayGuard, type ReplayGuardOptions } from '../guard/index.js';
 import type { Implementation, ResourceDefinition, ResourceTemplateDefinition } from '../protocol/index.js';
-import { createEphemeralKeyring, Keyring, type StateCodecOptions } from '../state/index.js';
+import { createEphemeralKeyring, Keyring, purposeKeys, type StateCodecOptions } from '../state/index.js';
 import type { SharedStore } from '../stores/index.js';
 import { SERVER_DEFAULTS } from './defaults.js';
 import { Dispatcher } from './dispatch.js';
@@ -88,6 +88,20 @@ export interface McpServerOptions {
    * are checked against the token's scopes on every round. The principal is what requestState is bound to.
    */
   auth?: BearerAuth;
+  /**
+   * Browser sign-in for the server's own pages (`/mrtr/signin`, `/mrtr/session`): OIDC against the issuer that
+   * mints the access tokens, and/or development sign-in with the tokens file (loopback only). Cookies are signed with
+   * keys derived from `stateKeys`, so a session opens on every instance that shares the keyring.
+   */
+  signIn?: SignInSetup;
+}
+
+export interface SignInSetup {
+  oidc?: OidcSignInOptions;
+  devTokens?: DevTokens;
+  /** The server's public origin (default: the origin of `auth.resource`). */
+  origin?: string;
+  sessionTtlMs?: number;
 }
 
 /** Every option name, checked by the compiler: a JavaScript caller's typo (`guard:`) is refused, not ignored. */
@@ -113,12 +127,15 @@ const OPTION_NAMES: ReadonlySet<string> = new Set(
     replayStore: true,
     replay: true,
     auth: true,
+    signIn: true,
   } satisfies Record<keyof McpServerOptions, true>),
 );
 
 export class McpServer {
   private readonly registry = new Registry();
   private dispatcher: Dispatcher | undefined;
+  private keyringInUse: Keyring | undefined;
+  private browserSignIn: BrowserSignIn | undefined;
 
   constructor(private readonly options: McpServerOptions) {
     for (const key of Object.keys(options)) {
@@ -216,7 +233,32 @@ export class McpServer {
   /** A Streamable HTTP transport; use `.listener` with your own node:http server, or `.listen()`. */
   http(options: HttpServerTransportOptions = {}): HttpServerTransport {
     const auth = options.authenticate ? {} : { auth: this.options.auth };
-    return new HttpServerTransport(this.core, { logger: this.logger, ...auth, ...options });
+    const pages = this.signIn ? { pages: this.signIn } : {};
+    return new HttpServerTransport(this.core, { logger: this.logger, ...auth, ...pages, ...options });
+  }
+
+  /** The browser sign-in the `signIn` option set up (for pages that need to know who opened them). */
+  get signIn(): BrowserSignIn | undefined {
+    const setup = this.options.signIn;
+    if (!setup || this.browserSignIn) return this.browserSignIn;
+    void this.core; // the keyring is settled when the core is built
+    const keyring = this.keyringInUse;
+    if (!keyring)
+      throw new InvalidOptionError(
+        'McpServer: signIn needs stateKeys (its cookies are signed with keys derived from them)',
+      );
+    const origin =
+      setup.origin ?? (this.options.auth ? new URL(this.options.auth.resource).origin : undefined);
+    if (!origin)
+      throw new InvalidOptionError('McpServer: signIn needs an origin (or auth, whose resource gives one)');
+    this.browserSignIn = new BrowserSignIn({
+      keys: purposeKeys(keyring, 'mrtr/page-session'),
+      origin,
+      ...(setup.oidc ? { oidc: setup.oidc } : {}),
+      ...(setup.devTokens ? { devTokens: setup.devTokens } : {}),
+      ...(setup.sessionTtlMs === undefined ? {} : { sessionTtlMs: setup.sessionTtlMs }),
+    });
+    return this.browserSignIn;
   }
 
   listen(options: HttpServerTransportOptions = {}): Promise<HttpEndpoint> {
@@ -262,6 +304,7 @@ export class McpServer {
           'when another instance takes the next round — give every instance of a fleet the same keyring',
       );
     }
+    this.keyringInUse = keyring;
     const codecOptions: StateCodecOptions = {
       keyring,
       audience: o.audience ?? o.name,

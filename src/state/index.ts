@@ -27,6 +27,7 @@ export {
   type Principal,
   parseKeySpec,
   principalDigest,
+  purposeKeys,
   STATE_FORMAT_VERSION,
   type StateKey,
 } from './keyring.js';

@@ -36,6 +36,8 @@ interface KeyringInternals {
   readonly current: DerivedKey;
   readonly byKid: ReadonlyMap<string, DerivedKey>;
   readonly pseudonym: KeyObject;
+  /** The raw secrets, current first, for keys of other purposes (purposeKeys). */
+  readonly secrets: ReadonlyArray<{ kid: string; secret: Uint8Array }>;
 }
 
 // Derived keys live here rather than on the instance so that logging or inspecting a Keyring shows nothing secret.
@@ -109,6 +111,7 @@ export class Keyring {
       current: byKid.get(first.kid)!,
       byKid,
       pseudonym: derivePseudonymKey(first.secret),
+      secrets: keys.map((k) => ({ kid: k.kid, secret: Uint8Array.from(k.secret) })),
     });
     Object.freeze(this);
   }
@@ -126,6 +129,20 @@ export class Keyring {
   toJSON(): { currentKid: string; kids: readonly string[]; ephemeral: boolean } {
     return { currentKid: this.currentKid, kids: this.kids, ephemeral: this.ephemeral };
   }
+}
+
+/**
+ * 32-byte keys for another purpose than requestState (e.g. `mrtr/page-session`), one per key of the keyring, current
+ * first: whatever they protect rotates with the keyring, and opens on every instance that shares it. The purpose is
+ * part of the derivation, so no two purposes — and never requestState — share a key.
+ */
+export function purposeKeys(keyring: Keyring, purpose: string): Array<{ kid: string; key: Uint8Array }> {
+  if (typeof purpose !== 'string' || purpose === '' || purpose.startsWith('mrtr/requestState'))
+    throw new KeySpecError('purposeKeys: name a purpose of your own (not requestState)');
+  return keyringInternals(keyring).secrets.map(({ kid, secret }) => ({
+    kid,
+    key: new Uint8Array(hkdfSync('sha256', secret, HKDF_SALT, `${purpose}/${kid}`, 32)),
+  }));
 }
 
 /** @internal */

@@ -74,7 +74,9 @@ export async function startOidcProvider(options: {
     ],
     jwks: { keys: keys as never },
     scopes: SCOPES.split(' '),
-    claims: { openid: ['sub'], profile: ['name'] },
+    claims: { openid: ['sub'], profile: ['name', 'roles'] },
+    // The ID token carries the profile claims (as Keycloak and Entra do), so the sign-in needs no userinfo call.
+    conformIdTokenClaims: false,
     pkce: { required: () => true },
     features: {
       devInteractions: { enabled: true },
@@ -91,7 +93,7 @@ export async function startOidcProvider(options: {
     },
     findAccount: (_ctx: unknown, id: string) =>
       USERS[id]
-        ? { accountId: id, claims: () => ({ sub: id, name: USERS[id]!.name }) }
+        ? { accountId: id, claims: () => ({ sub: id, name: USERS[id]!.name, roles: USERS[id]!.roles }) }
         : { accountId: id, claims: () => ({ sub: id }) },
     extraTokenClaims: (_ctx: unknown, token: { accountId?: string }) =>
       token.accountId && USERS[token.accountId] ? { roles: USERS[token.accountId]!.roles } : undefined,

@@ -1,0 +1,40 @@
+// Reading a page's form POST: url-encoded, small, from our own origin.
+import type { IncomingMessage } from 'node:http';
+
+/** Forms here are a few short fields; anything larger is not one of ours. */
+const MAX_FORM_BYTES = 16 * 1024;
+
+export class FormError extends Error {
+  override readonly name = 'FormError';
+  readonly code = 'ERR_PAGE_FORM';
+}
+
+/** The fields of a url-encoded POST body; rejects other types and bodies over 16 KiB. */
+export function readForm(req: IncomingMessage): Promise<URLSearchParams> {
+  return new Promise((resolve, reject) => {
+    const type = req.headers['content-type'] ?? '';
+    if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(type)) {
+      req.resume();
+      reject(new FormError('expected a form (application/x-www-form-urlencoded)'));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_FORM_BYTES) {
+        req.destroy();
+        reject(new FormError('form too large'));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(new URLSearchParams(Buffer.concat(chunks).toString('utf8'))));
+    req.on('error', reject);
+  });
+}
+
+/** A POST from a page of ours: the browser's Origin header names our origin (the first CSRF defence). */
+export function fromOurOrigin(req: IncomingMessage, origin: string): boolean {
+  return req.headers.origin === origin;
+}

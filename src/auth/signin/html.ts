@@ -1,0 +1,94 @@
+// The server's own pages: escaped text, one layout, and headers that let a browser run nothing it did not get from
+// us (a strict Content-Security-Policy, no framing, no sniffing, no referrer to other sites, never cached).
+import type { ServerResponse } from 'node:http';
+
+const ESCAPES: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+
+/** Text for HTML content and attribute values. */
+export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+
+/** Markup built only from escaped text: the type is the promise that no caller forgot to escape. */
+export class Html {
+  constructor(readonly markup: string) {}
+}
+
+/** `html\`<p>${value}</p>\``: every interpolated value is escaped unless it is already Html. */
+export function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
+  let out = strings[0]!;
+  values.forEach((value, i) => {
+    const items = Array.isArray(value) ? value : [value];
+    for (const item of items) {
+      out +=
+        item instanceof Html
+          ? item.markup
+          : escapeHtml(item === undefined || item === null ? '' : String(item));
+    }
+    out += strings[i + 1]!;
+  });
+  return new Html(out);
+}
+
+export const STYLESHEET_PATH = '/mrtr/assets/mrtr.css';
+
+/** Readable on a phone, high contrast, no web fonts, no script. */
+export const STYLESHEET = `:root{color-scheme:light dark;font-family:system-ui,sans-serif;line-height:1.5}
+body{max-width:40rem;margin:0 auto;padding:1.5rem 1rem}
+h1{font-size:1.4rem}main>*+*{margin-top:1rem}
+.card{border:1px solid #8886;border-radius:.5rem;padding:1rem}
+button,.button{font:inherit;padding:.6rem 1rem;border-radius:.4rem;border:1px solid #444;background:#1f4fd1;color:#fff;cursor:pointer;text-decoration:none;display:inline-block}
+button.secondary{background:transparent;color:inherit}
+label{display:block;font-weight:600}input{font:inherit;padding:.5rem;width:100%;box-sizing:border-box}
+.muted{opacity:.75}.error{border-color:#c00}code{word-break:break-all}
+:focus-visible{outline:3px solid #f90;outline-offset:2px}`;
+
+const SECURITY_HEADERS = {
+  'content-type': 'text/html; charset=utf-8',
+  'content-security-policy':
+    "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  // same-origin, not no-referrer: with no-referrer a browser sends `Origin: null` on our own form posts.
+  'referrer-policy': 'same-origin',
+  'cache-control': 'no-store',
+};
+
+/** A whole page with its security headers. */
+export function sendPage(
+  res: ServerResponse,
+  status: number,
+  title: string,
+  body: Html,
+  headers: Record<string, string | string[]> = {},
+): void {
+  const page = html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title><link rel="stylesheet" href="${STYLESHEET_PATH}"></head>
+<body><main><h1>${title}</h1>${body}</main></body></html>`;
+  res.writeHead(status, { ...SECURITY_HEADERS, ...headers });
+  res.end(page.markup);
+}
+
+export function sendStylesheet(res: ServerResponse): void {
+  res.writeHead(200, {
+    'content-type': 'text/css; charset=utf-8',
+    'cache-control': 'public, max-age=3600',
+    'x-content-type-options': 'nosniff',
+  });
+  res.end(STYLESHEET);
+}
+
+/** A 303 to `location` (after a POST, or into a sign-in), with any cookies to set. */
+export function redirect(res: ServerResponse, location: string, cookies: string[] = []): void {
+  res.writeHead(303, {
+    location,
+    'cache-control': 'no-store',
+    ...(cookies.length ? { 'set-cookie': cookies } : {}),
+  });
+  res.end();
+}
