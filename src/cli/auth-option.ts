@@ -2,6 +2,7 @@
 // start-up who can call it. Development tokens stay on loopback unless forced: anyone who reads the file is everyone
 // in it.
 import { BearerAuth, DevTokens, JwtVerifier, type TokenVerifier } from '../auth/index.js';
+import type { SignInSetup } from '../server/index.js';
 
 export interface AuthFlags {
   tokens?: string;
@@ -11,6 +12,7 @@ export interface AuthFlags {
   'jwks-uri'?: string;
   resource?: string;
   scopes?: string;
+  'client-id'?: string;
 }
 
 export const AUTH_FLAG_OPTIONS = {
@@ -21,6 +23,7 @@ export const AUTH_FLAG_OPTIONS = {
   'jwks-uri': { type: 'string' },
   resource: { type: 'string' },
   scopes: { type: 'string' },
+  'client-id': { type: 'string' },
 } as const;
 
 /** 127.0.0.0/8, ::1 and localhost: addresses only this machine can reach. */
@@ -38,10 +41,10 @@ export function authFromFlags(
   host: string,
   endpoint: string,
   say: (line: string) => void,
-): { auth: BearerAuth | undefined } | { error: string } {
+): { auth: BearerAuth | undefined; signIn?: SignInSetup } | { error: string } {
   const jwtFlags = (['issuer', 'audience', 'jwks-uri'] as const).filter((f) => flags[f] !== undefined);
   if (flags.tokens === undefined && jwtFlags.length === 0) {
-    for (const f of ['resource', 'scopes', 'insecure-dev-tokens'] as const) {
+    for (const f of ['resource', 'scopes', 'insecure-dev-tokens', 'client-id'] as const) {
       if (flags[f]) return { error: `--${f} needs --tokens FILE or --issuer URL` };
     }
     return { auth: undefined };
@@ -51,6 +54,7 @@ export function authFromFlags(
   const resource = flags.resource ?? flags.audience ?? endpoint;
   const scopes = flags.scopes?.split(/[\s,]+/).filter((s) => s !== '');
   let verifier: TokenVerifier;
+  let signIn: SignInSetup | undefined;
   try {
     if (flags.tokens !== undefined) {
       if (!isLoopbackHost(host) && !flags['insecure-dev-tokens'])
@@ -59,8 +63,10 @@ export function authFromFlags(
             `--tokens on ${host} refused: development tokens are for this machine only (anyone who reads the file ` +
             'can be anyone in it). Listen on 127.0.0.1, use --issuer for real tokens, or add --insecure-dev-tokens',
         };
+      if (flags['client-id'] !== undefined) return { error: '--client-id is for --issuer (OpenID sign-in)' };
       const dev = DevTokens.fromFile(flags.tokens);
       verifier = dev;
+      signIn = { devTokens: dev };
       const names = dev.principals.map((p) => p.subject);
       say(
         `mrtr serve: development tokens from ${flags.tokens} (${names.length}: ${names.slice(0, 5).join(', ')}${names.length > 5 ? ', …' : ''}); every request needs one` +
@@ -76,13 +82,25 @@ export function authFromFlags(
       say(
         `mrtr serve: every request needs a JWT access token from ${flags.issuer} for audience ${flags.audience ?? resource}`,
       );
+      if (flags['client-id'] !== undefined) {
+        // The secret from the environment, not a flag: a flag shows in every process listing.
+        const clientSecret = process.env.MRTR_CLIENT_SECRET;
+        signIn = {
+          oidc: {
+            issuer: flags.issuer,
+            clientId: flags['client-id'],
+            ...(clientSecret ? { clientSecret } : {}),
+          },
+        };
+      }
     }
     const auth = new BearerAuth({
       verifier,
       resource,
       ...(scopes && scopes.length > 0 ? { scopesSupported: scopes } : {}),
     });
-    return { auth };
+    if (signIn) say(`mrtr serve: people sign in to this server's pages at ${new URL(resource).origin}/mrtr/signin`);
+    return { auth, ...(signIn ? { signIn } : {}) };
   } catch (error) {
     return { error: (error as Error).message };
   }

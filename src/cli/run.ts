@@ -14,6 +14,12 @@ commands:
         requestState keys come from --state-keys or MRTR_STATE_KEYS (kid:secret,...; first = current);
         --store makes every requestState single-use (the replay guard); SQLite for one machine, Redis for a fleet;
         on SIGTERM/SIGINT, requests in progress get --drain-ms (default 10000) to finish
+        [--tokens FILE [--insecure-dev-tokens]] | [--issuer URL --audience AUD [--jwks-uri URL] [--client-id ID]]
+        [--resource URL] [--scopes "a b"]
+        every request needs a bearer token: development tokens from FILE (loopback only unless forced), or JWT access
+        tokens from an OAuth issuer for audience AUD; 401 + WWW-Authenticate and /.well-known/oauth-protected-resource
+        say where to get one; people sign in to the server's pages at /mrtr/signin (--client-id: OpenID sign-in,
+        secret in MRTR_CLIENT_SECRET)
   keys generate [--kid ID]
         print a new requestState key (kid:secret)
   tools <url> [--token T] [--json]

@@ -118,6 +118,7 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
       return 2;
     }
     options.auth = authed.auth;
+    if (authed.signIn) options.signIn = authed.signIn;
   }
   const server = make(options);
   if (values.stdio) {
