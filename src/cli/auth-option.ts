@@ -99,7 +99,8 @@ export function authFromFlags(
       resource,
       ...(scopes && scopes.length > 0 ? { scopesSupported: scopes } : {}),
     });
-    if (signIn) say(`mrtr serve: people sign in to this server's pages at ${new URL(resource).origin}/mrtr/signin`);
+    if (signIn)
+      say(`mrtr serve: people sign in to this server's pages at ${new URL(resource).origin}/mrtr/signin`);
     return { auth, ...(signIn ? { signIn } : {}) };
   } catch (error) {
     return { error: (error as Error).message };

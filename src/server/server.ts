@@ -135,6 +135,7 @@ export class McpServer {
   private readonly registry = new Registry();
   private dispatcher: Dispatcher | undefined;
   private keyringInUse: Keyring | undefined;
+  private scopes: RoundGuard | undefined;
   private browserSignIn: BrowserSignIn | undefined;
 
   constructor(private readonly options: McpServerOptions) {
@@ -225,6 +226,7 @@ export class McpServer {
         handlerTimeoutMs: o.handlerTimeoutMs ?? SERVER_DEFAULTS.handlerTimeoutMs,
         guards: this.guards(),
         observers: o.observers,
+        ...(this.scopes ? { scopeGuard: this.scopes } : {}),
       });
     }
     return this.dispatcher;
@@ -282,7 +284,10 @@ export class McpServer {
       guards.unshift(new ReplayGuard(o.replayStore, { leaseMs, ...o.replay }));
     } else if (o.replay)
       throw new InvalidOptionError('McpServer: replay options need a replayStore to guard with');
-    if (this.registry.requiresScopes()) guards.unshift(scopeGuard(o.auth));
+    if (this.registry.requiresScopes()) {
+      this.scopes = scopeGuard(o.auth);
+      guards.unshift(this.scopes);
+    }
     return guards;
   }
 

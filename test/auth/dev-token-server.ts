@@ -60,5 +60,19 @@ export function devTokenServer(
     .tool(
       { name: 'admin_bug', description: 'Needs two scopes', requiredScopes: ['bugs:write', 'bugs:admin'] },
       () => text('admin'),
+    )
+    .prompt(
+      {
+        name: 'bug_report',
+        description: 'Needs bugs:write, and so does its completer',
+        arguments: [{ name: 'component', required: true }],
+        requiredScopes: ['bugs:write'],
+        complete: {
+          component: (value) => ({ values: ['api', 'billing'].filter((c) => c.startsWith(value)) }),
+        },
+      },
+      ({ component }) => ({
+        messages: [{ role: 'user', content: { type: 'text', text: `Report on ${component}` } }],
+      }),
     );
 }

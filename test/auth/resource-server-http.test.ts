@@ -245,6 +245,25 @@ describe('requiredScopes', () => {
     expect(upgraded.response.result?.content).toEqual([{ type: 'text', text: 'wrote 2' }]);
   });
 
+  it('covers a prompt’s completer too: it runs only for a token with the prompt’s scopes', async () => {
+    const params = {
+      ref: { type: 'ref/prompt', name: 'bug_report' },
+      argument: { name: 'component', value: 'b' },
+    };
+    const refused = await mcp(url, 'completion/complete', params, bearer('alice-token'));
+    expect(refused.status).toBe(403);
+    expect(challengeOf(refused.headers)).toContain('scope="bugs:write"');
+    const allowed = await mcp(url, 'completion/complete', params, bearer('alice-writer'));
+    expect(allowed.response.result?.completion).toEqual({ values: ['billing'] });
+    const prompt = await mcp(
+      url,
+      'prompts/get',
+      { name: 'bug_report', arguments: { component: 'api' } },
+      bearer('alice-token'),
+    );
+    expect(prompt.status).toBe(403);
+  });
+
   it('listing still shows the tool (a client may step up for it) and does not leak requiredScopes', async () => {
     const reply = await mcp(url, 'tools/list', {}, bearer('alice-token'));
     const tools = reply.response.result!.tools as Array<Record<string, unknown>>;

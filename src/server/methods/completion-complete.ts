@@ -33,6 +33,17 @@ export async function completionComplete(core: Core, call: Call): Promise<Result
   } else {
     throw invalidParams(`Invalid params: unknown completion reference type ${String(ref.type)}`);
   }
+  // A completer sees what its prompt or template is about: it needs the same scopes as the handler it completes for.
+  const requiredScopes = owner.mrtr.requiredScopes;
+  if (requiredScopes?.length && core.scopeGuard?.screen) {
+    await core.scopeGuard.screen({
+      requestId: call.request.id,
+      method: ref.type === 'ref/prompt' ? 'prompts/get' : 'resources/read',
+      target: ref.name ?? ref.uri ?? '',
+      principal: call.env.principal,
+      requiredScopes,
+    });
+  }
   const suggested = completer ? completer(argument.value, context) : { values: [] };
   const timeoutMs = owner.mrtr.timeoutMs ?? core.handlerTimeoutMs;
   const found = (

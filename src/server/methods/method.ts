@@ -3,6 +3,7 @@ import type { Implementation, Result } from '../../protocol/index.js';
 import type { Logger } from '../environment.js';
 import type { MaybePromise } from '../maybe-async.js';
 import type { Registry } from '../registry.js';
+import type { RoundGuard } from '../round/guard.js';
 import type { Call, RoundPipeline } from '../round/pipeline.js';
 
 export type { Call };
@@ -18,6 +19,8 @@ export interface Core {
   listTtlMs: number;
   handlerTimeoutMs: number;
   logger: Logger;
+  /** The requiredScopes check, for what runs author code outside the round pipeline (completers). */
+  scopeGuard: RoundGuard | undefined;
 }
 
 export type MethodHandler = (core: Core, call: Call) => MaybePromise<Result>;
