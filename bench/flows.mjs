@@ -171,8 +171,15 @@ async function benchOne(name) {
   const plain = (opts.client === 'raw' ? createRawClient : createClient)(server.url, opts.concurrency);
   // The auth rows send a bearer token on every request, as a client of such a server must.
   const extra = await authHeaders(name);
+  // One merged object per headers object: the raw client caches each header block by object identity.
+  const merged = new WeakMap();
+  const withAuth = (headers) => {
+    let h = merged.get(headers);
+    if (h === undefined) merged.set(headers, (h = Object.freeze({ ...headers, ...extra })));
+    return h;
+  };
   const client = extra
-    ? { ...plain, post: (headers, body, timeoutMs) => plain.post({ ...headers, ...extra }, body, timeoutMs) }
+    ? { ...plain, post: (headers, body, timeoutMs) => plain.post(withAuth(headers), body, timeoutMs) }
     : plain;
   try {
     // One-off contract check, outside the measured flow.

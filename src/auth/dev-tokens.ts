@@ -1,6 +1,6 @@
 // Development tokens: a JSON file mapping opaque tokens to principals, for demos and tests. Never for production —
 // anyone who reads the file is everyone in it — so mrtr serve refuses them off loopback unless forced.
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { invalidToken } from './errors.js';
 import { type AuthPrincipal, DEV_TOKEN_ISSUER } from './principal.js';
@@ -74,7 +74,13 @@ export function parseDevTokens(document: unknown, source = 'tokens file'): Map<s
 }
 
 // Tokens are looked up by their SHA-256, so the lookup's timing says nothing about how much of a guess was right.
-const digestOf = (token: string): string => createHash('sha256').update(token).digest('base64url');
+// crypto.hash (Node >= 20.12) needs no Hash object: a native handle per request measured ~10 µs under load.
+const oneShotHash = (crypto as { hash?: (algorithm: string, data: string, encoding: 'base64url') => string })
+  .hash;
+const digestOf = (token: string): string =>
+  oneShotHash
+    ? oneShotHash('sha256', token, 'base64url')
+    : crypto.createHash('sha256').update(token).digest('base64url');
 
 export class DevTokens implements TokenVerifier {
   readonly authorizationServers: readonly string[] = [];
