@@ -175,7 +175,10 @@ async function benchOne(name) {
   const merged = new WeakMap();
   const withAuth = (headers) => {
     let h = merged.get(headers);
-    if (h === undefined) merged.set(headers, (h = Object.freeze({ ...headers, ...extra })));
+    if (h === undefined) {
+      h = Object.freeze({ ...headers, ...extra });
+      merged.set(headers, h);
+    }
     return h;
   };
   const client = extra
