@@ -22,6 +22,9 @@ export default {
     // Replay guard and its stores: single use, retries, stale rounds, leases, refusal limit, atomic store operations.
     'src/guard/**/*.ts',
     'src/stores/**/*.ts',
+    // Who is calling: bearer parsing, token verifiers, challenges, scopes, signed cookies, sign-in; the scope guard.
+    'src/auth/**/*.ts',
+    'src/server/scope-guard.ts',
     // Barrels only re-export.
     '!src/**/index.ts',
   ],

@@ -17,6 +17,8 @@ export default defineConfig({
       // The replay guard's rules on every store, and the store contract.
       'test/guard/**/*.test.ts',
       'test/stores/**/*.test.ts',
+      // Tokens, challenges, metadata, scopes and browser sign-in (a real oidc-provider and Chromium, in process).
+      'test/auth/**/*.test.ts',
     ],
     // Spawn the built CLI or scripts on dist/: slow, and they reach the mutated code only through dist/, which
     // Stryker does not mutate.

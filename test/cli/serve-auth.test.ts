@@ -1,6 +1,6 @@
 // `mrtr serve --tokens` and `--issuer/--audience`: the interface checks outside the repo use, exactly — 401 with
 // resource_metadata without a token, the metadata document, `mrtr call --token`, and every flag mistake named.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { freePort } from '../helpers/free-port.js';
 import { mcp } from '../helpers/mcp-http.js';
 import { startOidcProvider } from '../helpers/oidc-provider.js';
+import { serveCli } from '../helpers/serve-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mrtr-serve-auth-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -21,21 +22,7 @@ writeFileSync(
   }),
 );
 
-function serve(args: string[]): Promise<{ url: string; stderr: () => string }> {
-  const child = spawn(process.execPath, ['dist/cli/main.js', 'serve', '--state-keys', KEYS, ...args]);
-  onTestFinished(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
-  let stderr = '';
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  return new Promise((resolve, reject) => {
-    child.stdout.on('data', (c: Buffer) => {
-      const m = /listening on (\S+)/.exec(c.toString());
-      if (m) resolve({ url: m[1]!, stderr: () => stderr });
-    });
-    child.once('exit', () => reject(new Error(`serve exited early: ${stderr}`)));
-  });
-}
+const serve = (args: string[]) => serveCli(['--state-keys', KEYS, ...args]);
 
 const run = (args: string[]) =>
   spawnSync(process.execPath, ['dist/cli/main.js', ...args], { encoding: 'utf8', timeout: 15_000 });

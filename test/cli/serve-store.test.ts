@@ -1,39 +1,18 @@
 // `mrtr serve --store`: the replay guard from the command line. Two real server processes sharing one SQLite file
 // are two instances of a fleet: a state answered on one is refused on the other.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { mcp } from '../helpers/mcp-http.js';
+import { serveCli } from '../helpers/serve-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mrtr-serve-store-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const KEYS = `k1:${Buffer.alloc(32, 3).toString('base64url')}`;
 
-function serve(args: string[]): Promise<{ url: string; stderr: () => string }> {
-  const child = spawn(process.execPath, [
-    'dist/cli/main.js',
-    'serve',
-    '--port',
-    '0',
-    '--state-keys',
-    KEYS,
-    ...args,
-  ]);
-  onTestFinished(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
-  let stderr = '';
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  return new Promise((resolve, reject) => {
-    child.stdout.on('data', (c: Buffer) => {
-      const m = /listening on (\S+)/.exec(c.toString());
-      if (m) resolve({ url: m[1]!, stderr: () => stderr });
-    });
-    child.once('exit', () => reject(new Error(`serve exited early: ${stderr}`)));
-  });
-}
+const serve = (args: string[]) => serveCli(['--port', '0', '--state-keys', KEYS, ...args]);
 
 describe('mrtr serve --store', () => {
   it('names a store it cannot use, and the syntax it wants', () => {
