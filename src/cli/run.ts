@@ -11,7 +11,8 @@ commands:
   serve [--fixture example|conformance] [--host H] [--port P] [--stdio] [--state-keys SPEC] [--drain-ms MS]
         [--store memory|sqlite:PATH|redis://HOST:PORT/DB]
         serve an MCP 2026-07-28 server (prints "listening on <url>" when ready);
-        requestState keys come from --state-keys or MRTR_STATE_KEYS (kid:secret,...; first = current);
+        requestState keys come from --state-keys or MRTR_STATE_KEYS (kid:secret,...; first = current), or from
+        --state-keys-file PATH (made with mode 0600 on first use: for one machine);
         --store makes every requestState single-use (the replay guard); SQLite for one machine, Redis for a fleet;
         on SIGTERM/SIGINT, requests in progress get --drain-ms (default 10000) to finish
         [--tokens FILE [--insecure-dev-tokens]] | [--issuer URL --audience AUD [--jwks-uri URL] [--client-id ID]]

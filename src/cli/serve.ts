@@ -6,6 +6,7 @@ import { Keyring } from '../state/index.js';
 import { AUTH_FLAG_OPTIONS, type AuthFlags, authFromFlags } from './auth-option.js';
 import { conformanceServer } from './demo-servers/conformance.js';
 import { exampleServer } from './demo-servers/example.js';
+import { keyringFromFile } from './state-keys-file.js';
 import { storeFromFlag } from './store-option.js';
 
 /** What `--fixture` names: the helpdesk `npm start` serves, and what the official conformance suite calls. */
@@ -27,6 +28,7 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
     port?: string;
     stdio?: boolean;
     'state-keys'?: string;
+    'state-keys-file'?: string;
     'drain-ms'?: string;
     store?: string;
   };
@@ -39,6 +41,7 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
         port: { type: 'string', default: '3000' },
         stdio: { type: 'boolean', default: false },
         'state-keys': { type: 'string' },
+        'state-keys-file': { type: 'string' },
         'drain-ms': { type: 'string' },
         store: { type: 'string' },
         ...AUTH_FLAG_OPTIONS,
@@ -72,8 +75,21 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
     return 2;
   }
   const options: Partial<McpServerOptions> = {};
+  const keysFile = values['state-keys-file'];
+  if (keysFile !== undefined && values['state-keys'] !== undefined) {
+    process.stderr.write('mrtr serve: give --state-keys or --state-keys-file, not both\n');
+    return 2;
+  }
+  // A flag, then the environment (a fleet's shared keys), then the file (one machine).
   const spec = values['state-keys'] ?? process.env.MRTR_STATE_KEYS;
-  if (spec !== undefined) {
+  if (spec === undefined && keysFile !== undefined) {
+    const fromFile = keyringFromFile(keysFile, (line) => process.stderr.write(`${line}\n`));
+    if ('error' in fromFile) {
+      process.stderr.write(`mrtr serve: ${fromFile.error}\n`);
+      return 2;
+    }
+    options.stateKeys = fromFile.keyring;
+  } else if (spec !== undefined) {
     try {
       options.stateKeys = Keyring.fromSpec(spec);
     } catch (error) {

@@ -1,0 +1,66 @@
+// `mrtr serve --state-keys-file PATH` (what `npm start` uses): keys made once with mode 0600 and said so once; a
+// restart reuses them, so a state sealed before the restart still opens after it; a bad file is named.
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { accept, mcp } from '../helpers/mcp-http.js';
+import { serveCli } from '../helpers/serve-cli.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'mrtr-keys-file-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+// Without MRTR_STATE_KEYS from the environment that runs the tests: the file is the only source here.
+const env = { ...process.env };
+delete env.MRTR_STATE_KEYS;
+
+describe('mrtr serve --state-keys-file', () => {
+  it('makes the keys once (0600), says so once, and a restarted server opens states sealed before', async () => {
+    const file = join(dir, 'data', 'state-keys');
+    delete process.env.MRTR_STATE_KEYS;
+    const first = await serveCli(['--port', '0', '--state-keys-file', file]);
+    expect(first.stderr()).toContain(`made new requestState keys in ${file} (mode 0600`);
+    expect(first.stderr()).not.toContain('no requestState keys configured');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readFileSync(file, 'utf8')).toMatch(/^[\w-]+:[\w-]{43}\n$/);
+    const round1 = await mcp(first.url, 'tools/call', { name: 'resolve_bug', arguments: { id: 9 } });
+    const requestState = round1.response.result!.requestState;
+
+    const second = await serveCli(['--port', '0', '--state-keys-file', file]);
+    expect(second.stderr()).not.toContain('made new requestState keys');
+    expect(second.stderr()).not.toContain('no requestState keys configured');
+    const round2 = await mcp(second.url, 'tools/call', {
+      name: 'resolve_bug',
+      arguments: { id: 9 },
+      requestState,
+      inputResponses: { resolution: accept({ resolution: 'Fixed' }) },
+    });
+    expect(round2.response.result?.resultType).toBe('input_required');
+  });
+
+  it('tightens a key file others can read to 0600, and says so', async () => {
+    const file = join(dir, 'loose-keys');
+    writeFileSync(file, `k1:${Buffer.alloc(32, 9).toString('base64url')}\n`);
+    chmodSync(file, 0o644);
+    const server = await serveCli(['--port', '0', '--state-keys-file', file]);
+    expect(server.stderr()).toContain(`${file} was readable by others; its mode is now 0600`);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it('names a file with bad keys, and refuses both key flags at once', () => {
+    const bad = join(dir, 'bad-keys');
+    writeFileSync(bad, 'not a key\n', { mode: 0o600 });
+    const run = (args: string[]) =>
+      spawnSync(process.execPath, ['dist/cli/main.js', 'serve', '--port', '0', ...args], {
+        encoding: 'utf8',
+        timeout: 10_000,
+        env,
+      });
+    const invalid = run(['--state-keys-file', bad]);
+    expect(invalid.status).toBe(2);
+    expect(invalid.stderr).toContain(`mrtr serve: invalid keys in --state-keys-file ${bad}:`);
+    const both = run(['--state-keys-file', bad, '--state-keys', 'k:x']);
+    expect(both.status).toBe(2);
+    expect(both.stderr).toContain('give --state-keys or --state-keys-file, not both');
+  });
+});
