@@ -1,7 +1,7 @@
 // Streamable HTTP transport (2026-07-28) on node:http: one POST endpoint, JSON or per-request SSE responses.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ErrorCode, httpStatusForError, type McpError } from '../protocol/index.js';
+import { ErrorCode, httpStatusForError, type JsonRpcRequest, type McpError } from '../protocol/index.js';
 import type { Principal } from './context.js';
 import { SERVER_DEFAULTS } from './defaults.js';
 import { type Logger, stderrLogger } from './environment.js';
@@ -12,6 +12,8 @@ import { classifyMessage, errorResponse } from './message.js';
 import { checkIntegerOption, MAX_TIMER_MS } from './option-checks.js';
 import type { RequestHandler } from './request-handler.js';
 import { legacyInitializeError } from './request-meta.js';
+import type { RoundObserver } from './round/observer.js';
+import { TransportRefusals } from './transport-refusal.js';
 
 export interface HttpServerTransportOptions {
   host?: string;
@@ -39,6 +41,12 @@ export interface HttpServerTransportOptions {
   logger?: Logger;
   /** Establish the caller from the HTTP request (e.g. verify a bearer token). Throw McpError to refuse. */
   authenticate?: (req: IncomingMessage) => Principal | undefined | Promise<Principal | undefined>;
+  /**
+   * Told of every tools/call, prompts/get and resources/read request this transport refuses before dispatching it
+   * (401, 413, header mismatch, not JSON-RPC), as a `refused` RoundEvent; the refusal waits for their promises.
+   * `McpServer.http()` passes the server's own observers.
+   */
+  observers?: readonly RoundObserver[];
 }
 
 export interface HttpEndpoint {
@@ -70,11 +78,14 @@ function readBody(
   res: ServerResponse,
   limit: number,
   onBody: (body: Buffer) => void,
+  refused: (reason: string, send: () => void) => void,
 ): void {
   const tooLarge = () => {
-    res.setHeader('connection', 'close');
-    sendError(res, 413, ErrorCode.InvalidRequest, `Request body exceeds the limit of ${limit} bytes`);
     req.resume();
+    refused('body_too_large', () => {
+      res.setHeader('connection', 'close');
+      sendError(res, 413, ErrorCode.InvalidRequest, `Request body exceeds the limit of ${limit} bytes`);
+    });
   };
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
@@ -140,6 +151,7 @@ export class HttpServerTransport {
   private draining = false;
   private readonly isDraining = (): boolean => this.draining;
   private readonly headerParamsOf = (tool: string) => this.handler.headerParams(tool);
+  private readonly refusals: TransportRefusals | undefined;
 
   constructor(
     private readonly handler: RequestHandler,
@@ -163,6 +175,8 @@ export class HttpServerTransport {
       );
     }
     this.timeouts = { headersTimeout, requestTimeout };
+    if (options.observers?.length)
+      this.refusals = new TransportRefusals(options.observers, options.logger ?? stderrLogger);
     this.path = options.path ?? SERVER_DEFAULTS.path;
     this.maxBodyBytes = options.maxBodyBytes ?? SERVER_DEFAULTS.maxBodyBytes;
     this.originPolicy = defaultOriginPolicy(
@@ -227,20 +241,54 @@ export class HttpServerTransport {
       );
       return;
     }
-    readBody(req, res, this.maxBodyBytes, (body) => {
-      this.process(req, res, body).catch((error: unknown) => this.failed(res, error));
-    });
+    const started = this.refusals ? performance.now() : 0;
+    readBody(
+      req,
+      res,
+      this.maxBodyBytes,
+      (body) => {
+        this.process(req, res, body, started).catch((error: unknown) => this.failed(res, error));
+      },
+      (reason, send) => this.refused(res, undefined, reason, started, send),
+    );
   }
 
-  private async process(req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> {
+  /** Send a refusal, once the observers (if any) have recorded it. */
+  private refused(
+    res: ServerResponse,
+    request: JsonRpcRequest | undefined,
+    reason: string,
+    started: number,
+    send: () => void,
+  ): void {
+    if (!this.refusals) {
+      send();
+      return;
+    }
+    this.refusals.refuse(request, reason, started, send, () =>
+      sendError(res, 500, ErrorCode.InternalError, 'Internal error while recording the refusal', request?.id),
+    );
+  }
+
+  private async process(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: Buffer,
+    started: number,
+  ): Promise<void> {
     let parsed: unknown;
     try {
       parsed = JSON.parse(body.toString('utf8'));
     } catch {
-      return sendError(res, 400, ErrorCode.ParseError, 'Parse error: the body is not valid JSON');
+      return this.refused(res, undefined, 'parse_error', started, () =>
+        sendError(res, 400, ErrorCode.ParseError, 'Parse error: the body is not valid JSON'),
+      );
     }
     const message = classifyMessage(parsed);
-    if (message.kind === 'invalid') return sendJson(res, 400, message.response);
+    if (message.kind === 'invalid') {
+      const invalid = message.response;
+      return this.refused(res, undefined, 'invalid_message', started, () => sendJson(res, 400, invalid));
+    }
     if (message.kind === 'notification') {
       res.writeHead(202).end();
       return;
@@ -254,21 +302,20 @@ export class HttpServerTransport {
         request.method === 'initialize'
           ? legacyInitializeError(request.params, error as McpError)
           : (error as McpError);
-      return sendJson(res, httpStatusForError(e.code), errorResponse(request.id, e.code, e.message, e.data));
+      return this.refused(res, request, `header_mismatch: ${e.message}`, started, () =>
+        sendJson(res, httpStatusForError(e.code), errorResponse(request.id, e.code, e.message, e.data)),
+      );
     }
     let principal: Principal | undefined;
     try {
       // No await without a hook: every microtask turn counts on this path.
       if (this.options.authenticate) principal = await this.options.authenticate(req);
     } catch (error) {
-      res.setHeader('www-authenticate', 'Bearer');
-      return sendError(
-        res,
-        401,
-        ErrorCode.InvalidRequest,
-        `Unauthorized: ${(error as Error).message}`,
-        request.id,
-      );
+      const why = (error as Error).message;
+      return this.refused(res, request, `unauthorized: ${why}`, started, () => {
+        res.setHeader('www-authenticate', 'Bearer');
+        sendError(res, 401, ErrorCode.InvalidRequest, `Unauthorized: ${why}`, request.id);
+      });
     }
 
     const exchange = new HttpExchange(res, principal, this.isDraining);

@@ -4,6 +4,7 @@
 export { INVALID_REQUEST_STATE, RoundRefused } from '../protocol/index.js';
 export { text } from './content.js';
 export {
+  type AuditNotes,
   type InputKind,
   InputRequired,
   inputRequired,
@@ -44,3 +45,4 @@ export type { GuardedRound, RoundGuard } from './round/guard.js';
 export type { RoundEvent, RoundObserver, RoundOutcome } from './round/observer.js';
 export { McpServer, type McpServerOptions } from './server.js';
 export { type StdioOptions, serveStdio } from './stdio.js';
+export { UNREAD_METHOD } from './transport-refusal.js';

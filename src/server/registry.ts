@@ -14,7 +14,7 @@ import type {
   ToolDefinition,
 } from '../protocol/index.js';
 import type { InputRequired, RequestContext } from './context.js';
-import { registrationError } from './errors.js';
+import { InvalidOptionError, registrationError } from './errors.js';
 import { type HeaderParam, headerParamsOf } from './header-params.js';
 import { checkIntegerOption, MAX_TIMER_MS } from './option-checks.js';
 import {
@@ -63,6 +63,12 @@ export interface HandlerOptions {
    * others -32603) and the handler's ctx.signal aborts with a HandlerTimeoutError.
    */
   timeoutMs?: number;
+  /**
+   * Answer fields (and argument fields) whose values never reach an observer: the audit trail records each as
+   * redacted, with a keyed digest so that equal values still correlate. Names a form field (`password`) or an
+   * inputRequests key (the whole answer).
+   */
+  sensitive?: readonly string[];
 }
 
 /** Every HandlerOptions key, checked by the compiler: a new option cannot be forgotten here (and leak into lists). */
@@ -71,6 +77,7 @@ const MRTR_OPTION_KEYS = Object.keys({
   maxRounds: true,
   stateTtlMs: true,
   timeoutMs: true,
+  sensitive: true,
 } satisfies Record<keyof HandlerOptions, true>) as Array<keyof HandlerOptions>;
 
 /** Registration options that configure the server and never appear in a listed definition. */
@@ -90,6 +97,11 @@ function mrtrOptionsOf(o: HandlerOptions): HandlerOptions {
   checkIntegerOption('handler options', 'timeoutMs', o.timeoutMs, { max: MAX_TIMER_MS });
   checkIntegerOption('handler options', 'maxRounds', o.maxRounds, { max: 1000 });
   checkIntegerOption('handler options', 'stateTtlMs', o.stateTtlMs, { max: 0xffff_ffff });
+  if (
+    o.sensitive !== undefined &&
+    !(Array.isArray(o.sensitive) && o.sensitive.every((name) => typeof name === 'string' && name !== ''))
+  )
+    throw new InvalidOptionError('handler options: sensitive must be a list of field names');
   const out: Record<string, unknown> = {};
   for (const key of MRTR_OPTION_KEYS) if (o[key] !== undefined) out[key] = o[key];
   return out as HandlerOptions;

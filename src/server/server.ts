@@ -204,7 +204,12 @@ export class McpServer {
 
   /** A Streamable HTTP transport; use `.listener` with your own node:http server, or `.listen()`. */
   http(options: HttpServerTransportOptions = {}): HttpServerTransport {
-    return new HttpServerTransport(this.core, { logger: this.logger, ...options });
+    const observers = this.options.observers;
+    return new HttpServerTransport(this.core, {
+      logger: this.logger,
+      ...(observers?.length ? { observers } : {}),
+      ...options,
+    });
   }
 
   listen(options: HttpServerTransportOptions = {}): Promise<HttpEndpoint> {
