@@ -12,9 +12,10 @@ export const ARROWS: Readonly<Record<string, readonly string[]>> = {
   stores: [],
   flow: ['protocol', 'state'],
   guard: ['protocol', 'state', 'stores'],
+  audit: ['protocol', 'state'],
   server: ['protocol', 'state', 'flow', 'stores', 'guard'],
   client: ['protocol'],
-  cli: ['protocol', 'state', 'flow', 'stores', 'guard', 'server', 'client'],
+  cli: ['protocol', 'state', 'flow', 'stores', 'guard', 'audit', 'server', 'client'],
   '.': ['protocol', 'state', 'flow', 'stores', 'guard', 'server', 'client'],
 };
 
