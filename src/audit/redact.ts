@@ -42,7 +42,9 @@ export function redactFields(
       let copy: unknown[] | undefined;
       v.forEach((item, i) => {
         const next = walk(item, depth + 1);
-        if (next !== item) (copy ??= [...v])[i] = next;
+        if (next === item) return;
+        copy ??= [...v];
+        copy[i] = next;
       });
       return copy ?? v;
     }

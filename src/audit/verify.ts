@@ -95,9 +95,9 @@ function checkChain(instance: string, events: readonly StoredEvent[]): BadEvent 
 export function verifyTrail(input: VerifyInput): VerifyReport {
   const byInstance = new Map<string, StoredEvent[]>();
   for (const e of input.events) {
-    let list = byInstance.get(e.instance);
-    if (!list) byInstance.set(e.instance, (list = []));
-    list.push(e);
+    const list = byInstance.get(e.instance);
+    if (list) list.push(e);
+    else byInstance.set(e.instance, [e]);
   }
   for (const list of byInstance.values()) list.sort((a, b) => a.seq - b.seq);
   const sealed = new Map<string, number>();
