@@ -1,4 +1,5 @@
 // Command dispatch for `mrtr`: each command lives in its own file.
+import { auditCommand } from './audit.js';
 import { callCommand } from './call.js';
 import { conformanceClientCommand } from './conformance-client.js';
 import { keysCommand } from './keys.js';
@@ -9,11 +10,15 @@ const USAGE = `usage: mrtr <command> [options]
 
 commands:
   serve [--fixture example|conformance] [--host H] [--port P] [--stdio] [--state-keys SPEC] [--drain-ms MS]
-        [--store memory|sqlite:PATH|redis://HOST:PORT/DB]
+        [--store memory|sqlite:PATH|redis://HOST:PORT/DB] [--audit sqlite:PATH|postgres://…|jsonl:PATH|-]
+        [--audit-instance NAME]
         serve an MCP 2026-07-28 server (prints "listening on <url>" when ready);
         requestState keys come from --state-keys or MRTR_STATE_KEYS (kid:secret,...; first = current);
         --store makes every requestState single-use (the replay guard); SQLite for one machine, Redis for a fleet;
+        --audit records every round before answering it (signing key: MRTR_AUDIT_KEY; mrtr audit keygen);
         on SIGTERM/SIGINT, requests in progress get --drain-ms (default 10000) to finish
+  audit flows|show|verify|checkpoint|keygen [--audit URL]
+        read, verify and export the audit trail (mrtr audit --help)
   keys generate [--kid ID]
         print a new requestState key (kid:secret)
   tools <url> [--token T] [--json]
@@ -37,6 +42,8 @@ export async function runCli(argv: string[]): Promise<number | undefined> {
       return callCommand(rest);
     case 'keys':
       return keysCommand(rest);
+    case 'audit':
+      return auditCommand(rest);
     case 'conformance-client':
       return conformanceClientCommand(rest);
     case undefined:

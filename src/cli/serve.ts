@@ -3,6 +3,7 @@ import { constants } from 'node:os';
 import { parseArgs } from 'node:util';
 import type { McpServer, McpServerOptions } from '../server/index.js';
 import { Keyring } from '../state/index.js';
+import { auditFromFlag } from './audit-option.js';
 import { conformanceServer } from './demo-servers/conformance.js';
 import { exampleServer } from './demo-servers/example.js';
 import { storeFromFlag } from './store-option.js';
@@ -28,6 +29,8 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
     'state-keys'?: string;
     'drain-ms'?: string;
     store?: string;
+    audit?: string;
+    'audit-instance'?: string;
   };
   try {
     ({ values } = parseArgs({
@@ -40,6 +43,8 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
         'state-keys': { type: 'string' },
         'drain-ms': { type: 'string' },
         store: { type: 'string' },
+        audit: { type: 'string' },
+        'audit-instance': { type: 'string' },
       },
       strict: true,
     }));
@@ -85,6 +90,17 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
     return 2;
   }
   if (opened.store) options.replayStore = opened.store;
+  const audited = await auditFromFlag(
+    values.audit,
+    { instance: values['audit-instance'], stdio: values.stdio ?? false },
+    (line) => process.stderr.write(`${line}\n`),
+  );
+  if ('error' in audited) {
+    await opened.store?.close();
+    process.stderr.write(`mrtr serve: ${audited.error}\n`);
+    return 2;
+  }
+  if (audited.trail) options.observers = [audited.trail];
   const server = make(options);
   if (values.stdio) {
     await server.stdio();
@@ -106,6 +122,8 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
       );
       endpoint
         .close({ graceMs: drainMs })
+        // The trail seals a last checkpoint once the last round is answered.
+        .then(() => audited.trail?.close())
         .then(() => opened.store?.close())
         .then(() => process.exit(0));
     };
