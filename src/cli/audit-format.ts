@@ -27,7 +27,7 @@ function paint(style: Style, text: string, code: number | undefined): string {
   return style.color && code !== undefined ? `\x1b[${code}m${text}\x1b[0m` : text;
 }
 
-function fit(text: string, width: number): string {
+function cell(text: string, width: number): string {
   if (text.length <= width) return text.padEnd(width);
   return `${text.slice(0, Math.max(0, width - 1))}…`;
 }
@@ -47,22 +47,22 @@ export function flowsTable(flows: readonly FlowSummary[], style: Style): string 
   const targetW = Math.max(8, rest - flowW - whoW);
   const row = (cells: string[]) => `${cells.join('  ').trimEnd()}\n`;
   let out = row([
-    fit('STARTED', fixed.started),
-    fit('FLOW', flowW),
-    fit('PRINCIPAL', whoW),
-    fit('TARGET', targetW),
-    fit('ROUNDS', fixed.rounds),
-    fit('OUTCOME', fixed.outcome),
+    cell('STARTED', fixed.started),
+    cell('FLOW', flowW),
+    cell('PRINCIPAL', whoW),
+    cell('TARGET', targetW),
+    cell('ROUNDS', fixed.rounds),
+    cell('OUTCOME', fixed.outcome),
     'MS'.padStart(fixed.ms),
   ]);
   for (const f of flows) {
     out += row([
-      fit(f.started, fixed.started),
-      fit(f.flowId ?? '-', flowW),
-      fit(f.principal ?? 'anonymous', whoW),
-      fit(f.target ?? `(${f.method})`, targetW),
-      fit(String(f.rounds), fixed.rounds),
-      paint(style, fit(f.outcome, fixed.outcome), OUTCOME_COLOUR[f.outcome]),
+      cell(f.started, fixed.started),
+      cell(f.flowId ?? '-', flowW),
+      cell(f.principal ?? 'anonymous', whoW),
+      cell(f.target ?? `(${f.method})`, targetW),
+      cell(String(f.rounds), fixed.rounds),
+      paint(style, cell(f.outcome, fixed.outcome), OUTCOME_COLOUR[f.outcome]),
       f.durationMs.toFixed(1).padStart(fixed.ms),
     ]);
   }
