@@ -20,6 +20,19 @@ const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 const NAME = /^[^\s+]+$/;
 
+/** Split at the first `count` '+' only: the base64 key at the end may itself hold '+' (as Go's note package does). */
+function chop(text: string, count: number): string[] {
+  const parts: string[] = [];
+  let rest = text.trim();
+  for (let i = 0; i < count; i++) {
+    const at = rest.indexOf('+');
+    if (at < 0) return [...parts, rest];
+    parts.push(rest.slice(0, at));
+    rest = rest.slice(at + 1);
+  }
+  return [...parts, rest];
+}
+
 function keyId(name: string, publicKey: Buffer): Buffer {
   return createHash('sha256')
     .update(Buffer.concat([Buffer.from(`${name}\n`), Buffer.from([ED25519]), publicKey]))
@@ -48,7 +61,7 @@ export class AuditVerifier {
     return signature.length === 64 && verify(null, message, this.#key, signature);
   }
   static parse(text: string): AuditVerifier {
-    const parts = text.trim().split('+');
+    const parts = chop(text, 2);
     if (parts.length !== 3 || !NAME.test(parts[0]!))
       throw auditConfigError('audit verifier key: expected <name>+<key id hex>+<base64 key>');
     const raw = Buffer.from(parts[2]!, 'base64');
@@ -95,7 +108,7 @@ export class AuditSigner {
     return new AuditSigner(name, Buffer.from(der.subarray(PKCS8_PREFIX.length)));
   }
   static parse(text: string): AuditSigner {
-    const parts = text.trim().split('+');
+    const parts = chop(text, 4);
     if (parts.length !== 5 || parts[0] !== 'PRIVATE' || parts[1] !== 'KEY')
       throw auditConfigError(
         'audit key: expected PRIVATE+KEY+<name>+<key id hex>+<base64 seed> (mrtr audit keygen)',

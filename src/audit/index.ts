@@ -2,7 +2,13 @@
 // checkpoints, durable before the round is answered. A curated list: what is not named here is internal.
 export { AuditSigner, AuditVerifier } from './audit-key.js';
 export { type ChainedEvent, type ChainHead, GENESIS, recordHash } from './chain.js';
-export { type CheckpointReading, readCheckpoint, type StoredCheckpoint, splitNotes } from './checkpoint.js';
+export {
+  type CheckpointReading,
+  readCheckpoint,
+  type StoredCheckpoint,
+  sealCheckpoint,
+  splitNotes,
+} from './checkpoint.js';
 export { AUDIT_DEFAULTS } from './defaults.js';
 export { AuditError, type AuditErrorCode } from './errors.js';
 export { JsonlAuditReader, JsonlAuditSink } from './jsonl-sink.js';

@@ -114,6 +114,7 @@ export function verifyTrail(input: VerifyInput): VerifyReport {
     ...(input.exported ?? []).map((note) => ({ note, from: 'exported' as const, row: undefined })),
   ];
   for (const { note, from, row } of notes) {
+    const aFrom = from === 'exported' ? 'an exported' : 'a stored';
     const reading = readCheckpoint(note, input.verifiers);
     if (!reading.ok) {
       found({
@@ -139,7 +140,7 @@ export function verifyTrail(input: VerifyInput): VerifyReport {
       found({
         instance: cp.instance,
         seq: last + 1,
-        problem: `the chain ends at ${last}, but a ${from} checkpoint seals ${cp.seq} events (tail truncated)`,
+        problem: `the chain ends at ${last}, but ${aFrom} checkpoint seals ${cp.seq} events (tail truncated)`,
       });
       continue;
     }
@@ -151,7 +152,7 @@ export function verifyTrail(input: VerifyInput): VerifyReport {
       found({
         instance: cp.instance,
         seq: cp.seq,
-        problem: `event ${cp.seq} is not the one a ${from} signed checkpoint sealed: history up to it was rewritten${before ? ` (after ${before}, the last seal that matches)` : ''}`,
+        problem: `event ${cp.seq} is not the one ${aFrom} signed checkpoint sealed: history up to it was rewritten${before ? ` (after ${before}, the last seal that matches)` : ''}`,
       });
       continue;
     }
