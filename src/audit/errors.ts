@@ -5,6 +5,8 @@ export type AuditErrorCode =
   | 'ERR_AUDIT_CONFIG'
   /** The sink could not store events (its promise rejects: the round's answer turns into -32603). */
   | 'ERR_AUDIT_UNAVAILABLE'
+  /** What was read back is not an audit trail (a line that is not JSON): tampered with, or not ours. */
+  | 'ERR_AUDIT_CORRUPT'
   /** The trail was closed; no event is accepted any more. */
   | 'ERR_AUDIT_CLOSED';
 

@@ -38,10 +38,10 @@ function parseLines(text: string, where: string): Line[] {
     try {
       line = JSON.parse(raw) as Line;
     } catch {
-      throw new AuditError('ERR_AUDIT_CONFIG', `${where} line ${i + 1} is not JSON`);
+      throw new AuditError('ERR_AUDIT_CORRUPT', `${where} line ${i + 1} is not JSON`);
     }
     if (!['event', 'checkpoint', 'key'].includes((line as { type?: string })?.type ?? ''))
-      throw new AuditError('ERR_AUDIT_CONFIG', `${where} line ${i + 1} is not an audit line`);
+      throw new AuditError('ERR_AUDIT_CORRUPT', `${where} line ${i + 1} is not an audit line`);
     lines.push(line);
   });
   return lines;

@@ -84,7 +84,8 @@ export async function auditCommand(argv: string[]): Promise<number> {
   try {
     reader = await openAuditReader(values.audit ?? DEFAULT_AUDIT);
   } catch (error) {
-    return fail((error as Error).message);
+    // A trail that cannot be read as one fails verification (1); a wrong URL or a missing file is a usage error (2).
+    return fail((error as Error).message, (error as { code?: string }).code === 'ERR_AUDIT_CORRUPT' ? 1 : 2);
   }
   try {
     switch (sub) {
