@@ -10,7 +10,7 @@ export interface Style {
 
 export function styleFor(out: NodeJS.WriteStream): Style {
   return {
-    width: out.isTTY ? Math.max(60, out.columns ?? 100) : 120,
+    width: out.isTTY ? Math.max(80, out.columns ?? 100) : 120,
     color: out.isTTY === true && process.env.NO_COLOR === undefined,
   };
 }
@@ -40,8 +40,8 @@ function brief(value: unknown, width: number): string {
 
 export function flowsTable(flows: readonly FlowSummary[], style: Style): string {
   if (flows.length === 0) return 'no flows\n';
-  const fixed = { started: 24, rounds: 6, outcome: 14, ms: 9 };
-  const rest = Math.max(30, style.width - (fixed.started + fixed.rounds + fixed.outcome + fixed.ms + 6 * 2));
+  const fixed = { started: 19, rounds: 6, outcome: 14, ms: 8 };
+  const rest = Math.max(20, style.width - (fixed.started + fixed.rounds + fixed.outcome + fixed.ms + 6 * 2));
   const flowW = Math.min(22, Math.floor(rest * 0.35));
   const whoW = Math.min(20, Math.floor(rest * 0.25));
   const targetW = Math.max(8, rest - flowW - whoW);
@@ -57,7 +57,8 @@ export function flowsTable(flows: readonly FlowSummary[], style: Style): string 
   ]);
   for (const f of flows) {
     out += row([
-      cell(f.started, fixed.started),
+      // UTC to the second: the timeline (show) has the milliseconds.
+      cell(f.started.slice(0, 19).replace('T', ' '), fixed.started),
       cell(f.flowId ?? '-', flowW),
       cell(f.principal ?? 'anonymous', whoW),
       cell(f.target ?? `(${f.method})`, targetW),

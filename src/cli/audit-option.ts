@@ -1,6 +1,6 @@
 // `--audit` on `mrtr serve`: open the audit trail the URL names (same syntax as the `mrtr audit` commands), and say at
 // start-up where rounds are recorded and how durably, so nobody runs on a best-effort sink by accident.
-import { AUDIT_SYNTAX, AuditTrail, openAuditSink } from '../audit/index.js';
+import { AUDIT_SYNTAX, type AuditSink, AuditTrail, openAuditSink } from '../audit/index.js';
 
 export const AUDIT_HELP = `--audit ${AUDIT_SYNTAX}`;
 
@@ -12,14 +12,20 @@ export async function auditFromFlag(
   if (spec === undefined) return { trail: undefined };
   if (spec === 'jsonl:-' && options.stdio)
     return { error: 'invalid --audit: jsonl:- writes to stdout, which --stdio uses for MCP messages' };
+  let sink: AuditSink;
+  try {
+    sink = await openAuditSink(spec);
+  } catch (error) {
+    return { error: `invalid --audit: ${(error as Error).message}` };
+  }
   let trail: AuditTrail;
   try {
-    const sink = await openAuditSink(spec);
     trail = await AuditTrail.open(sink, {
       ...(options.instance !== undefined ? { instance: options.instance } : {}),
       warn: (line) => say(`mrtr serve: ${line}`),
     });
   } catch (error) {
+    await sink.close().catch(() => undefined);
     return { error: `invalid --audit: ${(error as Error).message}` };
   }
   say(
