@@ -6,6 +6,7 @@ export const SERVER_NAMES = [
   'ours-guard-sqlite',
   'ours-guard-redis',
   'ours-audit-sqlite',
+  'ours-audit-sqlite-full',
   'ours-audit-postgres',
   'sdk',
   'bare',
@@ -19,7 +20,8 @@ export const USAGE = `usage: node bench/flows.mjs [flags]
   --concurrency N   closed-loop concurrent flows / requests (default 32)
   --only LIST       comma-separated subset of: ours,ours-guard-memory,
                     ours-guard-sqlite,ours-guard-redis,ours-audit-sqlite,
-                    ours-audit-postgres,sdk,bare (default all)
+                    ours-audit-sqlite-full,ours-audit-postgres,sdk,bare
+                    (default all)
   --client KIND     load-generator HTTP client: raw (default; lean keep-alive
                     sockets) or node (node:http Agent; generator-bound near 14k req/s)
   --quiet-wait N    before each server, wait up to N s for the machine to be

@@ -2,13 +2,15 @@
 // `approve_change` tool with the explicit inputRequired() API: round 1 asks for approval, round 2 completes.
 // test/fixtures/approval-server.ts is the same tool for the tests.
 //
-// Usage: node bench/lib/ours-server.mjs --port P [--root DIR] [--store memory|sqlite|redis] [--audit sqlite|postgres]
+// Usage: node bench/lib/ours-server.mjs --port P [--root DIR] [--store memory|sqlite|redis]
+//        [--audit sqlite|sqlite-full|postgres]
 // (0 = ephemeral; DIR:
 // another checkout, built, for `npm run bench -- --baseline DIR`). Prints `listening on http://127.0.0.1:P/mcp`
 // when ready. Keys come from MRTR_STATE_KEYS, else a per-process key. --store turns the replay guard on: sqlite is a
 // fresh file in a temp dir; redis starts its own redis-server as a child of this process, so the benchmark's
 // "server CPU" includes Redis's. --audit turns the audit trail on, durable before each answer: sqlite is a fresh
-// file in a temp dir (synchronous=FULL, the default); postgres starts its own throwaway cluster, whose CPU counts too.
+// file in a temp dir (synchronous=NORMAL, the default: through a process crash), sqlite-full the same with an fsync
+// per batch (through a power cut); postgres starts its own throwaway cluster, whose CPU counts too.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -75,16 +77,16 @@ async function openAuditTrail(kind) {
     pathToFileURL(join(root, 'dist', 'audit', 'index.js')).href
   );
   let url;
-  if (kind === 'sqlite') {
+  if (kind === 'sqlite' || kind === 'sqlite-full') {
     const dir = mkdtempSync(join(tmpdir(), 'mrtr-bench-audit-'));
     cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
-    url = `sqlite:${join(dir, 'audit.db')}`;
+    url = `sqlite:${join(dir, 'audit.db')}${kind === 'sqlite-full' ? '?synchronous=full' : ''}`;
   } else if (kind === 'postgres') {
     const { startPostgres } = await import('./postgres.mjs');
     const pg = await startPostgres();
     cleanup.push(pg.stop);
     url = pg.url;
-  } else throw new Error(`--audit must be sqlite or postgres, got ${kind}`);
+  } else throw new Error(`--audit must be sqlite, sqlite-full or postgres, got ${kind}`);
   return AuditTrail.open(await openAuditSink(url), { instance: 'bench' });
 }
 

@@ -42,10 +42,10 @@ export const SERVER_DEFS = {
   ),
   // The audit trail on each durable sink: what "recorded before answered" costs per flow (2 events per flow).
   ...Object.fromEntries(
-    ['sqlite', 'postgres'].map((sink) => [
+    ['sqlite', 'sqlite-full', 'postgres'].map((sink) => [
       `ours-audit-${sink}`,
       {
-        label: `ours + audit (${sink})`,
+        label: `ours + audit (${sink === 'sqlite-full' ? 'sqlite, fsync' : sink})`,
         kind: 'mrtr',
         variantOf: 'ours',
         args: (port) => [join(here, 'ours-server.mjs'), '--port', String(port), '--audit', sink],

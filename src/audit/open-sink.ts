@@ -7,18 +7,29 @@ import type { AuditReader, AuditSink } from './sink.js';
 import { SqliteAuditReader } from './sqlite-reader.js';
 import { SqliteAuditSink, type SqliteAuditSinkOptions } from './sqlite-sink.js';
 
-export const AUDIT_SYNTAX = 'sqlite:PATH | postgres://USER@HOST:PORT/DB | jsonl:PATH | jsonl:-';
+export const AUDIT_SYNTAX =
+  'sqlite:PATH[?synchronous=full] | postgres://USER@HOST:PORT/DB | jsonl:PATH | jsonl:-';
 
 type Parsed =
-  | { kind: 'sqlite'; path: string }
+  | { kind: 'sqlite'; path: string; synchronous: 'normal' | 'full' | undefined }
   | { kind: 'postgres'; url: string }
   | { kind: 'jsonl'; path: string };
 
+const SYNCHRONOUS = /\?synchronous=(\w*)$/;
+
 function parseAuditUrl(spec: string): Parsed {
   if (spec.startsWith('sqlite:')) {
-    const path = spec.slice('sqlite:'.length);
+    let path = spec.slice('sqlite:'.length);
+    let synchronous: 'normal' | 'full' | undefined;
+    const m = SYNCHRONOUS.exec(path);
+    if (m) {
+      if (m[1] !== 'normal' && m[1] !== 'full')
+        throw auditConfigError(`audit "${spec}": synchronous must be normal or full, got "${m[1]}"`);
+      synchronous = m[1];
+      path = path.slice(0, m.index);
+    }
     if (path === '') throw auditConfigError(`audit "${spec}" names no file: expected sqlite:PATH`);
-    return { kind: 'sqlite', path };
+    return { kind: 'sqlite', path, synchronous };
   }
   if (spec.startsWith('postgres://') || spec.startsWith('postgresql://')) {
     try {
@@ -44,7 +55,11 @@ export interface OpenAuditOptions {
 
 export async function openAuditSink(spec: string, options: OpenAuditOptions = {}): Promise<AuditSink> {
   const p = parseAuditUrl(spec);
-  if (p.kind === 'sqlite') return SqliteAuditSink.open(p.path, options.sqlite);
+  if (p.kind === 'sqlite')
+    return SqliteAuditSink.open(p.path, {
+      ...options.sqlite,
+      ...(p.synchronous !== undefined ? { synchronous: p.synchronous } : {}),
+    });
   if (p.kind === 'postgres') return PostgresAuditSink.connect(p.url);
   return JsonlAuditSink.open(p.path, { rotateBytes: options.jsonlRotateBytes });
 }

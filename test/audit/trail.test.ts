@@ -6,8 +6,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   type AuditRecord,
   AuditTrail,
+  openAuditSink,
   SqliteAuditReader,
   SqliteAuditSink,
+  SqliteFsyncAuditSink,
   verifyTrail,
 } from '../../src/audit/index.js';
 import { deferred, track } from '../helpers/signals.js';
@@ -268,6 +270,32 @@ describe('chain and checkpoints', () => {
       env,
     );
     expect(clash).toMatchObject({ error: { code: -32603 } });
+  });
+
+  it('writes the same through the fsync sink (sqlite:PATH?synchronous=full), on its own thread', async () => {
+    const tmp = tempDir();
+    cleanups.push(tmp.remove);
+    const path = join(tmp.dir, 'full.db');
+    const sink = await openAuditSink(`sqlite:${path}?synchronous=full`);
+    expect(sink).toBeInstanceOf(SqliteFsyncAuditSink);
+    expect(sink.description).toBe(`sqlite:${path}?synchronous=full`);
+    const trail = await openTrail(sink);
+    const core = auditedServer(trail).core;
+    await Promise.all(
+      [1, 2, 3].map((i) => core.handle(call(i, 'delete_file', { arguments: { path: `/${i}` } }), env)),
+    );
+    await trail.close();
+    const reader = new SqliteAuditReader(path);
+    const report = verifyTrail({
+      events: await reader.events(),
+      stored: await reader.checkpoints(),
+      verifiers: [AUDIT_KEY.verifier],
+    });
+    await reader.close();
+    expect(report).toMatchObject({ ok: true, events: 3, checkpoints: 1 });
+    await expect(openAuditSink(`sqlite:${path}?synchronous=off`)).rejects.toThrow(
+      'synchronous must be normal or full, got "off"',
+    );
   });
 
   it('refuses bad options and instance names with ERR_AUDIT_CONFIG', async () => {

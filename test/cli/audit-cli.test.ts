@@ -85,7 +85,7 @@ describe('mrtr audit flows', () => {
     );
     expect(url.status).toBe(2);
     expect(url.stderr).toContain(
-      'unknown audit sink "mongodb://x": expected sqlite:PATH | postgres://USER@HOST:PORT/DB | jsonl:PATH | jsonl:-',
+      'unknown audit sink "mongodb://x": expected sqlite:PATH[?synchronous=full] | postgres://USER@HOST:PORT/DB | jsonl:PATH | jsonl:-',
     );
     const missing = spawnSync(
       process.execPath,
@@ -121,6 +121,12 @@ describe('mrtr audit flows', () => {
       expect(line.replaceAll('\x1b[32m', '').replaceAll('\x1b[0m', '').length).toBeLessThanOrEqual(80);
     expect(table).toContain('\x1b[32mcomplete');
     expect(styleFor({ isTTY: false } as NodeJS.WriteStream).color).toBe(false);
+    process.env.NO_COLOR = '1';
+    try {
+      expect(styleFor({ isTTY: true, columns: 80 } as NodeJS.WriteStream).color).toBe(false);
+    } finally {
+      delete process.env.NO_COLOR;
+    }
   });
 });
 
