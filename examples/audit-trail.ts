@@ -21,7 +21,9 @@ export const server = new McpServer({ name: 'files', version: '1.0.0', observers
   async ({ path }, ctx) => {
     // The author's own fact on this round's event: which resource the confirmation was about.
     ctx.audit.note({ resource: path });
-    const { otp } = await ctx.ask.form(`Code to delete ${path}`, z.object({ otp: z.string() }), { key: 'code' });
+    const { otp } = await ctx.ask.form(`Code to delete ${path}`, z.object({ otp: z.string() }), {
+      key: 'code',
+    });
     if (otp !== '123456') return text('wrong code: nothing deleted');
     await ctx.ask.step('delete', () => `deleted ${path}`); // listed under "steps" on the round that ran it
     return text(`deleted ${path}`);
