@@ -14,7 +14,7 @@ export interface ChainHead {
   hash: string;
 }
 
-/** An event with its place in the chain, ready for a sink. `text` is the record's JSON as stored. */
+/** An event with its place in the chain, ready for a sink. `text` is the record's canonical JSON, as stored. */
 export interface ChainedEvent {
   record: AuditRecord;
   hash: string;
@@ -28,5 +28,7 @@ export function recordHash(record: AuditRecord): string {
 /** Give `event` the next place after `head`. */
 export function chain(event: UnchainedRecord, head: ChainHead): ChainedEvent {
   const record = { ...event, seq: head.seq + 1, prev: head.hash } as AuditRecord;
-  return { record, hash: recordHash(record), text: JSON.stringify(record) };
+  // The canonical JSON is valid JSON: stored as it is hashed, it is serialised once.
+  const text = canonicalJson(record);
+  return { record, hash: createHash('sha256').update(text).digest('hex'), text };
 }

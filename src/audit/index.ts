@@ -17,7 +17,6 @@ export { PostgresAuditReader, PostgresAuditSink } from './postgres-sink.js';
 export type { AuditRecord, ObservedRound } from './record.js';
 export { REDACTED } from './redact.js';
 export type { AuditReader, AuditSink, EventFilter, StoredEvent } from './sink.js';
-export { SqliteFsyncAuditSink } from './sqlite-fsync-sink.js';
 export { SqliteAuditReader } from './sqlite-reader.js';
 export { SqliteAuditSink, type SqliteAuditSinkOptions } from './sqlite-sink.js';
 export { AuditTrail, type AuditTrailOptions } from './trail.js';

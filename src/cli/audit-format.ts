@@ -42,9 +42,10 @@ export function flowsTable(flows: readonly FlowSummary[], style: Style): string 
   if (flows.length === 0) return 'no flows\n';
   const fixed = { started: 19, rounds: 6, outcome: 14, ms: 8 };
   const rest = Math.max(20, style.width - (fixed.started + fixed.rounds + fixed.outcome + fixed.ms + 6 * 2));
-  const flowW = Math.min(22, Math.floor(rest * 0.35));
-  const whoW = Math.min(20, Math.floor(rest * 0.25));
-  const targetW = Math.max(8, rest - flowW - whoW);
+  // A flow id is 22 characters: whole when there is room, since it is what `show` takes.
+  const flowW = Math.min(22, Math.max(8, rest - 12));
+  const whoW = Math.min(20, Math.max(6, Math.floor((rest - flowW) * 0.45)));
+  const targetW = Math.max(6, rest - flowW - whoW);
   const row = (cells: string[]) => `${cells.join('  ').trimEnd()}\n`;
   let out = row([
     cell('STARTED', fixed.started),

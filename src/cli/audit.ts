@@ -48,13 +48,21 @@ export async function auditCommand(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return sub === undefined ? 2 : 0;
   }
+  // A flow id is base64url and may begin with '-': right after `show` it is the id, whatever it looks like.
+  let args = rest;
+  const leading: string[] = [];
+  if (sub === 'show' && rest[0] !== undefined && !OPTION_NAMES.has(rest[0].split('=')[0]!)) {
+    leading.push(rest[0]);
+    args = rest.slice(1);
+  }
   let parsed: ReturnType<typeof parse>;
   try {
-    parsed = parse(rest);
+    parsed = parse(args);
   } catch (error) {
     return fail(`${(error as Error).message}\n\n${USAGE}`);
   }
-  const { values, positionals } = parsed;
+  const { values } = parsed;
+  const positionals = [...leading, ...parsed.positionals];
   if (sub === 'keygen') {
     if (positionals.length > 0) return fail(`keygen takes no arguments, got '${positionals[0]}'`);
     let signer: AuditSigner;
@@ -118,24 +126,22 @@ export async function auditCommand(argv: string[]): Promise<number> {
   }
 }
 
+const OPTIONS = {
+  audit: { type: 'string' },
+  principal: { type: 'string' },
+  target: { type: 'string' },
+  outcome: { type: 'string' },
+  since: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  vkey: { type: 'string', multiple: true },
+  checkpoint: { type: 'string', multiple: true },
+  out: { type: 'string' },
+  name: { type: 'string' },
+} as const;
+const OPTION_NAMES: ReadonlySet<string> = new Set(Object.keys(OPTIONS).map((name) => `--${name}`));
+
 function parse(args: string[]) {
-  return parseArgs({
-    args,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      audit: { type: 'string' },
-      principal: { type: 'string' },
-      target: { type: 'string' },
-      outcome: { type: 'string' },
-      since: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      vkey: { type: 'string', multiple: true },
-      checkpoint: { type: 'string', multiple: true },
-      out: { type: 'string' },
-      name: { type: 'string' },
-    },
-  });
+  return parseArgs({ args, allowPositionals: true, strict: true, options: OPTIONS });
 }
 
 async function verify(

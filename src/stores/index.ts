@@ -10,5 +10,3 @@ export { MemoryStore, type MemoryStoreOptions } from './memory.js';
 export { openStore, STORE_SYNTAX } from './open-store.js';
 export { RedisStore, type RedisStoreOptions } from './redis.js';
 export { SqliteStore, type SqliteStoreOptions } from './sqlite.js';
-/** The WAL checkpointer thread, shared with the audit room's SQLite sink. */
-export { SqliteCheckpointer } from './sqlite-checkpointer.js';

@@ -12,7 +12,7 @@ export const ARROWS: Readonly<Record<string, readonly string[]>> = {
   stores: [],
   flow: ['protocol', 'state'],
   guard: ['protocol', 'state', 'stores'],
-  audit: ['protocol', 'state', 'stores'],
+  audit: ['protocol', 'state'],
   server: ['protocol', 'state', 'flow', 'stores', 'guard'],
   client: ['protocol'],
   cli: ['protocol', 'state', 'flow', 'stores', 'guard', 'audit', 'server', 'client'],

@@ -9,7 +9,6 @@ import {
   openAuditSink,
   SqliteAuditReader,
   SqliteAuditSink,
-  SqliteFsyncAuditSink,
   verifyTrail,
 } from '../../src/audit/index.js';
 import { deferred, track } from '../helpers/signals.js';
@@ -277,7 +276,7 @@ describe('chain and checkpoints', () => {
     cleanups.push(tmp.remove);
     const path = join(tmp.dir, 'full.db');
     const sink = await openAuditSink(`sqlite:${path}?synchronous=full`);
-    expect(sink).toBeInstanceOf(SqliteFsyncAuditSink);
+    expect(sink).toBeInstanceOf(SqliteAuditSink);
     expect(sink.description).toBe(`sqlite:${path}?synchronous=full`);
     const trail = await openTrail(sink);
     const core = auditedServer(trail).core;
