@@ -151,6 +151,10 @@ describe('mrtr audit show', () => {
     const none = audit(['show', 'nope']);
     expect(none.status).toBe(1);
     expect(none.stderr).toContain(`no flow nope in ${AUDIT}`);
+    // Flow ids are base64url: one may begin with '-', and right after `show` it is still an id, not an option.
+    const dash = audit(['show', '-nergQylXLnLHId3MtzAjA']);
+    expect(dash.status).toBe(1);
+    expect(dash.stderr).toContain('no flow -nergQylXLnLHId3MtzAjA in');
     const noId = audit(['show']);
     expect(noId.status).toBe(2);
     expect(noId.stderr).toContain('show needs one flow id');
