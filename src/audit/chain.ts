@@ -1,8 +1,9 @@
-// The hash chain: each event carries the hash of its writer's previous event, and its own hash is SHA-256 over its
-// canonical JSON (RFC 8785 style, `prev` included). Editing, inserting, deleting or reordering an event breaks the
-// link to the next one; rewriting the whole tail consistently is what signed checkpoints catch.
+// The hash chain: each event carries the hash of its writer's previous event (`prev`), and its own hash is the
+// SHA-256 of its JSON text exactly as stored. Editing, inserting, deleting or reordering an event breaks the link to
+// the next one; rewriting the whole tail consistently is what signed checkpoints catch. The stored bytes are what is
+// hashed (as CloudTrail hashes its log files), so a verifier in any language needs no JSON canonicalisation — only
+// the bytes, which every sink keeps as text.
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '../state/index.js';
 import type { AuditRecord, UnchainedRecord } from './record.js';
 
 /** The `prev` of a writer's first event. */
@@ -14,21 +15,22 @@ export interface ChainHead {
   hash: string;
 }
 
-/** An event with its place in the chain, ready for a sink. `text` is the record's canonical JSON, as stored. */
+/** An event with its place in the chain, ready for a sink. `text` is the record's JSON, as stored and hashed. */
 export interface ChainedEvent {
   record: AuditRecord;
   hash: string;
   text: string;
 }
 
-export function recordHash(record: AuditRecord): string {
-  return createHash('sha256').update(canonicalJson(record)).digest('hex');
+/** The hash of a stored record: SHA-256 (hex) of its JSON text. */
+export function recordHash(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
 }
 
 /** Give `event` the next place after `head`. */
 export function chain(event: UnchainedRecord, head: ChainHead): ChainedEvent {
   const record = { ...event, seq: head.seq + 1, prev: head.hash } as AuditRecord;
-  // The canonical JSON is valid JSON: stored as it is hashed, it is serialised once.
-  const text = canonicalJson(record);
-  return { record, hash: createHash('sha256').update(text).digest('hex'), text };
+  // JSON.stringify fails on what has no JSON form (a bigint note): that round fails alone.
+  const text = JSON.stringify(record);
+  return { record, hash: recordHash(text), text };
 }

@@ -13,7 +13,7 @@ import type { AuditRecord } from './record.js';
 import type { AuditReader, AuditSink, EventFilter, StoredEvent } from './sink.js';
 
 type Line =
-  | { type: 'event'; hash: string; record: AuditRecord }
+  | { type: 'event'; hash: string; record: AuditRecord; text: string }
   | { type: 'checkpoint'; instance: string; seq: number; hash: string; note: string }
   | { type: 'key'; vkey: string };
 
@@ -30,6 +30,9 @@ function filesOf(path: string): string[] {
   return existsSync(path) ? [...rotated, path] : rotated;
 }
 
+/** How an event line begins: the record's own text follows, up to the line's last character. */
+const EVENT_PREFIX = /^\{"type":"event","hash":"[0-9a-f]{64}","record":/;
+
 function parseLines(text: string, where: string): Line[] {
   const lines: Line[] = [];
   text.split('\n').forEach((raw, i) => {
@@ -42,6 +45,13 @@ function parseLines(text: string, where: string): Line[] {
     }
     if (!['event', 'checkpoint', 'key'].includes((line as { type?: string })?.type ?? ''))
       throw new AuditError('ERR_AUDIT_CORRUPT', `${where} line ${i + 1} is not an audit line`);
+    if (line.type === 'event') {
+      // The hash covers the record's bytes as written, so they are cut from the line, not serialised again.
+      const prefix = EVENT_PREFIX.exec(raw);
+      if (!prefix || !raw.endsWith('}'))
+        throw new AuditError('ERR_AUDIT_CORRUPT', `${where} line ${i + 1} is not an event line as written`);
+      line.text = raw.slice(prefix[0].length, -1);
+    }
     lines.push(line);
   });
   return lines;
@@ -148,7 +158,7 @@ export class JsonlAuditReader implements AuditReader {
         instance: String(r.instance),
         seq: Number(r.seq),
         hash: line.hash,
-        text: JSON.stringify(r),
+        text: line.text,
       });
     }
     return events.sort((a, b) =>

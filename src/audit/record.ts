@@ -1,5 +1,5 @@
 // The audit event: what one round (or one refusal) is recorded as. A plain JSON object, so that every sink stores
-// the same thing and a verifier in any language can recompute its hash from canonical JSON.
+// the same text and a verifier in any language can recompute its hash from those bytes.
 import { kindOfInputRequest } from '../protocol/index.js';
 import { type Redactor, redactFields } from './redact.js';
 

@@ -139,8 +139,9 @@ describe('mrtr audit verify on an SQLite file edited with sqlite3', () => {
       const record = JSON.parse(e.text) as AuditRecord;
       if (record.seq === 7) record.arguments = { path: '/harmless' };
       record.prev = prev;
-      const hash = recordHash(record);
-      const text = JSON.stringify(record).replaceAll("'", "''");
+      const json = JSON.stringify(record);
+      const hash = recordHash(json);
+      const text = json.replaceAll("'", "''");
       updates.push(`UPDATE ${EVENTS} SET record = '${text}', hash = '${hash}' WHERE seq = ${record.seq};`);
       prev = hash;
     }
