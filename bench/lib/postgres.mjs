@@ -1,13 +1,26 @@
 // A throwaway PostgreSQL for `--audit postgres`: Debian's initdb and postgres in a temp dir on a free 127.0.0.1 port,
 // as `nobody` when run as root (PostgreSQL refuses root). Started and removed by the bench server child.
 import { spawn, spawnSync } from 'node:child_process';
-import { chownSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const asRoot = process.getuid?.() === 0;
 const asOwner = (cmd, args) => (asRoot ? ['runuser', ['-u', 'nobody', '--', cmd, ...args]] : [cmd, args]);
+
+// Debian installs initdb and postgres under /usr/lib/postgresql/<version>/bin, outside PATH.
+function pgBin(name) {
+  for (const dir of (process.env.PATH ?? '').split(':'))
+    if (dir !== '' && existsSync(join(dir, name))) return join(dir, name);
+  const root = '/usr/lib/postgresql';
+  const versions = existsSync(root)
+    ? readdirSync(root)
+        .filter((v) => existsSync(join(root, v, 'bin', name)))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
+  return versions[0] ? join(root, versions[0], 'bin', name) : name;
+}
 
 const freePort = () =>
   new Promise((done) => {
@@ -22,7 +35,7 @@ export async function startPostgres() {
   const dir = mkdtempSync(join(tmpdir(), 'mrtr-bench-pg-'));
   if (asRoot) chownSync(dir, 65534, 65534);
   const data = join(dir, 'data');
-  const [initCmd, initArgs] = asOwner('initdb', [
+  const [initCmd, initArgs] = asOwner(pgBin('initdb'), [
     '-D',
     data,
     '-A',
@@ -36,7 +49,7 @@ export async function startPostgres() {
   const init = spawnSync(initCmd, initArgs, { encoding: 'utf8' });
   if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr}`);
   const port = await freePort();
-  const [cmd, args] = asOwner('postgres', [
+  const [cmd, args] = asOwner(pgBin('postgres'), [
     '-D',
     data,
     '-p',

@@ -1,12 +1,19 @@
 // `mrtr audit flows | show | checkpoint | keygen` and `mrtr serve --audit`: what a person and a script see, and the
 // message for every mistake they can make.
-import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AuditSigner, AuditVerifier, SqliteAuditSink, splitNotes } from '../../src/audit/index.js';
+import {
+  AuditSigner,
+  AuditVerifier,
+  SqliteAuditReader,
+  SqliteAuditSink,
+  splitNotes,
+} from '../../src/audit/index.js';
 import { flowsTable, styleFor } from '../../src/cli/audit-format.js';
 import { accept, auditedServer, call, env, openTrail, stateOf, tempDir } from '../audit/fixture.js';
+import { mcp } from '../helpers/mcp-http.js';
 
 const tmp = tempDir();
 const db = join(tmp.dir, 'audit.db');
@@ -184,6 +191,38 @@ describe('mrtr audit checkpoint and keygen', () => {
     const bad = audit(['keygen', '--name', 'a+b'], false);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain(`audit key name "a+b" must have no spaces and no '+'`);
+  });
+});
+
+describe('npm start', () => {
+  it('records every round under ./data, and seals a checkpoint when stopped', async () => {
+    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } };
+    const args = pkg.scripts.start
+      .replace(/^exec node dist\/cli\/main\.js /, '')
+      .replace('--port 3000', '--port 0')
+      .split(' ');
+    expect(args).toContain('sqlite:./data/audit.db');
+    const cwd = join(tmp.dir, 'start');
+    mkdirSync(cwd);
+    const child = spawn(process.execPath, [join(process.cwd(), 'dist/cli/main.js'), ...args], { cwd });
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (c: Buffer) => {
+        const m = /listening on (\S+)/.exec(c.toString());
+        if (m) resolve(m[1]!);
+      });
+      child.once('exit', (code) => reject(new Error(`npm start's server exited (${code})`)));
+    });
+    const reply = await mcp(url, 'tools/call', { name: 'echo', arguments: { message: 'hi' } });
+    expect(reply.response.result).toMatchObject({ content: [{ text: 'hi' }] });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    const reader = new SqliteAuditReader(join(cwd, 'data', 'audit.db'));
+    const events = await reader.events();
+    const checkpoints = await reader.checkpoints();
+    await reader.close();
+    expect(events.map((e) => JSON.parse(e.text).target)).toEqual(['echo']);
+    expect(checkpoints.map((c) => c.seq)).toEqual([1]);
   });
 });
 

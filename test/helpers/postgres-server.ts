@@ -2,12 +2,28 @@
 // removed by the test. PostgreSQL refuses to run as root, so as root the cluster belongs to `nobody` (runuser).
 // Ready means the server said so on stderr (an explicit signal, no polling delay).
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { chownSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './free-port.js';
 
 const NOBODY = 65534;
+
+/**
+ * Debian installs initdb and postgres under /usr/lib/postgresql/<version>/bin, outside PATH: use PATH's when it has
+ * them, else the newest installed version's.
+ */
+function pgBin(name: string): string {
+  for (const dir of (process.env.PATH ?? '').split(':'))
+    if (dir !== '' && existsSync(join(dir, name))) return join(dir, name);
+  const root = '/usr/lib/postgresql';
+  const versions = existsSync(root)
+    ? readdirSync(root)
+        .filter((v) => existsSync(join(root, v, 'bin', name)))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
+  return versions[0] ? join(root, versions[0], 'bin', name) : name;
+}
 const asRoot = process.getuid?.() === 0;
 /** The command line, run as `nobody` when we are root. */
 const asOwner = (command: string, args: string[]): [string, string[]] =>
@@ -25,7 +41,7 @@ export class TestPostgres {
     const dir = mkdtempSync(join(tmpdir(), 'mrtr-pg-'));
     if (asRoot) chownSync(dir, NOBODY, NOBODY);
     const data = join(dir, 'data');
-    const [cmd, args] = asOwner('initdb', [
+    const [cmd, args] = asOwner(pgBin('initdb'), [
       '-D',
       data,
       '-A',
@@ -49,7 +65,7 @@ export class TestPostgres {
   }
 
   private async run(): Promise<void> {
-    const [cmd, args] = asOwner('postgres', [
+    const [cmd, args] = asOwner(pgBin('postgres'), [
       '-D',
       join(this.dir, 'data'),
       '-p',
