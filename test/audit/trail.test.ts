@@ -11,6 +11,7 @@ import {
   SqliteAuditSink,
   verifyTrail,
 } from '../../src/audit/index.js';
+import { MemoryStore } from '../../src/stores/index.js';
 import { deferred, track } from '../helpers/signals.js';
 import {
   AUDIT_KEY,
@@ -143,6 +144,39 @@ describe('one event per round', () => {
     expect(digest(answered[0])).toBe(digest(answered[1]));
     expect(digest(answered[0])).not.toBe(digest(answered[2]));
     expect(readFileSync(path).includes('hunter2-secret')).toBe(false);
+  });
+});
+
+describe('refusals by guards', () => {
+  it('records a replay and a rate limit with the guard’s reason and name', async () => {
+    const tmp = tempDir();
+    cleanups.push(tmp.remove);
+    const path = join(tmp.dir, 'audit.db');
+    const trail = await openTrail(await SqliteAuditSink.open(path));
+    cleanups.push(() => trail.close());
+    const core = auditedServer(trail, {
+      replayStore: new MemoryStore(),
+      replay: { refusals: { maxRefusals: 1, windowMs: 60_000 } },
+    }).core;
+    const ada = { ...env, principal: { subject: 'ada' } };
+    const first = await core.handle(call(1, 'delete_file', { arguments: { path: '/a' } }), ada);
+    const answer = (confirm: boolean) => ({
+      arguments: { path: '/a' },
+      requestState: stateOf(first),
+      inputResponses: { consent: accept({ confirm }) },
+    });
+    await core.handle(call(2, 'delete_file', answer(true)), ada);
+    const replayed = await core.handle(call(3, 'delete_file', answer(false)), ada);
+    expect(replayed).toMatchObject({ error: { code: -32602 } });
+    const limited = await core.handle(call(4, 'delete_file', answer(false)), ada);
+    expect(limited).toMatchObject({ error: { code: -32600 } });
+    const reader = new SqliteAuditReader(path);
+    const records = (await reader.events()).map((e) => JSON.parse(e.text) as AuditRecord);
+    await reader.close();
+    expect(records.slice(2).map((r) => [r.requestId, r.outcome, r.reason, r.decidedBy])).toEqual([
+      [3, 'refused', 'flow_completed', 'replay'],
+      [4, 'refused', 'rate_limited', 'replay'],
+    ]);
   });
 });
 
