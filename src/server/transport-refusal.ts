@@ -8,7 +8,7 @@ import type { RoundEvent, RoundObserver } from './round/observer.js';
 
 const MRTR_METHOD_SET: ReadonlySet<string> = new Set(MRTR_METHODS);
 
-/** What a refused request is recorded as when its body was never read or never parsed. */
+/** The method a refused request is recorded with when no JSON-RPC request could be read from its body. */
 export const UNREAD_METHOD = '(unread)';
 
 export class TransportRefusals {
