@@ -4,8 +4,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type AuditRecord, SqliteAuditReader, verifyTrail } from '../../src/audit/index.js';
+import { type AuditRecord, openAuditReader, verifyTrail } from '../../src/audit/index.js';
 import { mcp } from '../helpers/mcp-http.js';
+import { TestPostgres } from '../helpers/postgres-server.js';
 import { deferred } from '../helpers/signals.js';
 import { AUDIT_KEY, tempDir } from './fixture.js';
 
@@ -13,7 +14,7 @@ const tmp = tempDir();
 afterAll(() => tmp.remove());
 const KEYS = `k1:${Buffer.alloc(32, 5).toString('base64url')}`;
 
-function serve(db: string): Promise<{ child: ChildProcess; url: string }> {
+function serve(audit: string): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(
     process.execPath,
     [
@@ -24,7 +25,7 @@ function serve(db: string): Promise<{ child: ChildProcess; url: string }> {
       '--state-keys',
       KEYS,
       '--audit',
-      `sqlite:${db}`,
+      audit,
       '--audit-instance',
       'k9',
     ],
@@ -43,10 +44,24 @@ function serve(db: string): Promise<{ child: ChildProcess; url: string }> {
   });
 }
 
-describe('kill -9 under load', () => {
+let pg: TestPostgres | undefined;
+afterAll(async () => {
+  await pg?.stop();
+});
+
+describe.each([
+  ['SQLite', async () => `sqlite:${join(tmp.dir, 'audit.db')}`],
+  [
+    'PostgreSQL',
+    async () => {
+      pg = await TestPostgres.start();
+      return pg.url;
+    },
+  ],
+])('kill -9 under load, on %s', (_name, sink) => {
   it('loses no event of a round whose answer a client received', async () => {
-    const db = join(tmp.dir, 'audit.db');
-    const { child, url } = await serve(db);
+    const audit = await sink();
+    const { child, url } = await serve(audit);
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     const answered = new Set<number>();
     const enough = deferred();
@@ -77,7 +92,7 @@ describe('kill -9 under load', () => {
     await Promise.all(clients);
     expect(child.signalCode).toBe('SIGKILL');
 
-    const reader = new SqliteAuditReader(db);
+    const reader = await openAuditReader(audit);
     const events = await reader.events();
     const checkpoints = await reader.checkpoints();
     await reader.close();
