@@ -208,6 +208,26 @@ describe('durable before the answer', () => {
     expect(stored.map((r) => [r.seq, r.requestId])).toEqual([[1, 2]]);
   });
 
+  it('fails only the round whose note has no JSON form, and keeps the chain whole', async () => {
+    const { trail, records } = await setup();
+    const core = auditedServer(trail).tool(
+      { name: 'odd_note', description: 'Notes a bigint' },
+      (_args, ctx) => {
+        ctx.audit.note({ size: 10n });
+        return { content: [{ type: 'text', text: 'done' }] };
+      },
+    ).core;
+    const [odd, fine] = await Promise.all([
+      core.handle(call(1, 'odd_note'), env),
+      core.handle(call(2, 'delete_file', { arguments: { path: '/b' } }), env),
+    ]);
+    expect(odd).toMatchObject({
+      error: { code: -32603, message: 'Internal error while recording the round' },
+    });
+    expect(fine).toMatchObject({ result: { resultType: 'input_required' } });
+    expect((await records()).map((r) => [r.seq, r.requestId])).toEqual([[1, 2]]);
+  });
+
   it('writes rounds that arrive together in one transaction (group commit)', async () => {
     const { core, sink, records } = await setup();
     await Promise.all(
