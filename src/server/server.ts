@@ -217,7 +217,12 @@ export class McpServer {
   }
 
   stdio(options: StdioOptions = {}): Promise<void> {
-    return serveStdio(this.core, { logger: this.logger, ...options });
+    const observers = this.options.observers;
+    return serveStdio(this.core, {
+      logger: this.logger,
+      ...(observers?.length ? { observers } : {}),
+      ...options,
+    });
   }
 
   /** The replay guard comes first: a replayed round is refused before any other guard spends work on it. */

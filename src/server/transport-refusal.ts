@@ -1,7 +1,9 @@
-// Requests the HTTP transport refuses before the dispatcher sees them (401, 413, header mismatch, a body that is not
-// JSON-RPC): told to the round observers as `refused` events, so an audit trail holds every refusal, not only the
-// pipeline's. Like a round's answer, the refusal is sent only once the observers have settled.
+// Requests a transport refuses before the dispatcher sees them (HTTP: 401, 413, header mismatch, a body that is not
+// JSON-RPC; stdio: an overlong line, a line that is not JSON-RPC): told to the round observers as `refused` events,
+// so an audit trail holds every refusal, not only the pipeline's. Like a round's answer, the refusal is sent only
+// once the observers have settled.
 import { type JsonRpcRequest, MRTR_METHODS } from '../protocol/index.js';
+import type { Principal } from './context.js';
 import type { Logger } from './environment.js';
 import { notifyObservers } from './round/notify.js';
 import type { RoundEvent, RoundObserver } from './round/observer.js';
@@ -15,6 +17,10 @@ export class TransportRefusals {
   constructor(
     private readonly observers: readonly RoundObserver[],
     private readonly logger: Logger,
+    /** Who refused, as `decidedBy`: `http` or `stdio`. */
+    private readonly transport: 'http' | 'stdio' = 'http',
+    /** The caller when the transport knows it without the request (stdio: from its environment). */
+    private readonly principal?: Principal,
   ) {}
 
   /**
@@ -28,10 +34,10 @@ export class TransportRefusals {
     startedAt: number,
     send: () => void,
     fail: () => void,
-  ): void {
+  ): undefined | Promise<void> {
     if (request !== undefined && !MRTR_METHOD_SET.has(request.method)) {
       send();
-      return;
+      return undefined;
     }
     const params = request?.params ?? {};
     const target = request?.method === 'resources/read' ? params.uri : params.name;
@@ -40,14 +46,14 @@ export class TransportRefusals {
       method: request?.method ?? UNREAD_METHOD,
       target: typeof target === 'string' ? target : undefined,
       arguments: params.arguments,
-      principal: undefined,
+      principal: this.principal,
       round: 0,
       flowId: undefined,
       inputResponses: undefined,
       inputRequests: undefined,
       outcome: 'refused',
       reason,
-      decidedBy: 'http',
+      decidedBy: this.transport,
       steps: [],
       notes: undefined,
       sensitive: undefined,
@@ -66,9 +72,12 @@ export class TransportRefusals {
       pending = notifyObservers(this.observers, event);
     } catch (error) {
       failed(error);
-      return;
+      return undefined;
     }
-    if (pending === undefined) send();
-    else pending.then(send, failed);
+    if (pending === undefined) {
+      send();
+      return undefined;
+    }
+    return pending.then(send, failed);
   }
 }
