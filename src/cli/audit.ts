@@ -174,12 +174,11 @@ async function verify(
     if (notes.length === 0) return fail(`${file} holds no checkpoint`);
     exported.push(...notes);
   }
-  const report = verifyTrail({
-    events: await reader.events(),
-    stored: await reader.checkpoints(),
-    exported,
-    verifiers,
-  });
+  // Checkpoints first: each is committed with the events it seals, so events read afterwards include them even while
+  // a server keeps writing (the other order could read a new checkpoint past the events read, and cry truncation).
+  const stored = await reader.checkpoints();
+  const events = await reader.events();
+  const report = verifyTrail({ events, stored, exported, verifiers });
   process.stdout.write(
     values.json ? `${JSON.stringify(report, null, 2)}\n` : verifyText(report, styleFor(process.stdout)),
   );
