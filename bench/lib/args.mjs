@@ -8,6 +8,9 @@ export const SERVER_NAMES = [
   'ours-auth-dev',
   'ours-auth-jwt',
   'ours-auth-jwt-uncached',
+  'ours-audit-sqlite',
+  'ours-audit-sqlite-full',
+  'ours-audit-postgres',
   'sdk',
   'bare',
 ];
@@ -20,7 +23,9 @@ export const USAGE = `usage: node bench/flows.mjs [flags]
   --concurrency N   closed-loop concurrent flows / requests (default 32)
   --only LIST       comma-separated subset of: ours,ours-guard-memory,
                     ours-guard-sqlite,ours-guard-redis,ours-auth-dev,
-                    ours-auth-jwt,ours-auth-jwt-uncached,sdk,bare (default all)
+                    ours-auth-jwt,ours-auth-jwt-uncached,ours-audit-sqlite,
+                    ours-audit-sqlite-full,ours-audit-postgres,sdk,bare
+                    (default all)
   --client KIND     load-generator HTTP client: raw (default; lean keep-alive
                     sockets) or node (node:http Agent; generator-bound near 14k req/s)
   --quiet-wait N    before each server, wait up to N s for the machine to be

@@ -2,12 +2,15 @@
 // `approve_change` tool with the explicit inputRequired() API: round 1 asks for approval, round 2 completes.
 // test/fixtures/approval-server.ts is the same tool for the tests.
 //
-// Usage: node bench/lib/ours-server.mjs --port P [--root DIR] [--store memory|sqlite|redis] [--auth dev|jwt|jwt-uncached]
+// Usage: node bench/lib/ours-server.mjs --port P [--root DIR] [--store memory|sqlite|redis]
+//        [--auth dev|jwt|jwt-uncached] [--audit sqlite|sqlite-full|postgres]
 // (0 = ephemeral; DIR:
 // another checkout, built, for `npm run bench -- --baseline DIR`). Prints `listening on http://127.0.0.1:P/mcp`
 // when ready. Keys come from MRTR_STATE_KEYS, else a per-process key. --store turns the replay guard on: sqlite is a
 // fresh file in a temp dir; redis starts its own redis-server as a child of this process, so the benchmark's
-// "server CPU" includes Redis's.
+// "server CPU" includes Redis's. --audit turns the audit trail on, durable before each answer: sqlite is a fresh
+// file in a temp dir (synchronous=NORMAL, the default: through a process crash), sqlite-full the same with an fsync
+// per batch (through a power cut); postgres starts its own throwaway cluster, whose CPU counts too.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -98,13 +101,40 @@ async function openAuth(kind) {
   return new auth.BearerAuth({ verifier, resource });
 }
 
+async function openAuditTrail(kind) {
+  if (!kind) return undefined;
+  const { AuditTrail, openAuditSink } = await import(
+    pathToFileURL(join(root, 'dist', 'audit', 'index.js')).href
+  );
+  let url;
+  if (kind === 'sqlite' || kind === 'sqlite-full') {
+    const dir = mkdtempSync(join(tmpdir(), 'mrtr-bench-audit-'));
+    cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+    url = `sqlite:${join(dir, 'audit.db')}${kind === 'sqlite-full' ? '?synchronous=full' : ''}`;
+  } else if (kind === 'postgres') {
+    const { startPostgres } = await import('./postgres.mjs');
+    const pg = await startPostgres();
+    cleanup.push(pg.stop);
+    url = pg.url;
+  } else throw new Error(`--audit must be sqlite, sqlite-full or postgres, got ${kind}`);
+  return AuditTrail.open(await openAuditSink(url), { instance: 'bench' });
+}
+
 const replayStore = await openReplayStore(arg('--store'));
 const auth = await openAuth(arg('--auth'));
+let trail;
+try {
+  trail = await openAuditTrail(arg('--audit'));
+} catch (error) {
+  for (const undo of cleanup) undo();
+  throw error;
+}
 const server = new McpServer({
   name: 'mrtr-bench',
   version: '0.1.0',
   ...(replayStore ? { replayStore } : {}),
   ...(auth ? { auth } : {}),
+  ...(trail ? { observers: [trail] } : {}),
 }).tool(
   {
     name: 'approve_change',
@@ -139,6 +169,7 @@ const endpoint = await server.listen({ host: '127.0.0.1', port });
 const stop = () =>
   endpoint
     .close()
+    .then(() => trail?.close())
     .then(() => replayStore?.close())
     .finally(() => {
       for (const undo of cleanup) undo();

@@ -101,6 +101,9 @@ export function printTable(results, ratios, order) {
     '  (100 % = one core; "other" well above a few % means something else was running and the figures are disturbed).',
   );
   console.log('  srv µs/op: server CPU time per flow (MRTR servers) or per request (bare).');
+  console.log(
+    '  audit rows: one event per round, so their req/s is also audit events/s (durable before each answer).',
+  );
   console.log('');
   console.log('ratios:');
   console.log(

@@ -61,6 +61,20 @@ export const SERVER_DEFS = {
       },
     ]),
   ),
+  // The audit trail on each durable sink: what "recorded before answered" costs per flow (2 events per flow).
+  ...Object.fromEntries(
+    ['sqlite', 'sqlite-full', 'postgres'].map((sink) => [
+      `ours-audit-${sink}`,
+      {
+        label: `ours + audit (${sink === 'sqlite-full' ? 'sqlite, fsync' : sink})`,
+        kind: 'mrtr',
+        variantOf: 'ours',
+        args: (port) => [join(here, 'ours-server.mjs'), '--port', String(port), '--audit', sink],
+        missing: () =>
+          existsSync(OURS_ENTRY) ? null : `${OURS_ENTRY} not found (run \`npm run build\` first)`,
+      },
+    ]),
+  ),
   sdk: {
     label: 'sdk 2.4.0',
     kind: 'mrtr',

@@ -1,4 +1,5 @@
 // Command dispatch for `mrtr`: each command lives in its own file.
+import { auditCommand } from './audit.js';
 import { callCommand } from './call.js';
 import { conformanceClientCommand } from './conformance-client.js';
 import { keysCommand } from './keys.js';
@@ -9,11 +10,13 @@ const USAGE = `usage: mrtr <command> [options]
 
 commands:
   serve [--fixture example|conformance] [--host H] [--port P] [--stdio] [--state-keys SPEC] [--drain-ms MS]
-        [--store memory|sqlite:PATH|redis://HOST:PORT/DB]
+        [--store memory|sqlite:PATH|redis://HOST:PORT/DB] [--audit sqlite:PATH|postgres://…|jsonl:PATH|-]
+        [--audit-instance NAME]
         serve an MCP 2026-07-28 server (prints "listening on <url>" when ready);
         requestState keys come from --state-keys or MRTR_STATE_KEYS (kid:secret,...; first = current), or from
         --state-keys-file PATH (made with mode 0600 on first use: for one machine);
         --store makes every requestState single-use (the replay guard); SQLite for one machine, Redis for a fleet;
+        --audit records every round before answering it (signing key: MRTR_AUDIT_KEY; mrtr audit keygen);
         on SIGTERM/SIGINT, requests in progress get --drain-ms (default 10000) to finish
         [--tokens FILE [--insecure-dev-tokens]] | [--issuer URL --audience AUD [--jwks-uri URL] [--client-id ID]]
         [--resource URL] [--scopes "a b"]
@@ -21,6 +24,8 @@ commands:
         tokens from an OAuth issuer for audience AUD; 401 + WWW-Authenticate and /.well-known/oauth-protected-resource
         say where to get one; people sign in to the server's pages at /mrtr/signin (--client-id: OpenID sign-in,
         secret in MRTR_CLIENT_SECRET)
+  audit flows|show|verify|checkpoint|keygen [--audit URL]
+        read, verify and export the audit trail (mrtr audit --help)
   keys generate [--kid ID]
         print a new requestState key (kid:secret)
   tools <url> [--token T] [--json]
@@ -44,6 +49,8 @@ export async function runCli(argv: string[]): Promise<number | undefined> {
       return callCommand(rest);
     case 'keys':
       return keysCommand(rest);
+    case 'audit':
+      return auditCommand(rest);
     case 'conformance-client':
       return conformanceClientCommand(rest);
     case undefined:

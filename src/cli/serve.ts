@@ -3,6 +3,7 @@ import { constants } from 'node:os';
 import { parseArgs } from 'node:util';
 import type { McpServer, McpServerOptions } from '../server/index.js';
 import { Keyring } from '../state/index.js';
+import { auditFromFlag } from './audit-option.js';
 import { AUTH_FLAG_OPTIONS, type AuthFlags, authFromFlags } from './auth-option.js';
 import { conformanceServer } from './demo-servers/conformance.js';
 import { exampleServer } from './demo-servers/example.js';
@@ -31,6 +32,8 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
     'state-keys-file'?: string;
     'drain-ms'?: string;
     store?: string;
+    audit?: string;
+    'audit-instance'?: string;
   };
   try {
     ({ values } = parseArgs({
@@ -45,6 +48,8 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
         'drain-ms': { type: 'string' },
         store: { type: 'string' },
         ...AUTH_FLAG_OPTIONS,
+        audit: { type: 'string' },
+        'audit-instance': { type: 'string' },
       },
       strict: true,
     }));
@@ -136,6 +141,17 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
     options.auth = authed.auth;
     if (authed.signIn) options.signIn = authed.signIn;
   }
+  const audited = await auditFromFlag(
+    values.audit,
+    { instance: values['audit-instance'], stdio: values.stdio ?? false },
+    (line) => process.stderr.write(`${line}\n`),
+  );
+  if ('error' in audited) {
+    await opened.store?.close();
+    process.stderr.write(`mrtr serve: ${audited.error}\n`);
+    return 2;
+  }
+  if (audited.trail) options.observers = [audited.trail];
   const server = make(options);
   if (values.stdio) {
     await server.stdio();
@@ -157,6 +173,8 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
       );
       endpoint
         .close({ graceMs: drainMs })
+        // The trail seals a last checkpoint once the last round is answered.
+        .then(() => audited.trail?.close())
         .then(() => opened.store?.close())
         .then(() => process.exit(0));
     };

@@ -24,7 +24,9 @@ export function keyringFromFile(
       if ((writeError as NodeJS.ErrnoException).code === 'EEXIST') return keyringFromFile(path, say);
       return { error: `cannot write --state-keys-file ${path}: ${(writeError as Error).message}` };
     }
-    say(`mrtr serve: made new requestState keys in ${path} (mode 0600; keep it secret, and out of version control)`);
+    say(
+      `mrtr serve: made new requestState keys in ${path} (mode 0600; keep it secret, and out of version control)`,
+    );
   }
   // A key file others can read is a key others have: tighten it rather than serve with it as it is.
   if ((statSync(path).mode & 0o077) !== 0) {

@@ -45,6 +45,8 @@ export interface FlowRoundInput {
    * the step's effect.
    */
   steps?: StepLedger;
+  /** Told the name of each step whose effect runs this round (an audit trail lists them); not for journal hits. */
+  onStep?: (name: string) => void;
 }
 
 /** Step results kept per flow in a shared store, keyed by the step's position and name digest. */
@@ -251,10 +253,10 @@ class FlowSession {
     // Effects wait until no question is outstanding in this run (the answer may change what the step should do), and
     // never run once the flow has ended. A waiting step is not tracked as running, or the round would wait for it.
     if (this.ended || this.pending.length > 0) return this.never;
-    return this.trackStep(this.runStep(p, h, run));
+    return this.trackStep(this.runStep(p, h, name, run));
   }
 
-  private async runStep<T>(p: number, h: string, run: () => T | Promise<T>): Promise<T> {
+  private async runStep<T>(p: number, h: string, name: string, run: () => T | Promise<T>): Promise<T> {
     const ledger = this.input.steps;
     const stepKey = `${p}:${h}`;
     if (ledger) {
@@ -265,6 +267,7 @@ class FlowSession {
         return recorded.value as T;
       }
     }
+    this.input.onStep?.(name);
     const value = await run();
     const journaled = value === undefined ? null : value;
     if (ledger) await ledger.record(stepKey, journaled);

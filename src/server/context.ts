@@ -56,6 +56,12 @@ export interface ProgressUpdate {
   message?: string;
 }
 
+/** Where a handler adds its own facts to the round's audit event. */
+export interface AuditNotes {
+  /** Merge these JSON facts into this round's event (e.g. which resource a consent was about). Never secrets. */
+  note(facts: Readonly<Record<string, unknown>>): void;
+}
+
 export interface RequestContext {
   readonly method: string;
   readonly requestId: string | number;
@@ -86,6 +92,8 @@ export interface RequestContext {
    * every round; answers already given come back from a journal sealed inside requestState (docs/flows.md).
    */
   readonly ask: Ask;
+  /** The round's audit event: `ctx.audit.note({ resource })`. A no-op when the server has no observers. */
+  readonly audit: AuditNotes;
   /** Send a log message to the client; sent only at or above the request's `io.modelcontextprotocol/logLevel`. */
   log(level: LogLevel, data: unknown, logger?: string): void;
   /** Report progress; sent only when the client asked for it with a progressToken. */

@@ -29,6 +29,7 @@ import { legacyInitializeError, readRequestMeta } from './request-meta.js';
 import type { RequestStateCodec } from './request-state.js';
 import { checkResultShape } from './result-shape.js';
 import type { RoundGuard } from './round/guard.js';
+import { notifyObservers } from './round/notify.js';
 import type { RoundObserver } from './round/observer.js';
 import { RoundPipeline } from './round/pipeline.js';
 import { RoundTrace } from './round/trace.js';
@@ -140,21 +141,14 @@ export class Dispatcher implements RequestHandler {
 
   /** Tell every observer; the answer waits for those that return a promise (a durable audit sink does). */
   private observed(trace: RoundTrace, response: JsonRpcResponse): MaybePromise<JsonRpcResponse> {
-    const event = trace.toEvent(response);
-    const pending: Promise<void>[] = [];
+    let pending: Promise<void> | undefined;
     try {
-      for (const observer of this.observers) {
-        const done: unknown = observer.observe(event);
-        // Any thenable counts: an audit write through a query builder or another library's promise is awaited too.
-        if (typeof (done as { then?: unknown } | undefined)?.then === 'function') {
-          pending.push(Promise.resolve(done as PromiseLike<void>));
-        }
-      }
+      pending = notifyObservers(this.observers, trace.toEvent(response));
     } catch (error) {
       return this.unobserved(response, error);
     }
-    if (pending.length === 0) return response;
-    return Promise.all(pending).then(
+    if (pending === undefined) return response;
+    return pending.then(
       () => response,
       (error: unknown) => this.unobserved(response, error),
     );

@@ -2,7 +2,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AuthRefusal, type BearerAuth } from '../auth/index.js';
-import { ErrorCode, httpStatusForError, type McpError } from '../protocol/index.js';
+import { ErrorCode, httpStatusForError, type JsonRpcRequest, type McpError } from '../protocol/index.js';
 import type { Principal } from './context.js';
 import { SERVER_DEFAULTS } from './defaults.js';
 import { type Logger, stderrLogger } from './environment.js';
@@ -13,6 +13,8 @@ import { classifyMessage, errorResponse } from './message.js';
 import { checkIntegerOption, MAX_TIMER_MS } from './option-checks.js';
 import type { RequestHandler } from './request-handler.js';
 import { legacyInitializeError } from './request-meta.js';
+import type { RoundObserver } from './round/observer.js';
+import { TransportRefusals } from './transport-refusal.js';
 
 export interface HttpServerTransportOptions {
   host?: string;
@@ -50,6 +52,12 @@ export interface HttpServerTransportOptions {
   authenticate?: (req: IncomingMessage) => Principal | undefined | Promise<Principal | undefined>;
   /** The server's own pages (browser sign-in, and what builds on it), answered before the MCP endpoint's checks. */
   pages?: PageRoutes;
+  /**
+   * Told of every tools/call, prompts/get and resources/read request this transport refuses before dispatching it
+   * (401, 413, header mismatch, not JSON-RPC), as a `refused` RoundEvent; the refusal waits for their promises.
+   * `McpServer.http()` passes the server's own observers.
+   */
+  observers?: readonly RoundObserver[];
 }
 
 /** Routes beside the MCP endpoint on the same listener: `BrowserSignIn` is one. */
@@ -88,11 +96,14 @@ function readBody(
   res: ServerResponse,
   limit: number,
   onBody: (body: Buffer) => void,
+  refused: (reason: string, send: () => void) => void,
 ): void {
   const tooLarge = () => {
-    res.setHeader('connection', 'close');
-    sendError(res, 413, ErrorCode.InvalidRequest, `Request body exceeds the limit of ${limit} bytes`);
     req.resume();
+    refused('body_too_large', () => {
+      res.setHeader('connection', 'close');
+      sendError(res, 413, ErrorCode.InvalidRequest, `Request body exceeds the limit of ${limit} bytes`);
+    });
   };
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
@@ -158,6 +169,7 @@ export class HttpServerTransport {
   private draining = false;
   private readonly isDraining = (): boolean => this.draining;
   private readonly headerParamsOf = (tool: string) => this.handler.headerParams(tool);
+  private readonly refusals: TransportRefusals | undefined;
 
   constructor(
     private readonly handler: RequestHandler,
@@ -183,6 +195,8 @@ export class HttpServerTransport {
     if (options.auth && options.authenticate)
       throw new InvalidOptionError('HttpServerTransport: give auth or authenticate, not both');
     this.timeouts = { headersTimeout, requestTimeout };
+    if (options.observers?.length)
+      this.refusals = new TransportRefusals(options.observers, options.logger ?? stderrLogger);
     this.path = options.path ?? SERVER_DEFAULTS.path;
     this.maxBodyBytes = options.maxBodyBytes ?? SERVER_DEFAULTS.maxBodyBytes;
     this.originPolicy = defaultOriginPolicy(
@@ -212,6 +226,7 @@ export class HttpServerTransport {
 
   /** Who asks comes first: on a server that requires it, an unauthenticated caller learns nothing but 401. */
   private accept(req: IncomingMessage, res: ServerResponse): void {
+    const started = this.refusals ? performance.now() : 0;
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const pathname = q < 0 ? url : url.slice(0, q);
@@ -236,20 +251,20 @@ export class HttpServerTransport {
           ? this.options.authenticate(req)
           : undefined;
     } catch (error) {
-      this.refuseAuth(res, error);
+      this.refuseAuth(res, error, started);
       return;
     }
     // No await without a promise: every microtask turn counts on this path.
     if (principal instanceof Promise) {
       principal
         .then(
-          (p) => this.checkHead(req, res, p),
-          (error: unknown) => this.refuseAuth(res, error),
+          (p) => this.checkHead(req, res, p, started),
+          (error: unknown) => this.refuseAuth(res, error, started),
         )
         .catch((error: unknown) => this.failed(res, error));
       return;
     }
-    this.checkHead(req, res, principal);
+    this.checkHead(req, res, principal, started);
   }
 
   /** Protected Resource Metadata (RFC 9728): public, cacheable, readable from a browser-based client. */
@@ -270,7 +285,7 @@ export class HttpServerTransport {
   }
 
   /** 401/403/503 with the challenge that tells the client where to get a (better) token. */
-  private refuseAuth(res: ServerResponse, error: unknown): void {
+  private refuseAuth(res: ServerResponse, error: unknown, started: number): void {
     const refusal =
       error instanceof AuthRefusal
         ? error
@@ -285,14 +300,25 @@ export class HttpServerTransport {
     const logger = this.options.logger ?? stderrLogger;
     logger.info({ reason: refusal.reason, status: refusal.status }, 'request not authenticated');
     const auth = this.options.auth;
-    res.setHeader('www-authenticate', auth ? auth.challenge(refusal) : 'Bearer');
-    if (refusal.status === 503) res.setHeader('retry-after', '5');
-    const code = refusal.status === 503 ? ErrorCode.InternalError : ErrorCode.InvalidRequest;
-    sendError(res, refusal.status, code, refusal.message);
+    // The body is never read for a caller we do not know: the audit event names no request.
+    // A hook's own refusal keeps its message as the reason; ours carry a stable one (`expired`, `no_token`, …).
+    const why =
+      error instanceof AuthRefusal ? refusal.reason : refusal.message.replace(/^Unauthorized: /, '');
+    this.refused(res, undefined, `unauthorized: ${why}`, started, () => {
+      res.setHeader('www-authenticate', auth ? auth.challenge(refusal) : 'Bearer');
+      if (refusal.status === 503) res.setHeader('retry-after', '5');
+      const code = refusal.status === 503 ? ErrorCode.InternalError : ErrorCode.InvalidRequest;
+      sendError(res, refusal.status, code, refusal.message);
+    });
   }
 
   /** Checks that need only the request head, then the body. */
-  private checkHead(req: IncomingMessage, res: ServerResponse, principal: Principal | undefined): void {
+  private checkHead(
+    req: IncomingMessage,
+    res: ServerResponse,
+    principal: Principal | undefined,
+    started: number,
+  ): void {
     const refused = checkOrigin(req.headers, this.originPolicy);
     if (refused) {
       sendError(res, 403, ErrorCode.InvalidRequest, `Forbidden: ${refused}`);
@@ -322,13 +348,38 @@ export class HttpServerTransport {
       );
       return;
     }
-    readBody(req, res, this.maxBodyBytes, (body) => {
-      try {
-        this.process(req, res, body, principal)?.catch((error: unknown) => this.failed(res, error));
-      } catch (error) {
-        this.failed(res, error);
-      }
-    });
+    readBody(
+      req,
+      res,
+      this.maxBodyBytes,
+      (body) => {
+        try {
+          this.process(req, res, body, principal, started)?.catch((error: unknown) =>
+            this.failed(res, error),
+          );
+        } catch (error) {
+          this.failed(res, error);
+        }
+      },
+      (reason, send) => this.refused(res, undefined, reason, started, send),
+    );
+  }
+
+  /** Send a refusal, once the observers (if any) have recorded it. */
+  private refused(
+    res: ServerResponse,
+    request: JsonRpcRequest | undefined,
+    reason: string,
+    started: number,
+    send: () => void,
+  ): void {
+    if (!this.refusals) {
+      send();
+      return;
+    }
+    this.refusals.refuse(request, reason, started, send, () =>
+      sendError(res, 500, ErrorCode.InternalError, 'Internal error while recording the refusal', request?.id),
+    );
   }
 
   /** Parse, check the headers against the body, dispatch. A promise only when the answer is not ready at once. */
@@ -337,17 +388,21 @@ export class HttpServerTransport {
     res: ServerResponse,
     body: Buffer,
     principal: Principal | undefined,
+    started: number,
   ): Promise<void> | undefined {
     let parsed: unknown;
     try {
       parsed = JSON.parse(body.toString('utf8'));
     } catch {
-      sendError(res, 400, ErrorCode.ParseError, 'Parse error: the body is not valid JSON');
+      this.refused(res, undefined, 'parse_error', started, () =>
+        sendError(res, 400, ErrorCode.ParseError, 'Parse error: the body is not valid JSON'),
+      );
       return;
     }
     const message = classifyMessage(parsed);
     if (message.kind === 'invalid') {
-      sendJson(res, 400, message.response);
+      const invalid = message.response;
+      this.refused(res, undefined, 'invalid_message', started, () => sendJson(res, 400, invalid));
       return;
     }
     if (message.kind === 'notification') {
@@ -363,7 +418,9 @@ export class HttpServerTransport {
         request.method === 'initialize'
           ? legacyInitializeError(request.params, error as McpError)
           : (error as McpError);
-      sendJson(res, httpStatusForError(e.code), errorResponse(request.id, e.code, e.message, e.data));
+      this.refused(res, request, `header_mismatch: ${e.message}`, started, () =>
+        sendJson(res, httpStatusForError(e.code), errorResponse(request.id, e.code, e.message, e.data)),
+      );
       return;
     }
     const exchange = new HttpExchange(res, principal, this.isDraining);

@@ -4,6 +4,7 @@
 export { INVALID_REQUEST_STATE, RoundRefused } from '../protocol/index.js';
 export { text } from './content.js';
 export {
+  type AuditNotes,
   type InputKind,
   InputRequired,
   inputRequired,
@@ -49,3 +50,4 @@ export type { GuardedRound, RoundGuard } from './round/guard.js';
 export type { RoundEvent, RoundObserver, RoundOutcome } from './round/observer.js';
 export { McpServer, type McpServerOptions, type SignInSetup } from './server.js';
 export { type StdioOptions, serveStdio } from './stdio.js';
+export { UNREAD_METHOD } from './transport-refusal.js';

@@ -14,7 +14,7 @@ import type {
   ToolDefinition,
 } from '../protocol/index.js';
 import type { InputRequired, RequestContext } from './context.js';
-import { registrationError } from './errors.js';
+import { InvalidOptionError, registrationError } from './errors.js';
 import { type HeaderParam, headerParamsOf } from './header-params.js';
 import { checkIntegerOption, MAX_TIMER_MS } from './option-checks.js';
 import {
@@ -69,6 +69,12 @@ export interface HandlerOptions {
    * all, so its client can step up. A server without `auth` has no scopes to grant: such a handler refuses everyone.
    */
   requiredScopes?: readonly string[];
+  /**
+   * Answer fields (and argument fields) whose values never reach an observer: the audit trail records each as
+   * redacted, with a keyed digest so that equal values still correlate. Names a form field (`password`) or an
+   * inputRequests key (the whole answer).
+   */
+  sensitive?: readonly string[];
 }
 
 /** Every HandlerOptions key, checked by the compiler: a new option cannot be forgotten here (and leak into lists). */
@@ -78,6 +84,7 @@ const MRTR_OPTION_KEYS = Object.keys({
   stateTtlMs: true,
   timeoutMs: true,
   requiredScopes: true,
+  sensitive: true,
 } satisfies Record<keyof HandlerOptions, true>) as Array<keyof HandlerOptions>;
 
 /** Registration options that configure the server and never appear in a listed definition. */
@@ -104,6 +111,11 @@ function mrtrOptionsOf(o: HandlerOptions): HandlerOptions {
       scopes.some((s) => typeof s !== 'string' || !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(s)))
   )
     throw registrationError('requiredScopes must be an array of OAuth scope tokens (no spaces or quotes)');
+  if (
+    o.sensitive !== undefined &&
+    !(Array.isArray(o.sensitive) && o.sensitive.every((name) => typeof name === 'string' && name !== ''))
+  )
+    throw new InvalidOptionError('handler options: sensitive must be a list of field names');
   const out: Record<string, unknown> = {};
   for (const key of MRTR_OPTION_KEYS) if (o[key] !== undefined) out[key] = o[key];
   return out as HandlerOptions;

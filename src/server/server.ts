@@ -236,7 +236,14 @@ export class McpServer {
   http(options: HttpServerTransportOptions = {}): HttpServerTransport {
     const auth = options.authenticate ? {} : { auth: this.options.auth };
     const pages = this.signIn ? { pages: this.signIn } : {};
-    return new HttpServerTransport(this.core, { logger: this.logger, ...auth, ...pages, ...options });
+    const observers = this.options.observers;
+    return new HttpServerTransport(this.core, {
+      logger: this.logger,
+      ...auth,
+      ...pages,
+      ...(observers?.length ? { observers } : {}),
+      ...options,
+    });
   }
 
   /** The browser sign-in the `signIn` option set up (for pages that need to know who opened them). */
@@ -268,7 +275,12 @@ export class McpServer {
   }
 
   stdio(options: StdioOptions = {}): Promise<void> {
-    return serveStdio(this.core, { logger: this.logger, ...options });
+    const observers = this.options.observers;
+    return serveStdio(this.core, {
+      logger: this.logger,
+      ...(observers?.length ? { observers } : {}),
+      ...options,
+    });
   }
 
   /**

@@ -8,6 +8,8 @@ import { LineSplitter } from './line-splitter.js';
 import { classifyMessage, errorResponse, serializeNotification, serializeResponse } from './message.js';
 import { checkIntegerOption } from './option-checks.js';
 import type { RequestHandler } from './request-handler.js';
+import type { RoundObserver } from './round/observer.js';
+import { TransportRefusals } from './transport-refusal.js';
 
 export interface StdioOptions {
   input?: Readable;
@@ -18,6 +20,11 @@ export interface StdioOptions {
   logger?: Logger;
   /** The caller, taken from the environment (stdio servers get credentials from their environment, not the wire). */
   principal?: Principal;
+  /**
+   * Told of every line refused before dispatch (too long, not JSON, not JSON-RPC) as a `refused` RoundEvent; the
+   * refusal waits for their promises. `McpServer.stdio()` passes the server's own observers.
+   */
+  observers?: readonly RoundObserver[];
 }
 
 /** Serve until the input ends. Requests run concurrently; each response is one line. */
@@ -29,6 +36,29 @@ export function serveStdio(handler: RequestHandler, options: StdioOptions = {}):
   const inFlight = new Map<string | number, AbortController>();
   const pending = new Set<Promise<void>>();
   const write = (message: JsonRpcResponse) => output.write(`${serializeResponse(message)}\n`);
+  const refusals = options.observers?.length
+    ? new TransportRefusals(options.observers, options.logger ?? stderrLogger, 'stdio', options.principal)
+    : undefined;
+  /** Send a refusal once the observers (if any) have recorded it. */
+  const refuse = (reason: string, response: JsonRpcResponse) => {
+    if (!refusals) return void write(response);
+    const started = performance.now();
+    const recorded = refusals.refuse(
+      undefined,
+      reason,
+      started,
+      () => write(response),
+      () =>
+        write(
+          errorResponse(undefined, ErrorCode.InternalError, 'Internal error while recording the refusal'),
+        ),
+    );
+    // The input may end before the refusal is recorded: finishing waits for it, as for a request in flight.
+    if (recorded) {
+      const task = recorded.finally(() => pending.delete(task));
+      pending.add(task);
+    }
+  };
   const writeNotification = (notification: unknown) => {
     const text = serializeNotification(notification);
     if (text !== undefined) output.write(`${text}\n`);
@@ -40,11 +70,14 @@ export function serveStdio(handler: RequestHandler, options: StdioOptions = {}):
     try {
       parsed = JSON.parse(line);
     } catch {
-      write(errorResponse(undefined, ErrorCode.ParseError, 'Parse error: the line is not valid JSON'));
+      refuse(
+        'parse_error',
+        errorResponse(undefined, ErrorCode.ParseError, 'Parse error: the line is not valid JSON'),
+      );
       return;
     }
     const message = classifyMessage(parsed);
-    if (message.kind === 'invalid') return void write(message.response);
+    if (message.kind === 'invalid') return void refuse('invalid_message', message.response);
     if (message.kind === 'notification') {
       // notifications/cancelled is how a stdio client cancels an in-flight request.
       if (message.method === 'notifications/cancelled') {
@@ -85,7 +118,8 @@ export function serveStdio(handler: RequestHandler, options: StdioOptions = {}):
   const splitter = new LineSplitter(maxLine, {
     line: onLine,
     overflow: () =>
-      write(
+      refuse(
+        'line_too_long',
         errorResponse(undefined, ErrorCode.InvalidRequest, `Message exceeds the limit of ${maxLine} bytes`),
       ),
   });

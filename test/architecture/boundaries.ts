@@ -13,9 +13,10 @@ export const ARROWS: Readonly<Record<string, readonly string[]>> = {
   auth: ['protocol'],
   flow: ['protocol', 'state'],
   guard: ['protocol', 'state', 'stores'],
+  audit: ['protocol', 'state'],
   server: ['protocol', 'state', 'flow', 'stores', 'guard', 'auth'],
   client: ['protocol'],
-  cli: ['protocol', 'state', 'flow', 'stores', 'guard', 'auth', 'server', 'client'],
+  cli: ['protocol', 'state', 'flow', 'stores', 'guard', 'auth', 'audit', 'server', 'client'],
   '.': ['protocol', 'state', 'flow', 'stores', 'guard', 'auth', 'server', 'client'],
 };
 

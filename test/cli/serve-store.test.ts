@@ -68,6 +68,7 @@ describe('mrtr serve --store', () => {
       code: -32602,
       message: 'Invalid params: invalid requestState',
     });
-    expect(b.stderr()).toContain('"reason":"replayed"');
+    // The log line travels through a pipe of its own: it may arrive after the response.
+    await expect.poll(() => b.stderr()).toContain('"reason":"replayed"');
   });
 });

@@ -13,6 +13,7 @@ import {
 } from '../../protocol/index.js';
 import { newFlowId } from '../../state/index.js';
 import {
+  type AuditNotes,
   LOG_LEVELS,
   type LogLevel,
   type Principal,
@@ -23,6 +24,10 @@ import type { Deadline } from '../deadline.js';
 import type { RequestEnvironment } from '../environment.js';
 import type { RequestMeta } from '../request-meta.js';
 import type { RoundInput } from './state.js';
+import type { RoundTrace } from './trace.js';
+
+/** Without observers, notes go nowhere: one shared object, so a handler that notes costs nothing extra. */
+const UNOBSERVED: AuditNotes = { note: () => undefined };
 
 export class RoundContext implements RequestContext {
   readonly method: string;
@@ -38,6 +43,7 @@ export class RoundContext implements RequestContext {
     private readonly roundInput: RoundInput,
     private readonly getAsk: () => Ask,
     private readonly deadline: Deadline,
+    private readonly trace?: RoundTrace,
   ) {
     this.method = request.method;
     this.requestId = request.id;
@@ -73,6 +79,10 @@ export class RoundContext implements RequestContext {
   }
   get ask(): Ask {
     return this.getAsk();
+  }
+  get audit(): AuditNotes {
+    const trace = this.trace;
+    return trace ? { note: (facts) => trace.note(facts) } : UNOBSERVED;
   }
 
   supports(kind: InputKind): boolean {

@@ -27,6 +27,12 @@ export interface RoundEvent {
   readonly reason: string | undefined;
   /** The guard that refused or answered the round, if one did. */
   readonly decidedBy: string | undefined;
+  /** Names of the `ask.step`s whose effect ran in this round (not those answered from the journal). */
+  readonly steps: readonly string[];
+  /** Facts the handler added with `ctx.audit.note({...})`, merged in order; undefined when it added none. */
+  readonly notes: Readonly<Record<string, unknown>> | undefined;
+  /** Answer and argument fields the handler marked sensitive (`sensitive` option): an audit trail redacts them. */
+  readonly sensitive: readonly string[] | undefined;
   /** ms since the epoch when the round started, and how long it took. */
   readonly startedAt: number;
   readonly durationMs: number;

@@ -118,6 +118,7 @@ export class RoundPipeline {
       target: r.target,
       arguments: r.args,
     };
+    if (r.trace) r.trace.sensitive = r.options.sensitive;
     const guards = this.options.guards;
     if (guards.length === 0) {
       const round = this.open(r, binding);
@@ -279,8 +280,9 @@ export class RoundPipeline {
           capabilities: meta.clientCapabilities,
           supports,
           steps,
+          onStep: r.trace?.stepRan,
         },
-        (getAsk) => r.invoke(new RoundContext(request, meta, env, round, getAsk, deadline)),
+        (getAsk) => r.invoke(new RoundContext(request, meta, env, round, getAsk, deadline, r.trace)),
       );
       // Synchronous all the way when the handler is: no promise, no microtask, no timer.
       finished = thenOrNow(flow, (f: FlowRoundOutcome<unknown>) => {

@@ -12,6 +12,9 @@ export class RoundTrace {
   round: RoundInput | undefined;
   decidedBy: string | undefined;
   reason: string | undefined;
+  sensitive: readonly string[] | undefined;
+  private readonly stepsRun: string[] = [];
+  private notes: Record<string, unknown> | undefined;
 
   constructor(
     private readonly requestId: string | number,
@@ -26,6 +29,16 @@ export class RoundTrace {
       this.reason = error.reason;
       this.decidedBy = error.refusedBy;
     }
+  }
+
+  /** A step's effect ran this round (flow's onStep). */
+  readonly stepRan = (name: string): void => {
+    this.stepsRun.push(name);
+  };
+
+  /** The handler's own facts for the round's event (`ctx.audit.note`); later keys win. */
+  note(facts: Readonly<Record<string, unknown>>): void {
+    this.notes = { ...this.notes, ...facts };
   }
 
   toEvent(response: JsonRpcResponse): RoundEvent {
@@ -58,6 +71,9 @@ export class RoundTrace {
       outcome,
       reason,
       decidedBy: this.decidedBy,
+      steps: this.stepsRun,
+      notes: this.notes,
+      sensitive: this.sensitive,
       startedAt: this.startedAt,
       durationMs: performance.now() - this.started,
     };

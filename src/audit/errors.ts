@@ -1,0 +1,24 @@
+// Errors the audit room throws, each with a stable `code` to branch on.
+
+export type AuditErrorCode =
+  /** An audit URL, key or option is malformed. */
+  | 'ERR_AUDIT_CONFIG'
+  /** The sink could not store events (its promise rejects: the round's answer turns into -32603). */
+  | 'ERR_AUDIT_UNAVAILABLE'
+  /** What was read back is not an audit trail (a line that is not JSON): tampered with, or not ours. */
+  | 'ERR_AUDIT_CORRUPT'
+  /** The trail was closed; no event is accepted any more. */
+  | 'ERR_AUDIT_CLOSED';
+
+export class AuditError extends Error {
+  override readonly name = 'AuditError';
+  constructor(
+    readonly code: AuditErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+export const auditConfigError = (message: string): AuditError => new AuditError('ERR_AUDIT_CONFIG', message);

@@ -1,0 +1,175 @@
+// PostgreSQL: many instances writing into one database, each with its own chain (its rows never conflict with
+// another writer's, so a fleet never serialises on one chain). A batch is one INSERT statement (events and
+// checkpoint through one CTE), atomic on its own, and durable once PostgreSQL answers (synchronous_commit on).
+import pg from 'pg';
+import type { ChainedEvent, ChainHead } from './chain.js';
+import type { StoredCheckpoint } from './checkpoint.js';
+import { AuditError } from './errors.js';
+import type { AuditReader, AuditSink, EventFilter, StoredEvent } from './sink.js';
+import { eventRow } from './tables.js';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS mrtr_audit_events (
+  instance  TEXT   NOT NULL,
+  seq       BIGINT NOT NULL,
+  hash      TEXT   NOT NULL,
+  record    TEXT   NOT NULL,
+  time      TEXT   NOT NULL,
+  flow_id   TEXT,
+  target    TEXT,
+  principal TEXT,
+  outcome   TEXT   NOT NULL,
+  PRIMARY KEY (instance, seq)
+);
+CREATE INDEX IF NOT EXISTS mrtr_audit_events_flow ON mrtr_audit_events (flow_id);
+CREATE INDEX IF NOT EXISTS mrtr_audit_events_time ON mrtr_audit_events (time);
+CREATE TABLE IF NOT EXISTS mrtr_audit_checkpoints (
+  instance TEXT   NOT NULL,
+  seq      BIGINT NOT NULL,
+  hash     TEXT   NOT NULL,
+  note     TEXT   NOT NULL,
+  PRIMARY KEY (instance, seq)
+);
+CREATE TABLE IF NOT EXISTS mrtr_audit_keys (vkey TEXT PRIMARY KEY);
+`;
+
+const APPEND = `
+WITH events AS (
+  INSERT INTO mrtr_audit_events (instance, seq, hash, record, time, flow_id, target, principal, outcome)
+  SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+                       $8::text[], $9::text[])
+  RETURNING 1
+), checkpoint AS (
+  INSERT INTO mrtr_audit_checkpoints (instance, seq, hash, note)
+  SELECT * FROM unnest($10::text[], $11::bigint[], $12::text[], $13::text[])
+  RETURNING 1
+)
+SELECT (SELECT count(*) FROM events) AS events, (SELECT count(*) FROM checkpoint) AS checkpoints`;
+
+/** The URL without its password, for messages. */
+function described(url: string): string {
+  const u = new URL(url);
+  if (u.password) u.password = '***';
+  return u.toString();
+}
+
+async function connect(url: string): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
+  // A connection that breaks later fails the writes in flight, not the process.
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.query('SET client_min_messages = warning');
+    await client.query(SCHEMA);
+  } catch (error) {
+    await client.end().catch(() => undefined);
+    throw new AuditError(
+      'ERR_AUDIT_UNAVAILABLE',
+      `cannot open the audit database ${described(url)}: ${(error as Error).message}`,
+      {
+        cause: error,
+      },
+    );
+  }
+  return client;
+}
+
+export class PostgresAuditSink implements AuditSink {
+  readonly durable = true;
+  private constructor(
+    readonly description: string,
+    private readonly client: pg.Client,
+  ) {}
+
+  static async connect(url: string): Promise<PostgresAuditSink> {
+    return new PostgresAuditSink(described(url), await connect(url));
+  }
+
+  async head(instance: string): Promise<ChainHead | undefined> {
+    const { rows } = await this.client.query<{ seq: string; hash: string }>(
+      'SELECT seq, hash FROM mrtr_audit_events WHERE instance = $1 ORDER BY seq DESC LIMIT 1',
+      [instance],
+    );
+    return rows[0] ? { seq: Number(rows[0].seq), hash: rows[0].hash } : undefined;
+  }
+
+  async append(events: readonly ChainedEvent[], checkpoint: StoredCheckpoint | undefined): Promise<void> {
+    const rows = events.map(eventRow);
+    const column = (i: number) => rows.map((r) => r[i]);
+    const cp = checkpoint
+      ? [[checkpoint.instance], [checkpoint.seq], [checkpoint.hash], [checkpoint.note]]
+      : [[], [], [], []];
+    await this.client.query(APPEND, [...Array.from({ length: 9 }, (_, i) => column(i)), ...cp]);
+  }
+
+  async publishKey(verifierKey: string): Promise<void> {
+    await this.client.query('INSERT INTO mrtr_audit_keys (vkey) VALUES ($1) ON CONFLICT DO NOTHING', [
+      verifierKey,
+    ]);
+  }
+
+  async close(): Promise<void> {
+    await this.client.end();
+  }
+}
+
+export class PostgresAuditReader implements AuditReader {
+  private constructor(
+    readonly description: string,
+    private readonly client: pg.Client,
+  ) {}
+
+  static async connect(url: string): Promise<PostgresAuditReader> {
+    return new PostgresAuditReader(described(url), await connect(url));
+  }
+
+  async events(filter: EventFilter = {}): Promise<StoredEvent[]> {
+    const where: string[] = [];
+    const params: string[] = [];
+    if (filter.flowId !== undefined) {
+      params.push(filter.flowId);
+      where.push(`flow_id = $${params.length}`);
+    }
+    if (filter.since !== undefined) {
+      params.push(filter.since);
+      where.push(`time >= $${params.length}`);
+    }
+    const { rows } = await this.client.query<{
+      instance: string;
+      seq: string;
+      hash: string;
+      record: string;
+      time: string;
+      flow_id: string | null;
+      target: string | null;
+      outcome: string;
+    }>(
+      `SELECT instance, seq, hash, record, time, flow_id, target, outcome FROM mrtr_audit_events
+       ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY instance, seq`,
+      params,
+    );
+    return rows.map((r) => ({
+      instance: r.instance,
+      seq: Number(r.seq),
+      hash: r.hash,
+      text: r.record,
+      columns: { time: r.time, flowId: r.flow_id, target: r.target, outcome: r.outcome },
+    }));
+  }
+
+  async checkpoints(): Promise<StoredCheckpoint[]> {
+    const { rows } = await this.client.query<{ instance: string; seq: string; hash: string; note: string }>(
+      'SELECT instance, seq, hash, note FROM mrtr_audit_checkpoints ORDER BY instance, seq',
+    );
+    return rows.map((r) => ({ instance: r.instance, seq: Number(r.seq), hash: r.hash, note: r.note }));
+  }
+
+  async publishedKeys(): Promise<string[]> {
+    const { rows } = await this.client.query<{ vkey: string }>('SELECT vkey FROM mrtr_audit_keys');
+    return rows.map((r) => r.vkey);
+  }
+
+  async close(): Promise<void> {
+    await this.client.end();
+  }
+}

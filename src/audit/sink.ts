@@ -1,0 +1,44 @@
+// What the audit trail needs of a place to keep events: append a batch (with a checkpoint) atomically and durably,
+// say where a writer's chain stands, and read everything back for the CLI and the verifier.
+import type { ChainedEvent, ChainHead } from './chain.js';
+import type { StoredCheckpoint } from './checkpoint.js';
+
+/** An event as read back: the stored columns, and the record's JSON exactly as stored. */
+export interface StoredEvent {
+  instance: string;
+  seq: number;
+  hash: string;
+  text: string;
+  /** Columns a sink keeps beside the record for queries, as stored (the verifier checks they agree with it). */
+  columns?: { time: string; flowId: string | null; target: string | null; outcome: string };
+}
+
+export interface EventFilter {
+  flowId?: string;
+  /** ISO time: events at or after it. */
+  since?: string;
+}
+
+export interface AuditSink {
+  /** `sqlite:PATH`, `postgres://…` (without a password), `jsonl:PATH`. */
+  readonly description: string;
+  /** True when a resolved append has reached stable storage (false: JSON lines, best effort). */
+  readonly durable: boolean;
+  /** Where `instance`'s chain stands in this sink, so that a restarted writer of that name continues it. */
+  head(instance: string): Promise<ChainHead | undefined>;
+  /** Store the events and the checkpoint in one transaction (all or nothing); resolves once they are durable. */
+  append(events: readonly ChainedEvent[], checkpoint: StoredCheckpoint | undefined): Promise<void>;
+  /** The verifier keys checkpoints were signed with, as the writers published them (`name+id+base64`). */
+  publishKey(verifierKey: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface AuditReader {
+  readonly description: string;
+  /** Events ordered by instance, then seq. */
+  events(filter?: EventFilter): Promise<StoredEvent[]>;
+  checkpoints(): Promise<StoredCheckpoint[]>;
+  /** Verifier keys the writers published in the sink (trusted only as far as the sink is). */
+  publishedKeys(): Promise<string[]>;
+  close(): Promise<void>;
+}

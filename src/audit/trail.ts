@@ -1,0 +1,248 @@
+// The audit trail: a round observer that chains every round's event and writes it through a sink before the round's
+// answer is sent. Events that arrive while a write is in flight go into the next one (group commit), so a commit is
+// shared by every round in flight; a full queue makes new rounds wait for room, and nothing is ever dropped.
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { AuditSigner } from './audit-key.js';
+import { type ChainedEvent, type ChainHead, chain, GENESIS } from './chain.js';
+import { type StoredCheckpoint, sealCheckpoint } from './checkpoint.js';
+import { AUDIT_DEFAULTS } from './defaults.js';
+import { AuditError, auditConfigError } from './errors.js';
+import { type ObservedRound, toAuditRecord, type UnchainedRecord } from './record.js';
+import { Redactor } from './redact.js';
+import type { AuditSink } from './sink.js';
+
+export interface AuditTrailOptions {
+  /**
+   * This writer's name: its own chain. Unique among the writers running at once (two with one name collide and
+   * fail closed); a writer restarted under the same name continues its chain. Default: host, pid and a random tag.
+   */
+  instance?: string;
+  /** The checkpoint signing key (`PRIVATE+KEY+…`, `mrtr audit keygen`); default MRTR_AUDIT_KEY, else a per-process key. */
+  key?: AuditSigner | string;
+  /** Key of the redaction digests (default: derived from the signing key, so a fleet sharing it correlates). */
+  redactionKey?: Buffer;
+  checkpointEvery?: number;
+  checkpointIntervalMs?: number;
+  maxQueuedEvents?: number;
+  maxBatchEvents?: number;
+  /** Told of problems worth a line on stderr (a per-process key). */
+  warn?: (message: string) => void;
+  /** The clock for checkpoints (tests). */
+  now?: () => Date;
+}
+
+const INSTANCE = /^[A-Za-z0-9._:@/-]{1,128}$/;
+
+interface Pending {
+  record: UnchainedRecord;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+export class AuditTrail {
+  readonly instance: string;
+  readonly #sink: AuditSink;
+  readonly #signer: AuditSigner;
+  readonly #redactor: Redactor;
+  readonly #every: number;
+  readonly #maxQueued: number;
+  readonly #maxBatch: number;
+  readonly #now: () => Date;
+  readonly #timer: NodeJS.Timeout;
+  #head: ChainHead;
+  #sealedSeq: number;
+  #sinceCheckpoint = 0;
+  #checkpointDue = false;
+  #queue: Pending[] = [];
+  readonly #overflow: Pending[] = [];
+  #writing = false;
+  #scheduled = false;
+  #closed = false;
+  #idle: Array<() => void> = [];
+  #lastCheckpoint: StoredCheckpoint | undefined;
+
+  private constructor(
+    sink: AuditSink,
+    signer: AuditSigner,
+    instance: string,
+    head: ChainHead,
+    o: AuditTrailOptions,
+  ) {
+    this.#sink = sink;
+    this.#signer = signer;
+    this.instance = instance;
+    this.#head = head;
+    this.#sealedSeq = head.seq;
+    this.#redactor = new Redactor(o.redactionKey ?? signer.derive('redaction'));
+    this.#every = o.checkpointEvery ?? AUDIT_DEFAULTS.checkpointEvery;
+    this.#maxQueued = o.maxQueuedEvents ?? AUDIT_DEFAULTS.maxQueuedEvents;
+    this.#maxBatch = o.maxBatchEvents ?? AUDIT_DEFAULTS.maxBatchEvents;
+    this.#now = o.now ?? (() => new Date());
+    this.#timer = setInterval(() => {
+      if (this.#head.seq > this.#sealedSeq) {
+        this.#checkpointDue = true;
+        this.#schedule();
+      }
+    }, o.checkpointIntervalMs ?? AUDIT_DEFAULTS.checkpointIntervalMs);
+    this.#timer.unref();
+  }
+
+  /** Open a writer on `sink`: continue its chain if the sink has one under this instance name. */
+  static async open(sink: AuditSink, options: AuditTrailOptions = {}): Promise<AuditTrail> {
+    for (const name of [
+      'checkpointEvery',
+      'checkpointIntervalMs',
+      'maxQueuedEvents',
+      'maxBatchEvents',
+    ] as const) {
+      const v = options[name];
+      if (v !== undefined && !(Number.isInteger(v) && v >= 1 && v <= 2 ** 31 - 1))
+        throw auditConfigError(`AuditTrail: ${name} must be a positive integer, got ${v}`);
+    }
+    const instance = options.instance ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+    if (!INSTANCE.test(instance))
+      throw auditConfigError(
+        `AuditTrail: instance "${instance}" must be 1-128 characters of letters, digits and . _ : @ / -`,
+      );
+    const signer = AuditTrail.signer(options);
+    await sink.publishKey(signer.verifier.text);
+    const head = (await sink.head(instance)) ?? { seq: 0, hash: GENESIS };
+    return new AuditTrail(sink, signer, instance, head, options);
+  }
+
+  private static signer(options: AuditTrailOptions): AuditSigner {
+    const key = options.key ?? process.env.MRTR_AUDIT_KEY;
+    if (key instanceof AuditSigner) return key;
+    if (key !== undefined && key.trim() !== '') return AuditSigner.parse(key);
+    const signer = AuditSigner.generate(AUDIT_DEFAULTS.keyName);
+    options.warn?.(
+      `no audit key configured (MRTR_AUDIT_KEY): checkpoints are signed with a per-process key, ${signer.verifier.text} — ` +
+        'keep that verifier key elsewhere, or give every instance a key from `mrtr audit keygen`',
+    );
+    return signer;
+  }
+
+  get sink(): AuditSink {
+    return this.#sink;
+  }
+  /** The verifier key of this writer's checkpoints (`name+id+base64`). */
+  get verifierKey(): string {
+    return this.#signer.verifier.text;
+  }
+  /** Where the chain stands in the sink (only what is durable). */
+  get head(): ChainHead {
+    return { ...this.#head };
+  }
+  get lastCheckpoint(): StoredCheckpoint | undefined {
+    return this.#lastCheckpoint;
+  }
+
+  /** A round observer: resolves once the round's event is durable in the sink. */
+  observe(event: ObservedRound): Promise<void> {
+    if (this.#closed) return Promise.reject(new AuditError('ERR_AUDIT_CLOSED', 'the audit trail is closed'));
+    let record: UnchainedRecord;
+    try {
+      record = toAuditRecord(event, this.instance, this.#redactor);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return new Promise<void>((resolve, reject) => {
+      const pending = { record, resolve, reject };
+      if (this.#queue.length >= this.#maxQueued) this.#overflow.push(pending);
+      else this.#queue.push(pending);
+      this.#schedule();
+    });
+  }
+
+  /** Seal a checkpoint of everything written so far (also done every N events, every T seconds and at close). */
+  async checkpoint(): Promise<StoredCheckpoint | undefined> {
+    this.#checkpointDue = true;
+    this.#schedule();
+    await this.#drained();
+    return this.#lastCheckpoint;
+  }
+
+  /** Write what is queued, seal a last checkpoint, close the sink. Events observed afterwards are refused. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    clearInterval(this.#timer);
+    await this.checkpoint();
+    this.#closed = true;
+    await this.#sink.close();
+  }
+
+  #drained(): Promise<void> {
+    if (!this.#writing && !this.#scheduled && this.#queue.length === 0 && !this.#checkpointDue)
+      return Promise.resolve();
+    return new Promise((resolve) => this.#idle.push(resolve));
+  }
+
+  // One turn's events become one batch: setImmediate lets every round answered in this turn join it.
+  #schedule(): void {
+    if (this.#writing || this.#scheduled) return;
+    this.#scheduled = true;
+    setImmediate(() => {
+      this.#scheduled = false;
+      void this.#write();
+    });
+  }
+
+  async #write(): Promise<void> {
+    if (this.#queue.length === 0 && !this.#checkpointDue) {
+      for (const done of this.#idle.splice(0)) done();
+      return;
+    }
+    this.#writing = true;
+    const batch = this.#queue.splice(0, this.#maxBatch);
+    while (this.#overflow.length > 0 && this.#queue.length < this.#maxQueued)
+      this.#queue.push(this.#overflow.shift()!);
+    let head = this.#head;
+    const events: ChainedEvent[] = [];
+    const kept: Pending[] = [];
+    for (const pending of batch) {
+      try {
+        const chained = chain(pending.record, head);
+        events.push(chained);
+        kept.push(pending);
+        head = { seq: chained.record.seq, hash: chained.hash };
+      } catch (error) {
+        // Not JSON (a note with a bigint): this round fails alone, and takes no place in the chain.
+        pending.reject(error);
+      }
+    }
+    const seal = this.#checkpointDue || this.#sinceCheckpoint + events.length >= this.#every;
+    const checkpoint =
+      seal && head.seq > this.#sealedSeq
+        ? sealCheckpoint(this.instance, head, this.#signer, this.#now())
+        : undefined;
+    try {
+      if (events.length > 0 || checkpoint) await this.#sink.append(events, checkpoint);
+    } catch (error) {
+      // Nothing of the batch is stored: the chain stays where it was, and its rounds are answered -32603.
+      const failure = new AuditError('ERR_AUDIT_UNAVAILABLE', `audit sink ${this.#sink.description} failed`, {
+        cause: error,
+      });
+      for (const pending of kept) pending.reject(failure);
+      if (seal) this.#checkpointDue = false;
+      this.#writing = false;
+      this.#continue();
+      return;
+    }
+    this.#head = head;
+    if (seal) this.#checkpointDue = false;
+    if (checkpoint) {
+      this.#sinceCheckpoint = 0;
+      this.#sealedSeq = head.seq;
+      this.#lastCheckpoint = checkpoint;
+    } else this.#sinceCheckpoint += events.length;
+    for (const pending of kept) pending.resolve();
+    this.#writing = false;
+    this.#continue();
+  }
+
+  #continue(): void {
+    if (this.#queue.length > 0 || this.#checkpointDue) void this.#write();
+    else for (const done of this.#idle.splice(0)) done();
+  }
+}

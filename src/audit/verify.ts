@@ -1,0 +1,168 @@
+// Checking an audit trail: every writer's chain link by link, every checkpoint's signature, and every checkpoint
+// against the chain it seals. Stops at the first bad event, which it names.
+import type { AuditVerifier } from './audit-key.js';
+import { GENESIS, recordHash } from './chain.js';
+import { readCheckpoint, type StoredCheckpoint } from './checkpoint.js';
+import type { AuditRecord } from './record.js';
+import type { StoredEvent } from './sink.js';
+
+export interface VerifyInput {
+  events: readonly StoredEvent[];
+  /** Checkpoints kept in the sink itself. */
+  stored: readonly StoredCheckpoint[];
+  /** Signed notes kept elsewhere (`mrtr audit checkpoint`): they also catch a truncated tail. */
+  exported?: readonly string[];
+  /** Keys whose signatures count. */
+  verifiers: readonly AuditVerifier[];
+}
+
+export interface ChainSummary {
+  instance: string;
+  events: number;
+  headSeq: number;
+  /** The highest sequence number a valid checkpoint seals (0: none). */
+  sealedSeq: number;
+}
+
+export interface BadEvent {
+  instance: string;
+  seq: number;
+  problem: string;
+}
+
+export interface VerifyReport {
+  ok: boolean;
+  events: number;
+  checkpoints: number;
+  chains: ChainSummary[];
+  firstBad: BadEvent | undefined;
+}
+
+function parseRecord(text: string): AuditRecord | undefined {
+  try {
+    const value = JSON.parse(text) as AuditRecord;
+    return typeof value === 'object' && value !== null ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The first problem of one chain's events (ordered by seq), or undefined. */
+function checkChain(instance: string, events: readonly StoredEvent[]): BadEvent | undefined {
+  let expected = 1;
+  let prev = GENESIS;
+  for (const e of events) {
+    const bad = (problem: string): BadEvent => ({ instance, seq: e.seq, problem });
+    if (e.seq > expected)
+      return {
+        instance,
+        seq: expected,
+        problem:
+          e.seq === expected + 1
+            ? `event ${expected} is missing (deleted)`
+            : `events ${expected}-${e.seq - 1} are missing (deleted)`,
+      };
+    const record = parseRecord(e.text);
+    if (!record) return bad('the record is not JSON (edited)');
+    if (record.instance !== e.instance || record.seq !== e.seq)
+      return bad(
+        `stored at ${e.instance} #${e.seq} but the record says ${record.instance} #${record.seq} (moved or reordered)`,
+      );
+    if (record.prev !== prev)
+      return bad(`its prev does not match event ${e.seq - 1}'s hash (edited, inserted or reordered)`);
+    if (recordHash(e.text) !== e.hash) return bad('its hash does not match its content (edited)');
+    const c = e.columns;
+    if (
+      c &&
+      (c.time !== record.time ||
+        c.flowId !== record.flowId ||
+        c.target !== record.target ||
+        c.outcome !== record.outcome)
+    )
+      return bad('its query columns differ from its record (edited)');
+    prev = e.hash;
+    expected = e.seq + 1;
+  }
+  return undefined;
+}
+
+export function verifyTrail(input: VerifyInput): VerifyReport {
+  const byInstance = new Map<string, StoredEvent[]>();
+  for (const e of input.events) {
+    const list = byInstance.get(e.instance);
+    if (list) list.push(e);
+    else byInstance.set(e.instance, [e]);
+  }
+  for (const list of byInstance.values()) list.sort((a, b) => a.seq - b.seq);
+  const sealed = new Map<string, number>();
+  let firstBad: BadEvent | undefined;
+  const found = (bad: BadEvent) => {
+    if (!firstBad) firstBad = bad;
+  };
+  for (const [instance, list] of byInstance) {
+    const bad = checkChain(instance, list);
+    if (bad) found(bad);
+  }
+  const notes = [
+    ...input.stored.map((c) => ({ note: c.note, from: 'stored' as const, row: c })),
+    ...(input.exported ?? []).map((note) => ({ note, from: 'exported' as const, row: undefined })),
+  ];
+  for (const { note, from, row } of notes) {
+    const aFrom = from === 'exported' ? 'an exported' : 'a stored';
+    const reading = readCheckpoint(note, input.verifiers);
+    if (!reading.ok) {
+      found({
+        instance: row?.instance ?? '?',
+        seq: row?.seq ?? 0,
+        problem: `${from} checkpoint: ${reading.problem}`,
+      });
+      continue;
+    }
+    const cp = reading.checkpoint;
+    if (row && (row.instance !== cp.instance || row.seq !== cp.seq || row.hash !== cp.hash)) {
+      found({
+        instance: row.instance,
+        seq: row.seq,
+        problem: 'stored checkpoint columns differ from its signed note',
+      });
+      continue;
+    }
+    const list = byInstance.get(cp.instance) ?? [];
+    const event = list.find((e) => e.seq === cp.seq);
+    if (!event) {
+      const last = list.at(-1)?.seq ?? 0;
+      found({
+        instance: cp.instance,
+        seq: last + 1,
+        problem: `the chain ends at ${last}, but ${aFrom} checkpoint seals ${cp.seq} events (tail truncated)`,
+      });
+      continue;
+    }
+    if (event.hash !== cp.hash) {
+      const before = Math.max(
+        0,
+        ...[...sealed.entries()].filter(([i]) => i === cp.instance).map(([, s]) => s),
+      );
+      found({
+        instance: cp.instance,
+        seq: cp.seq,
+        problem: `event ${cp.seq} is not the one ${aFrom} signed checkpoint sealed: history up to it was rewritten${before ? ` (after ${before}, the last seal that matches)` : ''}`,
+      });
+      continue;
+    }
+    sealed.set(cp.instance, Math.max(sealed.get(cp.instance) ?? 0, cp.seq));
+  }
+  const chains: ChainSummary[] = [...byInstance].map(([instance, list]) => ({
+    instance,
+    events: list.length,
+    headSeq: list.at(-1)?.seq ?? 0,
+    sealedSeq: sealed.get(instance) ?? 0,
+  }));
+  return {
+    ok: firstBad === undefined,
+    events: input.events.length,
+    checkpoints: notes.length,
+    chains,
+    firstBad,
+  };
+}

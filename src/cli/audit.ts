@@ -1,0 +1,200 @@
+// `mrtr audit flows | show | verify | checkpoint | keygen`: read an audit trail back, check it, export its
+// checkpoints, make a signing key. Every reading command takes `--audit URL`, the syntax `mrtr serve --audit` takes.
+import { writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import {
+  AUDIT_DEFAULTS,
+  AUDIT_SYNTAX,
+  type AuditReader,
+  AuditSigner,
+  AuditVerifier,
+  openAuditReader,
+  splitNotes,
+  verifyTrail,
+} from '../audit/index.js';
+import { flowsOf, recordsOf, sinceTime } from './audit-flows.js';
+import { flowsTable, flowTimeline, styleFor, verifyText } from './audit-format.js';
+
+const USAGE = `usage: mrtr audit <command> [--audit URL] [options]
+
+commands:
+  flows [--principal S] [--target T] [--outcome O] [--since 1h|ISO] [--json]
+        a table of flows (outcome: input_required, complete, tool_error, refused, error)
+  show <flowId> [--json]
+        one flow as a timeline, round by round
+  verify [--vkey KEY]... [--checkpoint FILE]... [--json]
+        check every chain and checkpoint: exit 0 when intact, 1 naming the first bad event;
+        --vkey (or MRTR_AUDIT_VKEY) is the key checkpoints must be signed with; --checkpoint FILE is an export
+        kept elsewhere, which also catches a truncated tail
+  checkpoint [--out FILE]
+        export each writer's latest checkpoint (C2SP signed notes) to keep elsewhere
+  keygen [--name NAME]
+        print a new audit signing key (MRTR_AUDIT_KEY) and its verifier key
+
+--audit URL: ${AUDIT_SYNTAX} (default sqlite:./data/audit.db)
+`;
+
+const DEFAULT_AUDIT = 'sqlite:./data/audit.db';
+
+const fail = (message: string, code = 2): number => {
+  process.stderr.write(`mrtr audit: ${message}\n`);
+  return code;
+};
+
+export async function auditCommand(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === undefined || sub === 'help' || sub === '--help' || sub === '-h') {
+    process.stdout.write(USAGE);
+    return sub === undefined ? 2 : 0;
+  }
+  // A flow id is base64url and may begin with '-': right after `show` it is the id, whatever it looks like.
+  let args = rest;
+  const leading: string[] = [];
+  if (sub === 'show' && rest[0] !== undefined && !OPTION_NAMES.has(rest[0].split('=')[0]!)) {
+    leading.push(rest[0]);
+    args = rest.slice(1);
+  }
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(args);
+  } catch (error) {
+    return fail(`${(error as Error).message}\n\n${USAGE}`);
+  }
+  const { values } = parsed;
+  const positionals = [...leading, ...parsed.positionals];
+  if (sub === 'keygen') {
+    if (positionals.length > 0) return fail(`keygen takes no arguments, got '${positionals[0]}'`);
+    let signer: AuditSigner;
+    try {
+      signer = AuditSigner.generate(values.name ?? AUDIT_DEFAULTS.keyName);
+    } catch (error) {
+      return fail((error as Error).message);
+    }
+    process.stdout.write(`MRTR_AUDIT_KEY=${signer.text}\nMRTR_AUDIT_VKEY=${signer.verifier.text}\n`);
+    return 0;
+  }
+  if (!['flows', 'show', 'verify', 'checkpoint'].includes(sub))
+    return fail(`unknown command '${sub}'\n\n${USAGE}`);
+  if (sub === 'show' ? positionals.length !== 1 : positionals.length > 0)
+    return fail(
+      sub === 'show'
+        ? 'show needs one flow id: mrtr audit show <flowId>'
+        : `unexpected argument '${positionals[0]}'`,
+    );
+  let since: string | undefined;
+  if (values.since !== undefined) {
+    since = sinceTime(values.since);
+    if (since === undefined)
+      return fail(`--since must be like 90s, 30m, 1h, 7d or an ISO date, got '${values.since}'`);
+  }
+  let reader: AuditReader;
+  try {
+    reader = await openAuditReader(values.audit ?? DEFAULT_AUDIT);
+  } catch (error) {
+    // A trail that cannot be read as one fails verification (1); a wrong URL or a missing file is a usage error (2).
+    return fail((error as Error).message, (error as { code?: string }).code === 'ERR_AUDIT_CORRUPT' ? 1 : 2);
+  }
+  try {
+    switch (sub) {
+      case 'flows': {
+        const flows = flowsOf(recordsOf(await reader.events(since ? { since } : {})), values);
+        process.stdout.write(
+          values.json ? `${JSON.stringify(flows, null, 2)}\n` : flowsTable(flows, styleFor(process.stdout)),
+        );
+        return 0;
+      }
+      case 'show': {
+        const records = recordsOf(await reader.events({ flowId: positionals[0]! }));
+        if (records.length === 0) return fail(`no flow ${positionals[0]} in ${reader.description}`, 1);
+        process.stdout.write(
+          values.json
+            ? `${JSON.stringify({ flowId: positionals[0], rounds: records }, null, 2)}\n`
+            : flowTimeline(records, styleFor(process.stdout)),
+        );
+        return 0;
+      }
+      case 'verify':
+        return await verify(reader, values);
+      default:
+        return await exportCheckpoints(reader, values.out);
+    }
+  } catch (error) {
+    return fail((error as Error).message, 1);
+  } finally {
+    await reader.close();
+  }
+}
+
+const OPTIONS = {
+  audit: { type: 'string' },
+  principal: { type: 'string' },
+  target: { type: 'string' },
+  outcome: { type: 'string' },
+  since: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  vkey: { type: 'string', multiple: true },
+  checkpoint: { type: 'string', multiple: true },
+  out: { type: 'string' },
+  name: { type: 'string' },
+} as const;
+const OPTION_NAMES: ReadonlySet<string> = new Set(Object.keys(OPTIONS).map((name) => `--${name}`));
+
+function parse(args: string[]) {
+  return parseArgs({ args, allowPositionals: true, strict: true, options: OPTIONS });
+}
+
+async function verify(
+  reader: AuditReader,
+  values: { vkey?: string[] | undefined; checkpoint?: string[] | undefined; json?: boolean | undefined },
+): Promise<number> {
+  let keys =
+    values.vkey ?? (process.env.MRTR_AUDIT_VKEY ? process.env.MRTR_AUDIT_VKEY.split(',') : undefined);
+  if (keys === undefined) {
+    keys = await reader.publishedKeys();
+    process.stderr.write(
+      'mrtr audit verify: no --vkey: checking checkpoints against the keys stored in the trail itself, which whoever can write to it could replace\n',
+    );
+  }
+  let verifiers: AuditVerifier[];
+  try {
+    verifiers = keys.map((k) => AuditVerifier.parse(k));
+  } catch (error) {
+    return fail((error as Error).message);
+  }
+  const exported: string[] = [];
+  for (const file of values.checkpoint ?? []) {
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (error) {
+      return fail(`cannot read checkpoint file ${file}: ${(error as Error).message}`);
+    }
+    const notes = splitNotes(text);
+    if (notes.length === 0) return fail(`${file} holds no checkpoint`);
+    exported.push(...notes);
+  }
+  // Checkpoints first: each is committed with the events it seals, so events read afterwards include them even while
+  // a server keeps writing (the other order could read a new checkpoint past the events read, and cry truncation).
+  const stored = await reader.checkpoints();
+  const events = await reader.events();
+  const report = verifyTrail({ events, stored, exported, verifiers });
+  process.stdout.write(
+    values.json ? `${JSON.stringify(report, null, 2)}\n` : verifyText(report, styleFor(process.stdout)),
+  );
+  return report.ok ? 0 : 1;
+}
+
+async function exportCheckpoints(reader: AuditReader, out: string | undefined): Promise<number> {
+  const latest = new Map<string, string>();
+  for (const c of await reader.checkpoints()) latest.set(c.instance, c.note);
+  if (latest.size === 0) return fail(`no checkpoint in ${reader.description} yet`, 1);
+  const notes = [...latest.values()];
+  const text = notes.join('\n');
+  if (out === undefined) process.stdout.write(text);
+  else {
+    writeFileSync(out, text);
+    process.stderr.write(`mrtr audit checkpoint: ${notes.length} checkpoint(s) written to ${out}\n`);
+  }
+  return 0;
+}

@@ -1,0 +1,23 @@
+// Telling every round observer about one event: shared by the dispatcher (rounds) and the HTTP transport (requests it
+// refused before they reached the dispatcher), so both hold their answer until a durable observer has settled.
+import type { RoundEvent, RoundObserver } from './observer.js';
+
+/**
+ * Undefined when every observer returned at once (no promise made: the fast path); else a promise that settles
+ * when they all have. Throws, or rejects, with the first observer's failure.
+ */
+export function notifyObservers(
+  observers: readonly RoundObserver[],
+  event: RoundEvent,
+): undefined | Promise<void> {
+  const pending: Promise<void>[] = [];
+  for (const observer of observers) {
+    const done: unknown = observer.observe(event);
+    // Any thenable counts: an audit write through a query builder or another library's promise is awaited too.
+    if (typeof (done as { then?: unknown } | undefined)?.then === 'function') {
+      pending.push(Promise.resolve(done as PromiseLike<void>));
+    }
+  }
+  if (pending.length === 0) return undefined;
+  return Promise.all(pending).then(() => undefined);
+}

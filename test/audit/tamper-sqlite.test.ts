@@ -1,0 +1,194 @@
+// Tampering with an SQLite audit file behind the server's back, with the sqlite3 command line, and
+// `mrtr audit verify` finding it: edited, inserted, deleted and reordered events, a truncated tail (caught by an
+// exported checkpoint), a consistently rewritten history (caught by the signed checkpoints), and forged checkpoints.
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type AuditRecord,
+  AuditSigner,
+  recordHash,
+  SqliteAuditReader,
+  SqliteAuditSink,
+  sealCheckpoint,
+} from '../../src/audit/index.js';
+import { AUDIT_KEY, auditedServer, call, env, openTrail, tempDir } from './fixture.js';
+
+const tmp = tempDir();
+const pristine = join(tmp.dir, 'pristine.db');
+const exported = join(tmp.dir, 'exported.notes');
+const VKEY = AUDIT_KEY.verifier.text;
+let copies = 0;
+
+beforeAll(async () => {
+  const trail = await openTrail(await SqliteAuditSink.open(pristine), { checkpointEvery: 4 });
+  const core = auditedServer(trail).core;
+  for (let i = 1; i <= 10; i++)
+    await core.handle(call(i, 'delete_file', { arguments: { path: `/f${i}` } }), env);
+  await trail.close();
+  const reader = new SqliteAuditReader(pristine);
+  const checkpoints = await reader.checkpoints();
+  await reader.close();
+  expect(checkpoints.map((c) => c.seq)).toEqual([4, 8, 10]);
+  writeFileSync(exported, checkpoints.at(-1)!.note);
+});
+afterAll(() => tmp.remove());
+
+/** A fresh copy of the audit file with `sql` run on it by the sqlite3 command line. */
+function tampered(sql: string): string {
+  const file = join(tmp.dir, `copy-${++copies}.db`);
+  copyFileSync(pristine, file);
+  const out = spawnSync('sqlite3', [file, sql], { encoding: 'utf8' });
+  expect(out.stderr).toBe('');
+  expect(out.status).toBe(0);
+  return file;
+}
+
+function verify(file: string, ...extra: string[]) {
+  const out = spawnSync(
+    process.execPath,
+    ['dist/cli/main.js', 'audit', 'verify', '--audit', `sqlite:${file}`, '--vkey', VKEY, ...extra],
+    { encoding: 'utf8', timeout: 20_000 },
+  );
+  return { status: out.status, stdout: out.stdout, stderr: out.stderr };
+}
+
+const EVENTS = 'mrtr_audit_events';
+
+describe('mrtr audit verify on an SQLite file edited with sqlite3', () => {
+  it('passes the untouched file, with the exported checkpoint too', () => {
+    const result = verify(tampered('SELECT 1;'), '--checkpoint', exported);
+    expect(result.stdout).toContain('intact: 10 events in 1 chain(s), 4 checkpoint(s) verified');
+    expect(result.stdout).toContain('test-1: 10 events, head #10, sealed up to #10');
+    expect(result.status).toBe(0);
+  });
+
+  it('names an event whose content was edited', () => {
+    const file = tampered(
+      `UPDATE ${EVENTS} SET record = replace(record, '"/f5"', '"/etc/passwd"') WHERE seq = 5;`,
+    );
+    const result = verify(file);
+    expect(result.stdout).toContain(
+      'TAMPERED: first bad event test-1 #5: its hash does not match its content (edited)',
+    );
+    expect(result.status).toBe(1);
+  });
+
+  it('names an event whose query columns were edited', () => {
+    const result = verify(tampered(`UPDATE ${EVENTS} SET outcome = 'complete' WHERE seq = 3;`));
+    expect(result.stdout).toContain(
+      'first bad event test-1 #3: its query columns differ from its record (edited)',
+    );
+    expect(result.status).toBe(1);
+  });
+
+  it('names a deleted event', () => {
+    const result = verify(tampered(`DELETE FROM ${EVENTS} WHERE seq = 6;`));
+    expect(result.stdout).toContain('first bad event test-1 #6: event 6 is missing (deleted)');
+    expect(result.status).toBe(1);
+  });
+
+  it('names an inserted event', () => {
+    const file = tampered(
+      `UPDATE ${EVENTS} SET seq = seq + 100 WHERE seq >= 5; UPDATE ${EVENTS} SET seq = seq - 99 WHERE seq >= 105;
+       INSERT INTO ${EVENTS} SELECT instance, 5, hash, record, time, flow_id, target, principal, outcome
+         FROM ${EVENTS} WHERE seq = 4;`,
+    );
+    const result = verify(file);
+    expect(result.stdout).toContain(
+      'first bad event test-1 #5: stored at test-1 #5 but the record says test-1 #4',
+    );
+    expect(result.status).toBe(1);
+  });
+
+  it('names reordered events', () => {
+    const file = tampered(
+      `UPDATE ${EVENTS} SET seq = -1 WHERE seq = 3; UPDATE ${EVENTS} SET seq = 3 WHERE seq = 4;
+       UPDATE ${EVENTS} SET seq = 4 WHERE seq = -1;`,
+    );
+    const result = verify(file);
+    expect(result.stdout).toContain(
+      'first bad event test-1 #3: stored at test-1 #3 but the record says test-1 #4',
+    );
+    expect(result.status).toBe(1);
+  });
+
+  it('catches a truncated tail only against an exported checkpoint (the sink’s own seals went with it)', () => {
+    const file = tampered(
+      `DELETE FROM ${EVENTS} WHERE seq > 8; DELETE FROM mrtr_audit_checkpoints WHERE seq > 8;`,
+    );
+    // What the file alone can say: its chain is whole up to #8 and sealed there. The docs say as much.
+    expect(verify(file).status).toBe(0);
+    const result = verify(file, '--checkpoint', exported);
+    expect(result.stdout).toContain(
+      'first bad event test-1 #9: the chain ends at 8, but an exported checkpoint seals 10 events (tail truncated)',
+    );
+    expect(result.status).toBe(1);
+  });
+
+  it('catches a history rewritten with recomputed hashes, by the signed checkpoint that sealed it', async () => {
+    // The attacker can write to the file and knows the format, but has no audit key: they rewrite event 7 and
+    // recompute the chain from there to the end.
+    const reader = new SqliteAuditReader(pristine);
+    const events = await reader.events();
+    await reader.close();
+    let prev = events[5]!.hash;
+    const updates: string[] = [];
+    for (const e of events.slice(6)) {
+      const record = JSON.parse(e.text) as AuditRecord;
+      if (record.seq === 7) record.arguments = { path: '/harmless' };
+      record.prev = prev;
+      const json = JSON.stringify(record);
+      const hash = recordHash(json);
+      const text = json.replaceAll("'", "''");
+      updates.push(`UPDATE ${EVENTS} SET record = '${text}', hash = '${hash}' WHERE seq = ${record.seq};`);
+      prev = hash;
+    }
+    const result = verify(tampered(updates.join('\n')));
+    expect(result.stdout).toContain(
+      'first bad event test-1 #8: event 8 is not the one a stored signed checkpoint sealed: history up to it was rewritten (after 4, the last seal that matches)',
+    );
+    expect(result.status).toBe(1);
+  });
+
+  it('refuses checkpoints re-signed with another key, even when the trail’s key table was replaced', async () => {
+    const forger = AuditSigner.generate('mrtr-audit');
+    const reader = new SqliteAuditReader(pristine);
+    const head = (await reader.events()).at(-1)!;
+    await reader.close();
+    const forged = sealCheckpoint('test-1', { seq: 10, hash: head.hash }, forger, new Date());
+    const file = tampered(
+      `DELETE FROM mrtr_audit_keys; INSERT INTO mrtr_audit_keys VALUES ('${forger.verifier.text}');
+       UPDATE mrtr_audit_checkpoints SET note = '${forged.note}' WHERE seq = 10;`,
+    );
+    const result = verify(file);
+    expect(result.stdout).toContain(
+      'first bad event test-1 #10: stored checkpoint: no signature by a known audit key',
+    );
+    expect(result.status).toBe(1);
+    // Without --vkey the verifier can only trust the keys in the file, and says so.
+    const trusting = spawnSync(
+      process.execPath,
+      ['dist/cli/main.js', 'audit', 'verify', '--audit', `sqlite:${file}`],
+      {
+        encoding: 'utf8',
+      },
+    );
+    expect(trusting.stderr).toContain(
+      'no --vkey: checking checkpoints against the keys stored in the trail itself',
+    );
+  });
+
+  it('names the problem with a bad --vkey, a missing file or an unreadable checkpoint export', () => {
+    const bad = verify(pristine, '--vkey', 'nonsense');
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('audit verifier key: expected <name>+<key id hex>+<base64 key>');
+    const missing = verify(join(tmp.dir, 'nope.db'));
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toContain(`no audit database at ${join(tmp.dir, 'nope.db')}`);
+    const noExport = verify(pristine, '--checkpoint', join(tmp.dir, 'nope.notes'));
+    expect(noExport.status).toBe(2);
+    expect(noExport.stderr).toContain('cannot read checkpoint file');
+  });
+});

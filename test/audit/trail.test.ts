@@ -1,0 +1,369 @@
+// The audit trail on the SQLite sink: one event per round with its intent, answers, steps, notes and outcome;
+// sensitive fields redacted; durable before the answer; group commit; a full queue waits, never drops.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  type AuditRecord,
+  AuditTrail,
+  openAuditSink,
+  SqliteAuditReader,
+  SqliteAuditSink,
+  verifyTrail,
+} from '../../src/audit/index.js';
+import { MemoryStore } from '../../src/stores/index.js';
+import { deferred, track } from '../helpers/signals.js';
+import {
+  AUDIT_KEY,
+  accept,
+  auditedServer,
+  call,
+  env,
+  HeldSink,
+  openTrail,
+  stateOf,
+  tempDir,
+} from './fixture.js';
+
+const cleanups: Array<() => void | Promise<void>> = [];
+afterEach(async () => {
+  for (const undo of cleanups.splice(0).reverse()) await undo();
+});
+
+async function setup(options: Parameters<typeof openTrail>[1] = {}) {
+  const tmp = tempDir();
+  cleanups.push(tmp.remove);
+  const path = join(tmp.dir, 'audit.db');
+  const sink = new HeldSink(await SqliteAuditSink.open(path));
+  const trail = await openTrail(sink, options);
+  cleanups.push(() => trail.close());
+  const core = auditedServer(trail).core;
+  const records = async (): Promise<AuditRecord[]> => {
+    const reader = new SqliteAuditReader(path);
+    try {
+      return (await reader.events()).map((e) => JSON.parse(e.text) as AuditRecord);
+    } finally {
+      await reader.close();
+    }
+  };
+  return { path, sink, trail, core, records };
+}
+
+describe('one event per round', () => {
+  it('records the intent, what was asked and answered, the step that ran, the note and the outcome', async () => {
+    const { core, records, path } = await setup();
+    const first = await core.handle(call(1, 'delete_file', { arguments: { path: '/tmp/x' } }), env);
+    const state = stateOf(first);
+    const second = await core.handle(
+      call(2, 'delete_file', {
+        arguments: { path: '/tmp/x' },
+        requestState: state,
+        inputResponses: { consent: accept({ confirm: true }) },
+      }),
+      env,
+    );
+    expect(second).toMatchObject({ result: { content: [{ text: 'deleted /tmp/x' }] } });
+    const [r1, r2] = await records();
+    expect(r1).toMatchObject({
+      v: 1,
+      instance: 'test-1',
+      seq: 1,
+      requestId: 1,
+      round: 0,
+      method: 'tools/call',
+      target: 'delete_file',
+      arguments: { path: '/tmp/x' },
+      asked: [{ key: 'consent', kind: 'elicitation.form' }],
+      answers: null,
+      steps: [],
+      outcome: 'input_required',
+      notes: { resource: '/tmp/x' },
+      principal: null,
+    });
+    expect(r1!.argumentsDigest).toMatch(/^sha256:[\w-]{43}$/);
+    expect(r1!.flowId).toEqual(expect.any(String));
+    expect(r2).toMatchObject({
+      seq: 2,
+      prev: expect.stringMatching(/^[0-9a-f]{64}$/),
+      round: 1,
+      flowId: r1!.flowId,
+      arguments: { path: '/tmp/x' },
+      argumentsDigest: r1!.argumentsDigest,
+      answers: { consent: { action: 'accept', content: { confirm: true } } },
+      steps: ['delete'],
+      outcome: 'complete',
+      asked: null,
+    });
+    expect(r2!.durationMs).toBeGreaterThanOrEqual(0);
+    // Never the requestState: not in any event, not anywhere in the file.
+    expect(readFileSync(path).includes(state)).toBe(false);
+    expect(JSON.stringify([r1, r2])).not.toContain(state);
+  });
+
+  it('records refusals with the codec’s precise reason, and failures as error', async () => {
+    const { core, records } = await setup();
+    const refused = await core.handle(
+      call(1, 'delete_file', { arguments: { path: '/a' }, requestState: 'not-a-state' }),
+      env,
+    );
+    expect(refused).toMatchObject({ error: { code: -32602 } });
+    await core.handle(call(2, 'broken'), env);
+    const invalid = await core.handle(call(3, 'delete_file', { arguments: { path: 7 } }), env);
+    expect(invalid).toMatchObject({ result: { isError: true } });
+    const unknown = await core.handle(call(4, 'no_such_tool', { arguments: { path: '/' } }), env);
+    expect(unknown).toMatchObject({ error: { code: -32602 } });
+    const [r1, r2, r3, r4] = await records();
+    expect(r1).toMatchObject({ outcome: 'refused', reason: 'malformed', target: 'delete_file' });
+    expect(r2).toMatchObject({ outcome: 'error', target: 'broken', reason: 'code -32603' });
+    expect(r3).toMatchObject({ outcome: 'tool_error', arguments: { path: 7 } });
+    expect(r4).toMatchObject({ outcome: 'refused', reason: 'code -32602', target: 'no_such_tool' });
+  });
+
+  it('redacts sensitive answer fields with a keyed digest that correlates equal values', async () => {
+    const { core, records, path } = await setup();
+    const signIn = async (id: number, password: string) => {
+      const first = await core.handle(call(id, 'sign_in'), env);
+      return core.handle(
+        call(id + 1, 'sign_in', {
+          requestState: stateOf(first),
+          inputResponses: { credentials: accept({ user: 'ada', password }) },
+        }),
+        env,
+      );
+    };
+    await signIn(1, 'hunter2-secret');
+    await signIn(3, 'hunter2-secret');
+    await signIn(5, 'other-secret');
+    const answered = (await records()).filter((r) => r.answers).map((r) => r.answers!.credentials);
+    expect(answered[0]).toEqual({
+      action: 'accept',
+      content: { user: 'ada', password: { $redacted: expect.stringMatching(/^hmac-sha256:[\w-]{43}$/) } },
+    });
+    const digest = (a: unknown) =>
+      (a as { content: { password: { $redacted: string } } }).content.password.$redacted;
+    expect(digest(answered[0])).toBe(digest(answered[1]));
+    expect(digest(answered[0])).not.toBe(digest(answered[2]));
+    expect(readFileSync(path).includes('hunter2-secret')).toBe(false);
+  });
+});
+
+describe('refusals by guards', () => {
+  it('records a replay and a rate limit with the guard’s reason and name', async () => {
+    const tmp = tempDir();
+    cleanups.push(tmp.remove);
+    const path = join(tmp.dir, 'audit.db');
+    const trail = await openTrail(await SqliteAuditSink.open(path));
+    cleanups.push(() => trail.close());
+    const core = auditedServer(trail, {
+      replayStore: new MemoryStore(),
+      replay: { refusals: { maxRefusals: 1, windowMs: 60_000 } },
+    }).core;
+    const ada = { ...env, principal: { subject: 'ada' } };
+    const first = await core.handle(call(1, 'delete_file', { arguments: { path: '/a' } }), ada);
+    const answer = (confirm: boolean) => ({
+      arguments: { path: '/a' },
+      requestState: stateOf(first),
+      inputResponses: { consent: accept({ confirm }) },
+    });
+    await core.handle(call(2, 'delete_file', answer(true)), ada);
+    const replayed = await core.handle(call(3, 'delete_file', answer(false)), ada);
+    expect(replayed).toMatchObject({ error: { code: -32602 } });
+    const limited = await core.handle(call(4, 'delete_file', answer(false)), ada);
+    expect(limited).toMatchObject({ error: { code: -32600 } });
+    const reader = new SqliteAuditReader(path);
+    const records = (await reader.events()).map((e) => JSON.parse(e.text) as AuditRecord);
+    await reader.close();
+    expect(records.slice(2).map((r) => [r.requestId, r.outcome, r.reason, r.decidedBy])).toEqual([
+      [3, 'refused', 'flow_completed', 'replay'],
+      [4, 'refused', 'rate_limited', 'replay'],
+    ]);
+  });
+});
+
+describe('durable before the answer', () => {
+  it('holds the answer until the event is stored', async () => {
+    const { core, sink, records } = await setup();
+    const gate = deferred();
+    sink.held = gate.promise;
+    const answer = track(core.handle(call(1, 'delete_file', { arguments: { path: '/a' } }), env));
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(sink.batches).toHaveLength(1);
+    expect(answer.settled).toBe(false);
+    sink.held = undefined;
+    gate.resolve();
+    await expect.poll(() => answer.settled).toBe(true);
+    expect(await records()).toHaveLength(1);
+  });
+
+  it('answers -32603 when the event cannot be stored, and the chain carries on intact', async () => {
+    const { core, sink, records, trail } = await setup();
+    sink.failNext = new Error('disk full');
+    const failed = await core.handle(call(1, 'delete_file', { arguments: { path: '/a' } }), env);
+    expect(failed).toMatchObject({ error: { code: -32603 } });
+    expect(trail.head.seq).toBe(0);
+    const ok = await core.handle(call(2, 'delete_file', { arguments: { path: '/b' } }), env);
+    expect(ok).toMatchObject({ result: { resultType: 'input_required' } });
+    const stored = await records();
+    expect(stored.map((r) => [r.seq, r.requestId])).toEqual([[1, 2]]);
+  });
+
+  it('fails only the round whose note has no JSON form, and keeps the chain whole', async () => {
+    const { trail, records } = await setup();
+    const core = auditedServer(trail).tool(
+      { name: 'odd_note', description: 'Notes a bigint' },
+      (_args, ctx) => {
+        ctx.audit.note({ size: 10n });
+        return { content: [{ type: 'text', text: 'done' }] };
+      },
+    ).core;
+    const [odd, fine] = await Promise.all([
+      core.handle(call(1, 'odd_note'), env),
+      core.handle(call(2, 'delete_file', { arguments: { path: '/b' } }), env),
+    ]);
+    expect(odd).toMatchObject({
+      error: { code: -32603, message: 'Internal error while recording the round' },
+    });
+    expect(fine).toMatchObject({ result: { resultType: 'input_required' } });
+    expect((await records()).map((r) => [r.seq, r.requestId])).toEqual([[1, 2]]);
+  });
+
+  it('writes rounds that arrive together in one transaction (group commit)', async () => {
+    const { core, sink, records } = await setup();
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        core.handle(call(i + 1, 'delete_file', { arguments: { path: `/${i}` } }), env),
+      ),
+    );
+    expect(sink.batches.length).toBeLessThan(20);
+    expect(sink.batches.reduce((n, b) => n + b.events.length, 0)).toBe(20);
+    expect(await records()).toHaveLength(20);
+  });
+
+  it('makes new rounds wait when the queue is full, and drops none', async () => {
+    const { core, sink, records } = await setup({ maxQueuedEvents: 2, maxBatchEvents: 2 });
+    const gate = deferred();
+    sink.held = gate.promise;
+    const answers = Array.from({ length: 9 }, (_, i) =>
+      track(core.handle(call(i + 1, 'delete_file', { arguments: { path: `/${i}` } }), env)),
+    );
+    await expect.poll(() => sink.batches.length).toBe(1);
+    expect(answers.some((a) => a.settled)).toBe(false);
+    sink.held = undefined;
+    gate.resolve();
+    await expect.poll(() => answers.every((a) => a.settled)).toBe(true);
+    expect(sink.batches.every((b) => b.events.length <= 2)).toBe(true);
+    expect((await records()).map((r) => r.requestId).sort((a, b) => Number(a) - Number(b))).toEqual([
+      1, 2, 3, 4, 5, 6, 7, 8, 9,
+    ]);
+  });
+});
+
+describe('chain and checkpoints', () => {
+  it('seals a checkpoint every N events and at close, and the whole trail verifies', async () => {
+    const { core, sink, trail, path } = await setup({ checkpointEvery: 3 });
+    for (let i = 1; i <= 7; i++)
+      await core.handle(call(i, 'delete_file', { arguments: { path: `/${i}` } }), env);
+    await trail.close();
+    const sealed = sink.batches.filter((b) => b.checkpoint).map((b) => b.checkpoint!.seq);
+    expect(sealed).toEqual([3, 6, 7]);
+    const reader = new SqliteAuditReader(path);
+    const report = verifyTrail({
+      events: await reader.events(),
+      stored: await reader.checkpoints(),
+      verifiers: [AUDIT_KEY.verifier],
+    });
+    await reader.close();
+    expect(report).toMatchObject({ ok: true, events: 7, checkpoints: 3 });
+    expect(report.chains).toEqual([{ instance: 'test-1', events: 7, headSeq: 7, sealedSeq: 7 }]);
+  });
+
+  it('seals a checkpoint every T seconds while events come in', async () => {
+    const { vi } = await import('vitest');
+    vi.useFakeTimers({ toFake: ['setInterval'] });
+    try {
+      const { core, sink } = await setup({ checkpointIntervalMs: 5000 });
+      await core.handle(call(1, 'delete_file', { arguments: { path: '/1' } }), env);
+      expect(sink.batches.some((b) => b.checkpoint)).toBe(false);
+      vi.advanceTimersByTime(5000);
+      await expect.poll(() => sink.batches.some((b) => b.checkpoint?.seq === 1)).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('continues a writer’s chain when it opens again under the same instance name', async () => {
+    const tmp = tempDir();
+    cleanups.push(tmp.remove);
+    const path = join(tmp.dir, 'audit.db');
+    for (const id of [1, 2]) {
+      const trail = await openTrail(await SqliteAuditSink.open(path));
+      await auditedServer(trail).core.handle(call(id, 'delete_file', { arguments: { path: '/x' } }), env);
+      await trail.close();
+    }
+    const reader = new SqliteAuditReader(path);
+    const events = await reader.events();
+    expect(events.map((e) => e.seq)).toEqual([1, 2]);
+    expect(
+      verifyTrail({ events, stored: await reader.checkpoints(), verifiers: [AUDIT_KEY.verifier] }).ok,
+    ).toBe(true);
+    await reader.close();
+  });
+
+  it('refuses a second live writer under the same name: its rounds fail closed', async () => {
+    const { path, core } = await setup();
+    const twin = await AuditTrail.open(await SqliteAuditSink.open(path), {
+      key: AUDIT_KEY,
+      instance: 'test-1',
+    });
+    cleanups.push(() => twin.close());
+    await core.handle(call(1, 'delete_file', { arguments: { path: '/x' } }), env);
+    const clash = await auditedServer(twin).core.handle(
+      call(2, 'delete_file', { arguments: { path: '/y' } }),
+      env,
+    );
+    expect(clash).toMatchObject({ error: { code: -32603 } });
+  });
+
+  it('writes the same through the fsync sink (sqlite:PATH?synchronous=full), on its own thread', async () => {
+    const tmp = tempDir();
+    cleanups.push(tmp.remove);
+    const path = join(tmp.dir, 'full.db');
+    const sink = await openAuditSink(`sqlite:${path}?synchronous=full`);
+    expect(sink).toBeInstanceOf(SqliteAuditSink);
+    expect(sink.description).toBe(`sqlite:${path}?synchronous=full`);
+    const trail = await openTrail(sink);
+    const core = auditedServer(trail).core;
+    await Promise.all(
+      [1, 2, 3].map((i) => core.handle(call(i, 'delete_file', { arguments: { path: `/${i}` } }), env)),
+    );
+    await trail.close();
+    const reader = new SqliteAuditReader(path);
+    const report = verifyTrail({
+      events: await reader.events(),
+      stored: await reader.checkpoints(),
+      verifiers: [AUDIT_KEY.verifier],
+    });
+    await reader.close();
+    expect(report).toMatchObject({ ok: true, events: 3, checkpoints: 1 });
+    await expect(openAuditSink(`sqlite:${path}?synchronous=off`)).rejects.toThrow(
+      'synchronous must be normal or full, got "off"',
+    );
+  });
+
+  it('refuses bad options and instance names with ERR_AUDIT_CONFIG', async () => {
+    const tmp = tempDir();
+    cleanups.push(tmp.remove);
+    const sink = await SqliteAuditSink.open(join(tmp.dir, 'a.db'));
+    cleanups.push(() => sink.close());
+    await expect(AuditTrail.open(sink, { instance: 'has space' })).rejects.toMatchObject({
+      code: 'ERR_AUDIT_CONFIG',
+    });
+    await expect(AuditTrail.open(sink, { checkpointEvery: 0 })).rejects.toMatchObject({
+      code: 'ERR_AUDIT_CONFIG',
+    });
+    await expect(AuditTrail.open(sink, { key: 'nonsense' })).rejects.toMatchObject({
+      code: 'ERR_AUDIT_CONFIG',
+    });
+  });
+});
