@@ -28,7 +28,13 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   type ToolDefinition,
 } from '../protocol/index.js';
-import { type DriverOptions, type DriverTarget, driveMrtr, type MrtrOutcome } from './driver.js';
+import {
+  CLIENT_DEFAULTS,
+  type DriverOptions,
+  type DriverTarget,
+  driveMrtr,
+  type MrtrOutcome,
+} from './driver.js';
 import { abortError, ProtocolViolation, RemoteError } from './errors.js';
 import { HttpClientTransport } from './http-transport.js';
 import type { InputResolver } from './resolvers.js';
@@ -83,7 +89,8 @@ export interface RejectedTool {
   reason: string;
 }
 
-const MAX_PAGES = 100;
+/** A tool excluded for an invalid x-mcp-header: never called (streamable-http.mdx: clients MUST exclude it). */
+class ExcludedTool extends ProtocolViolation {}
 
 export class McpClient {
   readonly transport: ClientTransport;
@@ -217,19 +224,39 @@ export class McpClient {
     return result;
   }
 
+  /**
+   * Every page of a list, within one time limit for all pages (not one per page) and a bound on the total held in
+   * memory: a server cannot keep the client paging, or fill it, for ever.
+   */
   private async listAll<T>(method: string, field: string, options?: RequestOptions): Promise<T[]> {
+    const { signal, done } = this.withTimeout(options);
     const items: T[] = [];
+    let chars = 0;
     let cursor: string | undefined;
-    for (let page = 0; page < MAX_PAGES; page++) {
-      const result = await this.request(method, cursor === undefined ? {} : { cursor }, options);
-      const list = result[field];
-      if (!Array.isArray(list)) throw new ProtocolViolation(`${method} result has no ${field} array`);
-      items.push(...(list as T[]));
-      const next = result.nextCursor;
-      if (typeof next !== 'string' || next === '') return items;
-      cursor = next;
+    try {
+      for (let page = 0; page < CLIENT_DEFAULTS.maxListPages; page++) {
+        const result = await this.request(method, cursor === undefined ? {} : { cursor }, {
+          ...options,
+          signal,
+        });
+        const list = result[field];
+        if (!Array.isArray(list)) throw new ProtocolViolation(`${method} result has no ${field} array`);
+        for (const item of list) {
+          chars += jsonSize(item);
+          if (items.length >= CLIENT_DEFAULTS.maxListItems || chars > CLIENT_DEFAULTS.maxListChars)
+            throw new ProtocolViolation(
+              `${method} returned more than ${CLIENT_DEFAULTS.maxListItems} items or ${CLIENT_DEFAULTS.maxListChars} characters in all; stopped at page ${page + 1}`,
+            );
+          items.push(item as T);
+        }
+        const next = result.nextCursor;
+        if (typeof next !== 'string' || next === '') return items;
+        cursor = next;
+      }
+      throw new ProtocolViolation(`${method} returned more than ${CLIENT_DEFAULTS.maxListPages} pages`);
+    } finally {
+      done();
     }
-    throw new ProtocolViolation(`${method} returned more than ${MAX_PAGES} pages`);
   }
 
   /**
@@ -274,7 +301,7 @@ export class McpClient {
     params: JsonObject,
     target: string | undefined,
     options: CallOptions,
-    headersFor?: () => Promise<Record<string, string>>,
+    headersFor?: (signal: AbortSignal) => Promise<Record<string, string>>,
   ): Promise<MrtrOutcome<R>> {
     const { progress, meta, ...mrtr } = options;
     const driverTarget: DriverTarget = {
@@ -284,9 +311,11 @@ export class McpClient {
       declared: this.declared,
       resolvers: this.resolvers,
       server: this.serverLabel,
+      endpoint: this.transport.endpoint ?? this.transport.label,
       send: (p, signal, onNotification) =>
         (async () => {
-          const headers = headersFor ? await headersFor() : undefined;
+          // The call's own signal (its deadline included) bounds everything a round does, header planning too.
+          const headers = headersFor ? await headersFor(signal) : undefined;
           return this.exchange(method, p, signal, onNotification, headers, progress);
         })(),
     };
@@ -311,29 +340,47 @@ export class McpClient {
         rounds: 0,
         message: `tool "${name}" was excluded: ${reason}`,
       };
+    // One deadline for the whole call: a tools/list refresh inside it, and the retry after HeaderMismatch, count too.
+    const timeoutMs = options.timeoutMs ?? this.options.mrtr?.timeoutMs ?? CLIENT_DEFAULTS.timeoutMs;
+    const endsAt = Date.now() + timeoutMs;
+    const left = () => Math.max(1, endsAt - Date.now());
     let refreshed = false;
-    const headersFor = async () => {
+    const refresh = (signal: AbortSignal | undefined) =>
+      this.listTools({ signal, timeoutMs: left() }).catch((error: unknown) => {
+        // Only the call's own end (abort, deadline) stops it; a list that fails just leaves the headers unplanned.
+        if (signal?.aborted) throw error;
+      });
+    const headersFor = async (signal: AbortSignal) => {
       // Mcp-Param-* headers exist on Streamable HTTP only (other transports may ignore x-mcp-header).
       if (this.transport.kind !== 'http') return {};
       if (!this.toolHeaders.has(name) && !refreshed) {
         refreshed = true;
         // The tool's x-mcp-header annotations decide which Mcp-Param-* headers the call must carry.
-        await this.listTools({ signal: options.signal }).catch(() => undefined);
+        await refresh(signal);
       }
+      const excluded = this.rejected.get(name);
+      if (excluded !== undefined) throw new ExcludedTool(`tool "${name}" was excluded: ${excluded}`);
       return paramHeaders(this.toolHeaders.get(name) ?? [], args);
     };
     const outcome = await this.drive<CallToolResult>(
       'tools/call',
       { name, arguments: args },
       name,
-      options,
+      { ...options, timeoutMs },
       headersFor,
     );
     // streamable-http.mdx: on HeaderMismatch, refresh tools/list (the schema may have changed) and retry once.
     if (outcome.status === 'server_error' && outcome.error.code === ErrorCode.HeaderMismatch && !refreshed) {
       refreshed = true;
       this.toolHeaders.delete(name);
-      await this.listTools({ signal: options.signal }).catch(() => undefined);
+      if (Date.now() >= endsAt) return { status: 'timeout', rounds: outcome.rounds, timeoutMs };
+      try {
+        await refresh(options.signal);
+      } catch {
+        return options.signal?.aborted
+          ? { status: 'aborted', rounds: outcome.rounds, reason: options.signal.reason }
+          : { status: 'timeout', rounds: outcome.rounds, timeoutMs };
+      }
       if (this.rejected.has(name))
         return {
           status: 'protocol_error',
@@ -344,7 +391,7 @@ export class McpClient {
         'tools/call',
         { name, arguments: args },
         name,
-        options,
+        { ...options, timeoutMs: left() },
         headersFor,
       );
       return { ...again, rounds: again.rounds + outcome.rounds } as MrtrOutcome<CallToolResult>;
@@ -372,6 +419,15 @@ export class McpClient {
   }
 }
 
+/** Characters of an item as JSON, or a huge number for one too deep to measure (it is refused either way). */
+function jsonSize(item: unknown): number {
+  try {
+    return JSON.stringify(item)?.length ?? 0;
+  } catch {
+    return Number.MAX_SAFE_INTEGER;
+  }
+}
+
 /** The result of a complete outcome, or an Error describing how the call ended otherwise. */
 export function unwrapOutcome<R extends Result>(outcome: MrtrOutcome<R>): R {
   if (outcome.status === 'complete') return outcome.result;
@@ -388,7 +444,7 @@ export function describeOutcome(outcome: MrtrOutcome): string {
       const q = outcome.pending
         .map(
           (p) =>
-            `"${p.message ?? p.key}" (${p.why === 'no_resolver' ? 'nothing here can answer it' : p.why.replace('_', ' ')})`,
+            `"${p.message ?? p.key}" (input key ${JSON.stringify(p.key)}; ${p.why === 'no_resolver' ? 'nothing here can answer it' : p.why.replace('_', ' ')})`,
         )
         .join(', ');
       return `needs a person to answer ${q} ${r}`;

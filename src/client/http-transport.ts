@@ -13,6 +13,7 @@ import {
   META_PROTOCOL_VERSION,
 } from '../protocol/index.js';
 import { abortError, ProtocolViolation, TransportFailure } from './errors.js';
+import { describeNetworkError } from './network-errors.js';
 import { SseParser } from './sse.js';
 import {
   type ClientTransport,
@@ -47,6 +48,7 @@ function nameFor(message: JsonRpcRequest): string | undefined {
 export class HttpClientTransport implements ClientTransport {
   readonly kind = 'http' as const;
   readonly label: string;
+  readonly endpoint: string;
   private readonly url: URL;
   private readonly agent: http.Agent;
   private readonly ownsAgent: boolean;
@@ -59,6 +61,7 @@ export class HttpClientTransport implements ClientTransport {
     if (this.url.protocol !== 'http:' && this.url.protocol !== 'https:')
       throw new TypeError(`MCP endpoint must be an http(s) URL, got ${this.url.protocol}`);
     this.label = this.url.href;
+    this.endpoint = this.url.host;
     this.options = options;
     this.maxBytes = options.maxResponseBytes ?? 16 * 1024 * 1024;
     this.ownsAgent = options.agent === undefined;
@@ -113,7 +116,7 @@ export class HttpClientTransport implements ClientTransport {
       };
       const req = lib.request(this.url, { method: 'POST', headers, agent: this.agent });
       signal?.addEventListener('abort', onAbort, { once: true });
-      req.on('error', (error) => fail(new TransportFailure(`POST ${this.label} failed: ${error.message}`)));
+      req.on('error', (error) => fail(new TransportFailure(describeNetworkError(this.url, error))));
       req.on('response', (res) => {
         const status = res.statusCode ?? 0;
         const type = String(res.headers['content-type'] ?? '').toLowerCase();
@@ -154,7 +157,15 @@ export class HttpClientTransport implements ClientTransport {
       if (text.trim() === '') {
         if (status >= 200 && status < 300)
           fail(new ProtocolViolation(`HTTP ${status} with an empty body in answer to ${message.method}`));
-        else fail(new TransportFailure(`HTTP ${status} from ${this.label}`, status));
+        else
+          fail(
+            new TransportFailure(
+              status === 404
+                ? `no MCP endpoint at ${this.label} (HTTP 404)`
+                : `HTTP ${status} from ${this.label}`,
+              status,
+            ),
+          );
         return;
       }
       let parsed: unknown;
@@ -167,6 +178,12 @@ export class HttpClientTransport implements ClientTransport {
         return;
       }
       const m = classifyMessage(parsed);
+      if (status === 404) {
+        // No MCP endpoint at this path: the URL is wrong, whatever the body says (it may say where the endpoint is).
+        const said = m.type === 'response' && 'error' in m.response ? `: ${m.response.error.message}` : '';
+        fail(new TransportFailure(`no MCP endpoint at ${this.label} (HTTP 404${said})`, 404));
+        return;
+      }
       if (m.type !== 'response') {
         if (status < 200 || status >= 300)
           fail(new TransportFailure(`HTTP ${status} from ${this.label}`, status));

@@ -37,6 +37,7 @@ export {
   type PersonReason,
   parseInputRequired,
 } from './input.js';
+export { inspectLink, type LinkVerdict } from './link.js';
 export {
   type AgentPolicyOptions,
   agentPolicyResolver,
@@ -50,9 +51,9 @@ export {
   samplingResolver,
   scriptedResolver,
 } from './resolvers.js';
+export { joinSafe, type SafeText, safe, safeLine, safeLines, safeText } from './safe-text.js';
 export { StdioClientTransport, type StdioClientTransportOptions } from './stdio-transport.js';
 export {
-  safeText,
   type TerminalResolver,
   type TerminalResolverOptions,
   terminalResolver,

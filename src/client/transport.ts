@@ -24,6 +24,8 @@ export interface ClientTransport {
   readonly kind: 'http' | 'stdio';
   /** A label for people: the URL or the command line. */
   readonly label: string;
+  /** Where the server is, for people: the URL's host and port, or the command. Default: `label`. */
+  readonly endpoint?: string;
   send(request: TransportRequest): Promise<JsonRpcResponse>;
   close(): Promise<void>;
 }

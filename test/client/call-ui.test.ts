@@ -2,6 +2,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { CallUi } from '../../src/cli/terminal/ui.js';
+import { safeLine } from '../../src/client/index.js';
 
 describe('the call UI', () => {
   it('strips escape sequences from server log messages, progress, keys and names', () => {
@@ -10,7 +11,7 @@ describe('the call UI', () => {
     out.on('data', (c: Buffer) => {
       written += c.toString();
     });
-    const ui = new CallUi({ out, live: true, color: false, server: () => 'evil\x1b[2Jserver' });
+    const ui = new CallUi({ out, live: true, color: false, server: () => safeLine('evil\x1b[2Jserver') });
     ui.onEvent({ type: 'round', round: 1 } as never);
     ui.onEvent({
       type: 'notification',
@@ -28,6 +29,7 @@ describe('the call UI', () => {
       kind: 'elicitation.form',
       message: 'm',
     } as never);
+    ui.onEvent({ type: 'answered', round: 1, key: 'k\x1b[31m', by: 'x', action: 'accept' } as never);
     ui.onEvent({ type: 'retrying', round: 2, reason: 'answered', delayMs: 0 } as never);
     ui.onEvent({ type: 'done' } as never);
     // The UI's own cursor handling is allowed (\r\x1b[K); nothing the server sent may start a sequence.

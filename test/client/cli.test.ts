@@ -43,7 +43,11 @@ const resolveBug = (args: string, answers: string, ...flags: string[]) =>
 
 describe('mrtr call (scripted)', () => {
   it('--answers drives resolve_bug through 3 questions; --json reports result and rounds', async () => {
-    const r = await resolveBug('{"id":42}', '{"resolution":"Duplicate","original":{"original":7}}', '--json');
+    const r = await resolveBug(
+      '{"id":42}',
+      '{"resolution":"Duplicate","original":{"original":7},"confirm":"yes"}',
+      '--json',
+    );
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout);
     expect(report).toMatchObject({
@@ -56,14 +60,14 @@ describe('mrtr call (scripted)', () => {
   });
 
   it('prints the result text without --json', async () => {
-    const r = await resolveBug('{"id":3}', '{"resolution":"Fixed"}');
+    const r = await resolveBug('{"id":3}', '{"resolution":"Fixed","confirm":true}');
     expect(r).toMatchObject({ code: 0, stdout: 'Bug 3 resolved as Fixed\n' });
   });
 
   it('exit 3 when a question was declined and the tool failed', async () => {
     const r = await resolveBug('{"id":3}', '{"resolution":"Fixed","confirm":"decline"}');
     expect(r.code).toBe(3);
-    expect(r.stderr).toMatch(/declined \(confirm\)/);
+    expect(r.stderr).toMatch(/declined confirm; the tool reported an error/);
   });
 
   it('exit 1 for a tool error, and for a JSON-RPC error from the server', async () => {
@@ -81,7 +85,7 @@ describe('mrtr call (scripted)', () => {
     expect(r.stderr).toMatch(/needs a person to answer "How was bug 3 resolved\?"/);
     expect(r.stderr).toMatch(/--answers/);
     const bad = await resolveBug('{"id":3}', '{"resolution":"Sideways"}');
-    expect(bad.code).toBe(6);
+    expect(bad.code).toBe(2); // an answer that does not fit is a usage error, not a missing person
     expect(bad.stderr).toMatch(/--answers\["resolution"\] does not fit the question/);
   });
 
@@ -92,7 +96,16 @@ describe('mrtr call (scripted)', () => {
       askAgain(res, s.body.id, 's');
     });
     try {
-      const cap = await mrtr(['call', loop.url, 'loop', '--answers', '{}', '--max-rounds', '2', '--json']);
+      const cap = await mrtr([
+        'call',
+        loop.url,
+        'loop',
+        '--answers',
+        '{"ok":"yes"}',
+        '--max-rounds',
+        '2',
+        '--json',
+      ]);
       expect(cap.code).toBe(4);
       expect(JSON.parse(cap.stdout)).toMatchObject({ status: 'round_cap', rounds: 3, maxRounds: 2 });
       expect(loop.calls('tools/call')).toHaveLength(3);
@@ -214,7 +227,7 @@ describe('mrtr call (interactive, tmux)', () => {
     const t = new Tmux(call(`--args '{"id":42}'`));
     try {
       let s = await t.waitFor('Resolution (choose 1-4)');
-      expect(s).toContain('mrtr-example asks');
+      expect(s).toMatch(/mrtr-example \(127\.0\.0\.1:\d+\) asks/);
       expect(s).toContain('How was bug 42 resolved?');
       expect(s).toMatch(/1\) Fixed\s+2\) Duplicate\s+3\) Won't fix\s+4\) Cannot reproduce/);
       t.type('2', 'Enter');
@@ -233,7 +246,7 @@ describe('mrtr call (interactive, tmux)', () => {
       expect(s).toContain('round 2 · answered original');
       expect(s).toContain('round 3 · answered confirm');
       expect(s).toContain('Bug 42 resolved as Duplicate (duplicate of 7)');
-      expect(s).toContain('✓ done in 4 rounds');
+      expect(s).toContain('✓ done after 3 rounds of questions (4 requests)');
       expect(s).toContain('EXIT=0');
     } finally {
       t.kill();
