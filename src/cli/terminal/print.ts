@@ -2,6 +2,11 @@
 // SafeText (made by the client's one sanitizer), so a server's bytes cannot reach the screen unfiltered.
 import type { SafeText } from '../../client/index.js';
 
+/** Our own colour around safe text (SGR `code`), or the text alone when colour is off. */
+export function paint(color: boolean, code: number, text: SafeText): SafeText {
+  return color ? (`\x1b[${code}m${text}\x1b[0m` as SafeText) : text;
+}
+
 /** Write text for a terminal as is (a spinner frame, a prompt). */
 export function writeSafe(stream: NodeJS.WritableStream, text: SafeText): void {
   stream.write(text);

@@ -2,7 +2,7 @@
 // questions. Every piece of server text goes through the client's sanitizer (SafeText) before it is drawn.
 import type { MrtrEvent, SafeText } from '../../client/index.js';
 import { joinSafe, safe, safeLine } from '../../client/index.js';
-import { printLine, writeSafe } from './print.js';
+import { paint, printLine, writeSafe } from './print.js';
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
@@ -34,7 +34,7 @@ export class CallUi {
   private paint =
     (code: number): Paint =>
     (s) =>
-      this.o.color ? (`\x1b[${code}m${s}\x1b[0m` as SafeText) : s;
+      paint(this.o.color, code, s);
   dim = this.paint(2);
   green = this.paint(32);
   red = this.paint(31);
