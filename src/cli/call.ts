@@ -15,7 +15,7 @@ import {
   TransportFailure,
   terminalResolver,
 } from '../client/index.js';
-import type { CallToolResult, JsonObject } from '../protocol/index.js';
+import type { JsonObject, Result } from '../protocol/index.js';
 import { cliAnswers } from './answers.js';
 import { envFlags, jsonObjectFlag, parseCommandLine, UsageError } from './cli-args.js';
 import { PRUNED_NOTE, printableJson, printContent } from './show-result.js';
@@ -72,10 +72,10 @@ export const EXIT = {
   aborted: 130,
 } as const;
 
-export function exitCodeFor(outcome: MrtrOutcome<CallToolResult>): number {
+export function exitCodeFor(outcome: MrtrOutcome): number {
   switch (outcome.status) {
     case 'complete':
-      if (outcome.result.isError !== true) return EXIT.ok;
+      if ((outcome.result as JsonObject).isError !== true) return EXIT.ok;
       return outcome.declined.length > 0 ? EXIT.declined : EXIT.toolError;
     case 'server_error':
     case 'resolver_error':
@@ -96,7 +96,7 @@ export function exitCodeFor(outcome: MrtrOutcome<CallToolResult>): number {
   }
 }
 
-function jsonReport(outcome: MrtrOutcome<CallToolResult>, exitCode: number): JsonObject {
+function jsonReport(outcome: MrtrOutcome, exitCode: number): JsonObject {
   const { status, rounds } = outcome;
   const report: JsonObject = { status, rounds, retries: Math.max(0, rounds - 1), exitCode };
   switch (outcome.status) {
@@ -135,6 +135,8 @@ const CALL_OPTIONS = {
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
+const { args: _args, ...WITHOUT_ARGS } = CALL_OPTIONS;
+
 interface CallValues {
   args?: string;
   answers?: string;
@@ -147,27 +149,63 @@ interface CallValues {
   help: boolean;
 }
 
+/** One of the three MRTR methods, as a command: `call` (tools/call), `prompt` (prompts/get), `read` (resources/read). */
+export interface MrtrCommand {
+  name: 'call' | 'prompt' | 'read';
+  usage: string;
+  /** What the second positional is, for messages: "tool", "prompt", "uri". */
+  target: string;
+  /** Whether --args applies (resources/read takes none). */
+  takesArgs: boolean;
+  /** Refuse arguments the method cannot carry (a UsageError), before anything is sent. */
+  checkArgs?(args: JsonObject): void;
+  run(
+    client: McpClient,
+    name: string,
+    args: JsonObject,
+    options: Parameters<McpClient['callTool']>[2],
+  ): Promise<MrtrOutcome>;
+  /** Print a complete result for people (content blocks, prompt messages, resource contents). */
+  print(result: Result, stream: NodeJS.WriteStream): { pruned: boolean };
+}
+
+export const CALL: MrtrCommand = {
+  name: 'call',
+  usage: '',
+  target: 'tool',
+  takesArgs: true,
+  run: (client, name, args, options) => client.callTool(name, args, options),
+  print: (result, stream) => printContent(result as JsonObject, stream),
+};
+
 /** What the command line asks for, checked; a UsageError says what is wrong. */
-function readCallLine(argv: string[]) {
-  const { values, positionals, command } = parseCommandLine<CallValues>(argv, CALL_OPTIONS);
+function readCallLine(argv: string[], what: MrtrCommand) {
+  const { values, positionals, command } = parseCommandLine<CallValues>(
+    argv,
+    what.takesArgs ? CALL_OPTIONS : WITHOUT_ARGS,
+  );
   if (values.help) return { help: true as const };
   let target: string | undefined;
   let tool: string | undefined;
   let extra: string[];
   if (values.stdio) {
     [tool, ...extra] = positionals;
-    if (!tool) throw new UsageError('needs <tool>: mrtr call --stdio <tool> -- <command> [args…]');
+    if (!tool)
+      throw new UsageError(
+        `needs <${what.target}>: mrtr ${what.name} --stdio <${what.target}> -- <command> [args…]`,
+      );
     if (command.length === 0) throw new UsageError('--stdio needs the server command after --');
   } else {
     [target, tool, ...extra] = positionals;
     if (command.length > 0) throw new UsageError('a command after -- needs --stdio');
-    if (!target || !tool) throw new UsageError('needs <url> and <tool>');
+    if (!target || !tool) throw new UsageError(`needs <url> and <${what.target}>`);
   }
   if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0]}'`);
   const args =
     values.args === undefined
       ? {}
       : jsonObjectFlag('--args', values.args, "a JSON object of the tool's arguments");
+  what.checkArgs?.(args);
   const answers =
     values.answers === undefined
       ? undefined
@@ -196,28 +234,34 @@ function readCallLine(argv: string[]) {
 }
 
 /** The last lines a stdio server wrote to stderr, framed, when the failure came from its exit. */
-function printFailure(stderr: NodeJS.WriteStream, message: string): void {
+function printFailure(stderr: NodeJS.WriteStream, me: SafeText, message: string): void {
   const [first, ...rest] = safeLines(message);
-  printLine(stderr, safe`mrtr call: ${first ?? safe``}`);
+  printLine(stderr, safe`${me}: ${first ?? safe``}`);
   for (const l of rest) printLine(stderr, safe`  ${l}`);
 }
 
-export async function callCommand(argv: string[]): Promise<number> {
+export function callCommand(argv: string[]): Promise<number> {
+  return mrtrCommand(argv, { ...CALL, usage: CALL_USAGE });
+}
+
+/** Run one MRTR method through all its rounds, as `mrtr call`, `mrtr prompt` or `mrtr read`. */
+export async function mrtrCommand(argv: string[], what: MrtrCommand): Promise<number> {
   const stderr = process.stderr;
+  const me = safeLine(`mrtr ${what.name}`);
   const usage = (message: SafeText) => {
-    printLine(stderr, safe`mrtr call: ${message}\n`);
-    printUsage(stderr, CALL_USAGE);
+    printLine(stderr, safe`${me}: ${message}\n`);
+    printUsage(stderr, what.usage);
     return EXIT.usage;
   };
   let line: ReturnType<typeof readCallLine>;
   try {
-    line = readCallLine(argv);
+    line = readCallLine(argv, what);
   } catch (error) {
     if (error instanceof UsageError) return usage(safeLine(error.message));
     throw error;
   }
   if (line.help) {
-    printUsage(process.stdout, CALL_USAGE);
+    printUsage(process.stdout, what.usage);
     return EXIT.ok;
   }
   const { tool, args, answers, maxRounds, timeoutS, transport } = line as Exclude<
@@ -235,7 +279,7 @@ export async function callCommand(argv: string[]): Promise<number> {
     ? cliAnswers(answers, (key, problem) =>
         printLine(
           stderr,
-          safe`mrtr call: --answers["${safeLine(key)}"] does not fit the question: ${safeLine(problem)}`,
+          safe`${me}: --answers["${safeLine(key)}"] does not fit the question: ${safeLine(problem)}`,
         ),
       )
     : undefined;
@@ -248,7 +292,7 @@ export async function callCommand(argv: string[]): Promise<number> {
     // Always declare form and URL elicitation, so a question nobody here can answer is reported as such rather
     // than refused by the server as a missing capability.
     capabilities: capabilitiesFor(['elicitation.form', 'elicitation.url']),
-    onWarning: (m) => printLine(stderr, safe`mrtr call: warning: ${safeLine(m)}`),
+    onWarning: (m) => printLine(stderr, safe`${me}: warning: ${safeLine(m)}`),
   });
   const serverName = () => {
     const name = safeLine(client.serverInfo?.name ?? transport.label);
@@ -266,14 +310,14 @@ export async function callCommand(argv: string[]): Promise<number> {
     } catch (error) {
       // Discovery is only for the server's name; a transport failure, though, means the call cannot work either.
       if (error instanceof TransportFailure) {
-        printFailure(stderr, error.message);
+        printFailure(stderr, me, error.message);
         return error.httpStatus === 404 ? EXIT.usage : EXIT.unreachable;
       }
       if (!(error instanceof RemoteError) && controller.signal.aborted) return EXIT.aborted;
     }
     const shownArgs = printableJson(args).text;
     ui.line(ui.dim(safe`→ ${safeLine(tool as string)} ${safeLine(shownArgs)} on ${serverName()}`));
-    const outcome = await client.callTool(tool as string, args, {
+    const outcome = await what.run(client, tool as string, args, {
       maxRounds,
       timeoutMs: timeoutS === undefined ? undefined : timeoutS * 1000,
       signal: controller.signal,
@@ -296,18 +340,18 @@ export async function callCommand(argv: string[]): Promise<number> {
       const heard = [...asked].map((k) => JSON.stringify(k)).join(', ') || 'none';
       printLine(
         stderr,
-        safe`mrtr call: warning: no question used --answers ${safeLine(unused.map((k) => JSON.stringify(k)).join(', '))} (keys asked: ${safeLine(heard)})`,
+        safe`${me}: warning: no question used --answers ${safeLine(unused.map((k) => JSON.stringify(k)).join(', '))} (keys asked: ${safeLine(heard)})`,
       );
     }
     if (line.json) {
       const report = printableJson(jsonReport(outcome, code));
-      if (report.pruned) printLine(stderr, safe`mrtr call: warning: ${PRUNED_NOTE}`);
+      if (report.pruned) printLine(stderr, safe`${me}: warning: ${PRUNED_NOTE}`);
       printJson(process.stdout, report.text);
       return code;
     }
     if (outcome.status === 'complete') {
-      const shown = printContent(outcome.result, process.stdout);
-      if (shown.pruned) printLine(stderr, safe`mrtr call: warning: ${PRUNED_NOTE}`);
+      const shown = what.print(outcome.result, process.stdout);
+      if (shown.pruned) printLine(stderr, safe`${me}: warning: ${PRUNED_NOTE}`);
       const questions = ui.rounds;
       const how =
         questions === 0
@@ -318,18 +362,18 @@ export async function callCommand(argv: string[]): Promise<number> {
         const refused = outcome.declined.map((d) =>
           d.action === 'cancel' ? safe`cancelled ${safeLine(d.key)}` : safe`declined ${safeLine(d.key)}`,
         );
-        printLine(stderr, safe`mrtr call: ${joinSafe(refused, ', ')}; the tool reported an error`);
-      } else printLine(stderr, safe`mrtr call: the tool reported an error (${outcome.rounds} requests)`);
+        printLine(stderr, safe`${me}: ${joinSafe(refused, ', ')}; the tool reported an error`);
+      } else printLine(stderr, safe`${me}: the tool reported an error (${outcome.rounds} requests)`);
       return code;
     }
-    printFailure(stderr, describeOutcome(outcome));
+    printFailure(stderr, me, describeOutcome(outcome));
     if (outcome.status === 'needs_person' && !interactive && code !== EXIT.usage) {
       const keys = outcome.pending.filter((p) => p.why === 'no_resolver').map((p) => `"${p.key}": …`);
       printLine(
         stderr,
         keys.length > 0
-          ? safe`mrtr call: run it in a terminal to answer, or pass --answers '{${safeLine(keys.join(', '))}}'`
-          : safe`mrtr call: only a person may answer this: run it in a terminal`,
+          ? safe`${me}: run it in a terminal to answer, or pass --answers '{${safeLine(keys.join(', '))}}'`
+          : safe`${me}: only a person may answer this: run it in a terminal`,
       );
     }
     return code;

@@ -166,3 +166,82 @@ describe('the command line', () => {
     expect((await mrtr(['tools', '--stdio'])).code).toBe(2);
   });
 });
+
+describe('mrtr prompt and mrtr read', () => {
+  it('mrtr prompt carries a prompt through its question (--answers) and prints its messages', async () => {
+    const r = await mrtr(['prompt', endpoint.url, 'triage_note', '--answers', '{"severity":"high"}']);
+    expect(r).toMatchObject({ code: 0, stdout: 'user: Write a high-severity triage note.\n' });
+    const miss = await mrtr(['prompt', endpoint.url, 'triage_note']);
+    expect(miss.code).toBe(6);
+    expect(miss.stderr).toMatch(
+      /mrtr prompt: needs a person to answer "Severity of the incident\?" \(input key "severity"/,
+    );
+    const j = await mrtr([
+      'prompt',
+      endpoint.url,
+      'triage_note',
+      '--answers',
+      '{"severity":"low"}',
+      '--json',
+    ]);
+    expect(JSON.parse(j.stdout)).toMatchObject({
+      status: 'complete',
+      rounds: 2,
+      result: { messages: [{ role: 'user' }] },
+    });
+  });
+
+  it('mrtr prompt refuses non-string arguments before sending; mrtr read takes no --args', async () => {
+    const bad = await mrtr(['prompt', endpoint.url, 'triage_note', '--args', '{"n":1}']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--args\["n"\] must be a string/);
+    const noArgs = await mrtr(['read', endpoint.url, 'helpdesk://policy', '--args', '{}']);
+    expect(noArgs.code).toBe(2);
+    expect(noArgs.stderr).toMatch(/unknown option --args/);
+  });
+
+  it("mrtr read prints a resource's text", async () => {
+    const r = await mrtr(['read', endpoint.url, 'helpdesk://policy']);
+    expect(r).toMatchObject({ code: 0, stdout: 'Duplicates must name the original bug.\n' });
+    const none = await mrtr(['read', endpoint.url, 'helpdesk://nothing', '--json']);
+    expect(none.code).toBe(1);
+    expect(JSON.parse(none.stdout).status).toBe('server_error');
+  });
+});
+
+describe('mrtr call --stdio', () => {
+  it('launches the example server over stdio and carries resolve_bug through its rounds', async () => {
+    const r = await mrtr([
+      'call',
+      '--stdio',
+      'resolve_bug',
+      '--args',
+      '{"id":4}',
+      '--answers',
+      '{"resolution":"Fixed","confirm":"y"}',
+      '--json',
+      '--',
+      process.execPath,
+      CLI,
+      'serve',
+      '--stdio',
+      '--fixture',
+      'example',
+    ]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'complete', rounds: 3 });
+    const tools = await mrtr([
+      'tools',
+      '--stdio',
+      '--',
+      process.execPath,
+      CLI,
+      'serve',
+      '--stdio',
+      '--fixture',
+      'example',
+    ]);
+    expect(tools.code).toBe(0);
+    expect(tools.stdout).toMatch(/resolve_bug\s+Resolve a bug/);
+  });
+});
