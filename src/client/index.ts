@@ -52,6 +52,7 @@ export {
   scriptedResolver,
 } from './resolvers.js';
 export { joinSafe, type SafeText, safe, safeLine, safeLines, safeText } from './safe-text.js';
+export { INHERITED_ENV_VARS, minimalEnvironment } from './stdio-env.js';
 export { StdioClientTransport, type StdioClientTransportOptions } from './stdio-transport.js';
 export {
   type TerminalResolver,

@@ -184,7 +184,9 @@ export function terminalResolver(options: TerminalResolverOptions = {}): Termina
   const ask = (prompt: SafeText, ctx: ResolveContext, mask = false) => reader.ask(prompt, ctx.signal, mask);
 
   const header = (q: InputQuestion, ctx: ResolveContext, extra?: SafeText) => {
-    write(safe`${s.dim(safe`╭─`)} ${s.bold(asker(ctx))} asks${extra ? safe` · ${extra}` : safe``}`);
+    // The input key is what `--answers` and agent rules match: name it, so nobody has to guess it.
+    const key = s.dim(safe` · key ${safeLine(JSON.stringify(q.key))}`);
+    write(safe`${s.dim(safe`╭─`)} ${s.bold(asker(ctx))} asks${extra ? safe` · ${extra}` : safe``}${key}`);
     if (q.message) for (const l of safeLines(q.message)) write(safe`${bar}  ${s.bold(l)}`);
     if (q.personRequired && q.personRequired !== 'url')
       write(

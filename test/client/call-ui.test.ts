@@ -1,6 +1,7 @@
 // What `mrtr call` draws from server-provided text: control sequences never reach the terminal.
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { printJson } from '../../src/cli/terminal/print.js';
 import { CallUi } from '../../src/cli/terminal/ui.js';
 import { safeLine } from '../../src/client/index.js';
 
@@ -37,5 +38,34 @@ describe('the call UI', () => {
     expect(foreign).not.toContain('\x1b');
     expect(foreign).toContain('[info] hi');
     expect(foreign).toContain('answered k');
+  });
+
+  it('says cancelled for a cancel and declined for a decline, per round of questions', () => {
+    const out = new PassThrough();
+    let written = '';
+    out.on('data', (c: Buffer) => {
+      written += c.toString();
+    });
+    const ui = new CallUi({ out, live: true, color: false, server: () => safeLine('s') });
+    ui.onEvent({ type: 'answered', round: 1, key: 'a', by: 'x', action: 'cancel' } as never);
+    ui.onEvent({ type: 'answered', round: 1, key: 'b', by: 'x', action: 'decline' } as never);
+    ui.onEvent({ type: 'retrying', round: 2, reason: 'answered', delayMs: 0 } as never);
+    expect(written).toContain('round 1 · cancelled a, declined b');
+    expect(ui.rounds).toBe(1);
+  });
+
+  it('--json on a terminal escapes C1, bidi and zero-width characters and stays the same JSON', () => {
+    let written = '';
+    const tty = {
+      isTTY: true,
+      write: (t: string) => {
+        written += t;
+        return true;
+      },
+    } as unknown as NodeJS.WriteStream;
+    const value = { text: 'a\u009b2J\u202eb\u200bc\u2028d' };
+    printJson(tty, JSON.stringify(value));
+    expect(written).not.toMatch(/[\u009b\u202e\u200b\u2028]/);
+    expect(JSON.parse(written)).toEqual(value);
   });
 });

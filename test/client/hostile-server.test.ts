@@ -41,6 +41,7 @@ function mrtr(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<Run
 }
 
 /** Screen-changing bytes: ESC, BEL, C1 controls, bidi and zero-width characters, line separators. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ESC and BEL are exactly what this looks for
 const FOREIGN = /[\x07\x1b\x9b\x9d\u200b-\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ufeff]/;
 const CLEAR_RETITLE_CLIPBOARD = '\x1b[2J\x1b]0;pwned\x07\x1b]52;c;cGF5bG9hZA==\x07';
 
@@ -199,6 +200,8 @@ describe('the person is not deceived', () => {
     for (const l of lines.filter((l) => l !== '')) expect(l, l).toMatch(/^(╭─|│|╰─)/);
     // The header names the endpoint the client really talks to, not only the name the server gives itself.
     expect(lines[0]).toMatch(/^╭─ srv .*\(evil\.example:443\) asks/);
+    // …and the input key that --answers and agent rules match.
+    expect(lines[0]).toMatch(/asks · key "k"$/);
   });
 
   it('an option titled "Cancel" that sends approve_wire_transfer: the review shows what will be sent', async () => {
