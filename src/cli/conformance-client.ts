@@ -32,7 +32,12 @@ const confirmAnything = (q: InputQuestion): InputResponse => {
   const content = emptyRecord<string | number | boolean>();
   for (const [name, s] of Object.entries(props)) {
     const type = isJsonObject(s) ? s.type : undefined;
-    content[name] = type === 'boolean' ? true : type === 'number' || type === 'integer' ? 1 : 'ok';
+    // The server's default is the answer a person pressing Enter would give (SEP-1034).
+    const d = isJsonObject(s) ? s.default : undefined;
+    if (typeof d === 'string' || typeof d === 'number' || typeof d === 'boolean') content[name] = d;
+    else if (isJsonObject(s) && Array.isArray(s.enum) && typeof s.enum[0] === 'string')
+      content[name] = s.enum[0];
+    else content[name] = type === 'boolean' ? true : type === 'number' || type === 'integer' ? 1 : 'ok';
   }
   return { action: 'accept', content };
 };
@@ -99,6 +104,34 @@ const SCENARIOS: Record<string, Scenario> = {
       }
       expectComplete(tool.name, await client.callTool(tool.name, args));
     }
+  },
+
+  // Legacy (2025) servers: the client finds out from the first answer and initializes a session.
+  initialize: async (client) => {
+    await client.discover();
+    await client.listTools();
+  },
+
+  'elicitation-sep1034-client-defaults': async (client) => {
+    await client.listTools();
+    expectComplete('defaults', await client.callTool('test_client_elicitation_defaults', {}));
+  },
+
+  'sse-retry': async (client) => {
+    // The server closes the call's stream before answering; the client resumes with Last-Event-ID after `retry`.
+    await client.listTools();
+    expectComplete('test_reconnection', await client.callTool('test_reconnection', {}));
+  },
+
+  'json-schema-2020-12-preservation': async (client) => {
+    const tools = await client.listTools();
+    const focal = tools.find((t) => t.name === 'json_schema_2020_12_tool');
+    if (!focal) throw new Error('json_schema_2020_12_tool is not listed');
+    // The schema as received, keyword for keyword: the client keeps tool definitions verbatim.
+    expectComplete(
+      'json_schema_echo',
+      await client.callTool('json_schema_echo', { schema: focal.inputSchema }),
+    );
   },
 
   'json-schema-ref-no-deref': async (client) => {

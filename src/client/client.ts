@@ -30,13 +30,24 @@ import {
 } from '../protocol/index.js';
 import {
   CLIENT_DEFAULTS,
+  type DeclinedAnswer,
   type DriverOptions,
   type DriverTarget,
   driveMrtr,
   type MrtrOutcome,
+  type PendingQuestion,
 } from './driver.js';
-import { abortError, ProtocolViolation, RemoteError } from './errors.js';
+import { abortError, ProtocolViolation, RemoteError, SessionExpired, TransportFailure } from './errors.js';
 import { HttpClientTransport } from './http-transport.js';
+import {
+  answerServerRequest,
+  isModernError,
+  LEGACY_HINT_STATUSES,
+  LEGACY_PROTOCOL_VERSIONS,
+  type LegacyServer,
+  legacyCapabilities,
+  readInitializeResult,
+} from './legacy.js';
 import type { InputResolver } from './resolvers.js';
 import { type HeaderBinding, paramHeaders, planToolHeaders } from './tool-headers.js';
 import type { ClientTransport } from './transport.js';
@@ -56,6 +67,12 @@ export interface McpClientOptions {
   capabilities?: ClientCapabilities;
   /** Protocol version to ask for first. Default 2026-07-28. */
   protocolVersion?: string;
+  /**
+   * Force one protocol version: `2026-07-28` (never fall back), or a legacy one (`2025-11-25`, `2025-06-18`,
+   * `2025-03-26`: initialize straight away). Default: try 2026-07-28, fall back to the legacy protocol when the server
+   * says it does not speak it (basic/versioning.mdx "Backward Compatibility").
+   */
+  protocol?: string;
   /** Defaults for every MRTR call (per-call options win). */
   mrtr?: Omit<DriverOptions, 'signal' | 'onEvent'>;
   /** Time limit for plain requests (discover, lists). Default 60 000 ms. */
@@ -105,6 +122,13 @@ export class McpClient {
   private readonly rejected = new Map<string, string>();
   /** The server's self-description from `server/discover` (or undefined before it is called). */
   serverInfo: Implementation | undefined;
+  /** Which protocol generation the server speaks: found out on the first request, unless forced. */
+  private era: 'unknown' | 'modern' | 'legacy' = 'unknown';
+  /** The legacy session's server, once initialize answered. */
+  private legacyServer: LegacyServer | undefined;
+  private opening: Promise<LegacyServer> | undefined;
+  /** The server-request answerers of calls in progress (legacy sessions send requests outside their responses). */
+  private readonly activeCalls = new Set<(request: JsonRpcRequest) => Promise<JsonRpcResponse>>();
 
   constructor(options: McpClientOptions) {
     this.options = options;
@@ -118,6 +142,26 @@ export class McpClient {
     this.capabilities = options.capabilities ?? capabilitiesFor(resolvers.flatMap((r) => [...r.kinds]));
     this.declared = declaredKinds(this.capabilities);
     this.resolvers = resolvers;
+    const forced = options.protocol;
+    if (forced !== undefined) {
+      if (LEGACY_PROTOCOL_VERSIONS.includes(forced)) {
+        if (!this.transport.legacy)
+          throw new TypeError(`this transport cannot carry the legacy protocol ${forced}`);
+        this.era = 'legacy';
+        this.protocolVersion = forced;
+      } else if (SUPPORTED_PROTOCOL_VERSIONS.includes(forced)) {
+        this.era = 'modern';
+        this.protocolVersion = forced;
+      } else
+        throw new RangeError(
+          `protocol ${JSON.stringify(forced)} is not one this client speaks (${[...SUPPORTED_PROTOCOL_VERSIONS, ...LEGACY_PROTOCOL_VERSIONS].join(', ')})`,
+        );
+    } else if (!this.transport.legacy) this.era = 'modern';
+  }
+
+  /** Which protocol generation is in use: `modern` (2026-07-28, MRTR), `legacy` (initialize sessions), or not yet known. */
+  get generation(): 'unknown' | 'modern' | 'legacy' {
+    return this.era;
   }
 
   /** The protocol version in use (it changes if the server asks for another one it and we both support). */
@@ -150,13 +194,55 @@ export class McpClient {
     onNotification?: (n: JsonRpcNotification) => void,
     headers?: Record<string, string>,
     progress?: boolean,
+    onServerRequest?: (request: JsonRpcRequest) => Promise<JsonRpcResponse>,
   ): Promise<JsonRpcResponse> {
+    // Probe with server/discover before anything else (stdio.mdx; on HTTP it is the "modern request" to attempt):
+    // some legacy servers answer other methods without an initialize, under legacy semantics.
+    if (this.era === 'unknown' && method !== 'server/discover') await this.probe(signal);
+    if (this.era === 'legacy')
+      return this.legacyExchange(method, params, signal, onNotification, progress, onServerRequest);
     for (let attempt = 0; ; attempt++) {
       const id = this.nextId++;
       const userMeta = isJsonObject(params._meta) ? params._meta : undefined;
       const meta = this.meta(progress ? { ...userMeta, progressToken: id } : userMeta);
       const message: JsonRpcRequest = { jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } };
-      const response = await this.transport.send({ message, signal, onNotification, headers });
+      let status = 0;
+      let response: JsonRpcResponse;
+      try {
+        response = await this.transport.send({
+          message,
+          signal,
+          onNotification,
+          headers,
+          onHttpStatus: (s) => {
+            status = s;
+          },
+        });
+      } catch (error) {
+        // streamable-http.mdx: a 4xx without a modern error body comes from a server that does not speak 2026-07-28.
+        if (
+          this.era === 'unknown' &&
+          error instanceof TransportFailure &&
+          LEGACY_HINT_STATUSES.has(error.httpStatus ?? 0)
+        ) {
+          this.era = 'legacy';
+          return this.legacyExchange(method, params, signal, onNotification, progress, onServerRequest);
+        }
+        throw error;
+      }
+      if (this.era === 'unknown') {
+        // A server that answers server/discover with something that is not a DiscoverResult does not know it.
+        const notDiscover =
+          method === 'server/discover' && 'result' in response && !isDiscoverResult(response.result);
+        if (
+          notDiscover ||
+          ('error' in response && LEGACY_HINT_STATUSES.has(status) && !isModernError(response.error.code))
+        ) {
+          this.era = 'legacy';
+          return this.legacyExchange(method, params, signal, onNotification, progress, onServerRequest);
+        }
+        this.era = 'modern';
+      }
       if (
         attempt === 0 &&
         'error' in response &&
@@ -169,8 +255,151 @@ export class McpClient {
           this.protocolVersion = pick;
           continue;
         }
+        // A modern server that speaks only legacy versions besides: initialize one of them.
+        const legacy = LEGACY_PROTOCOL_VERSIONS.find((v) => offered.includes(v));
+        if (legacy !== undefined && this.transport.legacy && this.options.protocol === undefined) {
+          this.era = 'legacy';
+          this.protocolVersion = legacy;
+          return this.legacyExchange(method, params, signal, onNotification, progress, onServerRequest);
+        }
       }
       return response;
+    }
+  }
+
+  /**
+   * Send server/discover to learn the server's generation: a DiscoverResult or a modern error means modern; a 4xx
+   * without a modern error (HTTP), any other error (stdio), a result that is not a DiscoverResult, or no answer in
+   * time, means legacy.
+   */
+  private async probe(signal: AbortSignal): Promise<void> {
+    const timeout = AbortSignal.timeout(CLIENT_DEFAULTS.probeTimeoutMs);
+    const id = this.nextId++;
+    const message: JsonRpcRequest = {
+      jsonrpc: '2.0',
+      id,
+      method: 'server/discover',
+      params: { _meta: this.meta() },
+    };
+    let status = 0;
+    let era: 'modern' | 'legacy';
+    try {
+      const response = await this.transport.send({
+        message,
+        signal: AbortSignal.any([signal, timeout]),
+        onHttpStatus: (s) => {
+          status = s;
+        },
+      });
+      if ('result' in response) era = isDiscoverResult(response.result) ? 'modern' : 'legacy';
+      else if (isModernError(response.error.code)) {
+        era = 'modern';
+        // UnsupportedProtocolVersion: ask in a version both sides speak from the next request on.
+        const data = response.error.data;
+        const offered = isJsonObject(data) && Array.isArray(data.supported) ? data.supported : [];
+        const pick = SUPPORTED_PROTOCOL_VERSIONS.find((v) => offered.includes(v));
+        if (response.error.code === ErrorCode.UnsupportedProtocolVersion && pick !== undefined)
+          this.protocolVersion = pick;
+      }
+      else if (this.transport.kind === 'http') era = LEGACY_HINT_STATUSES.has(status) ? 'legacy' : 'modern';
+      else era = 'legacy';
+    } catch (error) {
+      const legacyStatus =
+        error instanceof TransportFailure && LEGACY_HINT_STATUSES.has(error.httpStatus ?? 0);
+      // No answer in time: a legacy server that ignores requests before initialize.
+      if (!legacyStatus && !(timeout.aborted && !signal.aborted)) throw error;
+      era = 'legacy';
+    }
+    if (this.era === 'unknown') this.era = this.transport.legacy ? era : 'modern';
+  }
+
+  /** Initialize the legacy session once (concurrent callers share the handshake). */
+  private openLegacy(signal: AbortSignal): Promise<LegacyServer> {
+    if (this.legacyServer) return Promise.resolve(this.legacyServer);
+    this.opening ??= (async () => {
+      const wire = this.transport.legacy;
+      if (!wire) throw new ProtocolViolation('this transport cannot carry the legacy protocol');
+      const asked = LEGACY_PROTOCOL_VERSIONS.includes(this.protocolVersion)
+        ? this.protocolVersion
+        : (LEGACY_PROTOCOL_VERSIONS[0] as string);
+      wire.beginSession(asked);
+      const message: JsonRpcRequest = {
+        jsonrpc: '2.0',
+        id: this.nextId++,
+        method: 'initialize',
+        params: {
+          protocolVersion: asked,
+          capabilities: legacyCapabilities(this.capabilities, asked),
+          clientInfo: this.clientInfo as unknown as JsonObject,
+        },
+      };
+      const response = await this.transport.send({ message, signal });
+      if ('error' in response) throw new RemoteError(response.error);
+      const server = readInitializeResult(response.result as JsonObject);
+      wire.beginSession(server.protocolVersion);
+      await wire.notify({ jsonrpc: '2.0', method: 'notifications/initialized' }, signal);
+      // Requests sent outside any response go to the call in progress (the latest one, if several are).
+      wire.listen((request) => {
+        const calls = [...this.activeCalls];
+        const answer = calls[calls.length - 1];
+        if (answer) return answer(request);
+        return Promise.resolve({
+          jsonrpc: '2.0',
+          id: request.id,
+          error: { code: ErrorCode.InternalError, message: 'no call is in progress to answer this request' },
+        });
+      });
+      this.protocolVersion = server.protocolVersion;
+      if (server.serverInfo) this.serverInfo = server.serverInfo;
+      this.legacyServer = server;
+      return server;
+    })().finally(() => {
+      this.opening = undefined;
+    });
+    return this.opening;
+  }
+
+  /** One request on the legacy session: no per-request `_meta` of 2026-07-28, the session re-opened once if it ended. */
+  private async legacyExchange(
+    method: string,
+    params: JsonObject,
+    signal: AbortSignal,
+    onNotification: ((n: JsonRpcNotification) => void) | undefined,
+    progress: boolean | undefined,
+    onServerRequest: ((request: JsonRpcRequest) => Promise<JsonRpcResponse>) | undefined,
+  ): Promise<JsonRpcResponse> {
+    for (let attempt = 0; ; attempt++) {
+      const server = await this.openLegacy(signal);
+      const id = this.nextId++;
+      if (method === 'server/discover')
+        return {
+          jsonrpc: '2.0',
+          id,
+          result: {
+            resultType: 'complete',
+            supportedVersions: [server.protocolVersion],
+            capabilities: server.capabilities,
+            ...(server.instructions === undefined ? {} : { instructions: server.instructions }),
+            ...(server.serverInfo ? { serverInfo: server.serverInfo as unknown as JsonObject } : {}),
+          },
+        };
+      const userMeta = isJsonObject(params._meta) ? { ...params._meta } : {};
+      if (progress) userMeta.progressToken = id;
+      const sent: JsonObject = { ...params };
+      delete sent._meta;
+      if (Object.keys(userMeta).length > 0) sent._meta = userMeta;
+      const message: JsonRpcRequest = { jsonrpc: '2.0', id, method, params: sent };
+      try {
+        return await this.transport.send({ message, signal, onNotification, onServerRequest });
+      } catch (error) {
+        // A legacy server may end its session (HTTP 404): start a new one and send the request again, once.
+        if (error instanceof SessionExpired && attempt === 0) {
+          this.legacyServer = undefined;
+          this.transport.legacy?.resetSession();
+          continue;
+        }
+        throw error;
+      }
     }
   }
 
@@ -296,7 +525,7 @@ export class McpClient {
     return this.serverInfo?.name ?? this.transport.label;
   }
 
-  private drive<R extends Result>(
+  private async drive<R extends Result>(
     method: string,
     params: JsonObject,
     target: string | undefined,
@@ -304,6 +533,41 @@ export class McpClient {
     headersFor?: (signal: AbortSignal) => Promise<Record<string, string>>,
   ): Promise<MrtrOutcome<R>> {
     const { progress, meta, ...mrtr } = options;
+    const onEvent = mrtr.onEvent;
+    // Legacy sessions ask mid-request instead of with input_required: the same resolvers answer, and a question
+    // nobody here may answer ends the call with needs_person, as it would under MRTR.
+    const unanswered: PendingQuestion[] = [];
+    let asked = 0;
+    const serverRequests =
+      (signal: AbortSignal) =>
+      (request: JsonRpcRequest): Promise<JsonRpcResponse> =>
+        answerServerRequest(request, `q${++asked}`, {
+          resolvers: this.resolvers,
+          declared: this.declared,
+          ctx: {
+            signal,
+            round: 1,
+            method,
+            target,
+            server: this.serverLabel,
+            endpoint: this.transport.endpoint ?? this.transport.label,
+          },
+          unanswered,
+          onAsked: (q) =>
+            onEvent?.({
+              type: 'input_needed',
+              round: 1,
+              key: q.key,
+              kind: q.kind,
+              message: q.message,
+              why: q.personRequired,
+            }),
+          onAnswered: (q, by, action) => {
+            if (action === 'decline' || action === 'cancel') declined.push({ round: 1, key: q.key, action });
+            onEvent?.({ type: 'answered', round: 1, key: q.key, by, action });
+          },
+        });
+    const declined: DeclinedAnswer[] = [];
     const driverTarget: DriverTarget = {
       method,
       params: meta ? { ...params, _meta: meta } : params,
@@ -316,10 +580,20 @@ export class McpClient {
         (async () => {
           // The call's own signal (its deadline included) bounds everything a round does, header planning too.
           const headers = headersFor ? await headersFor(signal) : undefined;
-          return this.exchange(method, p, signal, onNotification, headers, progress);
+          const answer = serverRequests(signal);
+          this.activeCalls.add(answer);
+          try {
+            return await this.exchange(method, p, signal, onNotification, headers, progress, answer);
+          } finally {
+            this.activeCalls.delete(answer);
+          }
         })(),
     };
-    return driveMrtr<R>(driverTarget, { ...this.options.mrtr, ...mrtr });
+    const outcome = await driveMrtr<R>(driverTarget, { ...this.options.mrtr, ...mrtr });
+    if (unanswered.length > 0 && outcome.status !== 'aborted' && outcome.status !== 'timeout')
+      return { status: 'needs_person', rounds: outcome.rounds, pending: unanswered };
+    if (outcome.status === 'complete' && declined.length > 0) outcome.declined.push(...declined);
+    return outcome;
   }
 
   /**
@@ -352,7 +626,7 @@ export class McpClient {
       });
     const headersFor = async (signal: AbortSignal) => {
       // Mcp-Param-* headers exist on Streamable HTTP only (other transports may ignore x-mcp-header).
-      if (this.transport.kind !== 'http') return {};
+      if (this.transport.kind !== 'http' || this.era === 'legacy') return {};
       if (!this.toolHeaders.has(name) && !refreshed) {
         refreshed = true;
         // The tool's x-mcp-header annotations decide which Mcp-Param-* headers the call must carry.
@@ -417,6 +691,11 @@ export class McpClient {
     for (const r of this.resolvers) r.close?.();
     await this.transport.close();
   }
+}
+
+/** A DiscoverResult, or at least a 2026-07-28 result: legacy servers never send `resultType`. */
+function isDiscoverResult(result: unknown): boolean {
+  return isJsonObject(result) && (Array.isArray(result.supportedVersions) || result.resultType !== undefined);
 }
 
 /** Characters of an item as JSON, or a huge number for one too deep to measure (it is refused either way). */

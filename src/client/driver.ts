@@ -29,6 +29,8 @@ export const CLIENT_DEFAULTS = Object.freeze({
   maxListItems: 10_000,
   /** Characters (as JSON) of one list kept at most, over all its pages: 32 Mi, whatever the page count. */
   maxListChars: 32 * 1024 * 1024,
+  /** stdio.mdx's "reasonable timeout" for the server/discover probe: a legacy server may not answer it at all. */
+  probeTimeoutMs: 10_000,
 });
 
 export interface DriverOptions {

@@ -18,6 +18,10 @@ export class SseParser {
   private event = '';
   private id: string | undefined;
   private pendingCr = false;
+  /** The server's `retry:` advice in milliseconds (legacy streams reconnect after it). */
+  retryMs: number | undefined;
+  /** The last event id seen (legacy streams resume from it with Last-Event-ID). */
+  lastEventId: string | undefined;
   private readonly maxEventChars: number;
   private readonly onEvent: (event: SseEvent) => void;
 
@@ -70,8 +74,9 @@ export class SseParser {
 
   private line(line: string): void {
     if (line === '') {
-      if (this.data.length > 0)
-        this.onEvent({ event: this.event || 'message', data: this.data.join('\n'), id: this.id });
+      // WHATWG: an event whose data is empty is not dispatched (legacy servers send such "priming" events).
+      const data = this.data.join('\n');
+      if (data !== '') this.onEvent({ event: this.event || 'message', data, id: this.id });
       this.data = [];
       this.dataChars = 0;
       this.event = '';
@@ -93,10 +98,17 @@ export class SseParser {
         this.event = value;
         break;
       case 'id':
-        if (!value.includes('\0')) this.id = value;
+        if (!value.includes('\0')) {
+          this.id = value;
+          this.lastEventId = value;
+        }
+        break;
+      case 'retry':
+        // Only legacy (2025) streams resume; 2026-07-28 streams are not resumable and ignore it.
+        if (/^\d+$/.test(value)) this.retryMs = Number(value);
         break;
       default:
-        break; // `retry` and unknown fields are ignored: streams are not resumable in 2026-07-28
+        break;
     }
   }
 }

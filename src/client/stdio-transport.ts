@@ -5,7 +5,12 @@ import type { JsonObject, JsonRpcNotification, JsonRpcResponse, RequestId } from
 import { abortError, ProtocolViolation, TransportFailure } from './errors.js';
 import { StderrTail } from './stderr-tail.js';
 import { minimalEnvironment } from './stdio-env.js';
-import { type ClientTransport, classifyMessage, type TransportRequest } from './transport.js';
+import {
+  type ClientTransport,
+  classifyMessage,
+  type LegacySessionWire,
+  type TransportRequest,
+} from './transport.js';
 
 export interface StdioClientTransportOptions {
   command: string;
@@ -30,6 +35,7 @@ interface Pending {
   resolve: (r: JsonRpcResponse) => void;
   reject: (e: Error) => void;
   onNotification: TransportRequest['onNotification'];
+  onServerRequest: TransportRequest['onServerRequest'];
   progressToken: unknown;
 }
 
@@ -48,6 +54,26 @@ export class StdioClientTransport implements ClientTransport {
   private readonly tail = new StderrTail();
   /** Notifications not tied to a request in flight (e.g. log messages) go here. */
   onNotification: ((n: JsonRpcNotification) => void) | undefined;
+  /** Legacy sessions: answers server requests that arrive when no single request is in flight. */
+  onServerRequest: TransportRequest['onServerRequest'];
+  private legacySession = false;
+
+  /** Legacy sessions over stdio: the process is the session; the server may send requests. */
+  readonly legacy: LegacySessionWire = {
+    beginSession: () => {
+      this.legacySession = true;
+    },
+    resetSession: () => {
+      this.legacySession = false;
+    },
+    notify: async (notification) => {
+      if (this.dead) throw this.dead;
+      this.start().stdin.write(`${JSON.stringify(notification)}\n`);
+    },
+    listen: (answer) => {
+      this.onServerRequest = answer;
+    },
+  };
 
   constructor(options: StdioClientTransportOptions) {
     this.options = options;
@@ -168,11 +194,24 @@ export class StdioClientTransport implements ClientTransport {
       case 'invalid':
         this.failAll(new ProtocolViolation(`invalid JSON-RPC message on stdout: ${m.reason}`));
         return;
-      case 'request':
-        this.failAll(
-          new ProtocolViolation('server sent a JSON-RPC request (2026-07-28 servers must use MRTR instead)'),
+      case 'request': {
+        // Legacy sessions: the server asks mid-call; the request in flight (if only one) or the transport answers.
+        const only = this.pending.size === 1 ? [...this.pending.values()][0] : undefined;
+        const answer = only?.onServerRequest ?? this.onServerRequest;
+        if (!this.legacySession || !answer) {
+          this.failAll(
+            new ProtocolViolation(
+              'server sent a JSON-RPC request (2026-07-28 servers must use MRTR instead)',
+            ),
+          );
+          return;
+        }
+        void answer(m.request).then(
+          (reply) => this.child?.stdin.write(`${JSON.stringify(reply)}\n`),
+          (error: unknown) => this.failAll(error instanceof Error ? error : new Error(String(error))),
         );
         return;
+      }
       case 'notification': {
         const n = m.notification;
         const token = (n.params as JsonObject | undefined)?.progressToken;
@@ -244,6 +283,7 @@ export class StdioClientTransport implements ClientTransport {
           reject(e);
         },
         onNotification: request.onNotification,
+        onServerRequest: request.onServerRequest,
         progressToken: meta?.progressToken,
       });
       child.stdin.write(`${JSON.stringify(message)}\n`);
