@@ -17,7 +17,7 @@ import {
 } from '../client/index.js';
 import type { JsonObject, Result } from '../protocol/index.js';
 import { cliAnswers } from './answers.js';
-import { envFlags, jsonObjectFlag, parseCommandLine, UsageError } from './cli-args.js';
+import { envFlags, jsonObjectFlag, parseCommandLine, protocolFlag, UsageError } from './cli-args.js';
 import { PRUNED_NOTE, printableJson, printContent } from './show-result.js';
 import { stdioTransport, transportFor } from './target.js';
 import { printJson, printLine, printUsage } from './terminal/print.js';
@@ -44,6 +44,9 @@ export const CALL_USAGE = `usage: mrtr call <url> <tool> [--args JSON] [--answer
   --max-rounds N   retries at most (default 10)
   --timeout S      total time limit in seconds, including time spent answering (default 300)
   --token T        bearer token
+  --protocol V     speak only this MCP version: 2026-07-28, or a legacy one (2025-11-25, 2025-06-18,
+                   2025-03-26). Default: 2026-07-28, falling back to the legacy protocol when the
+                   server does not speak it
 
   In a terminal, questions are asked in place; each names its input key for --answers. Exit codes:
   0 success, 1 tool error, 2 usage (also: no MCP endpoint at the URL, an --answers entry that does not
@@ -132,6 +135,7 @@ const CALL_OPTIONS = {
   timeout: { type: 'string' },
   stdio: { type: 'boolean', default: false },
   env: { type: 'string', multiple: true },
+  protocol: { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
@@ -146,6 +150,7 @@ interface CallValues {
   timeout?: string;
   stdio: boolean;
   env?: string[];
+  protocol?: string;
   help: boolean;
 }
 
@@ -217,6 +222,7 @@ function readCallLine(argv: string[], what: MrtrCommand) {
   if (timeoutS !== undefined && !(timeoutS > 0))
     throw new UsageError('--timeout must be a number of seconds > 0');
   const env = envFlags(values.env, process.env);
+  const protocol = protocolFlag(values.protocol);
   const transport = values.stdio
     ? stdioTransport(command, env)
     : transportFor(target as string, { token: values.token, env });
@@ -228,6 +234,7 @@ function readCallLine(argv: string[], what: MrtrCommand) {
     maxRounds,
     timeoutS,
     transport,
+    protocol,
     json: values.json,
     target,
   };
@@ -264,7 +271,7 @@ export async function mrtrCommand(argv: string[], what: MrtrCommand): Promise<nu
     printUsage(process.stdout, what.usage);
     return EXIT.ok;
   }
-  const { tool, args, answers, maxRounds, timeoutS, transport } = line as Exclude<
+  const { tool, args, answers, maxRounds, timeoutS, transport, protocol } = line as Exclude<
     typeof line,
     { help: true }
   >;
@@ -288,6 +295,7 @@ export async function mrtrCommand(argv: string[], what: MrtrCommand): Promise<nu
 
   const client = new McpClient({
     server: transport,
+    protocol,
     resolvers,
     // Always declare form and URL elicitation, so a question nobody here can answer is reported as such rather
     // than refused by the server as a missing capability.

@@ -1,7 +1,8 @@
 // Command-line parsing for `mrtr call` and `mrtr tools`, with errors a newcomer can act on: the flag named, a
 // "did you mean" for a misspelt option, and the command after `--` kept apart from mrtr's own options.
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { isJsonObject, type JsonObject } from '../protocol/index.js';
+import { LEGACY_PROTOCOL_VERSIONS } from '../client/index.js';
+import { isJsonObject, type JsonObject, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/index.js';
 
 export class UsageError extends Error {
   readonly code = 'ERR_USAGE';
@@ -95,4 +96,13 @@ export function envFlags(
     else throw new UsageError(`--env ${name}: ${name} is not set here (use --env ${name}=VALUE)`);
   }
   return env;
+}
+
+/** `--protocol VERSION`: one this client speaks, or a UsageError listing them. */
+export function protocolFlag(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const known = [...SUPPORTED_PROTOCOL_VERSIONS, ...LEGACY_PROTOCOL_VERSIONS];
+  if (!known.includes(value))
+    throw new UsageError(`--protocol ${value} is not a version this client speaks (${known.join(', ')})`);
+  return value;
 }

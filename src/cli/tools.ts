@@ -11,7 +11,7 @@ import {
 } from '../client/index.js';
 import { isJsonObject, type ToolDefinition } from '../protocol/index.js';
 import { EXIT } from './call.js';
-import { envFlags, parseCommandLine, UsageError } from './cli-args.js';
+import { envFlags, parseCommandLine, protocolFlag, UsageError } from './cli-args.js';
 import { printableJson } from './show-result.js';
 import { stdioTransport, transportFor } from './target.js';
 import { printJson, printLine, printUsage } from './terminal/print.js';
@@ -24,6 +24,7 @@ export const TOOLS_USAGE = `usage: mrtr tools <url> [--token T] [--json]
   --env       give the stdio server a variable (NAME=VALUE, or NAME to pass this one on; repeatable)
   --json      print the tools/list result (tools excluded for invalid x-mcp-header are left out)
   --token T   bearer token
+  --protocol V  speak only this MCP version (2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26)
 `;
 
 /** `id: integer`, `note?: string`, … from a tool's inputSchema. */
@@ -48,6 +49,7 @@ const TOOLS_OPTIONS = {
   json: { type: 'boolean', default: false },
   stdio: { type: 'boolean', default: false },
   env: { type: 'string', multiple: true },
+  protocol: { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
@@ -56,24 +58,31 @@ interface ToolsValues {
   json: boolean;
   stdio: boolean;
   env?: string[];
+  protocol?: string;
   help: boolean;
 }
 
 function readToolsLine(
   argv: string[],
-): { help: true } | { help: false; transport: ClientTransport; json: boolean } {
+): { help: true } | { help: false; transport: ClientTransport; json: boolean; protocol: string | undefined } {
   const { values, positionals, command } = parseCommandLine<ToolsValues>(argv, TOOLS_OPTIONS);
   if (values.help) return { help: true };
   const env = envFlags(values.env, process.env);
+  const protocol = protocolFlag(values.protocol);
   if (values.stdio) {
     if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}' before --`);
     if (command.length === 0) throw new UsageError('--stdio needs the server command after --');
-    return { help: false, transport: stdioTransport(command, env), json: values.json };
+    return { help: false, transport: stdioTransport(command, env), json: values.json, protocol };
   }
   if (command.length > 0) throw new UsageError('a command after -- needs --stdio');
   const [target, ...extra] = positionals;
   if (!target || extra.length > 0) throw new UsageError('needs exactly one <url>');
-  return { help: false, transport: transportFor(target, { token: values.token, env }), json: values.json };
+  return {
+    help: false,
+    transport: transportFor(target, { token: values.token, env }),
+    json: values.json,
+    protocol,
+  };
 }
 
 export async function toolsCommand(argv: string[]): Promise<number> {
@@ -93,6 +102,7 @@ export async function toolsCommand(argv: string[]): Promise<number> {
   }
   const client = new McpClient({
     server: line.transport,
+    protocol: line.protocol,
     onWarning: (m) => printLine(stderr, safe`mrtr tools: warning: ${safeLine(m)}`),
   });
   try {

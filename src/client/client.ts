@@ -236,7 +236,10 @@ export class McpClient {
           method === 'server/discover' && 'result' in response && !isDiscoverResult(response.result);
         if (
           notDiscover ||
-          ('error' in response && LEGACY_HINT_STATUSES.has(status) && !isModernError(response.error.code))
+          ('error' in response &&
+            !isModernError(response.error.code) &&
+            // stdio.mdx: any other error to the probe means legacy; streamable-http.mdx: only a 4xx does.
+            (this.transport.kind === 'stdio' || LEGACY_HINT_STATUSES.has(status)))
         ) {
           this.era = 'legacy';
           return this.legacyExchange(method, params, signal, onNotification, progress, onServerRequest);
@@ -300,8 +303,7 @@ export class McpClient {
         const pick = SUPPORTED_PROTOCOL_VERSIONS.find((v) => offered.includes(v));
         if (response.error.code === ErrorCode.UnsupportedProtocolVersion && pick !== undefined)
           this.protocolVersion = pick;
-      }
-      else if (this.transport.kind === 'http') era = LEGACY_HINT_STATUSES.has(status) ? 'legacy' : 'modern';
+      } else if (this.transport.kind === 'http') era = LEGACY_HINT_STATUSES.has(status) ? 'legacy' : 'modern';
       else era = 'legacy';
     } catch (error) {
       const legacyStatus =

@@ -28,7 +28,13 @@ export {
   type MrtrOutcome,
   type PendingQuestion,
 } from './driver.js';
-export { ProtocolViolation, RemoteError, RequestAborted, TransportFailure } from './errors.js';
+export {
+  ProtocolViolation,
+  RemoteError,
+  RequestAborted,
+  SessionExpired,
+  TransportFailure,
+} from './errors.js';
 export { checkContent, checkValue, type FormField, parseTyped, readForm } from './form.js';
 export { HttpClientTransport, type HttpClientTransportOptions } from './http-transport.js';
 export {
@@ -37,6 +43,7 @@ export {
   type PersonReason,
   parseInputRequired,
 } from './input.js';
+export { LEGACY_PROTOCOL_VERSIONS } from './legacy.js';
 export { inspectLink, type LinkVerdict } from './link.js';
 export {
   type AgentPolicyOptions,

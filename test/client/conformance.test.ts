@@ -9,10 +9,15 @@ import { CLI, ROOT, requireBuiltCli } from './helpers.js';
 
 const NODE22 = join(ROOT, '.tools/node22/node_modules/.bin/node');
 const RUNNER = join(ROOT, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
+/** Every non-auth client scenario the runner lists for 2025-06-18, 2025-11-25 and 2026-07-28. */
 const SCENARIOS = [
+  'initialize',
+  'tools_call',
+  'elicitation-sep1034-client-defaults',
+  'sse-retry',
+  'json-schema-2020-12-preservation',
   'sep-2322-client-request-state',
   'request-metadata',
-  'tools_call',
   'http-standard-headers',
   'http-custom-headers',
   'http-invalid-tool-headers',
@@ -29,8 +34,22 @@ interface Check {
 const out = mkdtempSync(join(tmpdir(), 'mrtr-conformance-client-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
-function runScenario(scenario: string): Promise<{ code: number; output: string; checks: Check[] }> {
-  const dir = join(out, scenario);
+/** The versioned scenarios also run pinned to their legacy revisions. */
+const PINNED: Array<[string, string]> = [
+  ['initialize', '2025-06-18'],
+  ['tools_call', '2025-06-18'],
+  ['initialize', '2025-11-25'],
+  ['tools_call', '2025-11-25'],
+  ['elicitation-sep1034-client-defaults', '2025-11-25'],
+  ['sse-retry', '2025-11-25'],
+  ['json-schema-2020-12-preservation', '2025-11-25'],
+];
+
+function runScenario(
+  scenario: string,
+  specVersion?: string,
+): Promise<{ code: number; output: string; checks: Check[] }> {
+  const dir = join(out, `${scenario}-${specVersion ?? 'any'}`);
   return new Promise((resolve) => {
     execFile(
       NODE22,
@@ -41,8 +60,7 @@ function runScenario(scenario: string): Promise<{ code: number; output: string; 
         `${process.execPath} ${CLI} conformance-client`,
         '--scenario',
         scenario,
-        '--spec-version',
-        '2026-07-28',
+        ...(specVersion ? ['--spec-version', specVersion] : []),
         '-o',
         dir,
       ],
@@ -63,18 +81,29 @@ function runScenario(scenario: string): Promise<{ code: number; output: string; 
   });
 }
 
-describe('official conformance runner, client scenarios (2026-07-28)', () => {
-  it.each(SCENARIOS)('%s: all checks pass, no warnings', { timeout: 120_000 }, async (scenario) => {
-    if (!existsSync(NODE22))
-      throw new Error(
-        `Node 22 for the conformance runner is missing at ${NODE22}: run \`npm install --prefix .tools/node22 node@22\``,
-      );
-    requireBuiltCli();
-    const { code, output, checks } = await runScenario(scenario);
-    const bad = checks.filter((c) => c.status === 'FAILURE' || c.status === 'WARNING');
-    expect(bad, output).toEqual([]);
-    expect(checks.filter((c) => c.status === 'SUCCESS').length, output).toBeGreaterThan(0);
-    expect(code, output).toBe(0);
-    expect(output).toMatch(/OVERALL: PASSED/);
-  });
+async function expectAllPass(scenario: string, specVersion?: string): Promise<void> {
+  if (!existsSync(NODE22))
+    throw new Error(
+      `Node 22 for the conformance runner is missing at ${NODE22}: run \`npm install --prefix .tools/node22 node@22\``,
+    );
+  requireBuiltCli();
+  const { code, output, checks } = await runScenario(scenario, specVersion);
+  const bad = checks.filter((c) => c.status === 'FAILURE' || c.status === 'WARNING');
+  expect(bad, output).toEqual([]);
+  expect(checks.filter((c) => c.status === 'SUCCESS').length, output).toBeGreaterThan(0);
+  expect(code, output).toBe(0);
+  expect(output).toMatch(/OVERALL: PASSED/);
+}
+
+// As users meet them: no --spec-version, so the client must find out which generation each mock server speaks.
+describe('official conformance runner, client scenarios (no --spec-version)', () => {
+  it.each(SCENARIOS)('%s: all checks pass, no warnings', { timeout: 120_000 }, (scenario) =>
+    expectAllPass(scenario),
+  );
+});
+
+describe('official conformance runner, client scenarios pinned to a legacy revision', () => {
+  it.each(PINNED)('%s at %s: all checks pass, no warnings', { timeout: 120_000 }, (scenario, version) =>
+    expectAllPass(scenario, version),
+  );
 });
