@@ -36,7 +36,7 @@ export {
   TransportFailure,
 } from './errors.js';
 export { checkContent, checkValue, type FormField, parseTyped, readForm } from './form.js';
-export { HttpClientTransport, type HttpClientTransportOptions } from './http-transport.js';
+export { HTTP_DEFAULTS, HttpClientTransport, type HttpClientTransportOptions } from './http-transport.js';
 export {
   type InputQuestion,
   type ParsedInputRequired,
