@@ -5,6 +5,7 @@ import {
   type InputQuestion,
   McpClient,
   type MrtrOutcome,
+  OAuthClient,
   RemoteError,
   scriptedResolver,
 } from '../client/index.js';
@@ -141,6 +142,24 @@ const SCENARIOS: Record<string, Scenario> = {
   },
 };
 
+/** The runner's client ID metadata document URL (auth/basic-cimd). */
+const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
+
+/** auth/*: sign in (the runner's authorization server redirects at once), then use the server. */
+const authScenario: Scenario = async (client) => {
+  const tools = await client.listTools();
+  const tool = tools[0];
+  if (tool) expectComplete(tool.name, await client.callTool(tool.name, {}));
+};
+
+/** Follow the authorization endpoint's redirect without a browser: the runner approves every request at once. */
+async function followRedirect(url: URL): Promise<URL> {
+  const response = await fetch(url, { redirect: 'manual' });
+  const location = response.headers.get('location');
+  if (!location) throw new Error(`the authorization endpoint answered ${response.status} without a redirect`);
+  return new URL(location, url);
+}
+
 export async function conformanceClientCommand(argv: string[]): Promise<number> {
   const url = argv[argv.length - 1];
   const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
@@ -151,7 +170,11 @@ export async function conformanceClientCommand(argv: string[]): Promise<number> 
     return 2;
   }
   // Own entries only: a scenario named `constructor` must be unknown, not "done" by calling Object.
-  const run = Object.hasOwn(SCENARIOS, scenario) ? SCENARIOS[scenario] : undefined;
+  const run = Object.hasOwn(SCENARIOS, scenario)
+    ? SCENARIOS[scenario]
+    : scenario.startsWith('auth/')
+      ? authScenario
+      : undefined;
   if (!run) {
     process.stderr.write(
       `mrtr conformance-client: unknown scenario '${scenario}' (known: ${Object.keys(SCENARIOS).join(', ')})\n`,
@@ -168,8 +191,17 @@ export async function conformanceClientCommand(argv: string[]): Promise<number> 
       return 1;
     }
   }
+  const auth = new OAuthClient({
+    authorize: (authorizationUrl) => followRedirect(authorizationUrl),
+    redirectUri: 'http://127.0.0.1:3939/callback',
+    clientId: typeof context.client_id === 'string' ? context.client_id : undefined,
+    clientSecret: typeof context.client_secret === 'string' ? context.client_secret : undefined,
+    clientMetadataUrl: CLIENT_METADATA_URL,
+    clientName: 'mrtr-conformance-client',
+  });
   const client = new McpClient({
     server: url,
+    auth,
     clientInfo: { name: 'mrtr-conformance-client', version: '0.1.0' },
     resolvers: [scriptedResolver({}, { fallback: confirmAnything })],
     protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.find(

@@ -48,6 +48,7 @@ import {
   legacyCapabilities,
   readInitializeResult,
 } from './legacy.js';
+import type { OAuthClient } from './oauth/oauth-client.js';
 import type { InputResolver } from './resolvers.js';
 import { type HeaderBinding, paramHeaders, planToolHeaders } from './tool-headers.js';
 import type { ClientTransport } from './transport.js';
@@ -60,6 +61,8 @@ export interface McpClientOptions {
   server: string | URL | ClientTransport;
   /** Bearer token, used when `server` is a URL. */
   token?: string;
+  /** OAuth 2.1 sign-in and tokens, used when `server` is a URL (see docs/client.md "OAuth"). */
+  auth?: OAuthClient;
   clientInfo?: Implementation;
   /** Who answers embedded requests. The client declares exactly the kinds its resolvers handle. */
   resolvers?: InputResolver[];
@@ -134,7 +137,7 @@ export class McpClient {
     this.options = options;
     this.transport =
       typeof options.server === 'string' || options.server instanceof URL
-        ? new HttpClientTransport({ url: options.server, token: options.token })
+        ? new HttpClientTransport({ url: options.server, token: options.token, auth: options.auth })
         : options.server;
     this.clientInfo = options.clientInfo ?? { name: CLIENT_NAME, version: CLIENT_VERSION };
     this.protocolVersion = options.protocolVersion ?? LATEST_PROTOCOL_VERSION;

@@ -14,6 +14,7 @@ import {
 } from '../protocol/index.js';
 import { abortError, ProtocolViolation, SessionExpired, TransportFailure } from './errors.js';
 import { describeNetworkError } from './network-errors.js';
+import type { OAuthClient } from './oauth/oauth-client.js';
 import { SseParser } from './sse.js';
 import {
   type ClientTransport,
@@ -44,6 +45,18 @@ export interface HttpClientTransportOptions {
   maxResponseBytes?: number;
   /** Bring your own agent; by default a keep-alive agent owned (and destroyed on close) by the transport. */
   agent?: http.Agent;
+  /** OAuth 2.1: tokens for this server, and what to do on its 401 or 403 `insufficient_scope` (sign in, step up). */
+  auth?: OAuthClient;
+}
+
+/** A 401 or 403 to answer with OAuth before the request is sent again. */
+class AuthChallenge extends Error {
+  constructor(
+    readonly status: number,
+    readonly wwwAuthenticate: string | undefined,
+  ) {
+    super(`HTTP ${status}`);
+  }
 }
 
 /** Name header source per method (streamable-http.mdx "Standard Request Headers"). */
@@ -192,12 +205,33 @@ export class HttpClientTransport implements ClientTransport {
       headers[HEADER_PROTOCOL_VERSION] = this.session.version;
       if (this.session.id !== undefined) headers['mcp-session-id'] = this.session.id;
     } else headers[HEADER_METHOD] = method;
-    const token = typeof this.options.token === 'function' ? await this.options.token() : this.options.token;
+    const token =
+      typeof this.options.token === 'function'
+        ? await this.options.token()
+        : (this.options.token ?? (await this.options.auth?.accessToken(this.url)));
     if (token) headers.authorization = `Bearer ${token}`;
     return headers;
   }
 
   async send(request: TransportRequest): Promise<JsonRpcResponse> {
+    const auth = this.options.auth;
+    let stepUps = 0;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.sendOnce(request);
+      } catch (error) {
+        // Sign in on a 401 (once per request), step up on a 403 insufficient_scope (up to the OAuth client's limit).
+        if (!(error instanceof AuthChallenge) || !auth || (error.status === 401 && attempt > stepUps))
+          throw error instanceof AuthChallenge
+            ? new TransportFailure(`HTTP ${error.status} from ${this.label}: not authorized`, error.status)
+            : error;
+        await auth.handleChallenge(this.url, error.status, error.wwwAuthenticate, stepUps);
+        if (error.status === 403) stepUps++;
+      }
+    }
+  }
+
+  private async sendOnce(request: TransportRequest): Promise<JsonRpcResponse> {
     if (this.closed) throw new TransportFailure('transport is closed');
     const { message, signal } = request;
     if (signal?.aborted) throw abortError(signal);
@@ -272,6 +306,12 @@ export class HttpClientTransport implements ClientTransport {
         fail(new TransportFailure(`response from ${this.label} broke: ${error.message}`)),
       );
       res.on('aborted', () => fail(new TransportFailure(`response from ${this.label} was cut off`)));
+      if (this.options.auth && (status === 401 || status === 403)) {
+        res.resume();
+        const header = res.headers['www-authenticate'];
+        fail(new AuthChallenge(status, Array.isArray(header) ? header.join(', ') : header));
+        return;
+      }
       if (status === 404 && this.session?.id !== undefined) {
         res.resume();
         fail(new SessionExpired(`the session at ${this.label} has ended (HTTP 404)`));

@@ -45,6 +45,23 @@ export {
 } from './input.js';
 export { LEGACY_PROTOCOL_VERSIONS } from './legacy.js';
 export { inspectLink, type LinkVerdict } from './link.js';
+export { type BearerChallenge, parseBearerChallenge } from './oauth/challenge.js';
+export {
+  canonicalResource,
+  OAUTH_DEFAULTS,
+  OAuthClient,
+  type OAuthClientOptions,
+  OAuthError,
+} from './oauth/oauth-client.js';
+export {
+  defaultTokenFile,
+  fileTokenStore,
+  memoryTokenStore,
+  type ServerCredentials,
+  type StoredClient,
+  type StoredTokens,
+  type TokenStore,
+} from './oauth/token-store.js';
 export {
   type AgentPolicyOptions,
   agentPolicyResolver,

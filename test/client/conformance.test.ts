@@ -107,3 +107,43 @@ describe('official conformance runner, client scenarios pinned to a legacy revis
     expectAllPass(scenario, version),
   );
 });
+
+// The frozen set, as the runner scores it: every scenario 2026-07-28 requires (auth/* included) passes with no
+// warning. Extension scenarios (client credentials, DPoP, enterprise-managed) are run but not scored.
+describe('official conformance runner, --requirements 2026-07-28', () => {
+  it('every scored client scenario passes, with no warning', { timeout: 600_000 }, async () => {
+    if (!existsSync(NODE22)) throw new Error(`Node 22 for the conformance runner is missing at ${NODE22}`);
+    requireBuiltCli();
+    const dir = join(out, 'requirements');
+    const output = await new Promise<string>((resolve) => {
+      execFile(
+        NODE22,
+        [
+          RUNNER,
+          'client',
+          '--command',
+          `${process.execPath} ${CLI} conformance-client`,
+          '--requirements',
+          '2026-07-28',
+          '-o',
+          dir,
+        ],
+        { cwd: ROOT, timeout: 540_000, maxBuffer: 64 * 1024 * 1024 },
+        (_error, stdout, stderr) => resolve(stdout + stderr),
+      );
+    });
+    const summary = output.slice(output.indexOf('=== SUITE SUMMARY ==='));
+    const unscored = new Set(
+      [...summary.matchAll(/^\s+[✓✗] (\S+) \((?:extension|added-after-release)\)$/gm)].map((m) => m[1]),
+    );
+    const scored = [...summary.matchAll(/^([✓✗]) (\S+): (\d+) passed, (\d+) failed$/gm)].filter(
+      (m) => !unscored.has(m[2]),
+    );
+    expect(scored.length, summary).toBe(32);
+    expect(
+      scored.filter((m) => m[1] !== '✓').map((m) => m[2]),
+      summary,
+    ).toEqual([]);
+    expect(summary).toMatch(/0 warnings/);
+  });
+});
