@@ -19,6 +19,7 @@ import type { JsonObject, Result } from '../protocol/index.js';
 import { cliAnswers } from './answers.js';
 import { envFlags, jsonObjectFlag, parseCommandLine, protocolFlag, UsageError } from './cli-args.js';
 import { PRUNED_NOTE, printableJson, printContent } from './show-result.js';
+import { signIn } from './sign-in.js';
 import { stdioTransport, transportFor } from './target.js';
 import { printJson, printLine, printUsage } from './terminal/print.js';
 import { CallUi } from './terminal/ui.js';
@@ -43,7 +44,11 @@ export const CALL_USAGE = `usage: mrtr call <url> <tool> [--args JSON] [--answer
   --json           print {"status","rounds","result",…} on stdout
   --max-rounds N   retries at most (default 10)
   --timeout S      total time limit in seconds, including time spent answering (default 300)
-  --token T        bearer token
+  --token T        bearer token (else: an HTTP server that asks for OAuth gets a sign-in in the
+                   browser, and the tokens are kept in ~/.config/mrtr/tokens.json, mode 0600)
+  --client-id ID   a client registered with the server's authorization server beforehand
+  --client-secret S   its secret, if it has one
+  --scope S        the scopes to ask for (default: those the server names)
   --protocol V     speak only this MCP version: 2026-07-28, or a legacy one (2025-11-25, 2025-06-18,
                    2025-03-26). Default: 2026-07-28, falling back to the legacy protocol when the
                    server does not speak it
@@ -136,6 +141,9 @@ const CALL_OPTIONS = {
   stdio: { type: 'boolean', default: false },
   env: { type: 'string', multiple: true },
   protocol: { type: 'string' },
+  'client-id': { type: 'string' },
+  'client-secret': { type: 'string' },
+  scope: { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
@@ -151,6 +159,9 @@ interface CallValues {
   stdio: boolean;
   env?: string[];
   protocol?: string;
+  'client-id'?: string;
+  'client-secret'?: string;
+  scope?: string;
   help: boolean;
 }
 
@@ -223,9 +234,21 @@ function readCallLine(argv: string[], what: MrtrCommand) {
     throw new UsageError('--timeout must be a number of seconds > 0');
   const env = envFlags(values.env, process.env);
   const protocol = protocolFlag(values.protocol);
+  // An HTTP server that answers 401 gets the OAuth sign-in; a stdio server is the person's own process.
+  const login =
+    values.stdio || values.token !== undefined
+      ? undefined
+      : signIn({
+          clientId: values['client-id'],
+          clientSecret: values['client-secret'],
+          scope: values.scope,
+          openBrowser: process.stderr.isTTY === true || process.env.BROWSER !== undefined,
+          out: process.stderr,
+          me: `mrtr ${what.name}`,
+        });
   const transport = values.stdio
     ? stdioTransport(command, env)
-    : transportFor(target as string, { token: values.token, env });
+    : transportFor(target as string, { token: values.token, env, auth: login?.auth });
   return {
     help: false as const,
     tool,
@@ -235,6 +258,7 @@ function readCallLine(argv: string[], what: MrtrCommand) {
     timeoutS,
     transport,
     protocol,
+    login,
     json: values.json,
     target,
   };
@@ -271,7 +295,7 @@ export async function mrtrCommand(argv: string[], what: MrtrCommand): Promise<nu
     printUsage(process.stdout, what.usage);
     return EXIT.ok;
   }
-  const { tool, args, answers, maxRounds, timeoutS, transport, protocol } = line as Exclude<
+  const { tool, args, answers, maxRounds, timeoutS, transport, protocol, login } = line as Exclude<
     typeof line,
     { help: true }
   >;
@@ -389,5 +413,6 @@ export async function mrtrCommand(argv: string[], what: MrtrCommand): Promise<nu
     ui.stop();
     process.removeListener('SIGINT', onSigint);
     await client.close();
+    await login?.close();
   }
 }

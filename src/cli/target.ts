@@ -1,12 +1,19 @@
 // Which server `mrtr call` and `mrtr tools` talk to: an http(s) endpoint, or a local command run over stdio
 // (`--stdio -- <command> [args…]`, or the older `stdio:<command>` form), with a minimal environment.
-import { type ClientTransport, HttpClientTransport, StdioClientTransport } from '../client/index.js';
+import {
+  type ClientTransport,
+  HttpClientTransport,
+  type OAuthClient,
+  StdioClientTransport,
+} from '../client/index.js';
 import { UsageError } from './cli-args.js';
 
 export interface TargetOptions {
   token?: string;
   /** Extra variables for a stdio server, on top of the minimal environment. */
   env?: Record<string, string>;
+  /** OAuth sign-in for an HTTP server that asks for it (not used with --token). */
+  auth?: OAuthClient;
 }
 
 /** Check an endpoint URL the way a newcomer types it, and say what is wrong with it. */
@@ -42,5 +49,9 @@ export function stdioTransport(command: string[], env: Record<string, string> | 
 export function transportFor(target: string, options: TargetOptions = {}): ClientTransport {
   if (target.startsWith('stdio:'))
     return stdioTransport(target.slice('stdio:'.length).trim().split(/\s+/).filter(Boolean), options.env);
-  return new HttpClientTransport({ url: endpointUrl(target), token: options.token });
+  return new HttpClientTransport({
+    url: endpointUrl(target),
+    token: options.token,
+    auth: options.token ? undefined : options.auth,
+  });
 }

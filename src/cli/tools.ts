@@ -13,6 +13,7 @@ import { isJsonObject, type ToolDefinition } from '../protocol/index.js';
 import { EXIT } from './call.js';
 import { envFlags, parseCommandLine, protocolFlag, UsageError } from './cli-args.js';
 import { printableJson } from './show-result.js';
+import { type SignIn, signIn } from './sign-in.js';
 import { stdioTransport, transportFor } from './target.js';
 import { printJson, printLine, printUsage } from './terminal/print.js';
 
@@ -23,7 +24,8 @@ export const TOOLS_USAGE = `usage: mrtr tools <url> [--token T] [--json]
   --stdio     launch the server: the command after -- speaks MCP on its stdin/stdout
   --env       give the stdio server a variable (NAME=VALUE, or NAME to pass this one on; repeatable)
   --json      print the tools/list result (tools excluded for invalid x-mcp-header are left out)
-  --token T   bearer token
+  --token T   bearer token (else an HTTP server that asks for OAuth gets a sign-in, as with mrtr call)
+  --client-id ID, --client-secret S, --scope S   as for mrtr call
   --protocol V  speak only this MCP version (2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26)
 `;
 
@@ -50,6 +52,9 @@ const TOOLS_OPTIONS = {
   stdio: { type: 'boolean', default: false },
   env: { type: 'string', multiple: true },
   protocol: { type: 'string' },
+  'client-id': { type: 'string' },
+  'client-secret': { type: 'string' },
+  scope: { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
@@ -59,12 +64,21 @@ interface ToolsValues {
   stdio: boolean;
   env?: string[];
   protocol?: string;
+  'client-id'?: string;
+  'client-secret'?: string;
+  scope?: string;
   help: boolean;
 }
 
-function readToolsLine(
-  argv: string[],
-): { help: true } | { help: false; transport: ClientTransport; json: boolean; protocol: string | undefined } {
+function readToolsLine(argv: string[]):
+  | { help: true }
+  | {
+      help: false;
+      transport: ClientTransport;
+      json: boolean;
+      protocol: string | undefined;
+      login?: SignIn;
+    } {
   const { values, positionals, command } = parseCommandLine<ToolsValues>(argv, TOOLS_OPTIONS);
   if (values.help) return { help: true };
   const env = envFlags(values.env, process.env);
@@ -77,9 +91,21 @@ function readToolsLine(
   if (command.length > 0) throw new UsageError('a command after -- needs --stdio');
   const [target, ...extra] = positionals;
   if (!target || extra.length > 0) throw new UsageError('needs exactly one <url>');
+  const login =
+    values.token !== undefined
+      ? undefined
+      : signIn({
+          clientId: values['client-id'],
+          clientSecret: values['client-secret'],
+          scope: values.scope,
+          openBrowser: process.stderr.isTTY === true || process.env.BROWSER !== undefined,
+          out: process.stderr,
+          me: 'mrtr tools',
+        });
   return {
     help: false,
-    transport: transportFor(target, { token: values.token, env }),
+    login,
+    transport: transportFor(target, { token: values.token, env, auth: login?.auth }),
     json: values.json,
     protocol,
   };
@@ -131,5 +157,6 @@ export async function toolsCommand(argv: string[]): Promise<number> {
     return EXIT.unreachable;
   } finally {
     await client.close();
+    await line.login?.close();
   }
 }

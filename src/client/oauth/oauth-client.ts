@@ -27,8 +27,11 @@ export interface OAuthClientOptions {
    * server redirected back to (`redirectUri` with `code` and `state`).
    */
   authorize?: (authorizationUrl: URL, redirectUri: string) => Promise<URL>;
-  /** Where the authorization server sends the person back. Default `http://127.0.0.1/callback`. */
-  redirectUri?: string;
+  /**
+   * Where the authorization server sends the person back. Default `http://127.0.0.1/callback`. A function is asked
+   * when the URI is first needed (a loopback listener on a free port).
+   */
+  redirectUri?: string | (() => Promise<string>);
   /** A pre-registered client. Without one: a client ID metadata document (`clientMetadataUrl`), else registration. */
   clientId?: string;
   clientSecret?: string;
@@ -75,6 +78,11 @@ export class OAuthClient {
   constructor(options: OAuthClientOptions = {}) {
     this.options = options;
     this.store = options.store ?? memoryTokenStore();
+  }
+
+  private redirect(): Promise<string> {
+    const r = this.options.redirectUri;
+    return typeof r === 'function' ? r() : Promise.resolve(r ?? 'http://127.0.0.1/callback');
   }
 
   private insecure(url: URL): boolean {
@@ -194,7 +202,7 @@ export class OAuthClient {
         `${server.host} needs you to sign in, and this client has no way to open the sign-in page`,
         401,
       );
-    const redirectUri = this.options.redirectUri ?? 'http://127.0.0.1/callback';
+    const redirectUri = await this.redirect();
     const verifier = oauth.generateRandomCodeVerifier();
     const state = oauth.generateRandomState();
     const endpoint = session.as.authorization_endpoint;
@@ -361,7 +369,7 @@ export class OAuthClient {
         `${as.issuer} offers no dynamic registration: pass a pre-registered client id (and secret)`,
         401,
       );
-    const redirectUri = this.options.redirectUri ?? 'http://127.0.0.1/callback';
+    const redirectUri = await this.redirect();
     const grant = this.options.grant ?? 'authorization_code';
     const response = await oauth.dynamicClientRegistrationRequest(
       as,
