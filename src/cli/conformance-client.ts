@@ -198,6 +198,8 @@ export async function conformanceClientCommand(argv: string[]): Promise<number> 
     clientSecret: typeof context.client_secret === 'string' ? context.client_secret : undefined,
     clientMetadataUrl: CLIENT_METADATA_URL,
     clientName: 'mrtr-conformance-client',
+    // The client-credentials scenario's client acts on its own behalf: no person, no browser.
+    grant: scenario === 'auth/client-credentials-basic' ? 'client_credentials' : 'authorization_code',
   });
   const client = new McpClient({
     server: url,

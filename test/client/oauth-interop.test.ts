@@ -2,7 +2,7 @@
 // to discovery, dynamic registration, PKCE and the resource indicator; headless Chromium signs in through the
 // provider's pages; the token is kept in a 0600 file and used again on the next run without a browser.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -72,6 +72,17 @@ describe('mrtr call signs in to an OAuth-protected server', () => {
     expect(again).toMatchObject({ code: 0, stdout: 'again\n' });
     expect(again.stderr).not.toMatch(/sign in/);
     expect(existsSync(log)).toBe(false);
+    // Third run with a dead access token: the stored refresh token gets a new one, still no browser.
+    expect(stored[mcp.url].tokens.refreshToken).toEqual(expect.any(String));
+    stored[mcp.url].tokens.accessToken = 'revoked';
+    writeFileSync(file, JSON.stringify(stored));
+    const refreshed = await mrtr(['call', mcp.url, 'echo', '--args', '{"message":"refreshed"}'], {
+      ...env,
+      BROWSER: '/bin/false',
+    });
+    expect(refreshed).toMatchObject({ code: 0, stdout: 'refreshed\n' });
+    expect(refreshed.stderr).not.toMatch(/sign in/);
+    expect(JSON.parse(readFileSync(file, 'utf8'))[mcp.url].tokens.accessToken).not.toBe('revoked');
   });
 
   it('--token skips OAuth: a wrong token is refused (exit 7), nothing is stored', async () => {

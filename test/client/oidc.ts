@@ -51,6 +51,9 @@ export async function startProtectedMcp(): Promise<ProtectedMcp> {
       },
     },
     pkce: { required: () => true },
+    // Refresh tokens for every client that asks for them (the client's refresh path is under test).
+    issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(t: string): boolean }) =>
+      client.grantTypeAllowed('refresh_token'),
     findAccount: (_ctx: unknown, sub: string) => ({ accountId: sub, claims: () => ({ sub }) }),
     // Grant the resource's scope on consent, so the token carries it.
     // biome-ignore lint/suspicious/noExplicitAny: oidc-provider's context is untyped

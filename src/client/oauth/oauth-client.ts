@@ -154,19 +154,14 @@ export class OAuthClient {
         `${server.host} still asks for more scope after ${stepUps} step-ups (${challenge.scope ?? 'no scope named'}): giving up`,
         403,
       );
-    const stored = this.store.get(server.href)?.tokens;
-    // A 401 with a refresh token in hand: a new access token first, a new authorization only if that fails.
-    if (
-      status === 401 &&
-      stored?.refreshToken &&
-      this.session &&
-      (await this.refresh(server, stored.refreshToken))
-    )
-      return;
     // A 401 means starting over: the resource may have moved to another authorization server (SEP-2352), where
     // this client must register anew. A step-up stays with the server that just granted the token.
     const session = status === 403 && this.session ? this.session : await this.discover(server, challenge);
     this.session = session;
+    // A 401 with a refresh token in hand (from this run or the store): a new access token first, a new sign-in
+    // only if that fails.
+    const stored = this.store.get(server.href)?.tokens;
+    if (status === 401 && stored?.refreshToken && (await this.refresh(server, stored.refreshToken))) return;
     const scope = this.chooseScope(session, challenge, status === 403);
     if ((this.options.grant ?? 'authorization_code') === 'client_credentials') {
       const response = await oauth.clientCredentialsGrantRequest(
