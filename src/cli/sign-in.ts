@@ -51,7 +51,7 @@ export function signIn(options: SignInOptions): SignIn {
   let waiting: ((url: URL) => void) | undefined;
   const listen = (): Promise<string> => {
     redirect ??= new Promise((resolve, reject) => {
-      server = createServer((req, res) => {
+      const listener = createServer((req, res) => {
         const url = new URL(req.url ?? '/', 'http://127.0.0.1');
         if (url.pathname !== '/callback') {
           res.writeHead(404);
@@ -62,11 +62,12 @@ export function signIn(options: SignInOptions): SignIn {
         res.end('Signed in. You can close this window and go back to the terminal.\n');
         const w = waiting;
         waiting = undefined;
-        w?.(new URL(req.url ?? '/', `http://127.0.0.1:${(server?.address() as AddressInfo).port}`));
+        w?.(new URL(req.url ?? '/', `http://127.0.0.1:${(listener.address() as AddressInfo).port}`));
       });
-      server.on('error', reject);
-      server.listen(0, '127.0.0.1', () =>
-        resolve(`http://127.0.0.1:${(server?.address() as AddressInfo).port}/callback`),
+      server = listener;
+      listener.on('error', reject);
+      listener.listen(0, '127.0.0.1', () =>
+        resolve(`http://127.0.0.1:${(listener.address() as AddressInfo).port}/callback`),
       );
     });
     return redirect;

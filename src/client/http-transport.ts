@@ -291,7 +291,7 @@ export class HttpClientTransport implements ClientTransport {
     answer: { done: (r: JsonRpcResponse) => void; fail: (e: Error) => void; isSettled: () => boolean },
     resumes: number,
   ): void {
-    const { message, onNotification } = request;
+    const { message } = request;
     const { done, fail } = answer;
     req.on('error', (error) => fail(new TransportFailure(describeNetworkError(this.url, error))));
     req.on('response', (res) => {
