@@ -31,6 +31,18 @@ export const CLIENT_DEFAULTS = Object.freeze({
   maxListChars: 32 * 1024 * 1024,
   /** stdio.mdx's "reasonable timeout" for the server/discover probe: a legacy server may not answer it at all. */
   probeTimeoutMs: 10_000,
+  /** A legacy SSE stream that keeps breaking is not resumed for ever. */
+  maxResumes: 5,
+  /** The pause before resuming a legacy stream when the server gave no `retry:`. */
+  resumeDelayMs: 1000,
+  /** A server's `retry:` is honoured up to this. */
+  maxResumeDelayMs: 30_000,
+  /** OAuth step-ups for one request: a server that keeps asking for more scope is refused, not followed for ever. */
+  maxStepUps: 2,
+  /** An OAuth access token this close to its expiry is refreshed first. */
+  refreshSkewMs: 30_000,
+  /** Each OAuth discovery, registration or token request: an authorization server that hangs does not hang the call. */
+  oauthRequestTimeoutMs: 30_000,
 });
 
 export interface DriverOptions {

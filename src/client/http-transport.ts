@@ -12,6 +12,7 @@ import {
   type JsonRpcResponse,
   META_PROTOCOL_VERSION,
 } from '../protocol/index.js';
+import { CLIENT_DEFAULTS } from './driver.js';
 import { abortError, ProtocolViolation, SessionExpired, TransportFailure } from './errors.js';
 import { describeNetworkError } from './network-errors.js';
 import type { OAuthClient } from './oauth/oauth-client.js';
@@ -23,16 +24,6 @@ import {
   responseMatches,
   type TransportRequest,
 } from './transport.js';
-
-/** Defaults of the HTTP transport's legacy stream resumption. */
-export const HTTP_DEFAULTS = Object.freeze({
-  /** A stream that keeps breaking is not resumed for ever. */
-  maxResumes: 5,
-  /** The pause before resuming when the server gave no `retry:`. */
-  resumeDelayMs: 1000,
-  /** A server's `retry:` is honoured up to this. */
-  maxResumeDelayMs: 30_000,
-});
 
 export interface HttpClientTransportOptions {
   /** The MCP endpoint, e.g. `http://127.0.0.1:3000/mcp`. */
@@ -139,7 +130,7 @@ export class HttpClientTransport implements ClientTransport {
    * offers none answers 405; a stream that ends is resumed with Last-Event-ID, a bounded number of times.
    */
   private openStream(lastEventId: string | undefined, attempt: number): void {
-    if (this.closed || !this.session?.id || attempt > HTTP_DEFAULTS.maxResumes) return;
+    if (this.closed || !this.session?.id || attempt > CLIENT_DEFAULTS.maxResumes) return;
     void this.baseHeaders('').then((headers) => {
       if (this.closed) return;
       delete headers['content-type'];
@@ -179,8 +170,8 @@ export class HttpClientTransport implements ClientTransport {
         });
         res.on('end', () => {
           const wait = Math.min(
-            parser.retryMs ?? HTTP_DEFAULTS.resumeDelayMs,
-            HTTP_DEFAULTS.maxResumeDelayMs,
+            parser.retryMs ?? CLIENT_DEFAULTS.resumeDelayMs,
+            CLIENT_DEFAULTS.maxResumeDelayMs,
           );
           setTimeout(() => this.openStream(parser.lastEventId ?? lastEventId, attempt + 1), wait).unref();
         });
@@ -466,8 +457,11 @@ export class HttpClientTransport implements ClientTransport {
       if (answered || answer.isSettled()) return;
       // A legacy stream that closed before the response resumes where it stopped (GET with Last-Event-ID).
       const lastId = parser.lastEventId;
-      if (this.session && lastId !== undefined && resumes < HTTP_DEFAULTS.maxResumes) {
-        const wait = Math.min(parser.retryMs ?? HTTP_DEFAULTS.resumeDelayMs, HTTP_DEFAULTS.maxResumeDelayMs);
+      if (this.session && lastId !== undefined && resumes < CLIENT_DEFAULTS.maxResumes) {
+        const wait = Math.min(
+          parser.retryMs ?? CLIENT_DEFAULTS.resumeDelayMs,
+          CLIENT_DEFAULTS.maxResumeDelayMs,
+        );
         setTimeout(() => {
           if (answer.isSettled()) return;
           void this.baseHeaders(message.method).then((headers) => {

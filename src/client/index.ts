@@ -36,7 +36,7 @@ export {
   TransportFailure,
 } from './errors.js';
 export { checkContent, checkValue, type FormField, parseTyped, readForm } from './form.js';
-export { HTTP_DEFAULTS, HttpClientTransport, type HttpClientTransportOptions } from './http-transport.js';
+export { HttpClientTransport, type HttpClientTransportOptions } from './http-transport.js';
 export {
   type InputQuestion,
   type ParsedInputRequired,
@@ -48,7 +48,6 @@ export { inspectLink, type LinkVerdict } from './link.js';
 export { type BearerChallenge, parseBearerChallenge } from './oauth/challenge.js';
 export {
   canonicalResource,
-  OAUTH_DEFAULTS,
   OAuthClient,
   type OAuthClientOptions,
   OAuthError,

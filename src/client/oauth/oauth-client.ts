@@ -3,19 +3,10 @@
 // checked), pre-registered clients, client ID metadata documents or dynamic registration, PKCE (S256), the resource
 // indicator, scope selection and step-up, refresh, and the `iss` check of RFC 9207.
 import * as oauth from 'oauth4webapi';
+import { CLIENT_DEFAULTS } from '../driver.js';
 import { ProtocolViolation, TransportFailure } from '../errors.js';
 import { type BearerChallenge, parseBearerChallenge } from './challenge.js';
 import { memoryTokenStore, type StoredClient, type StoredTokens, type TokenStore } from './token-store.js';
-
-/** The OAuth client's defaults. */
-export const OAUTH_DEFAULTS = Object.freeze({
-  /** Step-ups for one request: a server that keeps asking for more scope is refused, not followed for ever. */
-  maxStepUps: 2,
-  /** A token this close to its expiry is refreshed first. */
-  refreshSkewMs: 30_000,
-  /** Each discovery or token request: an authorization server that hangs does not hang the call. */
-  requestTimeoutMs: 30_000,
-});
 
 export class OAuthError extends TransportFailure {
   readonly code = 'ERR_OAUTH';
@@ -92,7 +83,7 @@ export class OAuthClient {
   private request(url: URL): { [oauth.allowInsecureRequests]?: boolean; signal: AbortSignal } {
     return {
       ...(this.insecure(url) ? { [oauth.allowInsecureRequests]: true } : {}),
-      signal: AbortSignal.timeout(OAUTH_DEFAULTS.requestTimeoutMs),
+      signal: AbortSignal.timeout(CLIENT_DEFAULTS.oauthRequestTimeoutMs),
     };
   }
 
@@ -100,7 +91,7 @@ export class OAuthClient {
   async accessToken(server: URL): Promise<string | undefined> {
     const stored = this.store.get(server.href)?.tokens;
     if (!stored) return undefined;
-    if (stored.expiresAt !== undefined && stored.expiresAt - Date.now() < OAUTH_DEFAULTS.refreshSkewMs) {
+    if (stored.expiresAt !== undefined && stored.expiresAt - Date.now() < CLIENT_DEFAULTS.refreshSkewMs) {
       if (stored.refreshToken && (await this.refresh(server, stored.refreshToken)))
         return this.accessToken(server);
       return undefined;
@@ -149,7 +140,7 @@ export class OAuthClient {
         `${server.host} refused the request (HTTP 403${challenge.error ? `: ${challenge.error}` : ''})`,
         403,
       );
-    if (status === 403 && stepUps >= OAUTH_DEFAULTS.maxStepUps)
+    if (status === 403 && stepUps >= CLIENT_DEFAULTS.maxStepUps)
       throw new OAuthError(
         `${server.host} still asks for more scope after ${stepUps} step-ups (${challenge.scope ?? 'no scope named'}): giving up`,
         403,
@@ -260,7 +251,7 @@ export class OAuthClient {
   private async fetchJson(url: URL): Promise<Record<string, unknown> | undefined> {
     const response = await fetch(url, {
       headers: { accept: 'application/json' },
-      signal: AbortSignal.timeout(OAUTH_DEFAULTS.requestTimeoutMs),
+      signal: AbortSignal.timeout(CLIENT_DEFAULTS.oauthRequestTimeoutMs),
       redirect: 'error',
     }).catch(() => undefined);
     if (!response?.ok) return undefined;
@@ -302,7 +293,7 @@ export class OAuthClient {
       const url = new URL(u, issuer.origin);
       const response = await fetch(url, {
         headers: { accept: 'application/json' },
-        signal: AbortSignal.timeout(OAUTH_DEFAULTS.requestTimeoutMs),
+        signal: AbortSignal.timeout(CLIENT_DEFAULTS.oauthRequestTimeoutMs),
         redirect: 'error',
       }).catch(() => undefined);
       if (!response?.ok) continue;
