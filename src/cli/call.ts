@@ -385,10 +385,11 @@ export async function mrtrCommand(argv: string[], what: MrtrCommand): Promise<nu
       const shown = what.print(outcome.result, process.stdout);
       if (shown.pruned) printLine(stderr, safe`${me}: warning: ${PRUNED_NOTE}`);
       const questions = ui.rounds;
+      const requests = safe`${outcome.rounds} request${outcome.rounds === 1 ? safe`` : safe`s`}`;
       const how =
         questions === 0
           ? safe`at once`
-          : safe`after ${questions} round${questions === 1 ? safe`` : safe`s`} of questions (${outcome.rounds} requests)`;
+          : safe`after ${questions} round${questions === 1 ? safe`` : safe`s`} of questions (${requests})`;
       if (code === EXIT.ok) ui.line(ui.green(safe`✓ done ${how}`));
       else if (code === EXIT.declined) {
         const refused = outcome.declined.map((d) =>

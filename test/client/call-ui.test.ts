@@ -68,4 +68,18 @@ describe('the call UI', () => {
     expect(written).not.toMatch(/[\u009b\u202e\u200b\u2028]/);
     expect(JSON.parse(written)).toEqual(value);
   });
+
+  it('answers given within one request (a legacy server) get their round line when the call ends', () => {
+    const out = new PassThrough();
+    let written = '';
+    out.on('data', (c: Buffer) => {
+      written += c.toString();
+    });
+    const ui = new CallUi({ out, live: true, color: false, server: () => safeLine('s') });
+    ui.onEvent({ type: 'round', round: 1 } as never);
+    ui.onEvent({ type: 'answered', round: 1, key: 'q1', by: 'x', action: 'accept' } as never);
+    ui.onEvent({ type: 'done', status: 'complete', rounds: 1 } as never);
+    expect(written).toContain('round 1 · answered q1');
+    expect(ui.rounds).toBe(1);
+  });
 });

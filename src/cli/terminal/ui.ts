@@ -91,11 +91,7 @@ export class CallUi {
       case 'retrying':
         if (event.reason === 'state_only')
           this.line(this.dim(safe`  server still working · asking again in ${event.delayMs} ms`));
-        else {
-          this.questionRounds++;
-          const what = joinSafe(this.answered.get(event.round - 1) ?? [], ', ');
-          this.line(this.dim(safe`  round ${this.questionRounds} · ${what}`));
-        }
+        else this.flush(event.round - 1);
         return;
       case 'notification': {
         const n = event.notification;
@@ -111,8 +107,19 @@ export class CallUi {
         return;
       }
       case 'done':
+        // A legacy server asks within one request: its answers get their round line when the call ends.
+        for (const round of [...this.answered.keys()]) this.flush(round);
         this.stop();
         return;
     }
   };
+
+  /** One line for a round of questions once it is answered. */
+  private flush(round: number): void {
+    const answers = this.answered.get(round);
+    if (!answers) return;
+    this.answered.delete(round);
+    this.questionRounds++;
+    this.line(this.dim(safe`  round ${this.questionRounds} · ${joinSafe(answers, ', ')}`));
+  }
 }
