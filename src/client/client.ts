@@ -80,6 +80,8 @@ export interface McpClientOptions {
   mrtr?: Omit<DriverOptions, 'signal' | 'onEvent'>;
   /** Time limit for plain requests (discover, lists). Default 60 000 ms. */
   requestTimeoutMs?: number;
+  /** How long the server/discover probe waits before taking silence for a legacy server. Default 10 000 ms. */
+  probeTimeoutMs?: number;
   /** Things a person should know but that do not stop the work, e.g. a tool excluded for a bad x-mcp-header. */
   onWarning?: (message: string) => void;
 }
@@ -279,7 +281,7 @@ export class McpClient {
    * time, means legacy.
    */
   private async probe(signal: AbortSignal): Promise<void> {
-    const timeout = AbortSignal.timeout(CLIENT_DEFAULTS.probeTimeoutMs);
+    const timeout = AbortSignal.timeout(this.options.probeTimeoutMs ?? CLIENT_DEFAULTS.probeTimeoutMs);
     const id = this.nextId++;
     const message: JsonRpcRequest = {
       jsonrpc: '2.0',

@@ -164,3 +164,33 @@ describe('the official SDK server, legacy, over stdio', () => {
     expect(tools.stdout).toMatch(/confirm_delete/);
   });
 });
+
+describe('a legacy stdio server that ignores requests before initialize', () => {
+  it('silence to the probe past probeTimeoutMs means legacy: the client initializes and goes on', async () => {
+    // Answers initialize and tools/call, and nothing else before initialize (as some legacy servers do).
+    const script = `
+      const rl = require('node:readline').createInterface({ input: process.stdin });
+      let ready = false;
+      const send = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
+      rl.on('line', (l) => {
+        const m = JSON.parse(l);
+        if (m.method === 'initialize') { ready = true; return send({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'quiet', version: '1' } } }); }
+        if (!ready || m.id === undefined) return;
+        send({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'hello from ' + m.method }] } });
+      });`;
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ['-e', script],
+      stderr: 'ignore',
+    });
+    const client = new McpClient({ server: transport, probeTimeoutMs: 200 });
+    const outcome = await client.callTool('t');
+    await client.close();
+    expect(outcome).toMatchObject({
+      status: 'complete',
+      result: { content: [{ text: 'hello from tools/call' }] },
+    });
+    expect(client.generation).toBe('legacy');
+    expect(client.version).toBe('2025-06-18');
+  });
+});
