@@ -333,12 +333,12 @@ export async function mrtrCommand(argv: string[], what: MrtrCommand): Promise<nu
   };
   const ui = new CallUi({ out: stderr, live: stderr.isTTY === true, color, server: serverName });
   const asked = new Set<string>();
+  // --timeout bounds the whole command: finding out about the server, signing in, and every round.
+  const endsAt = Date.now() + (timeoutS ?? 300) * 1000;
+  const left = () => Math.max(1, endsAt - Date.now());
   try {
     try {
-      await client.discover({
-        signal: controller.signal,
-        timeoutMs: Math.min(30_000, (timeoutS ?? 300) * 1000),
-      });
+      await client.discover({ signal: controller.signal, timeoutMs: Math.min(30_000, left()) });
     } catch (error) {
       // Discovery is only for the server's name; a transport failure, though, means the call cannot work either.
       if (error instanceof TransportFailure) {
@@ -351,7 +351,7 @@ export async function mrtrCommand(argv: string[], what: MrtrCommand): Promise<nu
     ui.line(ui.dim(safe`→ ${safeLine(tool as string)} ${safeLine(shownArgs)} on ${serverName()}`));
     const outcome = await what.run(client, tool as string, args, {
       maxRounds,
-      timeoutMs: timeoutS === undefined ? undefined : timeoutS * 1000,
+      timeoutMs: left(),
       signal: controller.signal,
       onEvent: (e) => {
         if (e.type === 'input_needed') asked.add(e.key);

@@ -40,6 +40,26 @@ export interface HttpClientTransportOptions {
   auth?: OAuthClient;
 }
 
+/** `work`, or a RequestAborted as soon as `signal` aborts (the work itself may go on, unobserved). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  if (signal.aborted) return Promise.reject(abortError(signal));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abortError(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
 /** A 401 or 403 to answer with OAuth before the request is sent again. */
 class AuthChallenge extends Error {
   constructor(
@@ -216,7 +236,11 @@ export class HttpClientTransport implements ClientTransport {
           throw error instanceof AuthChallenge
             ? new TransportFailure(`HTTP ${error.status} from ${this.label}: not authorized`, error.status)
             : error;
-        await auth.handleChallenge(this.url, error.status, error.wwwAuthenticate, stepUps);
+        // The sign-in waits for a person; the call's signal (its deadline, Ctrl-C) still ends it.
+        await untilAborted(
+          auth.handleChallenge(this.url, error.status, error.wwwAuthenticate, stepUps),
+          request.signal,
+        );
         if (error.status === 403) stepUps++;
       }
     }

@@ -85,6 +85,14 @@ describe('mrtr call signs in to an OAuth-protected server', () => {
     expect(JSON.parse(readFileSync(file, 'utf8'))[mcp.url].tokens.accessToken).not.toBe('revoked');
   });
 
+  it('a sign-in nobody completes ends with --timeout (exit 7), it does not wait for ever', async () => {
+    const env = { ...process.env, XDG_CONFIG_HOME: join(home, 'nobody'), BROWSER: '/bin/true' };
+    const r = await mrtr(['call', mcp.url, 'echo', '--args', '{"message":"x"}', '--timeout', '1'], env);
+    expect(r.stderr).toMatch(/sign in to 127\.0\.0\.1:\d+ to go on/);
+    expect(r.code).toBe(7);
+    expect(r.stderr).toMatch(/timed out/);
+  });
+
   it('--token skips OAuth: a wrong token is refused (exit 7), nothing is stored', async () => {
     const env = { ...process.env, XDG_CONFIG_HOME: join(home, 'other') };
     const r = await mrtr(['call', mcp.url, 'echo', '--args', '{"message":"x"}', '--token', 'not-a-jwt'], env);
