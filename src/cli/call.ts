@@ -43,7 +43,7 @@ export const CALL_USAGE = `usage: mrtr call <url> <tool> [--args JSON] [--answer
                    approval, links) are never answered from --answers.
   --json           print {"status","rounds","result",…} on stdout
   --max-rounds N   retries at most (default 10)
-  --timeout S      total time limit in seconds, including time spent answering (default 300)
+  --timeout S      total time limit in seconds, answering and signing in included (default 300)
   --token T        bearer token (else: an HTTP server that asks for OAuth gets a sign-in in the
                    browser, and the tokens are kept in ~/.config/mrtr/tokens.json, mode 0600)
   --client-id ID   a client registered with the server's authorization server beforehand
