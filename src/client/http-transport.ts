@@ -60,6 +60,14 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Pro
   });
 }
 
+/** How one request's response is delivered, whichever stream (the POST's, or a resumed GET) carries it. */
+interface Answer {
+  done: (r: JsonRpcResponse) => void;
+  fail: (e: Error) => void;
+  isSettled: () => boolean;
+  follow: (req: http.ClientRequest) => void;
+}
+
 /** A 401 or 403 to answer with OAuth before the request is sent again. */
 class AuthChallenge extends Error {
   constructor(
@@ -287,25 +295,22 @@ export class HttpClientTransport implements ClientTransport {
         current?.destroy();
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      const answer = { done, fail, isSettled: () => settled };
+      const answer: Answer = {
+        done,
+        fail,
+        isSettled: () => settled,
+        // A resumed stream's GET is aborted like the POST it continues.
+        follow: (req) => {
+          current = req;
+        },
+      };
       current = this.lib.request(this.url, { method: 'POST', headers, agent: this.agent });
       this.handle(current, request, answer, 0);
       current.end(body);
-      this.reconnect = (req) => {
-        current = req;
-      };
     });
   }
 
-  /** Set by post() so that a resumed stream's GET can be aborted too. */
-  private reconnect: ((req: http.ClientRequest) => void) | undefined;
-
-  private handle(
-    req: http.ClientRequest,
-    request: TransportRequest,
-    answer: { done: (r: JsonRpcResponse) => void; fail: (e: Error) => void; isSettled: () => boolean },
-    resumes: number,
-  ): void {
+  private handle(req: http.ClientRequest, request: TransportRequest, answer: Answer, resumes: number): void {
     const { message } = request;
     const { done, fail } = answer;
     req.on('error', (error) => fail(new TransportFailure(describeNetworkError(this.url, error))));
@@ -417,7 +422,7 @@ export class HttpClientTransport implements ClientTransport {
   private readSse(
     res: http.IncomingMessage,
     request: TransportRequest,
-    answer: { done: (r: JsonRpcResponse) => void; fail: (e: Error) => void; isSettled: () => boolean },
+    answer: Answer,
     resumes: number,
   ): void {
     const { message, onNotification } = request;
@@ -494,7 +499,7 @@ export class HttpClientTransport implements ClientTransport {
             headers.accept = 'text/event-stream';
             headers['last-event-id'] = lastId;
             const get = this.lib.request(this.url, { method: 'GET', headers, agent: this.agent });
-            this.reconnect?.(get);
+            answer.follow(get);
             this.handle(get, request, answer, resumes + 1);
             get.end();
           });

@@ -136,6 +136,9 @@ describe('official conformance runner, --requirements 2026-07-28', () => {
           `${process.execPath} ${CLI} conformance-client`,
           '--requirements',
           '2026-07-28',
+          // A loaded machine (other test files run beside this one) must not turn a slow client into a failure.
+          '--timeout',
+          '90000',
           '-o',
           dir,
         ],
