@@ -209,8 +209,9 @@ export async function conformanceClientCommand(argv: string[]): Promise<number> 
     protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.find(
       (v) => v === process.env.MCP_CONFORMANCE_PROTOCOL_VERSION,
     ),
-    mrtr: { timeoutMs: 20_000 },
-    requestTimeoutMs: 20_000,
+    // Generous: the runner starts many scenarios at once, on a machine that may be busy with other work.
+    mrtr: { timeoutMs: 80_000 },
+    requestTimeoutMs: 80_000,
     onWarning: (m) => process.stderr.write(`warning: ${m}\n`),
   });
   try {
