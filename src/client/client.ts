@@ -281,7 +281,12 @@ export class McpClient {
    * time, means legacy.
    */
   private async probe(signal: AbortSignal): Promise<void> {
-    const timeout = AbortSignal.timeout(this.options.probeTimeoutMs ?? CLIENT_DEFAULTS.probeTimeoutMs);
+    // Silence means legacy on stdio only: over HTTP the probe may carry an OAuth sign-in, which takes a person as
+    // long as it takes (the caller's own signal still bounds it), and the era shows in the status code.
+    const timeout =
+      this.transport.kind === 'stdio'
+        ? AbortSignal.timeout(this.options.probeTimeoutMs ?? CLIENT_DEFAULTS.probeTimeoutMs)
+        : undefined;
     const id = this.nextId++;
     const message: JsonRpcRequest = {
       jsonrpc: '2.0',
@@ -294,7 +299,7 @@ export class McpClient {
     try {
       const response = await this.transport.send({
         message,
-        signal: AbortSignal.any([signal, timeout]),
+        signal: timeout ? AbortSignal.any([signal, timeout]) : signal,
         onHttpStatus: (s) => {
           status = s;
         },
@@ -314,7 +319,7 @@ export class McpClient {
       const legacyStatus =
         error instanceof TransportFailure && LEGACY_HINT_STATUSES.has(error.httpStatus ?? 0);
       // No answer in time: a legacy server that ignores requests before initialize.
-      if (!legacyStatus && !(timeout.aborted && !signal.aborted)) throw error;
+      if (!legacyStatus && !(timeout?.aborted && !signal.aborted)) throw error;
       era = 'legacy';
     }
     if (this.era === 'unknown') this.era = this.transport.legacy ? era : 'modern';
