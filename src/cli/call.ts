@@ -1,50 +1,62 @@
 // `mrtr call <url> <tool>`: run one tool call through all its rounds — asking in place in a terminal, answering from
 // --answers in scripts, and printing JSON for machines.
-import { parseArgs } from 'node:util';
 import {
-  type ClientTransport,
   capabilitiesFor,
   describeOutcome,
-  HttpClientTransport,
-  type InputQuestion,
   type InputResolver,
+  joinSafe,
   McpClient,
   type MrtrOutcome,
   RemoteError,
-  readForm,
-  type ScriptedAnswer,
-  StdioClientTransport,
-  safeText,
-  scriptedResolver,
+  type SafeText,
+  safe,
+  safeLine,
+  safeLines,
   TransportFailure,
   terminalResolver,
 } from '../client/index.js';
-import {
-  type CallToolResult,
-  type ElicitResult,
-  emptyRecord,
-  type InputResponse,
-  isJsonObject,
-  type JsonObject,
-} from '../protocol/index.js';
+import type { JsonObject, Result } from '../protocol/index.js';
+import { cliAnswers } from './answers.js';
+import { envFlags, jsonObjectFlag, parseCommandLine, protocolFlag, UsageError } from './cli-args.js';
+import { PRUNED_NOTE, printableJson, printContent } from './show-result.js';
+import { signIn } from './sign-in.js';
+import { stdioTransport, transportFor } from './target.js';
+import { printJson, printLine, printUsage } from './terminal/print.js';
 import { CallUi } from './terminal/ui.js';
+
+export { answerFromCli } from './answers.js';
+export { transportFor } from './target.js';
 
 export const CALL_USAGE = `usage: mrtr call <url> <tool> [--args JSON] [--answers JSON] [--token T] [--json]
                  [--max-rounds N] [--timeout SECONDS]
+       mrtr call --stdio <tool> [options] [--env NAME[=VALUE]]… -- <command> [args…]
 
-  <url>            the MCP endpoint (http://host/mcp), or stdio:<command> to launch a server
+  <url>            the MCP endpoint (http://host/mcp)
+  --stdio          launch the server: the command after -- speaks MCP on its stdin/stdout
+  --env NAME=VALUE give the stdio server a variable (repeatable); --env NAME passes this one on.
+                   A stdio server gets only HOME, LOGNAME, PATH, SHELL, TERM, USER otherwise.
   --args JSON      the tool's arguments, a JSON object (default {})
   --answers JSON   answers by input key: {"key": {"field": value}} accepts a form with that content,
-                   {"key": value} fills a one-field form, "decline"/"cancel" refuse; confirmations
-                   (a single yes/no field) default to yes. Questions a person must answer (consent,
-                   second factor, approval, links) are never answered from --answers.
+                   {"key": value} fills a one-field form ("yes"/"no" for yes/no, "17" for a number),
+                   "decline"/"cancel" refuse. Only questions it names are answered: an unnamed yes/no
+                   is not confirmed for you. Questions a person must answer (consent, second factor,
+                   approval, links) are never answered from --answers.
   --json           print {"status","rounds","result",…} on stdout
   --max-rounds N   retries at most (default 10)
-  --timeout S      total time limit in seconds, including time spent answering (default 300)
-  --token T        bearer token
+  --timeout S      total time limit in seconds, answering and signing in included (default 300)
+  --token T        bearer token (else: an HTTP server that asks for OAuth gets a sign-in in the
+                   browser, and the tokens are kept in ~/.config/mrtr/tokens.json, mode 0600)
+  --client-id ID   a client registered with the server's authorization server beforehand
+  --client-secret S   its secret, if it has one
+  --scope S        the scopes to ask for (default: those the server names)
+  --protocol V     speak only this MCP version: 2026-07-28, or a legacy one (2025-11-25, 2025-06-18,
+                   2025-03-26). Default: 2026-07-28, falling back to the legacy protocol when the
+                   server does not speak it
 
-  In a terminal, questions are asked in place. Exit codes: 0 success, 1 tool error, 2 usage,
-  3 declined, 4 round cap, 5 protocol error, 6 needs a person, 7 timeout or unreachable, 130 interrupted.
+  In a terminal, questions are asked in place; each names its input key for --answers. Exit codes:
+  0 success, 1 tool error, 2 usage (also: no MCP endpoint at the URL, an --answers entry that does not
+  fit), 3 declined, 4 round cap, 5 protocol error, 6 needs a person, 7 timeout or unreachable,
+  130 interrupted.
 `;
 
 /** Exit codes of `mrtr call` (and `mrtr tools`, which uses the subset that applies). */
@@ -52,6 +64,7 @@ export const EXIT = {
   ok: 0,
   /** The tool ran and reported an error (isError), or the server rejected the request with a JSON-RPC error. */
   toolError: 1,
+  /** Bad command line: options, JSON, a URL with no MCP endpoint (404), an --answers entry that does not fit. */
   usage: 2,
   /** A question was declined or cancelled and the call did not succeed. */
   declined: 3,
@@ -67,72 +80,10 @@ export const EXIT = {
   aborted: 130,
 } as const;
 
-/** `http(s)://…` → Streamable HTTP; `stdio:<command> [args…]` → a child process speaking stdio. */
-export function transportFor(target: string, token: string | undefined): ClientTransport {
-  if (target.startsWith('stdio:')) {
-    const words = target.slice('stdio:'.length).trim().split(/\s+/).filter(Boolean);
-    const [command, ...args] = words;
-    if (!command) throw new Error('stdio: target needs a command, e.g. "stdio:node server.js"');
-    return new StdioClientTransport({ command, args, stderr: 'ignore' });
-  }
-  let url: URL;
-  try {
-    url = new URL(target);
-  } catch {
-    throw new Error(`'${target}' is not a URL (expected http(s)://host/path or stdio:<command>)`);
-  }
-  return new HttpClientTransport({ url, token });
-}
-
-/** Turn one --answers entry into an answer for whatever question comes with that key. */
-export function answerFromCli(value: unknown): ScriptedAnswer {
-  return (q: InputQuestion): InputResponse | undefined => {
-    if (q.kind === 'sampling' || q.kind === 'roots')
-      return isJsonObject(value) ? (value as unknown as InputResponse) : undefined;
-    if (value === 'decline' || value === 'cancel') return { action: value };
-    if (q.kind === 'elicitation.url')
-      return value === true || value === 'accept' ? { action: 'accept' } : undefined;
-    if (isJsonObject(value)) {
-      if (value.action === 'accept' || value.action === 'decline' || value.action === 'cancel')
-        return value as unknown as ElicitResult;
-      return { action: 'accept', content: value as ElicitResult['content'] };
-    }
-    // A bare value fills a one-field form.
-    const fields = readForm((q.request.params as JsonObject).requestedSchema as JsonObject);
-    if (fields.length === 1 && fields[0] && value !== null)
-      return {
-        action: 'accept',
-        content: { [fields[0].name]: value as string | number | boolean | string[] },
-      };
-    return undefined;
-  };
-}
-
-function printResult(result: CallToolResult, stream: NodeJS.WriteStream): void {
-  // The result is the server's text: on a terminal, strip control sequences; piped, pass it through untouched.
-  const out = stream.isTTY ? { write: (text: string) => stream.write(safeText(text)) } : stream;
-  const blocks = Array.isArray(result.content) ? result.content : [];
-  let printed = false;
-  for (const b of blocks) {
-    if (!isJsonObject(b)) continue;
-    if (b.type === 'text' && typeof b.text === 'string') out.write(`${b.text}\n`);
-    else if ((b.type === 'image' || b.type === 'audio') && typeof b.data === 'string')
-      out.write(`[${b.type} ${String(b.mimeType)}, ${Math.floor((b.data.length * 3) / 4)} bytes]\n`);
-    else if (b.type === 'resource_link') out.write(`[link ${String(b.name)}: ${String(b.uri)}]\n`);
-    else if (b.type === 'resource' && isJsonObject(b.resource)) {
-      const r = b.resource;
-      out.write(typeof r.text === 'string' ? `${r.text}\n` : `[resource ${String(r.uri)}]\n`);
-    } else out.write(`${JSON.stringify(b)}\n`);
-    printed = true;
-  }
-  if (!printed && result.structuredContent !== undefined)
-    out.write(`${JSON.stringify(result.structuredContent, null, 2)}\n`);
-}
-
-export function exitCodeFor(outcome: MrtrOutcome<CallToolResult>): number {
+export function exitCodeFor(outcome: MrtrOutcome): number {
   switch (outcome.status) {
     case 'complete':
-      if (outcome.result.isError !== true) return EXIT.ok;
+      if ((outcome.result as JsonObject).isError !== true) return EXIT.ok;
       return outcome.declined.length > 0 ? EXIT.declined : EXIT.toolError;
     case 'server_error':
     case 'resolver_error':
@@ -144,6 +95,8 @@ export function exitCodeFor(outcome: MrtrOutcome<CallToolResult>): number {
     case 'protocol_error':
       return EXIT.protocolError;
     case 'transport_error':
+      // A URL whose path has no MCP endpoint is a mistake on the command line, not an outage.
+      return outcome.httpStatus === 404 ? EXIT.usage : EXIT.unreachable;
     case 'timeout':
       return EXIT.unreachable;
     case 'aborted':
@@ -151,7 +104,7 @@ export function exitCodeFor(outcome: MrtrOutcome<CallToolResult>): number {
   }
 }
 
-function jsonReport(outcome: MrtrOutcome<CallToolResult>, exitCode: number): JsonObject {
+function jsonReport(outcome: MrtrOutcome, exitCode: number): JsonObject {
   const { status, rounds } = outcome;
   const report: JsonObject = { status, rounds, retries: Math.max(0, rounds - 1), exitCode };
   switch (outcome.status) {
@@ -178,63 +131,174 @@ function jsonReport(outcome: MrtrOutcome<CallToolResult>, exitCode: number): Jso
   return report;
 }
 
-export async function callCommand(argv: string[]): Promise<number> {
-  let parsed: ReturnType<typeof parse>;
-  const parse = () =>
-    parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        args: { type: 'string' },
-        answers: { type: 'string' },
-        token: { type: 'string' },
-        json: { type: 'boolean', default: false },
-        'max-rounds': { type: 'string' },
-        timeout: { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-  const usage = (message: string) => {
-    process.stderr.write(`mrtr call: ${message}\n\n${CALL_USAGE}`);
-    return EXIT.usage;
-  };
-  try {
-    parsed = parse();
-  } catch (error) {
-    return usage((error as Error).message);
+const CALL_OPTIONS = {
+  args: { type: 'string' },
+  answers: { type: 'string' },
+  token: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  'max-rounds': { type: 'string' },
+  timeout: { type: 'string' },
+  stdio: { type: 'boolean', default: false },
+  env: { type: 'string', multiple: true },
+  protocol: { type: 'string' },
+  'client-id': { type: 'string' },
+  'client-secret': { type: 'string' },
+  scope: { type: 'string' },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+const { args: _args, ...WITHOUT_ARGS } = CALL_OPTIONS;
+
+interface CallValues {
+  args?: string;
+  answers?: string;
+  token?: string;
+  json: boolean;
+  'max-rounds'?: string;
+  timeout?: string;
+  stdio: boolean;
+  env?: string[];
+  protocol?: string;
+  'client-id'?: string;
+  'client-secret'?: string;
+  scope?: string;
+  help: boolean;
+}
+
+/** One of the three MRTR methods, as a command: `call` (tools/call), `prompt` (prompts/get), `read` (resources/read). */
+export interface MrtrCommand {
+  name: 'call' | 'prompt' | 'read';
+  usage: string;
+  /** What the second positional is, for messages: "tool", "prompt", "uri". */
+  target: string;
+  /** Whether --args applies (resources/read takes none). */
+  takesArgs: boolean;
+  /** Refuse arguments the method cannot carry (a UsageError), before anything is sent. */
+  checkArgs?(args: JsonObject): void;
+  run(
+    client: McpClient,
+    name: string,
+    args: JsonObject,
+    options: Parameters<McpClient['callTool']>[2],
+  ): Promise<MrtrOutcome>;
+  /** Print a complete result for people (content blocks, prompt messages, resource contents). */
+  print(result: Result, stream: NodeJS.WriteStream): { pruned: boolean };
+}
+
+export const CALL: MrtrCommand = {
+  name: 'call',
+  usage: '',
+  target: 'tool',
+  takesArgs: true,
+  run: (client, name, args, options) => client.callTool(name, args, options),
+  print: (result, stream) => printContent(result as JsonObject, stream),
+};
+
+/** What the command line asks for, checked; a UsageError says what is wrong. */
+function readCallLine(argv: string[], what: MrtrCommand) {
+  const { values, positionals, command } = parseCommandLine<CallValues>(
+    argv,
+    what.takesArgs ? CALL_OPTIONS : WITHOUT_ARGS,
+  );
+  if (values.help) return { help: true as const };
+  let target: string | undefined;
+  let tool: string | undefined;
+  let extra: string[];
+  if (values.stdio) {
+    [tool, ...extra] = positionals;
+    if (!tool)
+      throw new UsageError(
+        `needs <${what.target}>: mrtr ${what.name} --stdio <${what.target}> -- <command> [args…]`,
+      );
+    if (command.length === 0) throw new UsageError('--stdio needs the server command after --');
+  } else {
+    [target, tool, ...extra] = positionals;
+    if (command.length > 0) throw new UsageError('a command after -- needs --stdio');
+    if (!target || !tool) throw new UsageError(`needs <url> and <${what.target}>`);
   }
-  const { values, positionals } = parsed;
-  if (values.help) {
-    process.stdout.write(CALL_USAGE);
-    return EXIT.ok;
-  }
-  const [target, tool, ...extra] = positionals;
-  if (!target || !tool) return usage('needs <url> and <tool>');
-  if (extra.length > 0) return usage(`unexpected argument '${extra[0]}'`);
-  let args: JsonObject = {};
-  let answers: JsonObject | undefined;
-  try {
-    if (values.args !== undefined) {
-      const a = JSON.parse(values.args) as unknown;
-      if (!isJsonObject(a)) return usage('--args must be a JSON object');
-      args = a;
-    }
-    if (values.answers !== undefined) {
-      const a = JSON.parse(values.answers) as unknown;
-      if (!isJsonObject(a)) return usage('--answers must be a JSON object mapping input keys to answers');
-      answers = a;
-    }
-  } catch (error) {
-    return usage(`invalid JSON: ${(error as Error).message}`);
-  }
+  if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0]}'`);
+  const args =
+    values.args === undefined
+      ? {}
+      : jsonObjectFlag('--args', values.args, "a JSON object of the tool's arguments");
+  what.checkArgs?.(args);
+  const answers =
+    values.answers === undefined
+      ? undefined
+      : jsonObjectFlag('--answers', values.answers, 'a JSON object mapping input keys to answers');
   const maxRounds = values['max-rounds'] === undefined ? undefined : Number(values['max-rounds']);
   if (maxRounds !== undefined && (!Number.isInteger(maxRounds) || maxRounds < 0))
-    return usage('--max-rounds must be an integer >= 0');
+    throw new UsageError('--max-rounds must be an integer >= 0');
   const timeoutS = values.timeout === undefined ? undefined : Number(values.timeout);
-  if (timeoutS !== undefined && !(timeoutS > 0)) return usage('--timeout must be a number of seconds > 0');
+  if (timeoutS !== undefined && !(timeoutS > 0))
+    throw new UsageError('--timeout must be a number of seconds > 0');
+  const env = envFlags(values.env, process.env);
+  const protocol = protocolFlag(values.protocol);
+  // An HTTP server that answers 401 gets the OAuth sign-in; a stdio server is the person's own process.
+  const login =
+    values.stdio || values.token !== undefined
+      ? undefined
+      : signIn({
+          clientId: values['client-id'],
+          clientSecret: values['client-secret'],
+          scope: values.scope,
+          openBrowser: process.stderr.isTTY === true || process.env.BROWSER !== undefined,
+          out: process.stderr,
+          me: `mrtr ${what.name}`,
+        });
+  const transport = values.stdio
+    ? stdioTransport(command, env)
+    : transportFor(target as string, { token: values.token, env, auth: login?.auth });
+  return {
+    help: false as const,
+    tool,
+    args,
+    answers,
+    maxRounds,
+    timeoutS,
+    transport,
+    protocol,
+    login,
+    json: values.json,
+    target,
+  };
+}
 
+/** The last lines a stdio server wrote to stderr, framed, when the failure came from its exit. */
+function printFailure(stderr: NodeJS.WriteStream, me: SafeText, message: string): void {
+  const [first, ...rest] = safeLines(message);
+  printLine(stderr, safe`${me}: ${first ?? safe``}`);
+  for (const l of rest) printLine(stderr, safe`  ${l}`);
+}
+
+export function callCommand(argv: string[]): Promise<number> {
+  return mrtrCommand(argv, { ...CALL, usage: CALL_USAGE });
+}
+
+/** Run one MRTR method through all its rounds, as `mrtr call`, `mrtr prompt` or `mrtr read`. */
+export async function mrtrCommand(argv: string[], what: MrtrCommand): Promise<number> {
   const stderr = process.stderr;
+  const me = safeLine(`mrtr ${what.name}`);
+  const usage = (message: SafeText) => {
+    printLine(stderr, safe`${me}: ${message}\n`);
+    printUsage(stderr, what.usage);
+    return EXIT.usage;
+  };
+  let line: ReturnType<typeof readCallLine>;
+  try {
+    line = readCallLine(argv, what);
+  } catch (error) {
+    if (error instanceof UsageError) return usage(safeLine(error.message));
+    throw error;
+  }
+  if (line.help) {
+    printUsage(process.stdout, what.usage);
+    return EXIT.ok;
+  }
+  const { tool, args, answers, maxRounds, timeoutS, transport, protocol, login } = line as Exclude<
+    typeof line,
+    { help: true }
+  >;
   const interactive = process.stdin.isTTY === true && stderr.isTTY === true;
   const color = stderr.isTTY === true && !process.env.NO_COLOR;
   const controller = new AbortController();
@@ -242,87 +306,114 @@ export async function callCommand(argv: string[]): Promise<number> {
   process.once('SIGINT', onSigint);
 
   const resolvers: InputResolver[] = [];
-  if (answers) {
-    // Input keys are the server's: an answer to a question keyed `__proto__` must stay an answer.
-    const map = emptyRecord<ScriptedAnswer>();
-    for (const [k, v] of Object.entries(answers)) map[k] = answerFromCli(v);
-    resolvers.push(
-      scriptedResolver(map, {
-        confirmDefault: true,
-        validate: true,
-        onInvalid: (key, problem) =>
-          stderr.write(`mrtr call: --answers["${key}"] does not fit the question: ${problem}\n`),
-      }),
-    );
-  }
+  const scripted = answers
+    ? cliAnswers(answers, (key, problem) =>
+        printLine(
+          stderr,
+          safe`${me}: --answers["${safeLine(key)}"] does not fit the question: ${safeLine(problem)}`,
+        ),
+      )
+    : undefined;
+  if (scripted) resolvers.push(scripted.resolver);
   if (interactive) resolvers.push(terminalResolver({ onInterrupt: onSigint, color }));
 
-  let transport: ReturnType<typeof transportFor>;
-  try {
-    transport = transportFor(target, values.token);
-  } catch (error) {
-    process.removeListener('SIGINT', onSigint);
-    return usage((error as Error).message);
-  }
   const client = new McpClient({
     server: transport,
+    protocol,
     resolvers,
     // Always declare form and URL elicitation, so a question nobody here can answer is reported as such rather
     // than refused by the server as a missing capability.
     capabilities: capabilitiesFor(['elicitation.form', 'elicitation.url']),
-    onWarning: (m) => stderr.write(`mrtr call: warning: ${m}\n`),
+    onWarning: (m) => printLine(stderr, safe`${me}: warning: ${safeLine(m)}`),
   });
-  const ui = new CallUi({
-    out: stderr,
-    live: stderr.isTTY === true,
-    color,
-    server: () => client.serverInfo?.name ?? target,
-  });
+  const serverName = () => {
+    const name = safeLine(client.serverInfo?.name ?? transport.label);
+    const where = safeLine(transport.endpoint ?? transport.label);
+    return name === where ? name : safe`${name} (${where})`;
+  };
+  const ui = new CallUi({ out: stderr, live: stderr.isTTY === true, color, server: serverName });
+  const asked = new Set<string>();
+  // --timeout bounds the whole command: finding out about the server, signing in, and every round.
+  const endsAt = Date.now() + (timeoutS ?? 300) * 1000;
+  const left = () => Math.max(1, endsAt - Date.now());
   try {
     try {
-      await client.discover({
-        signal: controller.signal,
-        timeoutMs: Math.min(30_000, (timeoutS ?? 300) * 1000),
-      });
+      await client.discover({ signal: controller.signal, timeoutMs: Math.min(30_000, left()) });
     } catch (error) {
       // Discovery is only for the server's name; a transport failure, though, means the call cannot work either.
       if (error instanceof TransportFailure) {
-        stderr.write(`mrtr call: ${safeText(error.message)}\n`);
-        return EXIT.unreachable;
+        printFailure(stderr, me, error.message);
+        return error.httpStatus === 404 ? EXIT.usage : EXIT.unreachable;
       }
       if (!(error instanceof RemoteError) && controller.signal.aborted) return EXIT.aborted;
     }
-    ui.line(ui.dim(safeText(`→ ${tool} ${JSON.stringify(args)} on ${client.serverInfo?.name ?? target}`)));
-    const outcome = await client.callTool(tool, args, {
+    const shownArgs = printableJson(args).text;
+    ui.line(ui.dim(safe`→ ${safeLine(tool as string)} ${safeLine(shownArgs)} on ${serverName()}`));
+    const outcome = await what.run(client, tool as string, args, {
       maxRounds,
-      timeoutMs: timeoutS === undefined ? undefined : timeoutS * 1000,
+      timeoutMs: left(),
       signal: controller.signal,
-      onEvent: ui.onEvent,
+      onEvent: (e) => {
+        if (e.type === 'input_needed') asked.add(e.key);
+        ui.onEvent(e);
+      },
     });
     ui.stop();
-    const code = exitCodeFor(outcome);
-    if (values.json) {
-      process.stdout.write(`${JSON.stringify(jsonReport(outcome, code))}\n`);
+    let code = exitCodeFor(outcome);
+    // An --answers entry that did not fit its question is a mistake on the command line, not a missing person.
+    if (
+      outcome.status === 'needs_person' &&
+      scripted &&
+      outcome.pending.some((p) => scripted.invalid.has(p.key))
+    )
+      code = EXIT.usage;
+    const unused = scripted?.unused(asked) ?? [];
+    if (unused.length > 0 && outcome.status !== 'aborted') {
+      const heard = [...asked].map((k) => JSON.stringify(k)).join(', ') || 'none';
+      printLine(
+        stderr,
+        safe`${me}: warning: no question used --answers ${safeLine(unused.map((k) => JSON.stringify(k)).join(', '))} (keys asked: ${safeLine(heard)})`,
+      );
+    }
+    if (line.json) {
+      const report = printableJson(jsonReport(outcome, code));
+      if (report.pruned) printLine(stderr, safe`${me}: warning: ${PRUNED_NOTE}`);
+      printJson(process.stdout, report.text);
       return code;
     }
     if (outcome.status === 'complete') {
-      printResult(outcome.result, process.stdout);
-      const r = `${outcome.rounds} round${outcome.rounds === 1 ? '' : 's'}`;
-      if (code === EXIT.ok) ui.line(ui.green(`✓ done in ${r}`));
-      else if (code === EXIT.declined)
-        stderr.write(
-          `mrtr call: declined (${outcome.declined.map((d) => d.key).join(', ')}); the tool reported an error\n`,
+      const shown = what.print(outcome.result, process.stdout);
+      if (shown.pruned) printLine(stderr, safe`${me}: warning: ${PRUNED_NOTE}`);
+      const questions = ui.rounds;
+      const requests = safe`${outcome.rounds} request${outcome.rounds === 1 ? safe`` : safe`s`}`;
+      const how =
+        questions === 0
+          ? safe`at once`
+          : safe`after ${questions} round${questions === 1 ? safe`` : safe`s`} of questions (${requests})`;
+      if (code === EXIT.ok) ui.line(ui.green(safe`✓ done ${how}`));
+      else if (code === EXIT.declined) {
+        const refused = outcome.declined.map((d) =>
+          d.action === 'cancel' ? safe`cancelled ${safeLine(d.key)}` : safe`declined ${safeLine(d.key)}`,
         );
-      else stderr.write(`mrtr call: the tool reported an error (${r})\n`);
+        printLine(stderr, safe`${me}: ${joinSafe(refused, ', ')}; the tool reported an error`);
+      } else printLine(stderr, safe`${me}: the tool reported an error (${outcome.rounds} requests)`);
       return code;
     }
-    stderr.write(`mrtr call: ${safeText(describeOutcome(outcome))}\n`);
-    if (outcome.status === 'needs_person' && !interactive)
-      stderr.write('mrtr call: run it in a terminal to answer, or pass the answers with --answers\n');
+    printFailure(stderr, me, describeOutcome(outcome));
+    if (outcome.status === 'needs_person' && !interactive && code !== EXIT.usage) {
+      const keys = outcome.pending.filter((p) => p.why === 'no_resolver').map((p) => `"${p.key}": …`);
+      printLine(
+        stderr,
+        keys.length > 0
+          ? safe`${me}: run it in a terminal to answer, or pass --answers '{${safeLine(keys.join(', '))}}'`
+          : safe`${me}: only a person may answer this: run it in a terminal`,
+      );
+    }
     return code;
   } finally {
     ui.stop();
     process.removeListener('SIGINT', onSigint);
     await client.close();
+    await login?.close();
   }
 }

@@ -5,6 +5,7 @@ import {
   type InputQuestion,
   McpClient,
   type MrtrOutcome,
+  OAuthClient,
   RemoteError,
   scriptedResolver,
 } from '../client/index.js';
@@ -32,7 +33,12 @@ const confirmAnything = (q: InputQuestion): InputResponse => {
   const content = emptyRecord<string | number | boolean>();
   for (const [name, s] of Object.entries(props)) {
     const type = isJsonObject(s) ? s.type : undefined;
-    content[name] = type === 'boolean' ? true : type === 'number' || type === 'integer' ? 1 : 'ok';
+    // The server's default is the answer a person pressing Enter would give (SEP-1034).
+    const d = isJsonObject(s) ? s.default : undefined;
+    if (typeof d === 'string' || typeof d === 'number' || typeof d === 'boolean') content[name] = d;
+    else if (isJsonObject(s) && Array.isArray(s.enum) && typeof s.enum[0] === 'string')
+      content[name] = s.enum[0];
+    else content[name] = type === 'boolean' ? true : type === 'number' || type === 'integer' ? 1 : 'ok';
   }
   return { action: 'accept', content };
 };
@@ -101,12 +107,58 @@ const SCENARIOS: Record<string, Scenario> = {
     }
   },
 
+  // Legacy (2025) servers: the client finds out from the first answer and initializes a session.
+  initialize: async (client) => {
+    await client.discover();
+    await client.listTools();
+  },
+
+  'elicitation-sep1034-client-defaults': async (client) => {
+    await client.listTools();
+    expectComplete('defaults', await client.callTool('test_client_elicitation_defaults', {}));
+  },
+
+  'sse-retry': async (client) => {
+    // The server closes the call's stream before answering; the client resumes with Last-Event-ID after `retry`.
+    await client.listTools();
+    expectComplete('test_reconnection', await client.callTool('test_reconnection', {}));
+  },
+
+  'json-schema-2020-12-preservation': async (client) => {
+    const tools = await client.listTools();
+    const focal = tools.find((t) => t.name === 'json_schema_2020_12_tool');
+    if (!focal) throw new Error('json_schema_2020_12_tool is not listed');
+    // The schema as received, keyword for keyword: the client keeps tool definitions verbatim.
+    expectComplete(
+      'json_schema_echo',
+      await client.callTool('json_schema_echo', { schema: focal.inputSchema }),
+    );
+  },
+
   'json-schema-ref-no-deref': async (client) => {
     // Listing must not fetch the network $ref in lookup_user's schema; the client never dereferences $refs.
     const tools = await client.listTools();
     if (!tools.some((t) => t.name === 'lookup_user')) throw new Error('lookup_user is not listed');
   },
 };
+
+/** The runner's client ID metadata document URL (auth/basic-cimd). */
+const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
+
+/** auth/*: sign in (the runner's authorization server redirects at once), then use the server. */
+const authScenario: Scenario = async (client) => {
+  const tools = await client.listTools();
+  const tool = tools[0];
+  if (tool) expectComplete(tool.name, await client.callTool(tool.name, {}));
+};
+
+/** Follow the authorization endpoint's redirect without a browser: the runner approves every request at once. */
+async function followRedirect(url: URL): Promise<URL> {
+  const response = await fetch(url, { redirect: 'manual' });
+  const location = response.headers.get('location');
+  if (!location) throw new Error(`the authorization endpoint answered ${response.status} without a redirect`);
+  return new URL(location, url);
+}
 
 export async function conformanceClientCommand(argv: string[]): Promise<number> {
   const url = argv[argv.length - 1];
@@ -118,7 +170,11 @@ export async function conformanceClientCommand(argv: string[]): Promise<number> 
     return 2;
   }
   // Own entries only: a scenario named `constructor` must be unknown, not "done" by calling Object.
-  const run = Object.hasOwn(SCENARIOS, scenario) ? SCENARIOS[scenario] : undefined;
+  const run = Object.hasOwn(SCENARIOS, scenario)
+    ? SCENARIOS[scenario]
+    : scenario.startsWith('auth/')
+      ? authScenario
+      : undefined;
   if (!run) {
     process.stderr.write(
       `mrtr conformance-client: unknown scenario '${scenario}' (known: ${Object.keys(SCENARIOS).join(', ')})\n`,
@@ -135,15 +191,27 @@ export async function conformanceClientCommand(argv: string[]): Promise<number> 
       return 1;
     }
   }
+  const auth = new OAuthClient({
+    authorize: (authorizationUrl) => followRedirect(authorizationUrl),
+    redirectUri: 'http://127.0.0.1:3939/callback',
+    clientId: typeof context.client_id === 'string' ? context.client_id : undefined,
+    clientSecret: typeof context.client_secret === 'string' ? context.client_secret : undefined,
+    clientMetadataUrl: CLIENT_METADATA_URL,
+    clientName: 'mrtr-conformance-client',
+    // The client-credentials scenario's client acts on its own behalf: no person, no browser.
+    grant: scenario === 'auth/client-credentials-basic' ? 'client_credentials' : 'authorization_code',
+  });
   const client = new McpClient({
     server: url,
+    auth,
     clientInfo: { name: 'mrtr-conformance-client', version: '0.1.0' },
     resolvers: [scriptedResolver({}, { fallback: confirmAnything })],
     protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.find(
       (v) => v === process.env.MCP_CONFORMANCE_PROTOCOL_VERSION,
     ),
-    mrtr: { timeoutMs: 20_000 },
-    requestTimeoutMs: 20_000,
+    // Generous: the runner starts many scenarios at once, on a machine that may be busy with other work.
+    mrtr: { timeoutMs: 80_000 },
+    requestTimeoutMs: 80_000,
     onWarning: (m) => process.stderr.write(`warning: ${m}\n`),
   });
   try {

@@ -3,6 +3,8 @@ import { auditCommand } from './audit.js';
 import { callCommand } from './call.js';
 import { conformanceClientCommand } from './conformance-client.js';
 import { keysCommand } from './keys.js';
+import { promptCommand } from './prompt.js';
+import { readCommand } from './read.js';
 import { serveCommand } from './serve.js';
 import { toolsCommand } from './tools.js';
 
@@ -28,10 +30,13 @@ commands:
         read, verify and export the audit trail (mrtr audit --help)
   keys generate [--kid ID]
         print a new requestState key (kid:secret)
-  tools <url> [--token T] [--json]
+  tools <url> [--token T] [--json]          (or: tools --stdio [--env NAME[=VALUE]] -- <command> [args…])
         list a server's tools
   call <url> <tool> [--args JSON] [--answers JSON] [--token T] [--json] [--max-rounds N] [--timeout S]
-        call a tool through all its input rounds (mrtr call --help for answers and exit codes)
+        call a tool through all its input rounds (mrtr call --help for answers and exit codes);
+        call --stdio <tool> [options] -- <command> [args…] launches the server with a minimal environment
+  prompt <url> <name> [--args JSON] [options]   get a prompt through its input rounds
+  read <url> <uri> [options]                    read a resource through its input rounds
   conformance-client <url>
         the client under test for the official conformance runner (reads MCP_CONFORMANCE_SCENARIO)
   help  show this text
@@ -47,6 +52,10 @@ export async function runCli(argv: string[]): Promise<number | undefined> {
       return toolsCommand(rest);
     case 'call':
       return callCommand(rest);
+    case 'prompt':
+      return promptCommand(rest);
+    case 'read':
+      return readCommand(rest);
     case 'keys':
       return keysCommand(rest);
     case 'audit':

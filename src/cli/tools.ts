@@ -1,14 +1,32 @@
 // `mrtr tools <url>`: list a server's tools, with their arguments at a glance.
-import { parseArgs } from 'node:util';
-import { McpClient, ProtocolViolation, RemoteError, RequestAborted, safeText } from '../client/index.js';
+import {
+  type ClientTransport,
+  McpClient,
+  ProtocolViolation,
+  RemoteError,
+  safe,
+  safeLine,
+  safeLines,
+  TransportFailure,
+} from '../client/index.js';
 import { isJsonObject, type ToolDefinition } from '../protocol/index.js';
-import { EXIT, transportFor } from './call.js';
+import { EXIT } from './call.js';
+import { envFlags, parseCommandLine, protocolFlag, UsageError } from './cli-args.js';
+import { printableJson } from './show-result.js';
+import { type SignIn, signIn } from './sign-in.js';
+import { stdioTransport, transportFor } from './target.js';
+import { printJson, printLine, printUsage } from './terminal/print.js';
 
 export const TOOLS_USAGE = `usage: mrtr tools <url> [--token T] [--json]
+       mrtr tools --stdio [--env NAME[=VALUE]]… [--json] -- <command> [args…]
 
-  <url>       the MCP endpoint (http://host/mcp), or stdio:<command> to launch a server
+  <url>       the MCP endpoint (http://host/mcp)
+  --stdio     launch the server: the command after -- speaks MCP on its stdin/stdout
+  --env       give the stdio server a variable (NAME=VALUE, or NAME to pass this one on; repeatable)
   --json      print the tools/list result (tools excluded for invalid x-mcp-header are left out)
-  --token T   bearer token
+  --token T   bearer token (else an HTTP server that asks for OAuth gets a sign-in, as with mrtr call)
+  --client-id ID, --client-secret S, --scope S   as for mrtr call
+  --protocol V  speak only this MCP version (2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26)
 `;
 
 /** `id: integer`, `note?: string`, … from a tool's inputSchema. */
@@ -28,65 +46,117 @@ function signature(tool: ToolDefinition): string {
     .join(', ');
 }
 
+const TOOLS_OPTIONS = {
+  token: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  stdio: { type: 'boolean', default: false },
+  env: { type: 'string', multiple: true },
+  protocol: { type: 'string' },
+  'client-id': { type: 'string' },
+  'client-secret': { type: 'string' },
+  scope: { type: 'string' },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+interface ToolsValues {
+  token?: string;
+  json: boolean;
+  stdio: boolean;
+  env?: string[];
+  protocol?: string;
+  'client-id'?: string;
+  'client-secret'?: string;
+  scope?: string;
+  help: boolean;
+}
+
+function readToolsLine(argv: string[]):
+  | { help: true }
+  | {
+      help: false;
+      transport: ClientTransport;
+      json: boolean;
+      protocol: string | undefined;
+      login?: SignIn;
+    } {
+  const { values, positionals, command } = parseCommandLine<ToolsValues>(argv, TOOLS_OPTIONS);
+  if (values.help) return { help: true };
+  const env = envFlags(values.env, process.env);
+  const protocol = protocolFlag(values.protocol);
+  if (values.stdio) {
+    if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}' before --`);
+    if (command.length === 0) throw new UsageError('--stdio needs the server command after --');
+    return { help: false, transport: stdioTransport(command, env), json: values.json, protocol };
+  }
+  if (command.length > 0) throw new UsageError('a command after -- needs --stdio');
+  const [target, ...extra] = positionals;
+  if (!target || extra.length > 0) throw new UsageError('needs exactly one <url>');
+  const login =
+    values.token !== undefined
+      ? undefined
+      : signIn({
+          clientId: values['client-id'],
+          clientSecret: values['client-secret'],
+          scope: values.scope,
+          openBrowser: process.stderr.isTTY === true || process.env.BROWSER !== undefined,
+          out: process.stderr,
+          me: 'mrtr tools',
+        });
+  return {
+    help: false,
+    login,
+    transport: transportFor(target, { token: values.token, env, auth: login?.auth }),
+    json: values.json,
+    protocol,
+  };
+}
+
 export async function toolsCommand(argv: string[]): Promise<number> {
-  let values: { token?: string; json?: boolean; help?: boolean };
-  let positionals: string[];
+  const stderr = process.stderr;
+  let line: ReturnType<typeof readToolsLine>;
   try {
-    ({ values, positionals } = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        token: { type: 'string' },
-        json: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    }));
+    line = readToolsLine(argv);
   } catch (error) {
-    process.stderr.write(`mrtr tools: ${(error as Error).message}\n\n${TOOLS_USAGE}`);
+    if (!(error instanceof UsageError)) throw error;
+    printLine(stderr, safe`mrtr tools: ${safeLine(error.message)}\n`);
+    printUsage(stderr, TOOLS_USAGE);
     return EXIT.usage;
   }
-  if (values.help) {
-    process.stdout.write(TOOLS_USAGE);
+  if (line.help) {
+    printUsage(process.stdout, TOOLS_USAGE);
     return EXIT.ok;
   }
-  const [target, ...extra] = positionals;
-  if (!target || extra.length > 0) {
-    process.stderr.write(`mrtr tools: needs exactly one <url>\n\n${TOOLS_USAGE}`);
-    return EXIT.usage;
-  }
-  let client: McpClient;
-  try {
-    client = new McpClient({
-      server: transportFor(target, values.token),
-      onWarning: (m) => process.stderr.write(`mrtr tools: warning: ${m}\n`),
-    });
-  } catch (error) {
-    process.stderr.write(`mrtr tools: ${safeText((error as Error).message)}\n`);
-    return EXIT.usage;
-  }
+  const client = new McpClient({
+    server: line.transport,
+    protocol: line.protocol,
+    onWarning: (m) => printLine(stderr, safe`mrtr tools: warning: ${safeLine(m)}`),
+  });
   try {
     const tools = await client.listTools({ timeoutMs: 30_000 });
-    if (values.json) {
-      process.stdout.write(`${JSON.stringify({ tools })}\n`);
+    if (line.json) {
+      printJson(process.stdout, printableJson({ tools }).text);
       return EXIT.ok;
     }
-    if (tools.length === 0) process.stdout.write('(no tools)\n');
-    const width = Math.min(32, Math.max(0, ...tools.map((t) => t.name.length)));
+    const out = process.stdout;
+    if (tools.length === 0) printLine(out, safe`(no tools)`);
+    const width = Math.min(32, Math.max(0, ...tools.map((t) => safeLine(t.name).length)));
     for (const tool of tools) {
       const about = tool.title ?? tool.description ?? '';
-      process.stdout.write(safeText(`${tool.name.padEnd(width)}  ${about}\n`));
+      printLine(out, safe`${safeLine(safeLine(tool.name).padEnd(width))}  ${safeLine(about)}`);
       const sig = signature(tool);
-      if (sig) process.stdout.write(safeText(`${' '.repeat(width)}  (${sig})\n`));
+      if (sig) printLine(out, safe`${safeLine(' '.repeat(width))}  (${safeLine(sig)})`);
     }
     return EXIT.ok;
   } catch (error) {
-    process.stderr.write(`mrtr tools: ${safeText((error as Error).message)}\n`);
+    const [first, ...rest] = safeLines((error as Error).message);
+    printLine(stderr, safe`mrtr tools: ${first ?? safe``}`);
+    for (const l of rest) printLine(stderr, safe`  ${l}`);
     if (error instanceof RemoteError) return EXIT.toolError;
     if (error instanceof ProtocolViolation) return EXIT.protocolError;
-    if (error instanceof RequestAborted) return EXIT.unreachable;
+    if (error instanceof TransportFailure && error.httpStatus === 404) return EXIT.usage;
     return EXIT.unreachable;
   } finally {
     await client.close();
+    await line.login?.close();
   }
 }

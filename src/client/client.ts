@@ -28,9 +28,27 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   type ToolDefinition,
 } from '../protocol/index.js';
-import { type DriverOptions, type DriverTarget, driveMrtr, type MrtrOutcome } from './driver.js';
-import { abortError, ProtocolViolation, RemoteError } from './errors.js';
+import {
+  CLIENT_DEFAULTS,
+  type DeclinedAnswer,
+  type DriverOptions,
+  type DriverTarget,
+  driveMrtr,
+  type MrtrOutcome,
+  type PendingQuestion,
+} from './driver.js';
+import { abortError, ProtocolViolation, RemoteError, SessionExpired, TransportFailure } from './errors.js';
 import { HttpClientTransport } from './http-transport.js';
+import {
+  answerServerRequest,
+  isModernError,
+  LEGACY_HINT_STATUSES,
+  LEGACY_PROTOCOL_VERSIONS,
+  type LegacyServer,
+  legacyCapabilities,
+  readInitializeResult,
+} from './legacy.js';
+import type { OAuthClient } from './oauth/oauth-client.js';
 import type { InputResolver } from './resolvers.js';
 import { type HeaderBinding, paramHeaders, planToolHeaders } from './tool-headers.js';
 import type { ClientTransport } from './transport.js';
@@ -43,6 +61,8 @@ export interface McpClientOptions {
   server: string | URL | ClientTransport;
   /** Bearer token, used when `server` is a URL. */
   token?: string;
+  /** OAuth 2.1 sign-in and tokens, used when `server` is a URL (see docs/client.md "OAuth"). */
+  auth?: OAuthClient;
   clientInfo?: Implementation;
   /** Who answers embedded requests. The client declares exactly the kinds its resolvers handle. */
   resolvers?: InputResolver[];
@@ -50,10 +70,18 @@ export interface McpClientOptions {
   capabilities?: ClientCapabilities;
   /** Protocol version to ask for first. Default 2026-07-28. */
   protocolVersion?: string;
+  /**
+   * Force one protocol version: `2026-07-28` (never fall back), or a legacy one (`2025-11-25`, `2025-06-18`,
+   * `2025-03-26`: initialize straight away). Default: try 2026-07-28, fall back to the legacy protocol when the server
+   * says it does not speak it (basic/versioning.mdx "Backward Compatibility").
+   */
+  protocol?: string;
   /** Defaults for every MRTR call (per-call options win). */
   mrtr?: Omit<DriverOptions, 'signal' | 'onEvent'>;
   /** Time limit for plain requests (discover, lists). Default 60 000 ms. */
   requestTimeoutMs?: number;
+  /** How long the server/discover probe waits before taking silence for a legacy server. Default 10 000 ms. */
+  probeTimeoutMs?: number;
   /** Things a person should know but that do not stop the work, e.g. a tool excluded for a bad x-mcp-header. */
   onWarning?: (message: string) => void;
 }
@@ -83,7 +111,8 @@ export interface RejectedTool {
   reason: string;
 }
 
-const MAX_PAGES = 100;
+/** A tool excluded for an invalid x-mcp-header: never called (streamable-http.mdx: clients MUST exclude it). */
+class ExcludedTool extends ProtocolViolation {}
 
 export class McpClient {
   readonly transport: ClientTransport;
@@ -98,12 +127,19 @@ export class McpClient {
   private readonly rejected = new Map<string, string>();
   /** The server's self-description from `server/discover` (or undefined before it is called). */
   serverInfo: Implementation | undefined;
+  /** Which protocol generation the server speaks: found out on the first request, unless forced. */
+  private era: 'unknown' | 'modern' | 'legacy' = 'unknown';
+  /** The legacy session's server, once initialize answered. */
+  private legacyServer: LegacyServer | undefined;
+  private opening: Promise<LegacyServer> | undefined;
+  /** The server-request answerers of calls in progress (legacy sessions send requests outside their responses). */
+  private readonly activeCalls = new Set<(request: JsonRpcRequest) => Promise<JsonRpcResponse>>();
 
   constructor(options: McpClientOptions) {
     this.options = options;
     this.transport =
       typeof options.server === 'string' || options.server instanceof URL
-        ? new HttpClientTransport({ url: options.server, token: options.token })
+        ? new HttpClientTransport({ url: options.server, token: options.token, auth: options.auth })
         : options.server;
     this.clientInfo = options.clientInfo ?? { name: CLIENT_NAME, version: CLIENT_VERSION };
     this.protocolVersion = options.protocolVersion ?? LATEST_PROTOCOL_VERSION;
@@ -111,6 +147,26 @@ export class McpClient {
     this.capabilities = options.capabilities ?? capabilitiesFor(resolvers.flatMap((r) => [...r.kinds]));
     this.declared = declaredKinds(this.capabilities);
     this.resolvers = resolvers;
+    const forced = options.protocol;
+    if (forced !== undefined) {
+      if (LEGACY_PROTOCOL_VERSIONS.includes(forced)) {
+        if (!this.transport.legacy)
+          throw new TypeError(`this transport cannot carry the legacy protocol ${forced}`);
+        this.era = 'legacy';
+        this.protocolVersion = forced;
+      } else if (SUPPORTED_PROTOCOL_VERSIONS.includes(forced)) {
+        this.era = 'modern';
+        this.protocolVersion = forced;
+      } else
+        throw new RangeError(
+          `protocol ${JSON.stringify(forced)} is not one this client speaks (${[...SUPPORTED_PROTOCOL_VERSIONS, ...LEGACY_PROTOCOL_VERSIONS].join(', ')})`,
+        );
+    } else if (!this.transport.legacy) this.era = 'modern';
+  }
+
+  /** Which protocol generation is in use: `modern` (2026-07-28, MRTR), `legacy` (initialize sessions), or not yet known. */
+  get generation(): 'unknown' | 'modern' | 'legacy' {
+    return this.era;
   }
 
   /** The protocol version in use (it changes if the server asks for another one it and we both support). */
@@ -143,13 +199,58 @@ export class McpClient {
     onNotification?: (n: JsonRpcNotification) => void,
     headers?: Record<string, string>,
     progress?: boolean,
+    onServerRequest?: (request: JsonRpcRequest) => Promise<JsonRpcResponse>,
   ): Promise<JsonRpcResponse> {
+    // Probe with server/discover before anything else (stdio.mdx; on HTTP it is the "modern request" to attempt):
+    // some legacy servers answer other methods without an initialize, under legacy semantics.
+    if (this.era === 'unknown' && method !== 'server/discover') await this.probe(signal);
+    if (this.era === 'legacy')
+      return this.legacyExchange(method, params, signal, onNotification, progress, onServerRequest);
     for (let attempt = 0; ; attempt++) {
       const id = this.nextId++;
       const userMeta = isJsonObject(params._meta) ? params._meta : undefined;
       const meta = this.meta(progress ? { ...userMeta, progressToken: id } : userMeta);
       const message: JsonRpcRequest = { jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } };
-      const response = await this.transport.send({ message, signal, onNotification, headers });
+      let status = 0;
+      let response: JsonRpcResponse;
+      try {
+        response = await this.transport.send({
+          message,
+          signal,
+          onNotification,
+          headers,
+          onHttpStatus: (s) => {
+            status = s;
+          },
+        });
+      } catch (error) {
+        // streamable-http.mdx: a 4xx without a modern error body comes from a server that does not speak 2026-07-28.
+        if (
+          this.era === 'unknown' &&
+          error instanceof TransportFailure &&
+          LEGACY_HINT_STATUSES.has(error.httpStatus ?? 0)
+        ) {
+          this.era = 'legacy';
+          return this.legacyExchange(method, params, signal, onNotification, progress, onServerRequest);
+        }
+        throw error;
+      }
+      if (this.era === 'unknown') {
+        // A server that answers server/discover with something that is not a DiscoverResult does not know it.
+        const notDiscover =
+          method === 'server/discover' && 'result' in response && !isDiscoverResult(response.result);
+        if (
+          notDiscover ||
+          ('error' in response &&
+            !isModernError(response.error.code) &&
+            // stdio.mdx: any other error to the probe means legacy; streamable-http.mdx: only a 4xx does.
+            (this.transport.kind === 'stdio' || LEGACY_HINT_STATUSES.has(status)))
+        ) {
+          this.era = 'legacy';
+          return this.legacyExchange(method, params, signal, onNotification, progress, onServerRequest);
+        }
+        this.era = 'modern';
+      }
       if (
         attempt === 0 &&
         'error' in response &&
@@ -162,8 +263,155 @@ export class McpClient {
           this.protocolVersion = pick;
           continue;
         }
+        // A modern server that speaks only legacy versions besides: initialize one of them.
+        const legacy = LEGACY_PROTOCOL_VERSIONS.find((v) => offered.includes(v));
+        if (legacy !== undefined && this.transport.legacy && this.options.protocol === undefined) {
+          this.era = 'legacy';
+          this.protocolVersion = legacy;
+          return this.legacyExchange(method, params, signal, onNotification, progress, onServerRequest);
+        }
       }
       return response;
+    }
+  }
+
+  /**
+   * Send server/discover to learn the server's generation: a DiscoverResult or a modern error means modern; a 4xx
+   * without a modern error (HTTP), any other error (stdio), a result that is not a DiscoverResult, or no answer in
+   * time, means legacy.
+   */
+  private async probe(signal: AbortSignal): Promise<void> {
+    // Silence means legacy on stdio only: over HTTP the probe may carry an OAuth sign-in, which takes a person as
+    // long as it takes (the caller's own signal still bounds it), and the era shows in the status code.
+    const timeout =
+      this.transport.kind === 'stdio'
+        ? AbortSignal.timeout(this.options.probeTimeoutMs ?? CLIENT_DEFAULTS.probeTimeoutMs)
+        : undefined;
+    const id = this.nextId++;
+    const message: JsonRpcRequest = {
+      jsonrpc: '2.0',
+      id,
+      method: 'server/discover',
+      params: { _meta: this.meta() },
+    };
+    let status = 0;
+    let era: 'modern' | 'legacy';
+    try {
+      const response = await this.transport.send({
+        message,
+        signal: timeout ? AbortSignal.any([signal, timeout]) : signal,
+        onHttpStatus: (s) => {
+          status = s;
+        },
+      });
+      if ('result' in response) era = isDiscoverResult(response.result) ? 'modern' : 'legacy';
+      else if (isModernError(response.error.code)) {
+        era = 'modern';
+        // UnsupportedProtocolVersion: ask in a version both sides speak from the next request on.
+        const data = response.error.data;
+        const offered = isJsonObject(data) && Array.isArray(data.supported) ? data.supported : [];
+        const pick = SUPPORTED_PROTOCOL_VERSIONS.find((v) => offered.includes(v));
+        if (response.error.code === ErrorCode.UnsupportedProtocolVersion && pick !== undefined)
+          this.protocolVersion = pick;
+      } else if (this.transport.kind === 'http') era = LEGACY_HINT_STATUSES.has(status) ? 'legacy' : 'modern';
+      else era = 'legacy';
+    } catch (error) {
+      const legacyStatus =
+        error instanceof TransportFailure && LEGACY_HINT_STATUSES.has(error.httpStatus ?? 0);
+      // No answer in time: a legacy server that ignores requests before initialize.
+      if (!legacyStatus && !(timeout?.aborted && !signal.aborted)) throw error;
+      era = 'legacy';
+    }
+    if (this.era === 'unknown') this.era = this.transport.legacy ? era : 'modern';
+  }
+
+  /** Initialize the legacy session once (concurrent callers share the handshake). */
+  private openLegacy(signal: AbortSignal): Promise<LegacyServer> {
+    if (this.legacyServer) return Promise.resolve(this.legacyServer);
+    this.opening ??= (async () => {
+      const wire = this.transport.legacy;
+      if (!wire) throw new ProtocolViolation('this transport cannot carry the legacy protocol');
+      const asked = LEGACY_PROTOCOL_VERSIONS.includes(this.protocolVersion)
+        ? this.protocolVersion
+        : (LEGACY_PROTOCOL_VERSIONS[0] as string);
+      wire.beginSession(asked);
+      const message: JsonRpcRequest = {
+        jsonrpc: '2.0',
+        id: this.nextId++,
+        method: 'initialize',
+        params: {
+          protocolVersion: asked,
+          capabilities: legacyCapabilities(this.capabilities, asked),
+          clientInfo: this.clientInfo as unknown as JsonObject,
+        },
+      };
+      const response = await this.transport.send({ message, signal });
+      if ('error' in response) throw new RemoteError(response.error);
+      const server = readInitializeResult(response.result as JsonObject);
+      wire.beginSession(server.protocolVersion);
+      await wire.notify({ jsonrpc: '2.0', method: 'notifications/initialized' }, signal);
+      // Requests sent outside any response go to the call in progress (the latest one, if several are).
+      wire.listen((request) => {
+        const calls = [...this.activeCalls];
+        const answer = calls[calls.length - 1];
+        if (answer) return answer(request);
+        return Promise.resolve({
+          jsonrpc: '2.0',
+          id: request.id,
+          error: { code: ErrorCode.InternalError, message: 'no call is in progress to answer this request' },
+        });
+      });
+      this.protocolVersion = server.protocolVersion;
+      if (server.serverInfo) this.serverInfo = server.serverInfo;
+      this.legacyServer = server;
+      return server;
+    })().finally(() => {
+      this.opening = undefined;
+    });
+    return this.opening;
+  }
+
+  /** One request on the legacy session: no per-request `_meta` of 2026-07-28, the session re-opened once if it ended. */
+  private async legacyExchange(
+    method: string,
+    params: JsonObject,
+    signal: AbortSignal,
+    onNotification: ((n: JsonRpcNotification) => void) | undefined,
+    progress: boolean | undefined,
+    onServerRequest: ((request: JsonRpcRequest) => Promise<JsonRpcResponse>) | undefined,
+  ): Promise<JsonRpcResponse> {
+    for (let attempt = 0; ; attempt++) {
+      const server = await this.openLegacy(signal);
+      const id = this.nextId++;
+      if (method === 'server/discover')
+        return {
+          jsonrpc: '2.0',
+          id,
+          result: {
+            resultType: 'complete',
+            supportedVersions: [server.protocolVersion],
+            capabilities: server.capabilities,
+            ...(server.instructions === undefined ? {} : { instructions: server.instructions }),
+            ...(server.serverInfo ? { serverInfo: server.serverInfo as unknown as JsonObject } : {}),
+          },
+        };
+      const userMeta = isJsonObject(params._meta) ? { ...params._meta } : {};
+      if (progress) userMeta.progressToken = id;
+      const sent: JsonObject = { ...params };
+      delete sent._meta;
+      if (Object.keys(userMeta).length > 0) sent._meta = userMeta;
+      const message: JsonRpcRequest = { jsonrpc: '2.0', id, method, params: sent };
+      try {
+        return await this.transport.send({ message, signal, onNotification, onServerRequest });
+      } catch (error) {
+        // A legacy server may end its session (HTTP 404): start a new one and send the request again, once.
+        if (error instanceof SessionExpired && attempt === 0) {
+          this.legacyServer = undefined;
+          this.transport.legacy?.resetSession();
+          continue;
+        }
+        throw error;
+      }
     }
   }
 
@@ -217,19 +465,39 @@ export class McpClient {
     return result;
   }
 
+  /**
+   * Every page of a list, within one time limit for all pages (not one per page) and a bound on the total held in
+   * memory: a server cannot keep the client paging, or fill it, for ever.
+   */
   private async listAll<T>(method: string, field: string, options?: RequestOptions): Promise<T[]> {
+    const { signal, done } = this.withTimeout(options);
     const items: T[] = [];
+    let chars = 0;
     let cursor: string | undefined;
-    for (let page = 0; page < MAX_PAGES; page++) {
-      const result = await this.request(method, cursor === undefined ? {} : { cursor }, options);
-      const list = result[field];
-      if (!Array.isArray(list)) throw new ProtocolViolation(`${method} result has no ${field} array`);
-      items.push(...(list as T[]));
-      const next = result.nextCursor;
-      if (typeof next !== 'string' || next === '') return items;
-      cursor = next;
+    try {
+      for (let page = 0; page < CLIENT_DEFAULTS.maxListPages; page++) {
+        const result = await this.request(method, cursor === undefined ? {} : { cursor }, {
+          ...options,
+          signal,
+        });
+        const list = result[field];
+        if (!Array.isArray(list)) throw new ProtocolViolation(`${method} result has no ${field} array`);
+        for (const item of list) {
+          chars += jsonSize(item);
+          if (items.length >= CLIENT_DEFAULTS.maxListItems || chars > CLIENT_DEFAULTS.maxListChars)
+            throw new ProtocolViolation(
+              `${method} returned more than ${CLIENT_DEFAULTS.maxListItems} items or ${CLIENT_DEFAULTS.maxListChars} characters in all; stopped at page ${page + 1}`,
+            );
+          items.push(item as T);
+        }
+        const next = result.nextCursor;
+        if (typeof next !== 'string' || next === '') return items;
+        cursor = next;
+      }
+      throw new ProtocolViolation(`${method} returned more than ${CLIENT_DEFAULTS.maxListPages} pages`);
+    } finally {
+      done();
     }
-    throw new ProtocolViolation(`${method} returned more than ${MAX_PAGES} pages`);
   }
 
   /**
@@ -269,14 +537,49 @@ export class McpClient {
     return this.serverInfo?.name ?? this.transport.label;
   }
 
-  private drive<R extends Result>(
+  private async drive<R extends Result>(
     method: string,
     params: JsonObject,
     target: string | undefined,
     options: CallOptions,
-    headersFor?: () => Promise<Record<string, string>>,
+    headersFor?: (signal: AbortSignal) => Promise<Record<string, string>>,
   ): Promise<MrtrOutcome<R>> {
     const { progress, meta, ...mrtr } = options;
+    const onEvent = mrtr.onEvent;
+    // Legacy sessions ask mid-request instead of with input_required: the same resolvers answer, and a question
+    // nobody here may answer ends the call with needs_person, as it would under MRTR.
+    const unanswered: PendingQuestion[] = [];
+    let asked = 0;
+    const serverRequests =
+      (signal: AbortSignal) =>
+      (request: JsonRpcRequest): Promise<JsonRpcResponse> =>
+        answerServerRequest(request, `q${++asked}`, {
+          resolvers: this.resolvers,
+          declared: this.declared,
+          ctx: {
+            signal,
+            round: 1,
+            method,
+            target,
+            server: this.serverLabel,
+            endpoint: this.transport.endpoint ?? this.transport.label,
+          },
+          unanswered,
+          onAsked: (q) =>
+            onEvent?.({
+              type: 'input_needed',
+              round: 1,
+              key: q.key,
+              kind: q.kind,
+              message: q.message,
+              why: q.personRequired,
+            }),
+          onAnswered: (q, by, action) => {
+            if (action === 'decline' || action === 'cancel') declined.push({ round: 1, key: q.key, action });
+            onEvent?.({ type: 'answered', round: 1, key: q.key, by, action });
+          },
+        });
+    const declined: DeclinedAnswer[] = [];
     const driverTarget: DriverTarget = {
       method,
       params: meta ? { ...params, _meta: meta } : params,
@@ -284,13 +587,25 @@ export class McpClient {
       declared: this.declared,
       resolvers: this.resolvers,
       server: this.serverLabel,
+      endpoint: this.transport.endpoint ?? this.transport.label,
       send: (p, signal, onNotification) =>
         (async () => {
-          const headers = headersFor ? await headersFor() : undefined;
-          return this.exchange(method, p, signal, onNotification, headers, progress);
+          // The call's own signal (its deadline included) bounds everything a round does, header planning too.
+          const headers = headersFor ? await headersFor(signal) : undefined;
+          const answer = serverRequests(signal);
+          this.activeCalls.add(answer);
+          try {
+            return await this.exchange(method, p, signal, onNotification, headers, progress, answer);
+          } finally {
+            this.activeCalls.delete(answer);
+          }
         })(),
     };
-    return driveMrtr<R>(driverTarget, { ...this.options.mrtr, ...mrtr });
+    const outcome = await driveMrtr<R>(driverTarget, { ...this.options.mrtr, ...mrtr });
+    if (unanswered.length > 0 && outcome.status !== 'aborted' && outcome.status !== 'timeout')
+      return { status: 'needs_person', rounds: outcome.rounds, pending: unanswered };
+    if (outcome.status === 'complete' && declined.length > 0) outcome.declined.push(...declined);
+    return outcome;
   }
 
   /**
@@ -311,29 +626,47 @@ export class McpClient {
         rounds: 0,
         message: `tool "${name}" was excluded: ${reason}`,
       };
+    // One deadline for the whole call: a tools/list refresh inside it, and the retry after HeaderMismatch, count too.
+    const timeoutMs = options.timeoutMs ?? this.options.mrtr?.timeoutMs ?? CLIENT_DEFAULTS.timeoutMs;
+    const endsAt = Date.now() + timeoutMs;
+    const left = () => Math.max(1, endsAt - Date.now());
     let refreshed = false;
-    const headersFor = async () => {
+    const refresh = (signal: AbortSignal | undefined) =>
+      this.listTools({ signal, timeoutMs: left() }).catch((error: unknown) => {
+        // Only the call's own end (abort, deadline) stops it; a list that fails just leaves the headers unplanned.
+        if (signal?.aborted) throw error;
+      });
+    const headersFor = async (signal: AbortSignal) => {
       // Mcp-Param-* headers exist on Streamable HTTP only (other transports may ignore x-mcp-header).
-      if (this.transport.kind !== 'http') return {};
+      if (this.transport.kind !== 'http' || this.era === 'legacy') return {};
       if (!this.toolHeaders.has(name) && !refreshed) {
         refreshed = true;
         // The tool's x-mcp-header annotations decide which Mcp-Param-* headers the call must carry.
-        await this.listTools({ signal: options.signal }).catch(() => undefined);
+        await refresh(signal);
       }
+      const excluded = this.rejected.get(name);
+      if (excluded !== undefined) throw new ExcludedTool(`tool "${name}" was excluded: ${excluded}`);
       return paramHeaders(this.toolHeaders.get(name) ?? [], args);
     };
     const outcome = await this.drive<CallToolResult>(
       'tools/call',
       { name, arguments: args },
       name,
-      options,
+      { ...options, timeoutMs },
       headersFor,
     );
     // streamable-http.mdx: on HeaderMismatch, refresh tools/list (the schema may have changed) and retry once.
     if (outcome.status === 'server_error' && outcome.error.code === ErrorCode.HeaderMismatch && !refreshed) {
       refreshed = true;
       this.toolHeaders.delete(name);
-      await this.listTools({ signal: options.signal }).catch(() => undefined);
+      if (Date.now() >= endsAt) return { status: 'timeout', rounds: outcome.rounds, timeoutMs };
+      try {
+        await refresh(options.signal);
+      } catch {
+        return options.signal?.aborted
+          ? { status: 'aborted', rounds: outcome.rounds, reason: options.signal.reason }
+          : { status: 'timeout', rounds: outcome.rounds, timeoutMs };
+      }
       if (this.rejected.has(name))
         return {
           status: 'protocol_error',
@@ -344,7 +677,7 @@ export class McpClient {
         'tools/call',
         { name, arguments: args },
         name,
-        options,
+        { ...options, timeoutMs: left() },
         headersFor,
       );
       return { ...again, rounds: again.rounds + outcome.rounds } as MrtrOutcome<CallToolResult>;
@@ -372,6 +705,20 @@ export class McpClient {
   }
 }
 
+/** A DiscoverResult, or at least a 2026-07-28 result: legacy servers never send `resultType`. */
+function isDiscoverResult(result: unknown): boolean {
+  return isJsonObject(result) && (Array.isArray(result.supportedVersions) || result.resultType !== undefined);
+}
+
+/** Characters of an item as JSON, or a huge number for one too deep to measure (it is refused either way). */
+function jsonSize(item: unknown): number {
+  try {
+    return JSON.stringify(item)?.length ?? 0;
+  } catch {
+    return Number.MAX_SAFE_INTEGER;
+  }
+}
+
 /** The result of a complete outcome, or an Error describing how the call ended otherwise. */
 export function unwrapOutcome<R extends Result>(outcome: MrtrOutcome<R>): R {
   if (outcome.status === 'complete') return outcome.result;
@@ -388,7 +735,7 @@ export function describeOutcome(outcome: MrtrOutcome): string {
       const q = outcome.pending
         .map(
           (p) =>
-            `"${p.message ?? p.key}" (${p.why === 'no_resolver' ? 'nothing here can answer it' : p.why.replace('_', ' ')})`,
+            `"${p.message ?? p.key}" (input key ${JSON.stringify(p.key)}; ${p.why === 'no_resolver' ? 'nothing here can answer it' : p.why.replace('_', ' ')})`,
         )
         .join(', ');
       return `needs a person to answer ${q} ${r}`;

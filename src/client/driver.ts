@@ -21,6 +21,28 @@ export const CLIENT_DEFAULTS = Object.freeze({
   maxRounds: 10,
   /** A whole call, rounds and a person's answers included: five minutes, then the call is abandoned. */
   timeoutMs: 300_000,
+  /** A person answers a handful of questions at once; a round asking for more is flooding, not asking. */
+  maxQuestionsPerRound: 32,
+  /** Pages of one list (tools/list, …) followed at most: a cursor that never ends must not page for ever. */
+  maxListPages: 100,
+  /** Items of one list kept at most, over all its pages. */
+  maxListItems: 10_000,
+  /** Characters (as JSON) of one list kept at most, over all its pages: 32 Mi, whatever the page count. */
+  maxListChars: 32 * 1024 * 1024,
+  /** stdio.mdx's "reasonable timeout" for the server/discover probe: a legacy server may not answer it at all. */
+  probeTimeoutMs: 10_000,
+  /** A legacy SSE stream that keeps breaking is not resumed for ever. */
+  maxResumes: 5,
+  /** The pause before resuming a legacy stream when the server gave no `retry:`. */
+  resumeDelayMs: 1000,
+  /** A server's `retry:` is honoured up to this. */
+  maxResumeDelayMs: 30_000,
+  /** OAuth step-ups for one request: a server that keeps asking for more scope is refused, not followed for ever. */
+  maxStepUps: 2,
+  /** An OAuth access token this close to its expiry is refreshed first. */
+  refreshSkewMs: 30_000,
+  /** Each OAuth discovery, registration or token request: an authorization server that hangs does not hang the call. */
+  oauthRequestTimeoutMs: 30_000,
 });
 
 export interface DriverOptions {
@@ -36,6 +58,8 @@ export interface DriverOptions {
   backoff?: { initialMs?: number; maxMs?: number };
   /** Upper bound on the server's `dev.mrtr/retryAfterMs` hint. Default 30 000 ms. */
   maxRetryAfterMs?: number;
+  /** Questions one round may ask; more is a protocol error, nothing is shown or answered. Default 32. */
+  maxQuestionsPerRound?: number;
 }
 
 export type MrtrEvent =
@@ -95,6 +119,8 @@ export interface DriverTarget {
   declared: ReadonlySet<InputKind>;
   resolvers: readonly InputResolver[];
   server: string;
+  /** The endpoint's host or the command, shown to people next to the name the server claims. */
+  endpoint?: string;
   /** Send one request with these params (a new JSON-RPC id each time). */
   send: (
     params: JsonObject,
@@ -149,6 +175,7 @@ export async function driveMrtr<R extends Result = Result>(
   const initialBackoff = options.backoff?.initialMs ?? 100;
   const maxBackoff = options.backoff?.maxMs ?? 2000;
   const maxRetryAfter = options.maxRetryAfterMs ?? 30_000;
+  const maxQuestions = options.maxQuestionsPerRound ?? CLIENT_DEFAULTS.maxQuestionsPerRound;
   const emit = (event: MrtrEvent) => {
     try {
       options.onEvent?.(event);
@@ -201,7 +228,7 @@ export async function driveMrtr<R extends Result = Result>(
           `unknown resultType ${JSON.stringify(resultType)} in answer to ${target.method}`,
         );
 
-      const asked = parseInputRequired(result, target.declared);
+      const asked = parseInputRequired(result, target.declared, maxQuestions);
       if (round - 1 >= maxRounds)
         return finish({
           status: 'round_cap',
@@ -231,6 +258,7 @@ export async function driveMrtr<R extends Result = Result>(
         method: target.method,
         target: target.target,
         server: target.server,
+        endpoint: target.endpoint,
       };
       for (const q of asked.questions)
         emit({

@@ -17,6 +17,13 @@ export class TransportFailure extends Error {
   }
 }
 
+/** A legacy (2025) server ended the session (HTTP 404 on a request carrying its Mcp-Session-Id). */
+export class SessionExpired extends TransportFailure {
+  constructor(message: string) {
+    super(message, 404);
+  }
+}
+
 /** The server answered with a JSON-RPC error response. */
 export class RemoteError extends Error {
   override readonly name = 'RemoteError';

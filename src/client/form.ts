@@ -1,6 +1,7 @@
 // The form-mode elicitation schema subset (client/elicitation.mdx "Requested Schema"): read it into fields,
 // parse what a person types, and validate values.
 import { isJsonObject, type JsonObject, ownValue } from '../protocol/index.js';
+import { secretAskedFor } from './secret-fields.js';
 
 export type FieldValue = string | number | boolean | string[];
 
@@ -16,6 +17,8 @@ interface FieldBase {
   description: string | undefined;
   required: boolean;
   default: FieldValue | undefined;
+  /** What secret the field seems to ask for ("a password", …): forbidden in form mode, so the person is warned. */
+  secret: string | undefined;
 }
 export interface StringField extends FieldBase {
   type: 'string';
@@ -107,6 +110,7 @@ export function readForm(requestedSchema: JsonObject): FormField[] {
       description: title === undefined && shortDescription !== undefined ? undefined : description,
       required: required.has(name),
       default: fieldDefault(s.default),
+      secret: secretAskedFor(name, s),
     };
     const choices = options(s);
     if (s.type === 'string' && choices) {
@@ -310,6 +314,22 @@ export function parseTyped(field: FormField, typed: string): Parsed {
   }
   const problem = checkValue(field, value);
   return problem ? { ok: false, message: problem } : { ok: true, value: value as FieldValue };
+}
+
+/** Reduce a label or value to letters and digits, so "Won't fix" and "wont_fix" compare equal. */
+const plain = (s: string) => s.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
+
+/**
+ * Show a value the way it will be sent: a choice whose title does not read as its value also shows the value, so an
+ * option titled "Cancel" that sends `approve_wire_transfer` cannot hide what it does.
+ */
+export function showSent(field: FormField, value: FieldValue): string {
+  if (field.type !== 'choice' && field.type !== 'multi') return showValue(field, value);
+  const one = (v: string) => {
+    const label = field.options.find((o) => o.value === v)?.label ?? v;
+    return plain(label) === plain(v) ? label : `${label} (sends ${JSON.stringify(v)})`;
+  };
+  return Array.isArray(value) ? value.map(one).join(', ') : one(String(value));
 }
 
 /** Show a value the way a person would type it. */

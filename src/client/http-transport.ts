@@ -12,11 +12,15 @@ import {
   type JsonRpcResponse,
   META_PROTOCOL_VERSION,
 } from '../protocol/index.js';
-import { abortError, ProtocolViolation, TransportFailure } from './errors.js';
+import { CLIENT_DEFAULTS } from './driver.js';
+import { abortError, ProtocolViolation, SessionExpired, TransportFailure } from './errors.js';
+import { describeNetworkError } from './network-errors.js';
+import type { OAuthClient } from './oauth/oauth-client.js';
 import { SseParser } from './sse.js';
 import {
   type ClientTransport,
   classifyMessage,
+  type LegacySessionWire,
   responseMatches,
   type TransportRequest,
 } from './transport.js';
@@ -32,6 +36,46 @@ export interface HttpClientTransportOptions {
   maxResponseBytes?: number;
   /** Bring your own agent; by default a keep-alive agent owned (and destroyed on close) by the transport. */
   agent?: http.Agent;
+  /** OAuth 2.1: tokens for this server, and what to do on its 401 or 403 `insufficient_scope` (sign in, step up). */
+  auth?: OAuthClient;
+}
+
+/** `work`, or a RequestAborted as soon as `signal` aborts (the work itself may go on, unobserved). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  if (signal.aborted) return Promise.reject(abortError(signal));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abortError(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+/** How one request's response is delivered, whichever stream (the POST's, or a resumed GET) carries it. */
+interface Answer {
+  done: (r: JsonRpcResponse) => void;
+  fail: (e: Error) => void;
+  isSettled: () => boolean;
+  follow: (req: http.ClientRequest) => void;
+}
+
+/** A 401 or 403 to answer with OAuth before the request is sent again. */
+class AuthChallenge extends Error {
+  constructor(
+    readonly status: number,
+    readonly wwwAuthenticate: string | undefined,
+  ) {
+    super(`HTTP ${status}`);
+  }
 }
 
 /** Name header source per method (streamable-http.mdx "Standard Request Headers"). */
@@ -47,6 +91,7 @@ function nameFor(message: JsonRpcRequest): string | undefined {
 export class HttpClientTransport implements ClientTransport {
   readonly kind = 'http' as const;
   readonly label: string;
+  readonly endpoint: string;
   private readonly url: URL;
   private readonly agent: http.Agent;
   private readonly ownsAgent: boolean;
@@ -59,6 +104,7 @@ export class HttpClientTransport implements ClientTransport {
     if (this.url.protocol !== 'http:' && this.url.protocol !== 'https:')
       throw new TypeError(`MCP endpoint must be an http(s) URL, got ${this.url.protocol}`);
     this.label = this.url.href;
+    this.endpoint = this.url.host;
     this.options = options;
     this.maxBytes = options.maxResponseBytes ?? 16 * 1024 * 1024;
     this.ownsAgent = options.agent === undefined;
@@ -66,24 +112,161 @@ export class HttpClientTransport implements ClientTransport {
     this.agent = options.agent ?? new AgentClass({ keepAlive: true, maxSockets: 64 });
   }
 
-  async send(request: TransportRequest): Promise<JsonRpcResponse> {
-    if (this.closed) throw new TransportFailure('transport is closed');
-    const { message, signal } = request;
-    if (signal?.aborted) throw abortError(signal);
+  /** The legacy (2025) session this transport carries, once `legacy.beginSession` was called. */
+  private session: { version: string; id: string | undefined } | undefined;
+
+  /** Legacy sessions: initialize + Mcp-Session-Id, server requests on the stream, resume with Last-Event-ID. */
+  readonly legacy: LegacySessionWire = {
+    beginSession: (version) => {
+      this.session = { version, id: this.session?.id };
+    },
+    resetSession: () => {
+      this.session = undefined;
+    },
+    notify: async (notification, signal) => {
+      const headers = await this.baseHeaders(notification.method);
+      const body = Buffer.from(JSON.stringify(notification), 'utf8');
+      headers['content-length'] = String(body.length);
+      await new Promise<void>((resolve, reject) => {
+        const req = this.lib.request(this.url, { method: 'POST', headers, agent: this.agent, signal });
+        req.on('error', (error) => reject(new TransportFailure(describeNetworkError(this.url, error))));
+        req.on('response', (res) => {
+          res.resume();
+          res.on('end', () =>
+            (res.statusCode ?? 0) < 300
+              ? resolve()
+              : reject(
+                  new TransportFailure(`HTTP ${res.statusCode} for ${notification.method}`, res.statusCode),
+                ),
+          );
+        });
+        req.end(body);
+      });
+    },
+    listen: (answer) => {
+      this.standalone = answer;
+      this.openStream(undefined, 0);
+    },
+  };
+
+  /** Answers requests the server sends on the session's GET stream (legacy sessions). */
+  private standalone: ((request: JsonRpcRequest) => Promise<JsonRpcResponse>) | undefined;
+  private stream: http.ClientRequest | undefined;
+
+  /**
+   * The legacy session's standalone stream (GET): server requests and notifications outside any call. A server that
+   * offers none answers 405; a stream that ends is resumed with Last-Event-ID, a bounded number of times.
+   */
+  private openStream(lastEventId: string | undefined, attempt: number): void {
+    if (this.closed || !this.session?.id || attempt > CLIENT_DEFAULTS.maxResumes) return;
+    void this.baseHeaders('').then((headers) => {
+      if (this.closed) return;
+      delete headers['content-type'];
+      headers.accept = 'text/event-stream';
+      if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
+      const req = this.lib.request(this.url, { method: 'GET', headers, agent: this.agent });
+      this.stream = req;
+      req.on('error', () => {});
+      req.on('response', (res) => {
+        const type = String(res.headers['content-type'] ?? '').toLowerCase();
+        if ((res.statusCode ?? 0) !== 200 || !type.startsWith('text/event-stream')) {
+          res.resume();
+          return;
+        }
+        const parser = new SseParser((event) => {
+          let m: ReturnType<typeof classifyMessage>;
+          try {
+            m = classifyMessage(JSON.parse(event.data));
+          } catch {
+            return; // Not JSON: nothing on this stream belongs to a call, so nothing fails with it.
+          }
+          if (m.type !== 'request') return;
+          const answer = this.standalone;
+          if (answer)
+            void answer(m.request).then(
+              (reply) => this.reply(reply),
+              () => undefined,
+            );
+        }, this.maxBytes);
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          try {
+            parser.push(chunk);
+          } catch {
+            res.destroy();
+          }
+        });
+        res.on('end', () => {
+          const wait = Math.min(
+            parser.retryMs ?? CLIENT_DEFAULTS.resumeDelayMs,
+            CLIENT_DEFAULTS.maxResumeDelayMs,
+          );
+          setTimeout(() => this.openStream(parser.lastEventId ?? lastEventId, attempt + 1), wait).unref();
+        });
+        res.on('error', () => {});
+      });
+      req.end();
+    });
+  }
+
+  private get lib(): typeof http | typeof https {
+    return this.url.protocol === 'https:' ? https : http;
+  }
+
+  /** Headers every request carries: the legacy session's, or the 2026-07-28 standard ones. */
+  private async baseHeaders(method: string): Promise<Record<string, string>> {
     const headers: Record<string, string> = {
       ...this.options.headers,
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
-      [HEADER_METHOD]: message.method,
     };
-    const meta = message.params?._meta as JsonObject | undefined;
-    const version = meta?.[META_PROTOCOL_VERSION];
-    if (typeof version === 'string') headers[HEADER_PROTOCOL_VERSION] = version;
-    const name = nameFor(message);
-    if (name !== undefined) headers[HEADER_NAME] = encodeHeaderValue(name);
-    for (const [k, v] of Object.entries(request.headers ?? {})) headers[k.toLowerCase()] = v;
-    const token = typeof this.options.token === 'function' ? await this.options.token() : this.options.token;
+    if (this.session) {
+      headers[HEADER_PROTOCOL_VERSION] = this.session.version;
+      if (this.session.id !== undefined) headers['mcp-session-id'] = this.session.id;
+    } else headers[HEADER_METHOD] = method;
+    const token =
+      typeof this.options.token === 'function'
+        ? await this.options.token()
+        : (this.options.token ?? (await this.options.auth?.accessToken(this.url)));
     if (token) headers.authorization = `Bearer ${token}`;
+    return headers;
+  }
+
+  async send(request: TransportRequest): Promise<JsonRpcResponse> {
+    const auth = this.options.auth;
+    let stepUps = 0;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.sendOnce(request);
+      } catch (error) {
+        // Sign in on a 401 (once per request), step up on a 403 insufficient_scope (up to the OAuth client's limit).
+        if (!(error instanceof AuthChallenge) || !auth || (error.status === 401 && attempt > stepUps))
+          throw error instanceof AuthChallenge
+            ? new TransportFailure(`HTTP ${error.status} from ${this.label}: not authorized`, error.status)
+            : error;
+        // The sign-in waits for a person; the call's signal (its deadline, Ctrl-C) still ends it.
+        await untilAborted(
+          auth.handleChallenge(this.url, error.status, error.wwwAuthenticate, stepUps),
+          request.signal,
+        );
+        if (error.status === 403) stepUps++;
+      }
+    }
+  }
+
+  private async sendOnce(request: TransportRequest): Promise<JsonRpcResponse> {
+    if (this.closed) throw new TransportFailure('transport is closed');
+    const { message, signal } = request;
+    if (signal?.aborted) throw abortError(signal);
+    const headers = await this.baseHeaders(message.method);
+    if (!this.session) {
+      const meta = message.params?._meta as JsonObject | undefined;
+      const version = meta?.[META_PROTOCOL_VERSION];
+      if (typeof version === 'string') headers[HEADER_PROTOCOL_VERSION] = version;
+      const name = nameFor(message);
+      if (name !== undefined) headers[HEADER_NAME] = encodeHeaderValue(name);
+    }
+    for (const [k, v] of Object.entries(request.headers ?? {})) headers[k.toLowerCase()] = v;
     const body = Buffer.from(JSON.stringify(message), 'utf8');
     headers['content-length'] = String(body.length);
     return this.post(body, headers, request);
@@ -94,10 +277,10 @@ export class HttpClientTransport implements ClientTransport {
     headers: Record<string, string>,
     request: TransportRequest,
   ): Promise<JsonRpcResponse> {
-    const { message, signal, onNotification } = request;
-    const lib = this.url.protocol === 'https:' ? https : http;
+    const { signal } = request;
     return new Promise<JsonRpcResponse>((resolve, reject) => {
       let settled = false;
+      let current: http.ClientRequest | undefined;
       const settle = (fn: () => void) => {
         if (settled) return;
         settled = true;
@@ -109,28 +292,58 @@ export class HttpClientTransport implements ClientTransport {
       const onAbort = () => {
         fail(abortError(signal as AbortSignal));
         // Closing the request (and its response stream) is the cancellation signal on Streamable HTTP.
-        req.destroy();
+        current?.destroy();
       };
-      const req = lib.request(this.url, { method: 'POST', headers, agent: this.agent });
       signal?.addEventListener('abort', onAbort, { once: true });
-      req.on('error', (error) => fail(new TransportFailure(`POST ${this.label} failed: ${error.message}`)));
-      req.on('response', (res) => {
-        const status = res.statusCode ?? 0;
-        const type = String(res.headers['content-type'] ?? '').toLowerCase();
-        res.on('error', (error) =>
-          fail(new TransportFailure(`response from ${this.label} broke: ${error.message}`)),
-        );
-        res.on('aborted', () => fail(new TransportFailure(`response from ${this.label} was cut off`)));
-        if (type.startsWith('text/event-stream') && status >= 200 && status < 300) {
-          this.readSse(res, message, onNotification, done, fail);
-          return;
-        }
-        this.readJson(res, status, message, done, fail);
-      });
-      req.end(body);
+      const answer: Answer = {
+        done,
+        fail,
+        isSettled: () => settled,
+        // A resumed stream's GET is aborted like the POST it continues.
+        follow: (req) => {
+          current = req;
+        },
+      };
+      current = this.lib.request(this.url, { method: 'POST', headers, agent: this.agent });
+      this.handle(current, request, answer, 0);
+      current.end(body);
     });
   }
 
+  private handle(req: http.ClientRequest, request: TransportRequest, answer: Answer, resumes: number): void {
+    const { message } = request;
+    const { done, fail } = answer;
+    req.on('error', (error) => fail(new TransportFailure(describeNetworkError(this.url, error))));
+    req.on('response', (res) => {
+      const status = res.statusCode ?? 0;
+      request.onHttpStatus?.(status);
+      const type = String(res.headers['content-type'] ?? '').toLowerCase();
+      const sessionId = res.headers['mcp-session-id'];
+      // A legacy server assigns its session on the initialize response; later ones carry the same id.
+      if (this.session && typeof sessionId === 'string' && this.session.id === undefined)
+        this.session.id = sessionId;
+      res.on('error', (error) =>
+        fail(new TransportFailure(`response from ${this.label} broke: ${error.message}`)),
+      );
+      res.on('aborted', () => fail(new TransportFailure(`response from ${this.label} was cut off`)));
+      if (this.options.auth && (status === 401 || status === 403)) {
+        res.resume();
+        const header = res.headers['www-authenticate'];
+        fail(new AuthChallenge(status, Array.isArray(header) ? header.join(', ') : header));
+        return;
+      }
+      if (status === 404 && this.session?.id !== undefined) {
+        res.resume();
+        fail(new SessionExpired(`the session at ${this.label} has ended (HTTP 404)`));
+        return;
+      }
+      if (type.startsWith('text/event-stream') && status >= 200 && status < 300) {
+        this.readSse(res, request, answer, resumes);
+        return;
+      }
+      this.readJson(res, status, message, done, fail);
+    });
+  }
   private readJson(
     res: http.IncomingMessage,
     status: number,
@@ -154,7 +367,15 @@ export class HttpClientTransport implements ClientTransport {
       if (text.trim() === '') {
         if (status >= 200 && status < 300)
           fail(new ProtocolViolation(`HTTP ${status} with an empty body in answer to ${message.method}`));
-        else fail(new TransportFailure(`HTTP ${status} from ${this.label}`, status));
+        else
+          fail(
+            new TransportFailure(
+              status === 404
+                ? `no MCP endpoint at ${this.label} (HTTP 404)`
+                : `HTTP ${status} from ${this.label}`,
+              status,
+            ),
+          );
         return;
       }
       let parsed: unknown;
@@ -167,6 +388,12 @@ export class HttpClientTransport implements ClientTransport {
         return;
       }
       const m = classifyMessage(parsed);
+      if (status === 404) {
+        // No MCP endpoint at this path: the URL is wrong, whatever the body says (it may say where the endpoint is).
+        const said = m.type === 'response' && 'error' in m.response ? `: ${m.response.error.message}` : '';
+        fail(new TransportFailure(`no MCP endpoint at ${this.label} (HTTP 404${said})`, 404));
+        return;
+      }
       if (m.type !== 'response') {
         if (status < 200 || status >= 300)
           fail(new TransportFailure(`HTTP ${status} from ${this.label}`, status));
@@ -194,11 +421,12 @@ export class HttpClientTransport implements ClientTransport {
 
   private readSse(
     res: http.IncomingMessage,
-    message: JsonRpcRequest,
-    onNotification: TransportRequest['onNotification'],
-    done: (r: JsonRpcResponse) => void,
-    fail: (e: Error) => void,
+    request: TransportRequest,
+    answer: Answer,
+    resumes: number,
   ): void {
+    const { message, onNotification } = request;
+    const { done, fail } = answer;
     let answered = false;
     const parser = new SseParser((event) => {
       if (answered || event.event !== 'message') return;
@@ -213,9 +441,16 @@ export class HttpClientTransport implements ClientTransport {
         case 'invalid':
           throw new ProtocolViolation(`invalid JSON-RPC message on the SSE stream: ${m.reason}`);
         case 'request':
-          throw new ProtocolViolation(
-            'server sent a JSON-RPC request on a response stream (2026-07-28 servers must use MRTR instead)',
+          if (!this.session || !request.onServerRequest)
+            throw new ProtocolViolation(
+              'server sent a JSON-RPC request on a response stream (2026-07-28 servers must use MRTR instead)',
+            );
+          // Legacy servers ask mid-call on the stream; the answer goes back as its own POST.
+          void request.onServerRequest(m.request).then(
+            (reply) => this.reply(reply),
+            (error: unknown) => fail(error instanceof Error ? error : new Error(String(error))),
           );
+          return;
         case 'notification':
           onNotification?.(m.notification);
           return;
@@ -248,17 +483,77 @@ export class HttpClientTransport implements ClientTransport {
       }
     });
     res.on('end', () => {
-      if (!answered)
-        fail(
-          new ProtocolViolation(
-            `SSE stream for ${message.method} ended before the response${parser.midEvent ? ' (mid-event)' : ''}`,
-          ),
+      if (answered || answer.isSettled()) return;
+      // A legacy stream that closed before the response resumes where it stopped (GET with Last-Event-ID).
+      const lastId = parser.lastEventId;
+      if (this.session && lastId !== undefined && resumes < CLIENT_DEFAULTS.maxResumes) {
+        const wait = Math.min(
+          parser.retryMs ?? CLIENT_DEFAULTS.resumeDelayMs,
+          CLIENT_DEFAULTS.maxResumeDelayMs,
         );
+        setTimeout(() => {
+          if (answer.isSettled()) return;
+          void this.baseHeaders(message.method).then((headers) => {
+            if (answer.isSettled()) return;
+            delete headers['content-type'];
+            headers.accept = 'text/event-stream';
+            headers['last-event-id'] = lastId;
+            const get = this.lib.request(this.url, { method: 'GET', headers, agent: this.agent });
+            answer.follow(get);
+            this.handle(get, request, answer, resumes + 1);
+            get.end();
+          });
+        }, wait).unref();
+        return;
+      }
+      fail(
+        new ProtocolViolation(
+          `SSE stream for ${message.method} ended before the response${parser.midEvent ? ' (mid-event)' : ''}`,
+        ),
+      );
+    });
+  }
+
+  /** POST our answer to a server's request (legacy sessions). */
+  private async reply(response: JsonRpcResponse): Promise<void> {
+    const headers = await this.baseHeaders('');
+    const body = Buffer.from(JSON.stringify(response), 'utf8');
+    headers['content-length'] = String(body.length);
+    await new Promise<void>((resolve) => {
+      const req = this.lib.request(this.url, { method: 'POST', headers, agent: this.agent });
+      req.on('error', () => resolve());
+      req.on('response', (res) => {
+        res.resume();
+        res.on('end', () => resolve());
+      });
+      req.end(body);
     });
   }
 
   async close(): Promise<void> {
+    if (this.closed) return;
     this.closed = true;
+    this.stream?.destroy();
+    const id = this.session?.id;
+    if (id !== undefined) {
+      // Legacy sessions end with DELETE (best effort: a server may answer 405 and let it expire).
+      const headers = await this.baseHeaders('');
+      await new Promise<void>((resolve) => {
+        const req = this.lib.request(this.url, {
+          method: 'DELETE',
+          headers,
+          agent: this.agent,
+          timeout: 2000,
+        });
+        req.on('error', () => resolve());
+        req.on('timeout', () => req.destroy());
+        req.on('response', (res) => {
+          res.resume();
+          res.on('end', () => resolve());
+        });
+        req.end();
+      });
+    }
     if (this.ownsAgent) this.agent.destroy();
   }
 }

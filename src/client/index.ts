@@ -28,7 +28,13 @@ export {
   type MrtrOutcome,
   type PendingQuestion,
 } from './driver.js';
-export { ProtocolViolation, RemoteError, RequestAborted, TransportFailure } from './errors.js';
+export {
+  ProtocolViolation,
+  RemoteError,
+  RequestAborted,
+  SessionExpired,
+  TransportFailure,
+} from './errors.js';
 export { checkContent, checkValue, type FormField, parseTyped, readForm } from './form.js';
 export { HttpClientTransport, type HttpClientTransportOptions } from './http-transport.js';
 export {
@@ -37,6 +43,24 @@ export {
   type PersonReason,
   parseInputRequired,
 } from './input.js';
+export { LEGACY_PROTOCOL_VERSIONS } from './legacy.js';
+export { inspectLink, type LinkVerdict } from './link.js';
+export { type BearerChallenge, parseBearerChallenge } from './oauth/challenge.js';
+export {
+  canonicalResource,
+  OAuthClient,
+  type OAuthClientOptions,
+  OAuthError,
+} from './oauth/oauth-client.js';
+export {
+  defaultTokenFile,
+  fileTokenStore,
+  memoryTokenStore,
+  type ServerCredentials,
+  type StoredClient,
+  type StoredTokens,
+  type TokenStore,
+} from './oauth/token-store.js';
 export {
   type AgentPolicyOptions,
   agentPolicyResolver,
@@ -50,9 +74,10 @@ export {
   samplingResolver,
   scriptedResolver,
 } from './resolvers.js';
+export { joinSafe, type SafeText, safe, safeLine, safeLines, safeText } from './safe-text.js';
+export { INHERITED_ENV_VARS, minimalEnvironment } from './stdio-env.js';
 export { StdioClientTransport, type StdioClientTransportOptions } from './stdio-transport.js';
 export {
-  safeText,
   type TerminalResolver,
   type TerminalResolverOptions,
   terminalResolver,

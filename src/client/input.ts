@@ -100,9 +100,15 @@ export interface ParsedInputRequired {
 export function parseInputRequired(
   result: JsonObject,
   declared: ReadonlySet<InputKind>,
+  maxQuestions = Number.POSITIVE_INFINITY,
 ): ParsedInputRequired {
   const raw = result.inputRequests;
   if (raw !== undefined && !isJsonObject(raw)) throw new ProtocolViolation('inputRequests must be an object');
+  // Counted before anything is read: thousands of questions in one round would bury the one that matters.
+  let count = 0;
+  for (const _ in raw ?? {}) if (++count > maxQuestions) break;
+  if (count > maxQuestions)
+    throw new ProtocolViolation(`input_required asks more than ${maxQuestions} questions in one round`);
   const state = result.requestState;
   if (state !== undefined && typeof state !== 'string')
     throw new ProtocolViolation(

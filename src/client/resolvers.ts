@@ -23,6 +23,8 @@ export interface ResolveContext {
   target: string | undefined;
   /** Who is asking, for people: the server's name, else its URL or command. */
   server: string;
+  /** Where the server really is (the endpoint's host, or the command): a name is only what the server claims. */
+  endpoint?: string;
 }
 
 export interface InputResolver {

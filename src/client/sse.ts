@@ -9,11 +9,19 @@ export interface SseEvent {
 }
 
 export class SseParser {
-  private buffer = '';
+  /** Pieces of the line not yet ended: joined once, when its end arrives (never rescanned). */
+  private partial: string[] = [];
+  private partialChars = 0;
   private data: string[] = [];
+  /** Characters held in `data`, kept as a running total so that each chunk costs only its own length. */
+  private dataChars = 0;
   private event = '';
   private id: string | undefined;
   private pendingCr = false;
+  /** The server's `retry:` advice in milliseconds (legacy streams reconnect after it). */
+  retryMs: number | undefined;
+  /** The last event id seen (legacy streams resume from it with Last-Event-ID). */
+  lastEventId: string | undefined;
   private readonly maxEventChars: number;
   private readonly onEvent: (event: SseEvent) => void;
 
@@ -24,43 +32,53 @@ export class SseParser {
 
   /** True when the stream stopped inside an event (data seen but no blank line dispatched it). */
   get midEvent(): boolean {
-    return this.data.length > 0 || this.buffer.length > 0;
+    return this.data.length > 0 || this.partialChars > 0;
   }
 
+  /** Feed one chunk. Work is linear in the chunk's length: only the new text is scanned. */
   push(chunk: string): void {
-    let text = chunk;
+    let start = 0;
     // A CR at the end of the previous chunk may be the first half of a CRLF pair.
     if (this.pendingCr) {
       this.pendingCr = false;
-      if (text.startsWith('\n')) text = text.slice(1);
+      if (chunk.charCodeAt(0) === 10) start = 1;
     }
-    this.buffer += text;
-    let start = 0;
-    for (let i = 0; i < this.buffer.length; i++) {
-      const c = this.buffer.charCodeAt(i);
+    for (let i = start; i < chunk.length; i++) {
+      const c = chunk.charCodeAt(i);
       if (c !== 10 && c !== 13) continue;
-      this.line(this.buffer.slice(start, i));
+      const piece = chunk.slice(start, i);
+      let line = piece;
+      if (this.partial.length > 0) {
+        this.partial.push(piece);
+        line = this.partial.join('');
+        this.partial = [];
+        this.partialChars = 0;
+      }
+      this.line(line);
       if (c === 13) {
-        if (i + 1 < this.buffer.length) {
-          if (this.buffer.charCodeAt(i + 1) === 10) i++;
+        if (i + 1 < chunk.length) {
+          if (chunk.charCodeAt(i + 1) === 10) i++;
         } else {
           this.pendingCr = true;
         }
       }
       start = i + 1;
     }
-    this.buffer = this.buffer.slice(start);
-    let size = this.buffer.length;
-    for (const d of this.data) size += d.length;
-    if (size > this.maxEventChars)
+    if (start < chunk.length) {
+      this.partial.push(chunk.slice(start));
+      this.partialChars += chunk.length - start;
+    }
+    if (this.partialChars + this.dataChars > this.maxEventChars)
       throw new RangeError(`SSE event larger than ${this.maxEventChars} characters`);
   }
 
   private line(line: string): void {
     if (line === '') {
-      if (this.data.length > 0)
-        this.onEvent({ event: this.event || 'message', data: this.data.join('\n'), id: this.id });
+      // WHATWG: an event whose data is empty is not dispatched (legacy servers send such "priming" events).
+      const data = this.data.join('\n');
+      if (data !== '') this.onEvent({ event: this.event || 'message', data, id: this.id });
       this.data = [];
+      this.dataChars = 0;
       this.event = '';
       return;
     }
@@ -72,15 +90,25 @@ export class SseParser {
     switch (field) {
       case 'data':
         this.data.push(value);
+        this.dataChars += value.length + 1;
+        if (this.dataChars > this.maxEventChars)
+          throw new RangeError(`SSE event larger than ${this.maxEventChars} characters`);
         break;
       case 'event':
         this.event = value;
         break;
       case 'id':
-        if (!value.includes('\0')) this.id = value;
+        if (!value.includes('\0')) {
+          this.id = value;
+          this.lastEventId = value;
+        }
+        break;
+      case 'retry':
+        // Only legacy (2025) streams resume; 2026-07-28 streams are not resumable and ignore it.
+        if (/^\d+$/.test(value)) this.retryMs = Number(value);
         break;
       default:
-        break; // `retry` and unknown fields are ignored: streams are not resumable in 2026-07-28
+        break;
     }
   }
 }

@@ -1,16 +1,30 @@
 // stdio client transport: launch the server as a child process, newline-delimited JSON-RPC on its stdin/stdout.
+// The child gets a minimal environment and its own process group, so that closing ends everything it started.
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import type { JsonObject, JsonRpcNotification, JsonRpcResponse, RequestId } from '../protocol/index.js';
 import { abortError, ProtocolViolation, TransportFailure } from './errors.js';
-import { type ClientTransport, classifyMessage, type TransportRequest } from './transport.js';
+import { StderrTail } from './stderr-tail.js';
+import { minimalEnvironment } from './stdio-env.js';
+import {
+  type ClientTransport,
+  classifyMessage,
+  type LegacySessionWire,
+  type TransportRequest,
+} from './transport.js';
 
 export interface StdioClientTransportOptions {
   command: string;
   args?: string[];
   cwd?: string;
-  env?: NodeJS.ProcessEnv;
-  /** What to do with the server's stderr (its logs). Default 'inherit'. */
-  stderr?: 'inherit' | 'ignore';
+  /** Variables for the server on top of the minimal environment (HOME, LOGNAME, PATH, SHELL, TERM, USER). */
+  env?: Record<string, string | undefined>;
+  /** Pass this process's whole environment instead of the minimal one (its secrets included). Default false. */
+  inheritEnv?: boolean;
+  /**
+   * The server's stderr (its logs): shown ('inherit', the default), dropped ('ignore'), or kept quietly and its last
+   * lines told when the server exits ('tail').
+   */
+  stderr?: 'inherit' | 'ignore' | 'tail';
   /** Longest line accepted from the server. Default 16 MiB. */
   maxLineBytes?: number;
   /** How long to wait for the server to exit after its stdin closes, before SIGTERM then SIGKILL. Default 2000 ms. */
@@ -21,6 +35,7 @@ interface Pending {
   resolve: (r: JsonRpcResponse) => void;
   reject: (e: Error) => void;
   onNotification: TransportRequest['onNotification'];
+  onServerRequest: TransportRequest['onServerRequest'];
   progressToken: unknown;
 }
 
@@ -34,35 +49,112 @@ export class StdioClientTransport implements ClientTransport {
   private chunkBytes = 0;
   private exited: Promise<void> | undefined;
   private closed = false;
+  /** Set once the server has exited: later requests fail with it rather than starting the server again. */
+  private dead: TransportFailure | undefined;
+  private readonly tail = new StderrTail();
   /** Notifications not tied to a request in flight (e.g. log messages) go here. */
   onNotification: ((n: JsonRpcNotification) => void) | undefined;
+  /** Legacy sessions: answers server requests that arrive when no single request is in flight. */
+  onServerRequest: TransportRequest['onServerRequest'];
+  private legacySession = false;
+
+  /** Legacy sessions over stdio: the process is the session; the server may send requests. */
+  readonly legacy: LegacySessionWire = {
+    beginSession: () => {
+      this.legacySession = true;
+    },
+    resetSession: () => {
+      this.legacySession = false;
+    },
+    notify: async (notification) => {
+      if (this.dead) throw this.dead;
+      this.start().stdin.write(`${JSON.stringify(notification)}\n`);
+    },
+    listen: (answer) => {
+      this.onServerRequest = answer;
+    },
+  };
 
   constructor(options: StdioClientTransportOptions) {
     this.options = options;
     this.label = [options.command, ...(options.args ?? [])].join(' ');
   }
 
+  /** The last lines of the server's stderr, when `stderr: 'tail'` (else []). */
+  stderrTail(): string[] {
+    return this.tail.lines();
+  }
+
+  private exitMessage(code: number | null, sig: NodeJS.Signals | null): string {
+    const how = sig ? `signal ${sig}` : `code ${code}`;
+    const lines = this.tail.lines();
+    return lines.length === 0
+      ? `server process exited (${how})`
+      : `server process exited (${how}); its last words on stderr:\n${lines.map((l) => `  ${l}`).join('\n')}`;
+  }
+
+  /** Signal the server's whole process group (its children too); the child alone where there are no groups. */
+  private signal(child: ChildProcessWithoutNullStreams, sig: NodeJS.Signals): void {
+    if (process.platform !== 'win32' && child.pid !== undefined) {
+      try {
+        process.kill(-child.pid, sig);
+        return;
+      } catch {
+        // No such group any more: every process in it has exited.
+        return;
+      }
+    }
+    child.kill(sig);
+  }
+
   private start(): ChildProcessWithoutNullStreams {
     if (this.child) return this.child;
+    const mode = this.options.stderr ?? 'inherit';
     const child = spawn(this.options.command, this.options.args ?? [], {
       cwd: this.options.cwd,
-      env: this.options.env ?? process.env,
-      stdio: ['pipe', 'pipe', this.options.stderr === 'ignore' ? 'ignore' : 'inherit'],
+      env: this.options.inheritEnv
+        ? { ...process.env, ...this.options.env }
+        : minimalEnvironment(this.options.env),
+      stdio: ['pipe', 'pipe', mode === 'tail' ? 'pipe' : mode],
+      // Its own process group: a grandchild holding stdout open is ended with it (see close()).
+      detached: process.platform !== 'win32',
     }) as unknown as ChildProcessWithoutNullStreams;
     this.child = child;
-    this.exited = new Promise((resolve) => child.once('close', () => resolve()));
+    if (mode === 'tail') child.stderr.on('data', (chunk: Buffer) => this.tail.push(chunk));
+    let exitedResolve!: () => void;
+    this.exited = new Promise((resolve) => {
+      exitedResolve = resolve;
+    });
     child.stdout.on('data', (chunk: Buffer) => this.onData(chunk));
-    child.stdin.on('error', () => {}); // EPIPE when the child died; reported through 'close' below
-    child.once('error', (error) =>
-      this.failAll(new TransportFailure(`cannot run ${this.label}: ${error.message}`)),
-    );
-    child.once('close', (code, sig) => {
-      this.child = undefined;
-      this.failAll(
-        new TransportFailure(
-          `server process exited (${sig ? `signal ${sig}` : `code ${code}`}) with requests in flight`,
-        ),
-      );
+    child.stdin.on('error', () => {}); // EPIPE when the child died; reported through 'exit' below
+    child.once('error', (error) => {
+      this.dead = new TransportFailure(`cannot run ${this.label}: ${error.message}`);
+      this.failAll(this.dead);
+      exitedResolve();
+    });
+    child.once('exit', (code, sig) => {
+      // What it wrote just before exiting may still be in the pipe: tell the requests once stdout and stderr are
+      // drained ('close'), or at once if a process it left behind keeps them open.
+      const report = () => {
+        this.dead ??= new TransportFailure(this.exitMessage(code, sig));
+        this.failAll(this.dead);
+      };
+      let reported = false;
+      child.once('close', () => {
+        if (!reported) report();
+        reported = true;
+      });
+      // Whatever it started goes with it: a grandchild must not outlive the server (or keep our pipes open).
+      this.signal(child, 'SIGKILL');
+      // A process outside the group (one that called setsid) may still hold the pipes: stop waiting for them.
+      setTimeout(() => {
+        if (reported) return;
+        reported = true;
+        report();
+        child.stdout.destroy();
+        child.stderr?.destroy();
+      }, 1000).unref();
+      exitedResolve();
     });
     return child;
   }
@@ -102,11 +194,24 @@ export class StdioClientTransport implements ClientTransport {
       case 'invalid':
         this.failAll(new ProtocolViolation(`invalid JSON-RPC message on stdout: ${m.reason}`));
         return;
-      case 'request':
-        this.failAll(
-          new ProtocolViolation('server sent a JSON-RPC request (2026-07-28 servers must use MRTR instead)'),
+      case 'request': {
+        // Legacy sessions: the server asks mid-call; the request in flight (if only one) or the transport answers.
+        const only = this.pending.size === 1 ? [...this.pending.values()][0] : undefined;
+        const answer = only?.onServerRequest ?? this.onServerRequest;
+        if (!this.legacySession || !answer) {
+          this.failAll(
+            new ProtocolViolation(
+              'server sent a JSON-RPC request (2026-07-28 servers must use MRTR instead)',
+            ),
+          );
+          return;
+        }
+        void answer(m.request).then(
+          (reply) => this.child?.stdin.write(`${JSON.stringify(reply)}\n`),
+          (error: unknown) => this.failAll(error instanceof Error ? error : new Error(String(error))),
         );
         return;
+      }
       case 'notification': {
         const n = m.notification;
         const token = (n.params as JsonObject | undefined)?.progressToken;
@@ -149,6 +254,7 @@ export class StdioClientTransport implements ClientTransport {
 
   send(request: TransportRequest): Promise<JsonRpcResponse> {
     if (this.closed) return Promise.reject(new TransportFailure('transport is closed'));
+    if (this.dead) return Promise.reject(this.dead);
     const { message, signal } = request;
     if (signal?.aborted) return Promise.reject(abortError(signal));
     if (this.pending.has(message.id))
@@ -177,13 +283,17 @@ export class StdioClientTransport implements ClientTransport {
           reject(e);
         },
         onNotification: request.onNotification,
+        onServerRequest: request.onServerRequest,
         progressToken: meta?.progressToken,
       });
       child.stdin.write(`${JSON.stringify(message)}\n`);
     });
   }
 
-  /** Shut down as stdio.mdx says: close stdin, wait, then SIGTERM, then SIGKILL. */
+  /**
+   * Shut down as stdio.mdx says: close stdin, wait, then SIGTERM, then SIGKILL — sent to the server's process group,
+   * so nothing it started outlives it.
+   */
   async close(): Promise<void> {
     this.closed = true;
     const child = this.child;
@@ -195,10 +305,16 @@ export class StdioClientTransport implements ClientTransport {
         new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref()),
       ]);
     child.stdin.end();
-    if (await wait(grace)) return;
-    child.kill('SIGTERM');
-    if (await wait(grace)) return;
-    child.kill('SIGKILL');
-    await wait(grace);
+    if (!(await wait(grace))) {
+      this.signal(child, 'SIGTERM');
+      if (!(await wait(grace))) {
+        this.signal(child, 'SIGKILL');
+        await wait(grace);
+      }
+    }
+    // The server is gone; anything still in its group is not.
+    this.signal(child, 'SIGKILL');
+    child.stdout.destroy();
+    child.stderr?.destroy();
   }
 }

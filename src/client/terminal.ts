@@ -1,11 +1,14 @@
 // A resolver that asks a person in a terminal: form fields as prompts with validation and re-asks, a review step,
 // decline and cancel at any prompt, and URL mode shown as a link the person opens themselves.
 import { createInterface, type Interface } from 'node:readline';
+import { Writable } from 'node:stream';
 import { type ElicitResult, type ElicitUrlRequest, emptyRecord, type JsonObject } from '../protocol/index.js';
 import { RequestAborted } from './errors.js';
-import { type FieldValue, type FormField, parseTyped, readForm, showValue } from './form.js';
+import { type FieldValue, type FormField, parseTyped, readForm, showSent, showValue } from './form.js';
 import type { InputQuestion } from './input.js';
+import { inspectLink } from './link.js';
 import type { InputResolver, ResolveContext } from './resolvers.js';
+import { joinSafe, type SafeText, safe, safeLine, safeLines } from './safe-text.js';
 
 export interface TerminalResolverOptions {
   /** Default process.stdin. */
@@ -22,18 +25,21 @@ export interface TerminalResolverOptions {
 
 class Closed extends Error {}
 
+type Paint = (s: SafeText) => SafeText;
 interface Style {
-  bold: (s: string) => string;
-  dim: (s: string) => string;
-  red: (s: string) => string;
-  green: (s: string) => string;
-  yellow: (s: string) => string;
-  cyan: (s: string) => string;
+  bold: Paint;
+  dim: Paint;
+  red: Paint;
+  green: Paint;
+  yellow: Paint;
+  cyan: Paint;
 }
 
 function style(color: boolean): Style {
-  const wrap = (open: number, close: number) => (s: string) =>
-    color ? `\x1b[${open}m${s}\x1b[${close}m` : s;
+  const wrap =
+    (open: number, close: number): Paint =>
+    (s) =>
+      color ? (`\x1b[${open}m${s}\x1b[${close}m` as SafeText) : s;
   return {
     bold: wrap(1, 22),
     dim: wrap(2, 22),
@@ -42,24 +48,6 @@ function style(color: boolean): Style {
     yellow: wrap(33, 39),
     cyan: wrap(36, 39),
   };
-}
-
-/** Strip control characters from server-provided text so it cannot move the cursor or recolour the screen. */
-export function safeText(text: string): string {
-  let out = '';
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x1b) {
-      // Drop a whole CSI sequence (ESC [ … final byte), not just the ESC.
-      if (text[i + 1] === '[') {
-        i += 2;
-        while (i < text.length && !(text.charCodeAt(i) >= 0x40 && text.charCodeAt(i) <= 0x7e)) i++;
-      }
-      continue;
-    }
-    if (c === 10 || c === 9 || (c >= 0x20 && c < 0x7f) || c > 0x9f) out += text[i];
-  }
-  return out;
 }
 
 /** Reads answers line by line, one question at a time. */
@@ -78,12 +66,17 @@ class LineReader {
     this.tty = input.isTTY === true;
   }
 
-  private open(): Interface {
+  private get terminal(): boolean {
+    return this.tty && this.output.isTTY === true;
+  }
+
+  private open(mask: boolean): Interface {
     if (this.rl) return this.rl;
+    // A secret is typed into an interface that echoes nowhere (on a TTY it is opened afresh for each question).
     const rl = createInterface({
       input: this.input,
-      output: this.output,
-      terminal: this.tty && this.output.isTTY === true,
+      output: mask && this.terminal ? new Writable({ write: (_c, _e, done) => done() }) : this.output,
+      terminal: this.terminal,
     });
     rl.on('line', (line) => {
       const w = this.waiter;
@@ -110,15 +103,18 @@ class LineReader {
     return rl;
   }
 
-  async ask(prompt: string, signal: AbortSignal): Promise<string> {
+  /** Ask one question; with `mask`, what is typed is not echoed (a queued answer is shown as dots). */
+  async ask(prompt: SafeText, signal: AbortSignal, mask = false): Promise<string> {
     if (signal.aborted) throw new RequestAborted(signal.reason);
     const queued = this.queue.shift();
     if (queued !== undefined) {
-      this.output.write(`${prompt}${queued}\n`);
+      this.output.write(`${prompt}${mask ? '••••••' : safeLine(queued)}\n`);
       return queued;
     }
     if (this.ended) throw new Closed('input closed');
-    const rl = this.open();
+    if (this.tty) this.close();
+    const rl = this.open(mask);
+    const muted = mask && this.terminal;
     try {
       return await new Promise<string>((resolve, reject) => {
         const onAbort = () => {
@@ -136,10 +132,12 @@ class LineReader {
             reject(e);
           },
         };
-        rl.setPrompt(prompt);
+        if (muted) this.output.write(prompt);
+        rl.setPrompt(muted ? '' : prompt);
         rl.prompt();
       });
     } finally {
+      if (muted) this.output.write('\n');
       // On a TTY, give the terminal back between questions: cooked mode, so Ctrl-C works while we wait on the server.
       if (this.tty) this.close();
     }
@@ -161,31 +159,15 @@ const PERSON_WHY: Record<string, string> = {
   unspecified: 'only a person may answer this',
 };
 
-/** Highlight the host so a look-alike subdomain stands out, and say what looks wrong. */
-function describeLink(raw: string, s: Style): { line: string; warnings: string[] } {
-  const warnings: string[] = [];
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return { line: safeText(raw), warnings: ['this is not a valid URL'] };
-  }
-  const host = url.host;
-  const at = raw.indexOf(host);
-  const line =
-    at >= 0
-      ? `${safeText(raw.slice(0, at))}${s.bold(s.cyan(host))}${safeText(raw.slice(at + host.length))}`
-      : safeText(raw);
-  if (/(^|\.)xn--/i.test(url.hostname) || /[^\x20-\x7e]/.test(raw))
-    warnings.push('the address uses international characters (punycode): check the domain carefully');
-  if (url.protocol !== 'https:' && !['localhost', '127.0.0.1', '[::1]'].includes(url.hostname))
-    warnings.push(`the link is not https (${url.protocol.replace(':', '')})`);
-  if (url.username || url.password) warnings.push('the link carries a user name or password');
-  return { line: at >= 0 ? line : safeText(raw), warnings };
-}
-
 export interface TerminalResolver extends InputResolver {
   close(): void;
+}
+
+/** Who asks: the name the server gives itself, and the endpoint it really is (a name is only a claim). */
+function asker(ctx: ResolveContext): SafeText {
+  const name = safeLine(ctx.server);
+  const endpoint = ctx.endpoint === undefined ? undefined : safeLine(ctx.endpoint);
+  return endpoint === undefined || endpoint === name ? name : safe`${name} (${endpoint})`;
 }
 
 /** Asks a person in a terminal. Handles form and URL elicitation; a person may answer anything. */
@@ -196,20 +178,23 @@ export function terminalResolver(options: TerminalResolverOptions = {}): Termina
   const s = style(color);
   const review = options.review ?? true;
   const reader = new LineReader(input, output, options.onInterrupt);
-  const bar = s.dim('│');
-  const write = (line: string) => output.write(`${line}\n`);
+  const bar = s.dim(safe`│`);
+  // The only way this resolver prints: whole lines of SafeText.
+  const write = (line: SafeText) => output.write(`${line}\n`);
+  const ask = (prompt: SafeText, ctx: ResolveContext, mask = false) => reader.ask(prompt, ctx.signal, mask);
 
-  const header = (q: InputQuestion, ctx: ResolveContext, extra?: string) => {
-    const who = s.bold(safeText(ctx.server));
-    write(`${s.dim('╭─')} ${who} asks${extra ? ` · ${extra}` : ''}`);
-    if (q.message) for (const l of safeText(q.message).split('\n')) write(`${bar}  ${s.bold(l)}`);
+  const header = (q: InputQuestion, ctx: ResolveContext, extra?: SafeText) => {
+    // The input key is what `--answers` and agent rules match: name it, so nobody has to guess it.
+    const key = s.dim(safe` · key ${safeLine(JSON.stringify(q.key))}`);
+    write(safe`${s.dim(safe`╭─`)} ${s.bold(asker(ctx))} asks${extra ? safe` · ${extra}` : safe``}${key}`);
+    if (q.message) for (const l of safeLines(q.message)) write(safe`${bar}  ${s.bold(l)}`);
     if (q.personRequired && q.personRequired !== 'url')
       write(
-        `${bar}  ${s.yellow(`⚠ ${PERSON_WHY[q.personRequired] ?? PERSON_WHY.unspecified} — answer it yourself`)}`,
+        safe`${bar}  ${s.yellow(safeLine(`⚠ ${PERSON_WHY[q.personRequired] ?? PERSON_WHY.unspecified} — answer it yourself`))}`,
       );
   };
 
-  const fieldLine = (f: FormField, current: FieldValue | undefined): string => {
+  const fieldLine = (f: FormField, current: FieldValue | undefined): SafeText => {
     const parts: string[] = [];
     switch (f.type) {
       case 'choice':
@@ -245,8 +230,10 @@ export function terminalResolver(options: TerminalResolverOptions = {}): Termina
         break;
     }
     if (!f.required) parts.push('optional');
-    if (current !== undefined && f.type !== 'boolean') parts.push(`default ${showValue(f, current)}`);
-    return `${bar}  ${s.bold(safeText(f.label))}${parts.length ? s.dim(` (${parts.join(', ')})`) : ''} ${s.cyan('›')} `;
+    if (current !== undefined && f.type !== 'boolean')
+      parts.push(f.secret ? 'default hidden' : `default ${showValue(f, current)}`);
+    const about = parts.length ? s.dim(safeLine(` (${parts.join(', ')})`)) : safe``;
+    return safe`${bar}  ${s.bold(safeLine(f.label))}${about} ${s.cyan(safe`›`)} `;
   };
 
   const askField = async (
@@ -254,41 +241,63 @@ export function terminalResolver(options: TerminalResolverOptions = {}): Termina
     current: FieldValue | undefined,
     ctx: ResolveContext,
   ): Promise<Answer> => {
-    if (f.description) write(`${bar}  ${s.dim(safeText(f.description))}`);
+    if (f.description) write(safe`${bar}  ${s.dim(safeLine(f.description))}`);
     if (f.type === 'choice' || f.type === 'multi') {
-      const items = f.options.map((o, i) => `${s.cyan(`${i + 1})`)} ${safeText(o.label)}`);
+      const items = f.options.map((o, i) => safe`${s.cyan(safe`${i + 1})`)} ${safeLine(o.label)}`);
       const inline = f.options.reduce((n, o) => n + o.label.length + 5, 0) <= 72;
-      if (inline) write(`${bar}    ${items.join('   ')}`);
-      else for (const item of items) write(`${bar}    ${item}`);
+      if (inline) write(safe`${bar}    ${joinSafe(items, '   ')}`);
+      else for (const item of items) write(safe`${bar}    ${item}`);
     }
     const withDefault = { ...f, default: current } as FormField;
     for (;;) {
-      const line = await reader.ask(fieldLine(f, current), ctx.signal);
+      const line = await ask(fieldLine(f, current), ctx, f.secret !== undefined);
       const cmd = line.trim().toLowerCase();
       if (cmd === '/decline') return { type: 'decline' };
       if (cmd === '/cancel') return { type: 'cancel' };
       const parsed = parseTyped(withDefault, line);
       if (parsed.ok) return { type: 'value', value: parsed.value };
-      write(`${bar}  ${s.red(`✗ ${parsed.message}`)}`);
+      write(safe`${bar}  ${s.red(safeLine(`✗ ${parsed.message}`))}`);
     }
   };
 
   const finish = (result: ElicitResult): ElicitResult => {
     const how =
       result.action === 'accept'
-        ? s.green('sent')
+        ? s.green(safe`sent`)
         : result.action === 'decline'
-          ? s.yellow('declined')
-          : s.yellow('cancelled');
-    write(`${s.dim('╰─')} ${how}`);
+          ? s.yellow(safe`declined`)
+          : s.yellow(safe`cancelled`);
+    write(safe`${s.dim(safe`╰─`)} ${how}`);
     return result;
+  };
+
+  /** A form asking for secrets: say so, and let the person refuse (the default) before anything is typed. */
+  const secretsAllowed = async (fields: FormField[], ctx: ResolveContext): Promise<Answer['type']> => {
+    const secret = fields.filter((f) => f.secret !== undefined);
+    if (secret.length === 0) return 'value';
+    const what = [...new Set(secret.map((f) => f.secret))].join(' and ');
+    const named = secret.map((f) => f.label).join(', ');
+    write(safe`${bar}  ${s.yellow(safeLine(`⚠ this form asks for ${what} (${named}).`))}`);
+    write(
+      safe`${bar}  ${s.yellow(safe`  MCP forbids servers to ask for passwords, keys or codes in a form: a genuine service sends you to its own page.`)}`,
+    );
+    for (;;) {
+      const line = await ask(safe`${bar}  Answer it anyway? ${s.dim(safe`[y/N]`)} ${s.cyan(safe`›`)} `, ctx);
+      const c = line.trim().toLowerCase();
+      if (c === 'y' || c === 'yes') return 'value';
+      if (c === '' || c === 'n' || c === 'no' || c === 'd' || c === '/decline') return 'decline';
+      if (c === 'c' || c === '/cancel') return 'cancel';
+      write(safe`${bar}  ${s.red(safe`✗ answer y or n`)}`);
+    }
   };
 
   const askForm = async (q: InputQuestion, ctx: ResolveContext): Promise<ElicitResult> => {
     const schema = (q.request.params as JsonObject).requestedSchema as JsonObject;
     const fields = readForm(schema);
     header(q, ctx);
-    write(`${bar}  ${s.dim('type /decline or /cancel at any prompt')}`);
+    const go = await secretsAllowed(fields, ctx);
+    if (go !== 'value') return finish({ action: go });
+    write(safe`${bar}  ${s.dim(safe`type /decline or /cancel at any prompt`)}`);
     // Keyed by the server's field names, which may be `__proto__` or `constructor`.
     const values = emptyRecord<FieldValue | undefined>();
     for (const f of fields) values[f.name] = f.default;
@@ -307,42 +316,57 @@ export function terminalResolver(options: TerminalResolverOptions = {}): Termina
       // A lone yes/no is its own confirmation; anything more gets a review before it is sent.
       const confirmation = fields.length === 1 && fields[0]?.type === 'boolean';
       if (!review || confirmation) return finish({ action: 'accept', content });
-      const summary = fields
-        .filter((f) => content[f.name] !== undefined)
-        .map((f) => `${safeText(f.label)} = ${s.bold(safeText(showValue(f, content[f.name] as FieldValue)))}`)
-        .join(', ');
+      // The review shows what will be sent: a choice's value next to a title that does not read as it, and never
+      // a secret typed a moment ago.
+      const summary = joinSafe(
+        fields
+          .filter((f) => content[f.name] !== undefined)
+          .map((f) => {
+            const shown = f.secret ? '••••••' : showSent(f, content[f.name] as FieldValue);
+            return safe`${safeLine(f.label)} = ${s.bold(safeLine(shown))}`;
+          }),
+        ', ',
+      );
       for (;;) {
-        const line = await reader.ask(
-          `${bar}  Send ${summary || 'an empty answer'}? ${s.dim('[Y]es/[e]dit/[d]ecline/[c]ancel')} ${s.cyan('›')} `,
-          ctx.signal,
+        const line = await ask(
+          safe`${bar}  Send ${summary || safe`an empty answer`}? ${s.dim(safe`[Y]es/[e]dit/[d]ecline/[c]ancel`)} ${s.cyan(safe`›`)} `,
+          ctx,
         );
         const c = line.trim().toLowerCase();
         if (c === '' || c === 'y' || c === 'yes') return finish({ action: 'accept', content });
         if (c === 'd' || c === 'decline' || c === '/decline') return finish({ action: 'decline' });
         if (c === 'c' || c === 'cancel' || c === '/cancel') return finish({ action: 'cancel' });
         if (c === 'e' || c === 'edit' || c === 'n' || c === 'no') break;
-        write(`${bar}  ${s.red('✗ answer y, e, d or c')}`);
+        write(safe`${bar}  ${s.red(safe`✗ answer y, e, d or c`)}`);
       }
     }
   };
 
   const askUrl = async (q: InputQuestion, ctx: ResolveContext): Promise<ElicitResult> => {
     const params = (q.request as ElicitUrlRequest).params;
-    header(q, ctx, 'a link to open');
-    const link = describeLink(params.url, s);
-    write(`${bar}  ${link.line}`);
-    for (const w of link.warnings) write(`${bar}  ${s.yellow(`⚠ ${w}`)}`);
-    write(`${bar}  ${s.dim('Nothing is opened for you: open the link in your browser if you trust it.')}`);
+    header(q, ctx, safe`a link to open`);
+    const link = inspectLink(params.url);
+    if (!link.ok) {
+      // Never shown as something to open: declined for the person, who is told why.
+      write(safe`${bar}  ${s.red(safeLine(`✗ refused: ${link.reason}`))}`);
+      return finish({ action: 'decline' });
+    }
+    write(safe`${bar}  opens ${s.bold(s.cyan(safeLine(link.host)))}`);
+    write(safe`${bar}  ${safeLine(link.href)}`);
+    for (const w of link.warnings) write(safe`${bar}  ${s.yellow(safeLine(`⚠ ${w}`))}`);
+    write(
+      safe`${bar}  ${s.dim(safe`Nothing is opened for you: open the link in your browser if you trust it.`)}`,
+    );
     for (;;) {
-      const line = await reader.ask(
-        `${bar}  Done there? ${s.dim('[Enter] done/[d]ecline/[c]ancel')} ${s.cyan('›')} `,
-        ctx.signal,
+      const line = await ask(
+        safe`${bar}  Done there? ${s.dim(safe`[Enter] done/[d]ecline/[c]ancel`)} ${s.cyan(safe`›`)} `,
+        ctx,
       );
       const c = line.trim().toLowerCase();
       if (c === '' || c === 'y' || c === 'yes' || c === 'done') return finish({ action: 'accept' });
       if (c === 'd' || c === 'decline' || c === '/decline') return finish({ action: 'decline' });
       if (c === 'c' || c === 'cancel' || c === '/cancel') return finish({ action: 'cancel' });
-      write(`${bar}  ${s.red('✗ press Enter when done, or d or c')}`);
+      write(safe`${bar}  ${s.red(safe`✗ press Enter when done, or d or c`)}`);
     }
   };
 
@@ -356,11 +380,11 @@ export function terminalResolver(options: TerminalResolverOptions = {}): Termina
         return q.kind === 'elicitation.url' ? await askUrl(q, ctx) : await askForm(q, ctx);
       } catch (error) {
         if (error instanceof Closed) {
-          write('');
+          write(safe``);
           // The person closed the input (Ctrl-D): they walked away from the call.
           throw new RequestAborted(new Error('input closed'));
         }
-        if (error instanceof RequestAborted) write('');
+        if (error instanceof RequestAborted) write(safe``);
         throw error;
       }
     },

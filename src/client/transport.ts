@@ -14,6 +14,29 @@ export interface TransportRequest {
   signal?: AbortSignal;
   /** Notifications the server sends about this request before its response (progress, log messages). */
   onNotification?: (notification: JsonRpcNotification) => void;
+  /**
+   * Legacy sessions (2025-11-25 and earlier) only: a request the server sends while this one is open (elicitation,
+   * sampling, roots, ping). The transport sends back what this returns. Without it, such a request is a protocol
+   * error (2026-07-28 servers use MRTR instead).
+   */
+  onServerRequest?: (request: JsonRpcRequest) => Promise<JsonRpcResponse>;
+  /** HTTP only: told the status of the response, before it is read (era detection inspects 4xx answers). */
+  onHttpStatus?: (status: number) => void;
+}
+
+/** A legacy session's wire state, for transports that carry one (initialize + Mcp-Session-Id). */
+export interface LegacySessionWire {
+  /** Begin speaking the legacy protocol at `protocolVersion` (headers, session id capture, server requests). */
+  beginSession(protocolVersion: string): void;
+  /** Forget the session (it expired): the next initialize starts a new one. */
+  resetSession(): void;
+  /** Send a notification (no response), e.g. notifications/initialized. */
+  notify(notification: JsonRpcNotification, signal?: AbortSignal): Promise<void>;
+  /**
+   * Listen for requests the server sends outside any response (HTTP: the session's GET stream). `answer` gets each
+   * one and returns the response to send back.
+   */
+  listen(answer: (request: JsonRpcRequest) => Promise<JsonRpcResponse>): void;
 }
 
 /**
@@ -24,8 +47,12 @@ export interface ClientTransport {
   readonly kind: 'http' | 'stdio';
   /** A label for people: the URL or the command line. */
   readonly label: string;
+  /** Where the server is, for people: the URL's host and port, or the command. Default: `label`. */
+  readonly endpoint?: string;
   send(request: TransportRequest): Promise<JsonRpcResponse>;
   close(): Promise<void>;
+  /** Present on transports that can carry a legacy (2025) session. */
+  readonly legacy?: LegacySessionWire;
 }
 
 /** Classify one decoded JSON-RPC message from the server. */
@@ -34,12 +61,18 @@ export function classifyMessage(
 ):
   | { type: 'response'; response: JsonRpcResponse }
   | { type: 'notification'; notification: JsonRpcNotification }
-  | { type: 'request' }
+  | { type: 'request'; request: JsonRpcRequest }
   | { type: 'invalid'; reason: string } {
   if (!isJsonObject(value)) return { type: 'invalid', reason: 'a JSON-RPC message must be an object' };
   if (value.jsonrpc !== '2.0') return { type: 'invalid', reason: 'jsonrpc must be "2.0"' };
   if (typeof value.method === 'string') {
-    if ('id' in value) return { type: 'request' };
+    if ('id' in value) {
+      if (typeof value.id !== 'string' && typeof value.id !== 'number')
+        return { type: 'invalid', reason: 'request id must be a string or a number' };
+      if (value.params !== undefined && !isJsonObject(value.params))
+        return { type: 'invalid', reason: 'request params must be an object' };
+      return { type: 'request', request: value as unknown as JsonRpcRequest };
+    }
     if (value.params !== undefined && !isJsonObject(value.params))
       return { type: 'invalid', reason: 'notification params must be an object' };
     return { type: 'notification', notification: value as unknown as JsonRpcNotification };

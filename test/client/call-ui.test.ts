@@ -1,7 +1,9 @@
 // What `mrtr call` draws from server-provided text: control sequences never reach the terminal.
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { printJson } from '../../src/cli/terminal/print.js';
 import { CallUi } from '../../src/cli/terminal/ui.js';
+import { safeLine } from '../../src/client/index.js';
 
 describe('the call UI', () => {
   it('strips escape sequences from server log messages, progress, keys and names', () => {
@@ -10,7 +12,7 @@ describe('the call UI', () => {
     out.on('data', (c: Buffer) => {
       written += c.toString();
     });
-    const ui = new CallUi({ out, live: true, color: false, server: () => 'evil\x1b[2Jserver' });
+    const ui = new CallUi({ out, live: true, color: false, server: () => safeLine('evil\x1b[2Jserver') });
     ui.onEvent({ type: 'round', round: 1 } as never);
     ui.onEvent({
       type: 'notification',
@@ -28,6 +30,7 @@ describe('the call UI', () => {
       kind: 'elicitation.form',
       message: 'm',
     } as never);
+    ui.onEvent({ type: 'answered', round: 1, key: 'k\x1b[31m', by: 'x', action: 'accept' } as never);
     ui.onEvent({ type: 'retrying', round: 2, reason: 'answered', delayMs: 0 } as never);
     ui.onEvent({ type: 'done' } as never);
     // The UI's own cursor handling is allowed (\r\x1b[K); nothing the server sent may start a sequence.
@@ -35,5 +38,48 @@ describe('the call UI', () => {
     expect(foreign).not.toContain('\x1b');
     expect(foreign).toContain('[info] hi');
     expect(foreign).toContain('answered k');
+  });
+
+  it('says cancelled for a cancel and declined for a decline, per round of questions', () => {
+    const out = new PassThrough();
+    let written = '';
+    out.on('data', (c: Buffer) => {
+      written += c.toString();
+    });
+    const ui = new CallUi({ out, live: true, color: false, server: () => safeLine('s') });
+    ui.onEvent({ type: 'answered', round: 1, key: 'a', by: 'x', action: 'cancel' } as never);
+    ui.onEvent({ type: 'answered', round: 1, key: 'b', by: 'x', action: 'decline' } as never);
+    ui.onEvent({ type: 'retrying', round: 2, reason: 'answered', delayMs: 0 } as never);
+    expect(written).toContain('round 1 · cancelled a, declined b');
+    expect(ui.rounds).toBe(1);
+  });
+
+  it('--json on a terminal escapes C1, bidi and zero-width characters and stays the same JSON', () => {
+    let written = '';
+    const tty = {
+      isTTY: true,
+      write: (t: string) => {
+        written += t;
+        return true;
+      },
+    } as unknown as NodeJS.WriteStream;
+    const value = { text: 'a\u009b2J\u202eb\u200bc\u2028d' };
+    printJson(tty, JSON.stringify(value));
+    expect(written).not.toMatch(/[\u009b\u202e\u200b\u2028]/);
+    expect(JSON.parse(written)).toEqual(value);
+  });
+
+  it('answers given within one request (a legacy server) get their round line when the call ends', () => {
+    const out = new PassThrough();
+    let written = '';
+    out.on('data', (c: Buffer) => {
+      written += c.toString();
+    });
+    const ui = new CallUi({ out, live: true, color: false, server: () => safeLine('s') });
+    ui.onEvent({ type: 'round', round: 1 } as never);
+    ui.onEvent({ type: 'answered', round: 1, key: 'q1', by: 'x', action: 'accept' } as never);
+    ui.onEvent({ type: 'done', status: 'complete', rounds: 1 } as never);
+    expect(written).toContain('round 1 · answered q1');
+    expect(ui.rounds).toBe(1);
   });
 });

@@ -1,14 +1,11 @@
 // `mrtr call` and `mrtr tools` as people and scripts use them: exit codes, --json, and the interactive mode driven
 // in a real pseudo-terminal (tmux), typing answers and reading the screen.
-import { execFile, execFileSync, spawnSync } from 'node:child_process';
-import { type FSWatcher, mkdtempSync, rmSync, watch, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, onTestFailed, onTestFinished } from 'vitest';
+import { execFile } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exampleServer } from '../../src/cli/demo-servers/example.js';
 import type { HttpEndpoint } from '../../src/server/index.js';
-import { deferred } from '../helpers/signals.js';
 import { askAgain, CLI, json, requireBuiltCli, toolCallServer } from './helpers.js';
+import { haveTmux, Tmux } from './tmux.js';
 
 interface Run {
   code: number;
@@ -43,7 +40,11 @@ const resolveBug = (args: string, answers: string, ...flags: string[]) =>
 
 describe('mrtr call (scripted)', () => {
   it('--answers drives resolve_bug through 3 questions; --json reports result and rounds', async () => {
-    const r = await resolveBug('{"id":42}', '{"resolution":"Duplicate","original":{"original":7}}', '--json');
+    const r = await resolveBug(
+      '{"id":42}',
+      '{"resolution":"Duplicate","original":{"original":7},"confirm":"yes"}',
+      '--json',
+    );
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout);
     expect(report).toMatchObject({
@@ -56,14 +57,14 @@ describe('mrtr call (scripted)', () => {
   });
 
   it('prints the result text without --json', async () => {
-    const r = await resolveBug('{"id":3}', '{"resolution":"Fixed"}');
+    const r = await resolveBug('{"id":3}', '{"resolution":"Fixed","confirm":true}');
     expect(r).toMatchObject({ code: 0, stdout: 'Bug 3 resolved as Fixed\n' });
   });
 
   it('exit 3 when a question was declined and the tool failed', async () => {
     const r = await resolveBug('{"id":3}', '{"resolution":"Fixed","confirm":"decline"}');
     expect(r.code).toBe(3);
-    expect(r.stderr).toMatch(/declined \(confirm\)/);
+    expect(r.stderr).toMatch(/declined confirm; the tool reported an error/);
   });
 
   it('exit 1 for a tool error, and for a JSON-RPC error from the server', async () => {
@@ -81,7 +82,7 @@ describe('mrtr call (scripted)', () => {
     expect(r.stderr).toMatch(/needs a person to answer "How was bug 3 resolved\?"/);
     expect(r.stderr).toMatch(/--answers/);
     const bad = await resolveBug('{"id":3}', '{"resolution":"Sideways"}');
-    expect(bad.code).toBe(6);
+    expect(bad.code).toBe(2); // an answer that does not fit is a usage error, not a missing person
     expect(bad.stderr).toMatch(/--answers\["resolution"\] does not fit the question/);
   });
 
@@ -92,7 +93,16 @@ describe('mrtr call (scripted)', () => {
       askAgain(res, s.body.id, 's');
     });
     try {
-      const cap = await mrtr(['call', loop.url, 'loop', '--answers', '{}', '--max-rounds', '2', '--json']);
+      const cap = await mrtr([
+        'call',
+        loop.url,
+        'loop',
+        '--answers',
+        '{"ok":"yes"}',
+        '--max-rounds',
+        '2',
+        '--json',
+      ]);
       expect(cap.code).toBe(4);
       expect(JSON.parse(cap.stdout)).toMatchObject({ status: 'round_cap', rounds: 3, maxRounds: 2 });
       expect(loop.calls('tools/call')).toHaveLength(3);
@@ -131,79 +141,6 @@ describe('mrtr tools', () => {
 
 // --- interactive, in a real pseudo-terminal -----------------------------------------------------------------------
 
-function haveTmux(): boolean {
-  return spawnSync('tmux', ['-V']).status === 0;
-}
-
-class Tmux {
-  private readonly socket = `mrtr-test-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
-  /** tmux copies everything the pane prints to this file; a write to it means the screen changed. */
-  private readonly dir = mkdtempSync(join(tmpdir(), 'mrtr-tmux-'));
-  private readonly watcher: FSWatcher;
-  private changed = deferred();
-  private last = { pattern: '', screen: '' };
-
-  constructor(command: string) {
-    const log = join(this.dir, 'pane.log');
-    writeFileSync(log, '');
-    this.watcher = watch(log, () => {
-      const done = this.changed;
-      this.changed = deferred();
-      done.resolve();
-    });
-    execFileSync('tmux', [
-      '-L',
-      this.socket,
-      'new-session',
-      '-d',
-      '-s',
-      'call',
-      '-x',
-      '110',
-      '-y',
-      '45',
-      command,
-    ]);
-    execFileSync('tmux', ['-L', this.socket, 'pipe-pane', '-t', 'call', `cat >> '${log}'`]);
-    // A screen that never shows what a test waits for ends in the test timeout: say what was on it.
-    onTestFailed(() => {
-      console.error(`waiting for ${this.last.pattern}; the screen showed:\n${this.last.screen}`);
-    });
-    onTestFinished(() => this.kill());
-  }
-  screen(): string {
-    return execFileSync('tmux', [
-      '-L',
-      this.socket,
-      'capture-pane',
-      '-p',
-      '-t',
-      'call',
-      '-S',
-      '-200',
-    ]).toString();
-  }
-  type(...keys: string[]): void {
-    execFileSync('tmux', ['-L', this.socket, 'send-keys', '-t', 'call', ...keys]);
-  }
-  /** The screen once it shows `pattern`: checked now and after each output of the pane, never on a timer. */
-  async waitFor(pattern: RegExp | string): Promise<string> {
-    for (;;) {
-      // Taken before the capture: tmux updates the screen before it copies the output, so none is missed.
-      const changed = this.changed.promise;
-      const s = this.screen();
-      this.last = { pattern: String(pattern), screen: s };
-      if (typeof pattern === 'string' ? s.includes(pattern) : pattern.test(s)) return s;
-      await changed;
-    }
-  }
-  kill(): void {
-    this.watcher.close();
-    spawnSync('tmux', ['-L', this.socket, 'kill-server']);
-    rmSync(this.dir, { recursive: true, force: true });
-  }
-}
-
 describe('mrtr call (interactive, tmux)', () => {
   const call = (args: string) =>
     `${process.execPath} ${CLI} call ${endpoint.url} resolve_bug ${args}; echo EXIT=$?; sleep 30`;
@@ -214,7 +151,7 @@ describe('mrtr call (interactive, tmux)', () => {
     const t = new Tmux(call(`--args '{"id":42}'`));
     try {
       let s = await t.waitFor('Resolution (choose 1-4)');
-      expect(s).toContain('mrtr-example asks');
+      expect(s).toMatch(/mrtr-example \(127\.0\.0\.1:\d+\) asks/);
       expect(s).toContain('How was bug 42 resolved?');
       expect(s).toMatch(/1\) Fixed\s+2\) Duplicate\s+3\) Won't fix\s+4\) Cannot reproduce/);
       t.type('2', 'Enter');
@@ -233,7 +170,7 @@ describe('mrtr call (interactive, tmux)', () => {
       expect(s).toContain('round 2 · answered original');
       expect(s).toContain('round 3 · answered confirm');
       expect(s).toContain('Bug 42 resolved as Duplicate (duplicate of 7)');
-      expect(s).toContain('✓ done in 4 rounds');
+      expect(s).toContain('✓ done after 3 rounds of questions (4 requests)');
       expect(s).toContain('EXIT=0');
     } finally {
       t.kill();

@@ -94,7 +94,7 @@ function build(codec: ReturnType<typeof createRequestStateCodec>): McpServer {
   return server;
 }
 
-async function toRequest(req: IncomingMessage, port: number): Promise<Request> {
+export async function toRequest(req: IncomingMessage, port: number): Promise<Request> {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
   const headers = new Headers();
@@ -110,7 +110,7 @@ async function toRequest(req: IncomingMessage, port: number): Promise<Request> {
   });
 }
 
-async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
+export async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
   const headers: Record<string, string> = {};
   response.headers.forEach((v, k) => {
     headers[k] = v;

@@ -91,7 +91,8 @@ describe('stdio transport', () => {
     };
     // While the call is pending its notifications go to the call; afterwards, to the transport.
     t.onNotification = note;
-    const c = new McpClient({ server: t });
+    // This server answers nothing, server/discover included: forced to 2026-07-28, the client does not probe it.
+    const c = new McpClient({ server: t, protocol: '2026-07-28' });
     const o = await c.callTool(
       'x',
       {},

@@ -1,6 +1,8 @@
-// What `mrtr call` shows on stderr while a call runs: a spinner while waiting, one compact line per round.
-import type { MrtrEvent } from '../../client/index.js';
-import { safeText } from '../../client/index.js';
+// What `mrtr call` shows on stderr while a call runs: a spinner while waiting, one compact line per round of
+// questions. Every piece of server text goes through the client's sanitizer (SafeText) before it is drawn.
+import type { MrtrEvent, SafeText } from '../../client/index.js';
+import { joinSafe, safe, safeLine } from '../../client/index.js';
+import { paint, printLine, writeSafe } from './print.js';
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
@@ -9,33 +11,48 @@ export interface CallUiOptions {
   /** Draw the spinner and round lines (a TTY). Otherwise the UI stays silent. */
   live: boolean;
   color: boolean;
-  server: () => string;
+  /** Who is asked, as people should see it (already sanitized). */
+  server: () => SafeText;
 }
+
+type Paint = (s: SafeText) => SafeText;
 
 export class CallUi {
   private frame = 0;
   private timer: NodeJS.Timeout | undefined;
-  private label = '';
-  private readonly asked = new Map<number, string[]>();
+  private label = safe``;
+  /** Answers given per request, for the line drawn when the call goes on. */
+  private readonly answered = new Map<number, SafeText[]>();
+  /** Rounds of questions answered so far: what a person counts as "rounds". */
+  private questionRounds = 0;
   private readonly o: CallUiOptions;
 
   constructor(options: CallUiOptions) {
     this.o = options;
   }
 
-  private paint = (s: string, code: number) => (this.o.color ? `\x1b[${code}m${s}\x1b[0m` : s);
-  dim = (s: string) => this.paint(s, 2);
-  green = (s: string) => this.paint(s, 32);
-  red = (s: string) => this.paint(s, 31);
-  yellow = (s: string) => this.paint(s, 33);
+  private paint =
+    (code: number): Paint =>
+    (s) =>
+      paint(this.o.color, code, s);
+  dim = this.paint(2);
+  green = this.paint(32);
+  red = this.paint(31);
+  yellow = this.paint(33);
+  private cyan = this.paint(36);
 
-  private spin(label: string): void {
+  /** How many rounds of questions were answered (each one sent the call again). */
+  get rounds(): number {
+    return this.questionRounds;
+  }
+
+  private spin(label: SafeText): void {
     if (!this.o.live) return;
     this.label = label;
     if (this.timer) return;
     const draw = () => {
       this.frame = (this.frame + 1) % FRAMES.length;
-      this.o.out.write(`\r\x1b[K${this.paint(FRAMES[this.frame] ?? '', 36)} ${this.dim(this.label)}`);
+      writeSafe(this.o.out, safe`\r\x1b[K${this.cyan(safeLine(FRAMES[this.frame]))} ${this.dim(this.label)}`);
     };
     draw();
     this.timer = setInterval(draw, 80);
@@ -45,59 +62,64 @@ export class CallUi {
     if (this.timer) {
       clearInterval(this.timer);
       this.timer = undefined;
-      this.o.out.write('\r\x1b[K');
+      writeSafe(this.o.out, safe`\r\x1b[K`);
     }
   }
 
-  line(text: string): void {
+  line(text: SafeText): void {
     if (!this.o.live) return;
     this.stop();
-    this.o.out.write(`${text}\n`);
+    printLine(this.o.out, text);
   }
 
   onEvent = (event: MrtrEvent): void => {
     switch (event.type) {
       case 'round':
-        this.spin(`round ${event.round} · waiting for ${safeText(this.o.server())}…`);
+        this.spin(safe`waiting for ${this.o.server()}…`);
         return;
-      case 'input_needed': {
-        const keys = this.asked.get(event.round) ?? [];
-        if (keys.length === 0) this.stop();
-        keys.push(safeText(event.key));
-        this.asked.set(event.round, keys);
+      case 'input_needed':
+        this.stop();
+        return;
+      case 'answered': {
+        const list = this.answered.get(event.round) ?? [];
+        const how =
+          event.action === 'cancel' ? 'cancelled' : event.action === 'decline' ? 'declined' : 'answered';
+        list.push(safe`${safeLine(how)} ${safeLine(event.key)}`);
+        this.answered.set(event.round, list);
         return;
       }
-      case 'answered':
-        return;
       case 'retrying':
         if (event.reason === 'state_only')
-          this.line(
-            this.dim(`  round ${event.round - 1} · server still working · retrying in ${event.delayMs} ms`),
-          );
-        else
-          this.line(
-            this.dim(
-              `  round ${event.round - 1} · answered ${(this.asked.get(event.round - 1) ?? []).join(', ')}`,
-            ),
-          );
+          this.line(this.dim(safe`  server still working · asking again in ${event.delayMs} ms`));
+        else this.flush(event.round - 1);
         return;
       case 'notification': {
         const n = event.notification;
         const p = (n.params ?? {}) as Record<string, unknown>;
         if (n.method === 'notifications/progress') {
-          const total = typeof p.total === 'number' ? `/${p.total}` : '';
-          const msg = typeof p.message === 'string' ? ` ${safeText(p.message)}` : '';
-          this.spin(`round ${event.round} · ${safeText(String(p.progress))}${total}${msg}`);
+          const total = typeof p.total === 'number' ? safe`/${p.total}` : safe``;
+          const msg = typeof p.message === 'string' ? safe` ${safeLine(p.message)}` : safe``;
+          this.spin(safe`${safeLine(String(p.progress))}${total}${msg}`);
         } else if (n.method === 'notifications/message') {
-          // Everything here comes from the server: strip control sequences before it reaches the terminal.
           const data = typeof p.data === 'string' ? p.data : JSON.stringify(p.data);
-          this.line(this.dim(`  [${safeText(String(p.level))}] ${safeText(data ?? '')}`));
+          this.line(this.dim(safe`  [${safeLine(String(p.level))}] ${safeLine(data ?? '')}`));
         }
         return;
       }
       case 'done':
+        // A legacy server asks within one request: its answers get their round line when the call ends.
+        for (const round of [...this.answered.keys()]) this.flush(round);
         this.stop();
         return;
     }
   };
+
+  /** One line for a round of questions once it is answered. */
+  private flush(round: number): void {
+    const answers = this.answered.get(round);
+    if (!answers) return;
+    this.answered.delete(round);
+    this.questionRounds++;
+    this.line(this.dim(safe`  round ${this.questionRounds} · ${joinSafe(answers, ', ')}`));
+  }
 }
