@@ -5,7 +5,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { SignJWT } from 'jose';
 
 export const BENCH_DEV_TOKEN = 'bench-dev-token';
-export const BENCH_ISSUER = 'http://bench-issuer.invalid';
+export const BENCH_ISSUER = 'https://bench-issuer.invalid';
 export const BENCH_AUDIENCE = 'urn:mrtr:bench';
 
 let made;

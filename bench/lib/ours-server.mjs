@@ -93,7 +93,7 @@ async function openAuth(kind) {
   await new Promise((done) => keysServer.listen(0, '127.0.0.1', done));
   cleanup.push(() => keysServer.close());
   const verifier = new auth.JwtVerifier({
-    issuer: 'http://bench-issuer.invalid',
+    issuer: 'https://bench-issuer.invalid',
     audience: 'urn:mrtr:bench',
     jwksUri: `http://127.0.0.1:${keysServer.address().port}/jwks`,
     ...(kind === 'jwt-uncached' ? { verifiedTokenCacheMs: 0 } : {}),

@@ -3,6 +3,7 @@
 // the token lacks get 403 insufficient_scope; the Protected Resource Metadata says which issuer and scopes.
 import { authorizationHeaders, bearerToken } from './bearer-header.js';
 import { bearerChallenge } from './challenge.js';
+import { AUTH_DEFAULTS } from './defaults.js';
 import { AuthRefusal } from './errors.js';
 import type { AuthPrincipal } from './principal.js';
 import {
@@ -27,6 +28,37 @@ export interface BearerAuthOptions {
   resourceName?: string;
   /** A page for people (`resource_documentation`), e.g. the development sign-in page. */
   documentation?: string;
+  /** Longest a verifier may take for one token before the request is answered 503 (default 10 s). */
+  verifyTimeoutMs?: number;
+}
+
+/**
+ * What a verifier threw that is not a refusal is our failure, not the token's: 503 with a fixed message (the cause,
+ * which may name internal hosts, goes to the log only), so a client does not throw a good token away.
+ */
+function verifierFailure(error: unknown): AuthRefusal {
+  if (error instanceof AuthRefusal) return error;
+  return new AuthRefusal('unavailable', 'verifier_failed', 'the access token could not be checked', {
+    cause: error,
+  });
+}
+
+/** A verifier's answer, checked: a principal without a subject would be bound as nobody and everybody. */
+function checkedPrincipal(principal: AuthPrincipal): AuthPrincipal {
+  const strings = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string');
+  if (
+    principal === null ||
+    typeof principal !== 'object' ||
+    typeof principal.subject !== 'string' ||
+    principal.subject === '' ||
+    typeof principal.issuer !== 'string' ||
+    !strings(principal.roles) ||
+    !strings(principal.scopes)
+  )
+    throw new AuthRefusal('unavailable', 'verifier_bad_principal', 'the access token could not be checked', {
+      cause: new TypeError('the verifier returned no valid principal (subject, issuer, roles, scopes)'),
+    });
+  return principal;
 }
 
 export class BearerAuthConfigError extends Error {
@@ -78,7 +110,39 @@ export class BearerAuth {
    * (development tokens, a remembered JWT), so the common path costs no promise.
    */
   authenticate(rawHeaders: readonly string[], url: string): AuthPrincipal | Promise<AuthPrincipal> {
-    return this.options.verifier.verify(bearerToken(authorizationHeaders(rawHeaders), url));
+    const token = bearerToken(authorizationHeaders(rawHeaders), url);
+    let verified: AuthPrincipal | Promise<AuthPrincipal>;
+    try {
+      verified = this.options.verifier.verify(token);
+    } catch (error) {
+      throw verifierFailure(error);
+    }
+    if (!(verified instanceof Promise)) return checkedPrincipal(verified);
+    // A verifier that never answers must not hold the request for ever: past the limit, 503.
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new AuthRefusal(
+              'unavailable',
+              'verifier_timeout',
+              'the access token could not be checked in time',
+            ),
+          ),
+        this.options.verifyTimeoutMs ?? AUTH_DEFAULTS.verifyTimeoutMs,
+      );
+    });
+    return Promise.race([verified, limit]).then(
+      (principal) => {
+        clearTimeout(timer);
+        return checkedPrincipal(principal);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        throw verifierFailure(error);
+      },
+    );
   }
 
   /** The scopes of `required` that `principal` lacks (scope implications followed). */

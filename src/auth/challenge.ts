@@ -1,10 +1,15 @@
 // The WWW-Authenticate challenge (RFC 6750 §3, RFC 9728 §5.1) a refused request gets.
 import type { AuthRefusal } from './errors.js';
 
-/** A quoted-string per RFC 9110: backslash-escape `"` and `\`; drop control characters a header cannot carry. */
+/**
+ * A quoted-string per RFC 9110, keeping only what RFC 6750 §3 allows in its values (printable ASCII): a typographic
+ * quote or an accented letter would make node refuse the whole header, and the 401 would become a 500.
+ */
 const quoted = (value: string): string =>
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point.
-  `"${value.replace(/[\u0000-\u001f\u007f]/g, '').replace(/["\\]/g, '\\$&')}"`;
+  `"${value
+    .replace(/[’‘]/g, "'")
+    .replace(/[^\x20-\x7e]/g, '')
+    .replace(/["\\]/g, '\\$&')}"`;
 
 export interface ChallengeParams {
   resourceMetadata: string | undefined;

@@ -33,6 +33,8 @@ export const AUTH_DEFAULTS = Object.freeze({
   verifiedTokenCacheMs: 60_000,
   /** Most verified tokens remembered at once: a flood of distinct valid tokens cannot grow memory without bound. */
   verifiedTokenCacheSize: 10_000,
+  /** Longest one token check may take (a hung introspection call, a stuck custom verifier) before 503. */
+  verifyTimeoutMs: 10_000,
   /** After the issuer's metadata failed to load, wait this long before asking it again. */
   discoveryRetryMs: 5_000,
   /** Where scopes are read from (RFC 8693 / RFC 9068: a space-separated `scope`; some issuers send an `scp` array). */

@@ -1,7 +1,7 @@
 // Development tokens: a JSON file mapping opaque tokens to principals, for demos and tests. Never for production —
 // anyone who reads the file is everyone in it — so mrtr serve refuses them off loopback unless forced.
 import * as crypto from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { invalidToken } from './errors.js';
 import { type AuthPrincipal, DEV_TOKEN_ISSUER } from './principal.js';
 import { SCOPE_TOKEN } from './scopes.js';
@@ -21,6 +21,9 @@ export class DevTokensError extends Error {
   override readonly name = 'DevTokensError';
   readonly code = 'ERR_AUTH_DEV_TOKENS';
 }
+
+/** A development tokens file is a handful of demo people, not a user database. */
+const MAX_TOKENS_FILE_BYTES = 1024 * 1024;
 
 const TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 const ENTRY_KEYS = new Set(['sub', 'name', 'roles', 'scopes', 'client_id']);
@@ -94,8 +97,16 @@ export class DevTokens implements TokenVerifier {
   static fromFile(path: string): DevTokens {
     let text: string;
     try {
+      // A regular file of sane size: /dev/zero or a FIFO would hang the start-up.
+      const stat = statSync(path);
+      if (!stat.isFile()) throw new DevTokensError(`tokens file ${path} is not a regular file`);
+      if (stat.size > MAX_TOKENS_FILE_BYTES)
+        throw new DevTokensError(
+          `tokens file ${path} is ${stat.size} bytes; at most ${MAX_TOKENS_FILE_BYTES}`,
+        );
       text = readFileSync(path, 'utf8');
     } catch (error) {
+      if (error instanceof DevTokensError) throw error;
       throw new DevTokensError(`cannot read tokens file ${path}: ${(error as Error).message}`);
     }
     let document: unknown;

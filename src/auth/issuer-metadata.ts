@@ -23,6 +23,24 @@ export function metadataUrls(issuer: string): string[] {
   ];
 }
 
+const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|\[::1\])$/i;
+
+/**
+ * Where keys and metadata may come from: https, or plain http on this machine only (anyone on the path of a plain
+ * http fetch could hand us their own keys, and every token they mint would pass). Undefined when fine.
+ */
+export function checkFetchUrl(value: string, what: string, allowInsecureHttp = false): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return `${what} ${JSON.stringify(value)} is not a URL`;
+  }
+  if (url.protocol === 'https:') return undefined;
+  if (url.protocol === 'http:' && (allowInsecureHttp || LOOPBACK.test(url.hostname))) return undefined;
+  return `${what} ${value} must be https (plain http only on loopback)`;
+}
+
 export class IssuerMetadataError extends Error {
   override readonly name = 'IssuerMetadataError';
   readonly code = 'ERR_AUTH_ISSUER_METADATA';
@@ -71,6 +89,8 @@ export async function fetchIssuerMetadata(
     if (typeof metadata.jwks_uri !== 'string') {
       throw new IssuerMetadataError(`the metadata at ${url} has no jwks_uri`);
     }
+    const problem = checkFetchUrl(metadata.jwks_uri, 'jwks_uri');
+    if (problem) throw new IssuerMetadataError(`the metadata at ${url}: ${problem}`);
     return metadata as IssuerMetadata;
   }
   throw new IssuerMetadataError(`no metadata for issuer ${issuer} (${problems.join('; ')})`);

@@ -11,7 +11,7 @@ import {
 import { type ClaimNames, principalFromClaims } from './claims.js';
 import { AUTH_DEFAULTS } from './defaults.js';
 import { AuthRefusal, invalidToken } from './errors.js';
-import { fetchIssuerMetadata } from './issuer-metadata.js';
+import { checkFetchUrl, fetchIssuerMetadata } from './issuer-metadata.js';
 import type { AuthPrincipal } from './principal.js';
 import type { TokenVerifier } from './verifier.js';
 
@@ -42,6 +42,11 @@ export interface JwtVerifierOptions {
   discoveryRetryMs?: number;
   /** For tests and proxies: how metadata is fetched. */
   fetch?: typeof fetch;
+  /**
+   * Accept a plain-http issuer or JWKS off loopback. Off: anyone on the network path could serve their own keys.
+   * Only for a test network you control.
+   */
+  allowInsecureHttp?: boolean;
 }
 
 export class JwtVerifierConfigError extends Error {
@@ -93,7 +98,7 @@ function refusalFor(error: unknown): AuthRefusal {
     return invalidToken(reason, message, error);
   }
   // The JWKS could not be fetched (timeout, refused, not 200): we could not check, which is not the token's fault.
-  return new AuthRefusal('unavailable', 'jwks_unavailable', 'the issuer’s keys could not be fetched', {
+  return new AuthRefusal('unavailable', 'jwks_unavailable', "the issuer's keys could not be fetched", {
     cause: error,
   });
 }
@@ -120,6 +125,13 @@ export class JwtVerifier implements TokenVerifier {
       throw new JwtVerifierConfigError(
         `JwtVerifier: issuer must be an http(s) URL, got ${String(options.issuer)}`,
       );
+    for (const [what, value] of [
+      ['issuer', options.issuer],
+      ['jwksUri', options.jwksUri],
+    ] as const) {
+      const problem = value === undefined ? undefined : checkFetchUrl(value, what, options.allowInsecureHttp);
+      if (problem) throw new JwtVerifierConfigError(`JwtVerifier: ${problem}`);
+    }
     const audiences =
       typeof options.audience === 'string' ? [options.audience] : [...(options.audience ?? [])];
     if (audiences.length === 0 || audiences.some((a) => typeof a !== 'string' || a === ''))
@@ -140,6 +152,12 @@ export class JwtVerifier implements TokenVerifier {
       );
     if (options.secret !== undefined && options.jwksUri !== undefined)
       throw new JwtVerifierConfigError('JwtVerifier: give either a secret or a jwksUri, not both');
+    const secretBytes =
+      typeof options.secret === 'string' ? Buffer.byteLength(options.secret) : options.secret?.byteLength;
+    if (secretBytes !== undefined && secretBytes < 32)
+      throw new JwtVerifierConfigError(
+        `JwtVerifier: the shared secret is ${secretBytes} bytes; HS256 needs at least 32 random bytes`,
+      );
     this.authorizationServers = [options.issuer];
     this.verifyOptions = {
       issuer: options.issuer,
@@ -227,31 +245,31 @@ export class JwtVerifier implements TokenVerifier {
         new AuthRefusal(
           'unavailable',
           'issuer_metadata_unavailable',
-          'the issuer’s metadata could not be fetched',
+          "the issuer's metadata could not be fetched",
           {
             cause: this.discoveryError,
           },
         ),
       );
     const timeout = this.options.fetchTimeoutMs ?? AUTH_DEFAULTS.fetchTimeoutMs;
-    this.discovering = fetchIssuerMetadata(this.options.issuer, timeout, this.options.fetch).then(
-      (metadata) => {
+    // Any failure — the fetch, the checks, building the key set — resets discovery, so it is tried again later.
+    this.discovering = fetchIssuerMetadata(this.options.issuer, timeout, this.options.fetch)
+      .then((metadata) => {
         const keys = this.remoteKeys(metadata.jwks_uri);
         this.keys = keys;
         return keys;
-      },
-      (error: unknown) => {
+      })
+      .catch((error: unknown) => {
         this.discovering = undefined;
         this.discoveryFailedAt = Date.now();
         this.discoveryError = error;
         throw new AuthRefusal(
           'unavailable',
           'issuer_metadata_unavailable',
-          'the issuer’s metadata could not be fetched',
+          "the issuer's metadata could not be fetched",
           { cause: error },
         );
-      },
-    );
+      });
     return this.discovering;
   }
 }

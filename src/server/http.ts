@@ -236,6 +236,12 @@ export class HttpServerTransport {
       return;
     }
     if (this.options.pages?.handles(pathname)) {
+      // The pages obey the same Host/Origin rules as the endpoint: a DNS-rebinding page must not read them.
+      const refused = checkOrigin(req.headers, this.originPolicy);
+      if (refused) {
+        sendError(res, 403, ErrorCode.InvalidRequest, `Forbidden: ${refused}`);
+        return;
+      }
       this.options.pages.handle(req, res);
       return;
     }
