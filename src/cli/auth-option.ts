@@ -51,6 +51,10 @@ export function authFromFlags(
   }
   if (flags.tokens !== undefined && jwtFlags.length > 0)
     return { error: `give --tokens or --issuer, not both (--tokens with --${jwtFlags.join(', --')})` };
+  if (flags.resource === undefined && flags.audience !== undefined && !/^https?:\/\//i.test(flags.audience))
+    return {
+      error: `--audience ${flags.audience} is not this server's URL: give --resource URL (the server's public URL) too`,
+    };
   const resource = flags.resource ?? flags.audience ?? endpoint;
   const scopes = flags.scopes?.split(/[\s,]+/).filter((s) => s !== '');
   let verifier: TokenVerifier;

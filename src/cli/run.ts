@@ -47,6 +47,10 @@ export async function runCli(argv: string[]): Promise<number | undefined> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'serve':
+      if (rest.includes('--help') || rest.includes('-h')) {
+        process.stdout.write(USAGE);
+        return 0;
+      }
       return serveCommand(rest);
     case 'tools':
       return toolsCommand(rest);

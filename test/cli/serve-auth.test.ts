@@ -186,3 +186,32 @@ describe('mrtr serve --issuer URL --audience AUD', () => {
     expect(refused.headers['www-authenticate']).toContain('error="invalid_token"');
   });
 });
+
+describe('mrtr serve help and audience', () => {
+  it('--help prints the usage, auth flags included', () => {
+    const out = spawnSync(process.execPath, ['dist/cli/main.js', 'serve', '--help'], {
+      encoding: 'utf8',
+      timeout: 10_000,
+    });
+    expect(out.status).toBe(0);
+    expect(out.stdout).toContain('--tokens FILE');
+  });
+  it('an audience that is not a URL asks for --resource, naming --audience', () => {
+    const out = spawnSync(
+      process.execPath,
+      [
+        'dist/cli/main.js',
+        'serve',
+        '--port',
+        '3997',
+        '--issuer',
+        'https://id.example.com',
+        '--audience',
+        'bugs-api',
+      ],
+      { encoding: 'utf8', timeout: 10_000 },
+    );
+    expect(out.status).toBe(2);
+    expect(out.stderr).toContain("--audience bugs-api is not this server's URL: give --resource URL");
+  });
+});

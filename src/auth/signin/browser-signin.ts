@@ -225,7 +225,7 @@ export class BrowserSignIn {
           p,
           i,
         ) => html`<label><input type="radio" name="subject" value="${p.subject}" ${i === 0 ? new Html('checked') : ''}>
-          ${p.name ?? p.subject} <span class="muted">(${p.subject}; roles: ${p.roles.join(', ') || 'none'})</span></label>`,
+          ${p.name ?? p.subject} <span class="muted">(${p.name === undefined ? '' : `${p.subject}; `}roles: ${p.roles.join(', ') || 'none'})</span></label>`,
       );
       parts.push(
         html`<form class="card" method="post" action="/mrtr/signin/dev">

@@ -43,7 +43,8 @@ h1{font-size:1.4rem}main>*+*{margin-top:1rem}
 .card{border:1px solid #8886;border-radius:.5rem;padding:1rem}
 button,.button{font:inherit;padding:.6rem 1rem;border-radius:.4rem;border:1px solid #444;background:#1f4fd1;color:#fff;cursor:pointer;text-decoration:none;display:inline-block}
 button.secondary{background:transparent;color:inherit}
-label{display:block;font-weight:600}input{font:inherit;padding:.5rem;width:100%;box-sizing:border-box}
+label{display:block;font-weight:600}input{font:inherit;padding:.5rem;box-sizing:border-box}
+input:not([type=radio]):not([type=checkbox]){width:100%}input[type=radio]{margin-right:.5rem}
 .muted{opacity:.75}.error{border-color:#c00}code{word-break:break-all}
 :focus-visible{outline:3px solid #f90;outline-offset:2px}`;
 
