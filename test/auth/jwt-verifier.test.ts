@@ -106,6 +106,18 @@ describe('claims', () => {
     const principal = await verifier.verify(await token({ groups: ['ops'] }));
     expect(principal).toMatchObject({ subject: 'alice', issuer: ISSUER, scopes: ['a', 'b'], roles: ['ops'] });
   });
+  it('an empty subject is no subject (jose only checks that the claim is there)', async () => {
+    const verifier = new JwtVerifier({ issuer: ISSUER, audience: AUDIENCE, secret: SECRET });
+    const empty = await new SignJWT({ sub: '' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setExpirationTime('1h')
+      .sign(new TextEncoder().encode(SECRET));
+    await expect(Promise.resolve().then(() => verifier.verify(empty))).rejects.toMatchObject({
+      reason: 'missing_claim',
+    });
+  });
   it('typ is enforced when configured (RFC 9068 at+jwt)', async () => {
     const verifier = new JwtVerifier({ issuer: ISSUER, audience: AUDIENCE, secret: SECRET, type: 'at+jwt' });
     await expect(verifier.verify(await token())).rejects.toMatchObject({ reason: 'wrong_type' });
