@@ -17,7 +17,14 @@ import {
 } from '../client/index.js';
 import type { JsonObject, Result } from '../protocol/index.js';
 import { cliAnswers } from './answers.js';
-import { envFlags, jsonObjectFlag, parseCommandLine, protocolFlag, UsageError } from './cli-args.js';
+import {
+  CONNECT_OPTIONS,
+  envFlags,
+  jsonObjectFlag,
+  parseCommandLine,
+  protocolFlag,
+  UsageError,
+} from './cli-args.js';
 import { PRUNED_NOTE, printableJson, printContent } from './show-result.js';
 import { signIn } from './sign-in.js';
 import { stdioTransport, transportFor } from './target.js';
@@ -134,17 +141,9 @@ function jsonReport(outcome: MrtrOutcome, exitCode: number): JsonObject {
 const CALL_OPTIONS = {
   args: { type: 'string' },
   answers: { type: 'string' },
-  token: { type: 'string' },
-  json: { type: 'boolean', default: false },
   'max-rounds': { type: 'string' },
   timeout: { type: 'string' },
-  stdio: { type: 'boolean', default: false },
-  env: { type: 'string', multiple: true },
-  protocol: { type: 'string' },
-  'client-id': { type: 'string' },
-  'client-secret': { type: 'string' },
-  scope: { type: 'string' },
-  help: { type: 'boolean', short: 'h', default: false },
+  ...CONNECT_OPTIONS,
 } as const;
 
 const { args: _args, ...WITHOUT_ARGS } = CALL_OPTIONS;

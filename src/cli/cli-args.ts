@@ -10,6 +10,19 @@ export class UsageError extends Error {
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
+/** How every client command reaches a server: token, stdio child, protocol, OAuth client. One list for all. */
+export const CONNECT_OPTIONS = {
+  token: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  stdio: { type: 'boolean', default: false },
+  env: { type: 'string', multiple: true },
+  protocol: { type: 'string' },
+  'client-id': { type: 'string' },
+  'client-secret': { type: 'string' },
+  scope: { type: 'string' },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
 /** Edit distance, for "did you mean". */
 function distance(a: string, b: string): number {
   const row = Array.from({ length: b.length + 1 }, (_, i) => i);

@@ -11,7 +11,7 @@ import {
 } from '../client/index.js';
 import { isJsonObject, type ToolDefinition } from '../protocol/index.js';
 import { EXIT } from './call.js';
-import { envFlags, parseCommandLine, protocolFlag, UsageError } from './cli-args.js';
+import { CONNECT_OPTIONS, envFlags, parseCommandLine, protocolFlag, UsageError } from './cli-args.js';
 import { printableJson } from './show-result.js';
 import { type SignIn, signIn } from './sign-in.js';
 import { stdioTransport, transportFor } from './target.js';
@@ -46,17 +46,7 @@ function signature(tool: ToolDefinition): string {
     .join(', ');
 }
 
-const TOOLS_OPTIONS = {
-  token: { type: 'string' },
-  json: { type: 'boolean', default: false },
-  stdio: { type: 'boolean', default: false },
-  env: { type: 'string', multiple: true },
-  protocol: { type: 'string' },
-  'client-id': { type: 'string' },
-  'client-secret': { type: 'string' },
-  scope: { type: 'string' },
-  help: { type: 'boolean', short: 'h', default: false },
-} as const;
+const TOOLS_OPTIONS = CONNECT_OPTIONS;
 
 interface ToolsValues {
   token?: string;
