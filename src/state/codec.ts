@@ -232,11 +232,22 @@ function takeRandom(target: Buffer, offset: number, n: number): void {
   poolOffset += n;
 }
 
-/** A new flow id: 128 random bits from the pool, in the 22-character base64url form the codec stores in 16 bytes. */
-export function newFlowId(): string {
+/**
+ * A new flow id, in the 22-character base64url form the codec stores in 16 bytes: the time in milliseconds (48 bits,
+ * the first 8 characters) then 80 random bits from the pool. Time-ordered like a UUIDv7 so that the records a store
+ * or an audit index keeps per flow are written next to each other: with fully random ids every insert dirtied its
+ * own B-tree page, and SQLite's commits cost three times as much. The id is no secret (the seal protects the state);
+ * the 80 random bits keep two flows started in the same millisecond apart.
+ */
+export function newFlowId(now: number = Date.now()): string {
   const id = Buffer.allocUnsafe(16);
-  takeRandom(id, 0, 16);
+  writeFlowId(id, 0, now);
   return id.toString('base64url');
+}
+
+function writeFlowId(target: Buffer, offset: number, now: number): void {
+  target.writeUIntBE(Math.max(0, Math.floor(now)) % 2 ** 48, offset, 6);
+  takeRandom(target, offset + 6, 10);
 }
 
 function sessionKey(key: DerivedKey, session: Buffer): KeyObject {
@@ -438,7 +449,7 @@ export class StateCodec {
     const flowId = options.flowId;
     if (flowId === undefined) {
       flags |= FLAG_RAW_FLOW;
-      takeRandom(head, o, 16);
+      writeFlowId(head, o, issuedAt);
       o += 16;
     } else if (typeof flowId === 'string' && isRawFlowId(flowId)) {
       flags |= FLAG_RAW_FLOW;
