@@ -29,7 +29,12 @@ export class SqliteCheckpointer {
 
   constructor(path: string, intervalMs: number) {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    this.#worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver, path, intervalMs } });
+    // Not the parent's flags: under --input-type=module the CommonJS source would be read as a module.
+    this.#worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      execArgv: [],
+      workerData: { driver, path, intervalMs },
+    });
     // A checkpointer never keeps a process alive, and its failure never takes the store down: SQLite then
     // checkpoints at close, and the WAL only grows until then.
     this.#worker.unref();

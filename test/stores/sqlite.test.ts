@@ -1,7 +1,7 @@
 // The embedded store keeps the shared-store contract in a real SQLite file, survives reopening, and sweeps what
 // expired.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -83,6 +83,16 @@ describe('SqliteStore checkpoints', () => {
     const db = new Database(path, { readonly: true });
     expect((db.prepare('SELECT count(*) AS n FROM mrtr_store').get() as { n: number }).n).toBe(100);
     db.close();
+  });
+
+  it('folds the WAL into the database on the checkpointer thread while the store is open', async () => {
+    const path = join(dir, 'folding.db');
+    const store = new SqliteStore(path, { checkpointIntervalMs: 20 });
+    const before = statSync(path).size;
+    await Promise.all(Array.from({ length: 200 }, (_, i) => store.create(`k${i}`, 'v'.repeat(2000), 60_000)));
+    // The database file grows only when a checkpoint copies the WAL's pages into it.
+    await expect.poll(() => statSync(path).size, { timeout: 10_000 }).toBeGreaterThan(before + 200 * 2000);
+    await store.close();
   });
 
   it('never keeps a process alive: a script that forgets to close its store still exits', () => {

@@ -1,0 +1,101 @@
+// The SQLite sink's two ways of writing: with synchronous=NORMAL the serving thread commits each batch itself (no
+// thread hop) and a worker folds the WAL into the database; with FULL the worker writes (covered in trail.test.ts).
+import { spawnSync } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { chain } from '../../src/audit/chain.js';
+import { GENESIS, SqliteAuditSink } from '../../src/audit/index.js';
+import { tempDir } from './fixture.js';
+
+const cleanups: Array<() => void | Promise<void>> = [];
+afterEach(async () => {
+  for (const undo of cleanups.splice(0).reverse()) await undo();
+});
+
+function events(n: number) {
+  let head = { seq: 0, hash: GENESIS };
+  return Array.from({ length: n }, (_, i) => {
+    const chained = chain(
+      {
+        instance: 'sink-test',
+        time: new Date(0).toISOString(),
+        flowId: `flow-${i}`,
+        target: 'delete_file',
+        principal: null,
+        outcome: 'complete',
+        filler: 'x'.repeat(2000),
+      } as never,
+      head,
+    );
+    head = { seq: chained.record.seq, hash: chained.hash };
+    return chained;
+  });
+}
+
+const count = (path: string): number => {
+  const db = new Database(path, { readonly: true });
+  try {
+    return (db.prepare('SELECT count(*) AS n FROM mrtr_audit_events').get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+};
+
+describe('SqliteAuditSink (synchronous=normal)', () => {
+  it('has the batch in the file as soon as append resolves, before any checkpoint', async () => {
+    const tmp = tempDir();
+    cleanups.push(tmp.remove);
+    const path = join(tmp.dir, 'audit.db');
+    const sink = await SqliteAuditSink.open(path, { checkpointIntervalMs: 3_600_000 });
+    cleanups.push(() => sink.close());
+    await sink.append(events(5), undefined);
+    // Another connection (another process would do the same) reads them from the WAL.
+    expect(count(path)).toBe(5);
+    expect(await sink.head('sink-test')).toMatchObject({ seq: 5 });
+  });
+
+  it('folds the WAL into the database on its worker while the serving thread writes, and at close', async () => {
+    const tmp = tempDir();
+    cleanups.push(tmp.remove);
+    const path = join(tmp.dir, 'audit.db');
+    const sink = await SqliteAuditSink.open(path, { checkpointIntervalMs: 20 });
+    const before = statSync(path).size;
+    await sink.append(events(200), undefined);
+    // The database file itself grows only when a checkpoint copies the WAL's pages into it.
+    await expect.poll(() => statSync(path).size, { timeout: 10_000 }).toBeGreaterThan(before + 200 * 2000);
+    await sink.close();
+    expect(existsSync(`${path}-wal`)).toBe(false);
+    expect(count(path)).toBe(200);
+  });
+
+  it('refuses a batch that cannot be stored, and stores none of it', async () => {
+    const tmp = tempDir();
+    cleanups.push(tmp.remove);
+    const path = join(tmp.dir, 'audit.db');
+    const sink = await SqliteAuditSink.open(path);
+    cleanups.push(() => sink.close());
+    const batch = events(3);
+    await sink.append(batch.slice(0, 1), undefined);
+    // The first event again: its (instance, seq) is taken, so the whole batch rolls back.
+    await expect(sink.append(batch, undefined)).rejects.toThrow(/UNIQUE/);
+    expect(count(path)).toBe(1);
+  });
+
+  it('never keeps a process alive: a script that forgets to close its sink still exits', () => {
+    const tmp = tempDir();
+    cleanups.push(tmp.remove);
+    const script = `
+      import { SqliteAuditSink } from ${JSON.stringify(join(process.cwd(), 'dist', 'audit', 'index.js'))};
+      const sink = await SqliteAuditSink.open(${JSON.stringify(join(tmp.dir, 'forgotten.db'))});
+      await sink.publishKey('k+1+AAAA');
+      console.log('wrote');`;
+    const out = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(out.stdout.trim()).toBe('wrote');
+    expect(out.status).toBe(0);
+  });
+});
