@@ -23,6 +23,7 @@ export { AuditTrail, type AuditTrailOptions } from './trail.js';
 export {
   type BadEvent,
   type ChainSummary,
+  readForVerify,
   type VerifyInput,
   type VerifyReport,
   verifyTrail,

@@ -1,7 +1,7 @@
 // The audit tables, as SQLite and PostgreSQL both read them. `record` is the event's JSON as written; the other
 // event columns repeat parts of it for queries, and the verifier checks that they agree with it. SQLite keeps no
-// secondary index: one on flow_id (random ids) doubled the cost of an insert, and the serving thread pays it;
-// `mrtr audit show` scans instead, and an operator who wants the index can add it.
+// secondary index: each would be one more B-tree written per event, on the serving thread; `mrtr audit show` scans
+// instead, and an operator who wants the index can add it.
 export const AUDIT_TABLES = Object.freeze({
   events: 'mrtr_audit_events',
   checkpoints: 'mrtr_audit_checkpoints',

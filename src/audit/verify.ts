@@ -4,7 +4,7 @@ import type { AuditVerifier } from './audit-key.js';
 import { GENESIS, recordHash } from './chain.js';
 import { readCheckpoint, type StoredCheckpoint } from './checkpoint.js';
 import type { AuditRecord } from './record.js';
-import type { StoredEvent } from './sink.js';
+import type { AuditReader, StoredEvent } from './sink.js';
 
 export interface VerifyInput {
   events: readonly StoredEvent[];
@@ -165,4 +165,17 @@ export function verifyTrail(input: VerifyInput): VerifyReport {
     chains,
     firstBad,
   };
+}
+
+/**
+ * What a verifier reads from a trail a server may still be writing: checkpoints first. Each checkpoint is committed
+ * with the events it seals, so the events read afterwards include them; the other order could read a checkpoint newer
+ * than the events read and report a truncated tail that is not there.
+ */
+export async function readForVerify(
+  reader: Pick<AuditReader, 'checkpoints' | 'events'>,
+): Promise<Pick<VerifyInput, 'events' | 'stored'>> {
+  const stored = await reader.checkpoints();
+  const events = await reader.events();
+  return { events, stored };
 }

@@ -10,6 +10,7 @@ import {
   AuditSigner,
   AuditVerifier,
   openAuditReader,
+  readForVerify,
   splitNotes,
   verifyTrail,
 } from '../audit/index.js';
@@ -174,10 +175,8 @@ async function verify(
     if (notes.length === 0) return fail(`${file} holds no checkpoint`);
     exported.push(...notes);
   }
-  // Checkpoints first: each is committed with the events it seals, so events read afterwards include them even while
-  // a server keeps writing (the other order could read a new checkpoint past the events read, and cry truncation).
-  const stored = await reader.checkpoints();
-  const events = await reader.events();
+  // The trail may still be written to: readForVerify reads it in the order that never cries false truncation.
+  const { events, stored } = await readForVerify(reader);
   const report = verifyTrail({ events, stored, exported, verifiers });
   process.stdout.write(
     values.json ? `${JSON.stringify(report, null, 2)}\n` : verifyText(report, styleFor(process.stdout)),

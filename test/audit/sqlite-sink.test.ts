@@ -6,8 +6,14 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { chain } from '../../src/audit/chain.js';
-import { GENESIS, SqliteAuditSink } from '../../src/audit/index.js';
-import { tempDir } from './fixture.js';
+import {
+  GENESIS,
+  readForVerify,
+  SqliteAuditReader,
+  SqliteAuditSink,
+  verifyTrail,
+} from '../../src/audit/index.js';
+import { AUDIT_KEY, auditedServer, call, env, openTrail, tempDir } from './fixture.js';
 
 const cleanups: Array<() => void | Promise<void>> = [];
 afterEach(async () => {
@@ -97,5 +103,42 @@ describe('SqliteAuditSink (synchronous=normal)', () => {
     });
     expect(out.stdout.trim()).toBe('wrote');
     expect(out.status).toBe(0);
+  });
+});
+
+describe('verifying a trail that is still being written', () => {
+  it('reads checkpoints before events, so a batch committed between the two reads never looks like truncation', async () => {
+    const tmp = tempDir();
+    cleanups.push(tmp.remove);
+    const path = join(tmp.dir, 'audit.db');
+    const trail = await openTrail(await SqliteAuditSink.open(path), { checkpointEvery: 1 });
+    cleanups.push(() => trail.close());
+    const core = auditedServer(trail).core;
+    await core.handle(call(1, 'delete_file', { arguments: { path: '/a' } }), env);
+    const reader = new SqliteAuditReader(path);
+    cleanups.push(() => reader.close());
+    // Between whichever read comes first and the second, the server answers another round: a new event and the
+    // checkpoint that seals it land in one transaction.
+    let first = true;
+    const writeBetween = async <T>(read: () => Promise<T>): Promise<T> => {
+      const result = await read();
+      if (first) {
+        first = false;
+        await core.handle(call(2, 'delete_file', { arguments: { path: '/b' } }), env);
+      }
+      return result;
+    };
+    const racing = {
+      checkpoints: () => writeBetween(() => reader.checkpoints()),
+      events: () => writeBetween(() => reader.events()),
+    };
+    const report = verifyTrail({ ...(await readForVerify(racing)), verifiers: [AUDIT_KEY.verifier] });
+    expect(report).toMatchObject({ ok: true, events: 2 });
+    // The other order, as a control: the same race makes a sound trail look truncated.
+    first = true;
+    await core.handle(call(3, 'delete_file', { arguments: { path: '/c' } }), env);
+    const events = await racing.events();
+    const stored = await racing.checkpoints();
+    expect(verifyTrail({ events, stored, verifiers: [AUDIT_KEY.verifier] }).ok).toBe(false);
   });
 });
