@@ -34,6 +34,7 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
     store?: string;
     audit?: string;
     'audit-instance'?: string;
+    'audit-key-file'?: string;
   };
   try {
     ({ values } = parseArgs({
@@ -50,6 +51,7 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
         ...AUTH_FLAG_OPTIONS,
         audit: { type: 'string' },
         'audit-instance': { type: 'string' },
+        'audit-key-file': { type: 'string' },
       },
       strict: true,
     }));
@@ -143,7 +145,7 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
   }
   const audited = await auditFromFlag(
     values.audit,
-    { instance: values['audit-instance'], stdio: values.stdio ?? false },
+    { instance: values['audit-instance'], keyFile: values['audit-key-file'], stdio: values.stdio ?? false },
     (line) => process.stderr.write(`${line}\n`),
   );
   if ('error' in audited) {

@@ -58,9 +58,67 @@ describe('mrtr serve --state-keys-file', () => {
       });
     const invalid = run(['--state-keys-file', bad]);
     expect(invalid.status).toBe(2);
-    expect(invalid.stderr).toContain(`mrtr serve: invalid keys in --state-keys-file ${bad}:`);
+    expect(invalid.stderr).toContain(`mrtr serve: invalid requestState keys in --state-keys-file ${bad}:`);
     const both = run(['--state-keys-file', bad, '--state-keys', 'k:x']);
     expect(both.status).toBe(2);
     expect(both.stderr).toContain('give --state-keys or --state-keys-file, not both');
+  });
+});
+
+describe('mrtr serve --audit-key-file', () => {
+  const noKeyEnv = () => {
+    const copy = { ...env };
+    delete copy.MRTR_AUDIT_KEY;
+    return copy;
+  };
+
+  it('makes the signing key once (0600) with its verifier key said once, and a restart signs with the same key', async () => {
+    const file = join(dir, 'data', 'audit-key');
+    const audit = `sqlite:${join(dir, 'data', 'audit.db')}`;
+    const saved = process.env.MRTR_AUDIT_KEY;
+    delete process.env.MRTR_AUDIT_KEY;
+    try {
+      const first = await serveCli(['--port', '0', '--audit', audit, '--audit-key-file', file]);
+      expect(first.stderr()).toContain(`made new audit signing key in ${file} (mode 0600`);
+      expect(first.stderr()).not.toContain('no audit key configured');
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      const verifier = /its verifier key is (\S+)/.exec(first.stderr())![1]!;
+      expect(verifier).toMatch(/^mrtr-audit\+[0-9a-f]{8}\+/);
+      expect(readFileSync(file, 'utf8')).toMatch(/^PRIVATE\+KEY\+mrtr-audit\+/);
+      await mcp(first.url, 'tools/call', { name: 'resolve_bug', arguments: { id: 9 } });
+      await first.stop();
+      const second = await serveCli(['--port', '0', '--audit', audit, '--audit-key-file', file]);
+      expect(second.stderr()).not.toContain('made new audit signing key');
+      expect(second.stderr()).not.toContain('no audit key configured');
+      await mcp(second.url, 'tools/call', { name: 'resolve_bug', arguments: { id: 9 } });
+      await second.stop();
+      // Checkpoints of both runs verify against the one verifier key printed the first time.
+      const verified = spawnSync(
+        process.execPath,
+        ['dist/cli/main.js', 'audit', 'verify', '--audit', audit, '--vkey', verifier],
+        { encoding: 'utf8', timeout: 10_000, env: noKeyEnv() },
+      );
+      expect(verified.stdout).toMatch(/^intact: 2 events in 2 chain\(s\), 2 checkpoint/);
+      expect(verified.status).toBe(0);
+    } finally {
+      if (saved !== undefined) process.env.MRTR_AUDIT_KEY = saved;
+    }
+  });
+
+  it('names a file that holds no key, and refuses the flag without --audit', () => {
+    const bad = join(dir, 'bad-audit-key');
+    writeFileSync(bad, 'not a key\n', { mode: 0o600 });
+    const run = (args: string[]) =>
+      spawnSync(process.execPath, ['dist/cli/main.js', 'serve', '--port', '0', ...args], {
+        encoding: 'utf8',
+        timeout: 10_000,
+        env: noKeyEnv(),
+      });
+    const invalid = run(['--audit', `sqlite:${join(dir, 'x.db')}`, '--audit-key-file', bad]);
+    expect(invalid.status).toBe(2);
+    expect(invalid.stderr).toContain(`mrtr serve: invalid audit signing key in --audit-key-file ${bad}:`);
+    const alone = run(['--audit-key-file', bad]);
+    expect(alone.status).toBe(2);
+    expect(alone.stderr).toContain('mrtr serve: --audit-key-file needs --audit URL');
   });
 });
