@@ -54,6 +54,12 @@ describe('mrtr serve --fixture example --port P --tokens FILE', () => {
     const wrong = run(['call', server.url, 'echo', '--args', '{"message":"hi"}', '--token', 'nope']);
     expect(wrong.status).not.toBe(0);
     expect(wrong.stderr).toContain('Unauthorized: the access token is not valid');
+    // No token at all: a server that names no authorization server can only be called with one its operator gave.
+    const none = run(['call', server.url, 'echo', '--args', '{"message":"hi"}']);
+    expect(none.status).not.toBe(0);
+    expect(none.stderr).toContain(
+      `127.0.0.1:${port} needs a bearer token (HTTP 401) but names no authorization server to get one from: pass a token its operator gave you`,
+    );
   });
 
   it('refuses development tokens on a non-loopback address, and says why', () => {

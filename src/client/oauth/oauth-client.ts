@@ -233,7 +233,11 @@ export class OAuthClient {
       );
     const issuers = Array.isArray(prm.authorization_servers) ? prm.authorization_servers : [];
     const issuer = issuers.find((i): i is string => typeof i === 'string');
-    if (!issuer) throw new OAuthError(`${server.host} names no authorization server`, 401);
+    if (!issuer)
+      throw new OAuthError(
+        `${server.host} needs a bearer token (HTTP 401) but names no authorization server to get one from: pass a token its operator gave you`,
+        401,
+      );
     const as = await this.authorizationServer(new URL(issuer));
     const { client, auth } = await this.clientFor(server, as);
     const supportedScopes = Array.isArray(prm.scopes_supported)
