@@ -4,7 +4,9 @@
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TOTP } from 'otpauth';
 import { ApprovalBook } from '../../src/controls/approval-book.js';
+import { enrolTotp } from '../../src/controls/index.js';
 import { ARTEFACTS, launchChromium } from '../helpers/chromium.js';
 import { textOf, useControls } from './fixture.js';
 import { getPage, hiddenFields, postForm, sessionCookie, signedInBrowser } from './sessions.js';
@@ -122,6 +124,30 @@ describe('approval pages in a real browser', () => {
     expect(r.headers.get('content-security-policy')).toContain("form-action 'self'");
     expect(r.headers.get('x-frame-options')).toBe('DENY');
     expect(r.headers.get('cache-control')).toBe('no-store');
+  });
+});
+
+describe('the step-up page in a real browser', () => {
+  it('alice types the code from her authenticator and confirms; her retry continues', async () => {
+    const f = await useControls();
+    const { secret } = enrolTotp(f.totpFile, 'alice');
+    const first = await f.call('alice-token', 'show_recovery_codes', {});
+    const alice = await signedInBrowser(browser, f.origin, 'Alice');
+    await alice.page.goto(first.result.inputRequests.step_up.params.url);
+    expect(await alice.page.locator('h1').textContent()).toBe('Confirm it is you');
+    await alice.page.screenshot({ path: join(ARTEFACTS, 'step-up.png'), fullPage: true });
+    const code = new TOTP({ secret, algorithm: 'SHA1', digits: 6, period: 30 }).generate();
+    await alice.page.getByLabel('Code from your authenticator app').fill(code);
+    await alice.page.getByRole('button', { name: 'Confirm' }).click();
+    await alice.page.waitForLoadState();
+    expect(await alice.page.locator('h1').textContent()).toBe('Confirmed');
+    await alice.page.screenshot({ path: join(ARTEFACTS, 'step-up-confirmed.png'), fullPage: true });
+    const done = await f.call('alice-token', 'show_recovery_codes', {}, {
+      requestState: first.result.requestState,
+      inputResponses: { step_up: { action: 'accept' } },
+    });
+    expect(textOf(done)).toContain('Recovery codes for alice');
+    await alice.context.close();
   });
 });
 
