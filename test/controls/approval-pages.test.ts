@@ -2,9 +2,9 @@
 // screenshots of each page (phone-sized) go to test-artifacts/. Then the attacks, from Node with real sessions:
 // self-approval, another effect, CSRF, no role, expired, another person's link (phishing), a replayed vote.
 import { join } from 'node:path';
+import { TOTP } from 'otpauth';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TOTP } from 'otpauth';
 import { ApprovalBook } from '../../src/controls/approval-book.js';
 import { enrolTotp } from '../../src/controls/index.js';
 import { ARTEFACTS, launchChromium } from '../helpers/chromium.js';
@@ -142,10 +142,15 @@ describe('the step-up page in a real browser', () => {
     await alice.page.waitForLoadState();
     expect(await alice.page.locator('h1').textContent()).toBe('Confirmed');
     await alice.page.screenshot({ path: join(ARTEFACTS, 'step-up-confirmed.png'), fullPage: true });
-    const done = await f.call('alice-token', 'show_recovery_codes', {}, {
-      requestState: first.result.requestState,
-      inputResponses: { step_up: { action: 'accept' } },
-    });
+    const done = await f.call(
+      'alice-token',
+      'show_recovery_codes',
+      {},
+      {
+        requestState: first.result.requestState,
+        inputResponses: { step_up: { action: 'accept' } },
+      },
+    );
     expect(textOf(done)).toContain('Recovery codes for alice');
     await alice.context.close();
   });
