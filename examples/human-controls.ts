@@ -69,6 +69,10 @@ export function controlsServer(o: {
       name: 'request_access',
       description: 'Ask for access to a resource; someone with the approver role must approve',
       input: z.object({ resource: z.string().min(1), reason: z.string().min(1) }),
+      // Each check while the request is pending is a round: allow many, and keep the state valid for as long as
+      // the request may wait plus the grant's hour.
+      maxRounds: 1000,
+      stateTtlMs: 25 * 60 * 60 * 1000,
     },
     async ({ resource, reason }, ctx) => {
       const grant = await controls.approval(ctx, {

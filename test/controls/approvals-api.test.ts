@@ -78,6 +78,19 @@ describe('request_access: four-eyes approval', () => {
     expect(record?.votes[0]?.seen).toMatch(/^[\w-]{43}$/);
   });
 
+  it('a request pending longer than the server’s default round cap (10) still answers "still waiting"', async () => {
+    const f = await useControls();
+    let reply = await f.call('alice-token', 'request_access', ASK);
+    for (let check = 2; check <= 15; check++) {
+      reply = await f.call('alice-token', 'request_access', ASK, {
+        requestState: reply.result.requestState,
+        inputResponses: { approval: { action: 'accept' } },
+      });
+      expect(reply.result.resultType).toBe('input_required');
+      expect(reply.result.inputRequests.approval.params.message).toContain(`(check ${check})`);
+    }
+  });
+
   it('403 for the requester themself and for a caller without the role; 409 once decided; 404 unknown; 401 without a token', async () => {
     const f = await useControls();
     const first = await f.call('alice-token', 'request_access', ASK);

@@ -13,6 +13,9 @@ export interface ExampleControlsSetup {
   onEvent?: (event: ControlEvent) => void;
 }
 
+/** Each check while an approval is pending is a round, and the state must outlive a day's wait plus the grant. */
+const WAITS_FOR_PEOPLE = { maxRounds: 1000, stateTtlMs: 25 * 60 * 60 * 1000 } as const;
+
 const NEEDS_SIGN_IN = (tool: string) =>
   text(`${tool} needs an authenticated caller: serve with --tokens FILE (or --issuer URL)`, {
     isError: true,
@@ -37,6 +40,7 @@ export function addControlledTools(server: McpServer, setup: ExampleControlsSetu
         resource: z.string().min(1).max(200).describe('What you need access to'),
         reason: z.string().min(1).max(500).describe('Why, for the reviewer'),
       }),
+      ...WAITS_FOR_PEOPLE,
     },
     async ({ resource, reason }, ctx) => {
       if (!ctx.principal?.issuer || !server.signIn) return NEEDS_SIGN_IN('request_access');
@@ -61,6 +65,7 @@ export function addControlledTools(server: McpServer, setup: ExampleControlsSetu
         subject: z.string().min(1).max(100).describe('Who receives the role'),
         role: z.string().min(1).max(100).describe('The role to grant'),
       }),
+      ...WAITS_FOR_PEOPLE,
     },
     async ({ subject, role }, ctx) => {
       if (!ctx.principal?.issuer || !server.signIn) return NEEDS_SIGN_IN('grant_role');
