@@ -13,6 +13,8 @@ import { PEOPLE } from './fixture.js';
 // biome-ignore lint/suspicious/noExplicitAny: replies and notes are read as loose JSON, checked by the expectations
 type Loose = any;
 
+const facts = { release: 81 };
+
 async function audited() {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
@@ -88,6 +90,33 @@ describe('approvals on the record', () => {
         ['approve', 'bob', 'release notes read'],
       ]);
     } finally {
+      await a.endpoint.close();
+      await a.store.close();
+    }
+  });
+
+  it('an effect that changed after approval was requested is refused at redemption', async () => {
+    const a = await audited();
+    try {
+      facts.release = 81;
+      const first = await a.call();
+      const id = new URL(first.inputRequests.approval.params.url).pathname.split('/')[3]!;
+      expect((await a.vote('bob-token', id, 'approve', 'for 81')).status).toBe(200);
+      facts.release = 82;
+      const done = await a.call({
+        requestState: first.requestState,
+        inputResponses: { approval: { action: 'accept' } },
+      });
+      expect(done.isError).toBe(true);
+      expect(done.content[0].text).toContain(
+        'refused: what this call would do changed after approval was requested',
+      );
+      expect((a.rounds.at(-1)!.notes as Record<string, Loose>).approval).toEqual({
+        id,
+        refused: 'effect_changed',
+      });
+    } finally {
+      facts.release = 81;
       await a.endpoint.close();
       await a.store.close();
     }

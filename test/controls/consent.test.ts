@@ -76,6 +76,27 @@ describe('consent bound to the effect (delete_vm)', () => {
     expect(vms.has('prod-db-7')).toBe(true);
   });
 
+  it('an agent policy resolver never answers step-up or approval questions (URL mode, humanRequired)', async () => {
+    const f = await useControls();
+    const agent = agentPolicyResolver({
+      kinds: ['elicitation.url', 'elicitation.form'],
+      rules: [{ answer: { action: 'accept' } }],
+    });
+    for (const [tool, args, key, why] of [
+      ['request_access', { resource: 'r', reason: 'x' }, 'approval', 'approval'],
+      ['show_recovery_codes', {}, 'step_up', 'second_factor'],
+    ] as const) {
+      const first = await f.call('alice-token', tool, args);
+      const question = parseInputRequired(
+        first.result,
+        new Set(['elicitation.url', 'elicitation.form']) as never,
+      ).questions[0]!;
+      expect(question.key).toBe(key);
+      expect(question.personRequired).toBe(why);
+      expect(agent.accepts(question, {} as never)).toBe(false);
+    }
+  });
+
   it('an agent policy resolver never answers the consent question, whatever its rules say', () => {
     const agent = agentPolicyResolver({
       rules: [{ answer: { action: 'accept', content: { confirm: true } } }],
