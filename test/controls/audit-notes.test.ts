@@ -37,7 +37,7 @@ async function audited() {
     await controls.approval(ctx, {
       role: 'approver',
       reason: 'release 81',
-      effect: { tool: 'deploy', release: 81 },
+      effect: { tool: 'deploy', release: facts.release },
     });
     return text('deployed');
   });
