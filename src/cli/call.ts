@@ -26,7 +26,7 @@ import {
   UsageError,
 } from './cli-args.js';
 import { PRUNED_NOTE, printableJson, printContent } from './show-result.js';
-import { signIn } from './sign-in.js';
+import { openInBrowser, signIn } from './sign-in.js';
 import { stdioTransport, transportFor } from './target.js';
 import { printJson, printLine, printUsage } from './terminal/print.js';
 import { CallUi } from './terminal/ui.js';
@@ -314,7 +314,7 @@ export async function mrtrCommand(argv: string[], what: MrtrCommand): Promise<nu
       )
     : undefined;
   if (scripted) resolvers.push(scripted.resolver);
-  if (interactive) resolvers.push(terminalResolver({ onInterrupt: onSigint, color }));
+  if (interactive) resolvers.push(terminalResolver({ onInterrupt: onSigint, color, openUrl: openInBrowser }));
 
   const client = new McpClient({
     server: transport,

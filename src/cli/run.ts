@@ -7,6 +7,7 @@ import { promptCommand } from './prompt.js';
 import { readCommand } from './read.js';
 import { serveCommand } from './serve.js';
 import { toolsCommand } from './tools.js';
+import { usersCommand } from './users.js';
 
 const USAGE = `usage: mrtr <command> [options]
 
@@ -27,6 +28,10 @@ commands:
         tokens from an OAuth issuer for audience AUD; 401 + WWW-Authenticate and /.well-known/oauth-protected-resource
         say where to get one; people sign in to the server's pages at /mrtr/signin (--client-id: OpenID sign-in,
         secret in MRTR_CLIENT_SECRET)
+        [--totp FILE]  the TOTP secrets for step-up (default data/totp.json); the example's request_access and
+        grant_role keep approvals and step-ups in --store (else in memory); the inbox is /mrtr/approvals
+  users totp <subject> [--totp FILE]
+        enrol a person's authenticator app for step-up: prints the otpauth:// URI and a QR code
   audit flows|show|verify|checkpoint|keygen [--audit URL]
         read, verify and export the audit trail (mrtr audit --help)
   keys generate [--kid ID]
@@ -65,6 +70,8 @@ export async function runCli(argv: string[]): Promise<number | undefined> {
       return keysCommand(rest);
     case 'audit':
       return auditCommand(rest);
+    case 'users':
+      return usersCommand(rest);
     case 'conformance-client':
       return conformanceClientCommand(rest);
     case undefined:

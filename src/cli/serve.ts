@@ -3,18 +3,26 @@ import { constants } from 'node:os';
 import { parseArgs } from 'node:util';
 import type { McpServer, McpServerOptions } from '../server/index.js';
 import { Keyring } from '../state/index.js';
+import { MemoryStore } from '../stores/index.js';
 import { auditFromFlag } from './audit-option.js';
 import { AUTH_FLAG_OPTIONS, type AuthFlags, authFromFlags } from './auth-option.js';
 import { conformanceServer } from './demo-servers/conformance.js';
 import { exampleServer } from './demo-servers/example.js';
+import type { ExampleControlsSetup } from './demo-servers/example-controls.js';
 import { keyringFromFile } from './state-keys-file.js';
 import { storeFromFlag } from './store-option.js';
 
 /** What `--fixture` names: the helpdesk `npm start` serves, and what the official conformance suite calls. */
-const FIXTURES: Record<string, (options: Partial<McpServerOptions>) => McpServer> = {
-  example: (o) => exampleServer(o),
+const FIXTURES: Record<
+  string,
+  (options: Partial<McpServerOptions>, controls: ExampleControlsSetup) => McpServer
+> = {
+  example: (o, controls) => exampleServer(o, controls),
   conformance: (o) => conformanceServer(o),
 };
+
+/** Where `mrtr users totp` writes the TOTP secrets and the server reads them, unless --totp says otherwise. */
+export const DEFAULT_TOTP_FILE = 'data/totp.json';
 
 /** The longest delay node's timers take (a larger one fires at once). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -35,6 +43,7 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
     audit?: string;
     'audit-instance'?: string;
     'audit-key-file'?: string;
+    totp?: string;
   };
   try {
     ({ values } = parseArgs({
@@ -52,6 +61,7 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
         audit: { type: 'string' },
         'audit-instance': { type: 'string' },
         'audit-key-file': { type: 'string' },
+        totp: { type: 'string', default: DEFAULT_TOTP_FILE },
       },
       strict: true,
     }));
@@ -154,7 +164,20 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
     return 2;
   }
   if (audited.trail) options.observers = [audited.trail];
-  const server = make(options);
+  // Approvals and step-ups live in the --store (shared by every instance), else in this process's memory.
+  const controlsStore = opened.store ?? new MemoryStore();
+  const totpFile = values.totp ?? DEFAULT_TOTP_FILE;
+  const server = make(options, {
+    store: controlsStore,
+    totpFile,
+    onEvent: (event) => process.stderr.write(`mrtr serve: ${event.control} ${JSON.stringify(event)}\n`),
+  });
+  if (options.signIn && !values.stdio) {
+    const origin = new URL(options.auth?.resource ?? `http://${shownHost}:${port}`).origin;
+    process.stderr.write(
+      `mrtr serve: approvals inbox at ${origin}/mrtr/approvals; step-up codes checked against ${totpFile} (enrol: mrtr users totp SUBJECT --totp ${totpFile})\n`,
+    );
+  }
   if (values.stdio) {
     await server.stdio();
     return 0;

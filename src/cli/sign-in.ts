@@ -22,7 +22,7 @@ export interface SignInOptions {
 }
 
 /** Run $BROWSER, or the platform's URL opener, with the link; failures are fine (the link is printed anyway). */
-function openInBrowser(url: string): void {
+export function openInBrowser(url: string): void {
   const browser = process.env.BROWSER;
   const [cmd, args] = browser
     ? [browser, [url]]

@@ -21,6 +21,32 @@ export interface TerminalResolverOptions {
   onInterrupt?: () => void;
   /** Ask "Send?" after a form is filled. Default true (elicitation.mdx: let people review before sending). */
   review?: boolean;
+  /** Open a link in the person's browser; offered as `[o]pen` after the link is shown, never done unasked. */
+  openUrl?: (url: string) => void;
+  /**
+   * How long to wait between checks while an approval is pending (the same approval link asked again): the
+   * first wait, doubled each time up to 30 s. Default 5000 ms.
+   */
+  pollMs?: number;
+}
+
+const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+const MAX_POLL_MS = 30_000;
+
+/** Resolves after `ms`, or rejects when `signal` aborts (Ctrl-C stops a wait as it stops a question). */
+function wait(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(new RequestAborted(signal.reason));
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', stop);
+      resolve();
+    }, ms);
+    const stop = () => {
+      clearTimeout(timer);
+      reject(new RequestAborted(signal.reason));
+    };
+    signal.addEventListener('abort', stop, { once: true });
+  });
 }
 
 class Closed extends Error {}
@@ -342,8 +368,26 @@ export function terminalResolver(options: TerminalResolverOptions = {}): Termina
     }
   };
 
+  // An approval asked again with the same link is still pending: wait and check again instead of asking.
+  let pendingApproval: { url: string; polls: number } | undefined;
+  const pollApproval = async (q: InputQuestion, ctx: ResolveContext): Promise<ElicitResult> => {
+    const waiting = pendingApproval!;
+    const delay = Math.min(MAX_POLL_MS, (options.pollMs ?? 5000) * 2 ** waiting.polls);
+    const frame = SPINNER[waiting.polls % SPINNER.length]!;
+    waiting.polls++;
+    // "Still waiting — approved by k of n": the server's first sentence is the status.
+    const status = (q.message ?? 'Still waiting').split(/\.\s/)[0]!;
+    write(
+      safe`${bar}  ${s.cyan(safeLine(frame))} ${safeLine(status)} ${s.dim(safeLine(`· checking again in ${Math.round(delay / 1000)} s (Ctrl-C stops)`))}`,
+    );
+    await wait(delay, ctx.signal);
+    return { action: 'accept' };
+  };
+
   const askUrl = async (q: InputQuestion, ctx: ResolveContext): Promise<ElicitResult> => {
     const params = (q.request as ElicitUrlRequest).params;
+    if (q.personRequired === 'approval' && pendingApproval?.url === params.url) return pollApproval(q, ctx);
+    pendingApproval = undefined;
     header(q, ctx, safe`a link to open`);
     const link = inspectLink(params.url);
     if (!link.ok) {
@@ -354,16 +398,33 @@ export function terminalResolver(options: TerminalResolverOptions = {}): Termina
     write(safe`${bar}  opens ${s.bold(s.cyan(safeLine(link.host)))}`);
     write(safe`${bar}  ${safeLine(link.href)}`);
     for (const w of link.warnings) write(safe`${bar}  ${s.yellow(safeLine(`⚠ ${w}`))}`);
+    const open = options.openUrl;
     write(
-      safe`${bar}  ${s.dim(safe`Nothing is opened for you: open the link in your browser if you trust it.`)}`,
+      safe`${bar}  ${s.dim(
+        open
+          ? safe`Nothing is opened unless you say so: [o] opens it in your browser, if you trust it.`
+          : safe`Nothing is opened for you: open the link in your browser if you trust it.`,
+      )}`,
     );
+    const approval = q.personRequired === 'approval';
+    const choices = approval
+      ? safe`${open ? safe`[o]pen/` : safe``}[Enter] wait here for the decision/[d]ecline/[c]ancel`
+      : safe`${open ? safe`[o]pen/` : safe``}[Enter] done/[d]ecline/[c]ancel`;
     for (;;) {
       const line = await ask(
-        safe`${bar}  Done there? ${s.dim(safe`[Enter] done/[d]ecline/[c]ancel`)} ${s.cyan(safe`›`)} `,
+        safe`${bar}  ${approval ? safe`Wait for it?` : safe`Done there?`} ${s.dim(choices)} ${s.cyan(safe`›`)} `,
         ctx,
       );
       const c = line.trim().toLowerCase();
-      if (c === '' || c === 'y' || c === 'yes' || c === 'done') return finish({ action: 'accept' });
+      if (open && (c === 'o' || c === 'open')) {
+        open(link.href);
+        write(safe`${bar}  ${s.dim(safeLine(`opening ${link.host} in your browser…`))}`);
+        continue;
+      }
+      if (c === '' || c === 'y' || c === 'yes' || c === 'done') {
+        if (approval) pendingApproval = { url: params.url, polls: 0 };
+        return finish({ action: 'accept' });
+      }
       if (c === 'd' || c === 'decline' || c === '/decline') return finish({ action: 'decline' });
       if (c === 'c' || c === 'cancel' || c === '/cancel') return finish({ action: 'cancel' });
       write(safe`${bar}  ${s.red(safe`✗ press Enter when done, or d or c`)}`);

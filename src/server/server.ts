@@ -9,7 +9,12 @@ import { SERVER_DEFAULTS } from './defaults.js';
 import { Dispatcher } from './dispatch.js';
 import { type Logger, stderrLogger } from './environment.js';
 import { InvalidOptionError, registrationError } from './errors.js';
-import { type HttpEndpoint, HttpServerTransport, type HttpServerTransportOptions } from './http.js';
+import {
+  type HttpEndpoint,
+  HttpServerTransport,
+  type HttpServerTransportOptions,
+  type PageRoutes,
+} from './http.js';
 import { checkIntegerOption, MAX_TIMER_MS } from './option-checks.js';
 import {
   type CompletionHandler,
@@ -137,6 +142,7 @@ export class McpServer {
   private keyringInUse: Keyring | undefined;
   private scopes: RoundGuard | undefined;
   private browserSignIn: BrowserSignIn | undefined;
+  private readonly extraPages: PageRoutes[] = [];
 
   constructor(private readonly options: McpServerOptions) {
     for (const key of Object.keys(options)) {
@@ -235,7 +241,8 @@ export class McpServer {
   /** A Streamable HTTP transport; use `.listener` with your own node:http server, or `.listen()`. */
   http(options: HttpServerTransportOptions = {}): HttpServerTransport {
     const auth = options.authenticate ? {} : { auth: this.options.auth };
-    const pages = this.signIn ? { pages: this.signIn } : {};
+    const routes: PageRoutes[] = [...(this.signIn ? [this.signIn] : []), ...this.extraPages];
+    const pages = routes.length > 0 ? { pages: routesOf(routes) } : {};
     const observers = this.options.observers;
     return new HttpServerTransport(this.core, {
       logger: this.logger,
@@ -244,6 +251,20 @@ export class McpServer {
       ...(observers?.length ? { observers } : {}),
       ...options,
     });
+  }
+
+  /**
+   * Serve more pages beside the MCP endpoint on the same listener (the human controls' approvals and step-up pages),
+   * with the same Host and Origin rules. Add them before `http()` or `listen()`.
+   */
+  page(routes: PageRoutes): this {
+    this.extraPages.push(routes);
+    return this;
+  }
+
+  /** The bearer authentication the `auth` option set up (pages with a JSON API check callers with it). */
+  get bearerAuth(): BearerAuth | undefined {
+    return this.options.auth;
   }
 
   /** The browser sign-in the `signIn` option set up (for pages that need to know who opened them). */
@@ -334,4 +355,18 @@ export class McpServer {
   private assertOpen(): void {
     if (this.dispatcher) throw registrationError('register tools, prompts and resources before serving');
   }
+}
+
+/** One PageRoutes over several: the first that handles a path answers it. */
+function routesOf(routes: readonly PageRoutes[]): PageRoutes {
+  if (routes.length === 1) return routes[0]!;
+  return {
+    handles: (pathname) => routes.some((r) => r.handles(pathname)),
+    handle(req, res) {
+      const url = req.url ?? '/';
+      const q = url.indexOf('?');
+      const pathname = q < 0 ? url : url.slice(0, q);
+      routes.find((r) => r.handles(pathname))?.handle(req, res);
+    },
+  };
 }

@@ -14,9 +14,10 @@ export const ARROWS: Readonly<Record<string, readonly string[]>> = {
   flow: ['protocol', 'state'],
   guard: ['protocol', 'state', 'stores'],
   audit: ['protocol', 'state'],
+  controls: ['protocol', 'state', 'stores', 'auth', 'flow'],
   server: ['protocol', 'state', 'flow', 'stores', 'guard', 'auth'],
   client: ['protocol'],
-  cli: ['protocol', 'state', 'flow', 'stores', 'guard', 'auth', 'audit', 'server', 'client'],
+  cli: ['protocol', 'state', 'flow', 'stores', 'guard', 'auth', 'audit', 'controls', 'server', 'client'],
   '.': ['protocol', 'state', 'flow', 'stores', 'guard', 'auth', 'server', 'client'],
 };
 

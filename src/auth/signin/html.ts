@@ -45,6 +45,10 @@ button,.button{font:inherit;padding:.6rem 1rem;border-radius:.4rem;border:1px so
 button.secondary{background:transparent;color:inherit}
 label{display:block;font-weight:600}input{font:inherit;padding:.5rem;box-sizing:border-box}
 input:not([type=radio]):not([type=checkbox]){width:100%}input[type=radio]{margin-right:.5rem}
+h2{font-size:1.1rem;margin:.75rem 0 .25rem}table{border-collapse:collapse;width:100%}
+th,td{text-align:left;vertical-align:top;padding:.3rem .5rem;border-bottom:1px solid #8884;overflow-wrap:anywhere}
+textarea{width:100%;font:inherit;box-sizing:border-box;padding:.5rem}button.deny{background:#b3261e}
+ul.list{list-style:none;padding:0}ul.list>li+li{margin-top:.5rem}
 .muted{opacity:.75}.error{border-color:#c00}code{word-break:break-all}
 :focus-visible{outline:3px solid #f90;outline-offset:2px}`;
 

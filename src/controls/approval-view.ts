@@ -1,0 +1,98 @@
+// What a reviewer is shown of a request, as HTML for the pages and as JSON for the API — and the digest of exactly
+// that view, which a vote records (and a page's form carries back, so a vote for a view that changed is refused).
+import { createHash } from 'node:crypto';
+import { type Html, html } from '../auth/index.js';
+import { canonicalJson } from '../state/index.js';
+import { type ApprovalRecord, countOf, stateAt } from './approval-book.js';
+import { effectLines } from './effect.js';
+
+const when = (ms: number) =>
+  new Date(ms)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, ' UTC');
+
+const duration = (ms: number): string => {
+  const minutes = Math.round(ms / 60_000);
+  if (minutes < 120) return `${minutes} minute${minutes === 1 ? '' : 's'}`;
+  const hours = Math.round(minutes / 60);
+  return hours < 48 ? `${hours} hours` : `${Math.round(hours / 24)} days`;
+};
+
+/** The facts a decision rests on, and nothing that changes while it is pending (the votes are shown apart). */
+export function decisionCard(r: ApprovalRecord): Html {
+  const rows = Object.entries(r.effect).map(
+    ([k, v]) => html`<tr><th scope="row">${k}</th><td>${v === null ? '—' : String(v)}</td></tr>`,
+  );
+  return html`<section class="card" aria-labelledby="what-${r.id}">
+<p><strong>${r.requester.name ?? r.requester.subject}</strong> <span class="muted">(${r.requester.subject})</span> asks for approval.</p>
+<h2 id="what-${r.id}">What will happen</h2>
+<table>${rows}</table>
+<h2>Why</h2><p>${r.reason}</p>
+<h2>How long</h2><p>Open for decision until ${when(r.expiresAt)}. Once approved, the grant is valid for ${duration(r.grantTtlMs)}, for one use by the requester's own request.</p>
+<p class="muted">Needs ${r.approve} approval${r.approve === 1 ? '' : 's'} by the role <strong>${r.role}</strong>; ${r.deny} denial${r.deny === 1 ? '' : 's'} end${r.deny === 1 ? 's' : ''} it. Effect digest <code>${r.effectDigest.slice(0, 16)}</code>.</p>
+</section>`;
+}
+
+export const digestOf = (text: string): string => createHash('sha256').update(text).digest('base64url');
+
+/** The digest of the card a reviewer is shown: a form carries it back. */
+export const pageDigest = (r: ApprovalRecord): string => digestOf(decisionCard(r).markup);
+
+export function votesList(r: ApprovalRecord): Html {
+  const k = countOf(r, 'approve');
+  const d = countOf(r, 'deny');
+  const items = r.votes.map(
+    (v) =>
+      html`<li><strong>${v.decision === 'approve' ? 'Approved' : 'Denied'}</strong> by ${v.by.name ?? v.by.subject} at ${when(v.at)}${v.comment ? html`: “${v.comment}”` : ''}</li>`,
+  );
+  return html`<section aria-label="Decisions so far"><p role="status">Approved by ${k} of ${r.approve}; denied by ${d} of ${r.deny}.</p>${
+    items.length ? html`<ul>${items}</ul>` : ''
+  }</section>`;
+}
+
+/** The API's view of a request: what GET /mrtr/approvals lists and a vote's `seen` digest is computed from. */
+export function approvalSummary(r: ApprovalRecord, origin: string, now: number) {
+  return {
+    id: r.id,
+    state: stateAt(r, now),
+    requester: { subject: r.requester.subject, ...(r.requester.name ? { name: r.requester.name } : {}) },
+    effect: r.effect,
+    effectDigest: r.effectDigest,
+    summary: effectLines(r.effect).join('; '),
+    reason: r.reason,
+    role: r.role,
+    votes: {
+      approvals: countOf(r, 'approve'),
+      denials: countOf(r, 'deny'),
+      needed: { approve: r.approve, deny: r.deny },
+      list: r.votes.map((v) => ({
+        by: v.by.subject,
+        decision: v.decision,
+        comment: v.comment,
+        at: new Date(v.at).toISOString(),
+      })),
+    },
+    createdAt: new Date(r.createdAt).toISOString(),
+    expiresAt: new Date(r.expiresAt).toISOString(),
+    grantTtlMs: r.grantTtlMs,
+    url: `${origin}/mrtr/approvals/${r.id}`,
+  };
+}
+
+/** What an API vote records as seen: the fixed facts of the summary (not the votes, which move). */
+export const apiSeenDigest = (r: ApprovalRecord): string =>
+  digestOf(
+    canonicalJson({
+      id: r.id,
+      requester: r.requester,
+      effect: r.effect,
+      effectDigest: r.effectDigest,
+      reason: r.reason,
+      role: r.role,
+      approve: r.approve,
+      deny: r.deny,
+      expiresAt: r.expiresAt,
+      grantTtlMs: r.grantTtlMs,
+    }),
+  );

@@ -1,0 +1,145 @@
+// ctx-side of four-eyes approval: create the record once per flow (a step), then on every round read it afresh —
+// pending asks the requester again (URL mode, to the request's status page), approved is redeemed once, denied
+// and expired end the call with the reason.
+import { FlowEnded } from '../flow/index.js';
+import { type ApprovalBook, ApprovalRefused, countOf, personOf, stateAt } from './approval-book.js';
+import type { ControlContext } from './context.js';
+import { CONTROLS_DEFAULTS } from './defaults.js';
+import { checkEffect, type Effect, effectDigest } from './effect.js';
+import { ControlsUsageError } from './errors.js';
+
+export interface ApprovalOptions {
+  /** Who may review: principals with this role (never the requester). */
+  role: string;
+  /** Why the requester needs it, shown to reviewers. */
+  reason: string;
+  /** Exactly what will happen once approved; votes are for this effect and its digest. */
+  effect: Effect;
+  /** Approvals that grant (default 1). */
+  approve?: number;
+  /** Denials that end the call (default 1). */
+  deny?: number;
+  /** How long the request waits for a decision (default 24 h). */
+  expiresInMs?: number;
+  /** How long a grant stays valid for the requester's retry (default 1 h). */
+  grantTtlMs?: number;
+  /** The inputRequests key (default `approval`). */
+  key?: string;
+}
+
+/** A redeemed grant: who approved, for the handler's result or its own records. */
+export interface ApprovalGrant {
+  readonly id: string;
+  readonly approvedBy: readonly string[];
+}
+
+export async function requireApproval(
+  ctx: ControlContext,
+  book: ApprovalBook,
+  statusUrl: (id: string) => string,
+  o: ApprovalOptions,
+): Promise<ApprovalGrant> {
+  const principal = ctx.principal;
+  if (!principal?.issuer)
+    throw new ControlsUsageError('approval needs an authenticated caller (a principal with an issuer)');
+  checkEffect(o.effect, 'approval');
+  const approve = o.approve ?? CONTROLS_DEFAULTS.approvals;
+  const deny = o.deny ?? CONTROLS_DEFAULTS.denials;
+  if (!(Number.isInteger(approve) && approve >= 1 && Number.isInteger(deny) && deny >= 1))
+    throw new ControlsUsageError('approval: approve and deny must be whole numbers of at least 1');
+  const digest = effectDigest(o.effect);
+  const requester = personOf(principal);
+  const key = o.key ?? 'approval';
+  const { id } = await ctx.ask.step('mrtr/approval', async () => {
+    const record = await book.create({
+      requester,
+      flowId: ctx.flowId,
+      effect: o.effect,
+      effectDigest: digest,
+      reason: o.reason,
+      role: o.role,
+      approve,
+      deny,
+      pendingTtlMs: o.expiresInMs ?? CONTROLS_DEFAULTS.pendingTtlMs,
+      grantTtlMs: o.grantTtlMs ?? CONTROLS_DEFAULTS.grantTtlMs,
+    });
+    return { id: record.id };
+  });
+  const record = await book.get(id);
+  if (!record)
+    throw new FlowEnded('the approval request is gone (expired long ago): call again to ask anew', 'ended');
+  if (record.effectDigest !== digest) {
+    ctx.audit.note({ approval: { id, refused: 'effect_changed' } });
+    throw new FlowEnded(
+      'refused: what this call would do changed after approval was requested; call again to ask for the new effect',
+      'ended',
+    );
+  }
+  const votes = record.votes.map((v) => ({
+    by: v.by.subject,
+    decision: v.decision,
+    comment: v.comment,
+    at: new Date(v.at).toISOString(),
+  }));
+  const state = stateAt(record, book.now());
+  const approvals = countOf(record, 'approve');
+  const denials = countOf(record, 'deny');
+  switch (state) {
+    case 'pending': {
+      // The person gave up on the question (declined or cancelled the link): withdraw the request.
+      const previous = ctx.inputResponses[key] as { action?: unknown } | undefined;
+      if (previous && (previous.action === 'decline' || previous.action === 'cancel')) {
+        await book.cancel(id, requester).catch((e: unknown) => {
+          if (!(e instanceof ApprovalRefused)) throw e;
+        });
+        ctx.audit.note({ approval: { id, state: 'cancelled', votes } });
+        throw new FlowEnded('approval request withdrawn by the requester', 'declined');
+      }
+      const denied = denials > 0 ? `, denied by ${denials} of ${deny}` : '';
+      // The check number makes each round's question new, so an "I opened it" answer is not replayed as a decision.
+      await ctx.ask.url(
+        `Still waiting — approved by ${approvals} of ${approve}${denied}. Needs ${approve === 1 ? 'a reviewer' : `${approve} reviewers`} with the role ${o.role}: ${o.reason}. ` +
+          `Open the link to follow the request; retry this call to check again (check ${ctx.round + 1}).`,
+        statusUrl(id),
+        { key, humanRequired: 'approval' },
+      );
+      throw new Error('unreachable: a pending approval question does not resolve');
+    }
+    // Redeemed: by this flow in an earlier round (the step's journaled result says so), or refused below.
+    case 'approved':
+    case 'redeemed': {
+      const redeemed = await ctx.ask.step('mrtr/approval-redeem', async () => {
+        try {
+          const r = await book.redeem(id, requester, ctx.flowId);
+          return { ok: true, redeemedAt: r.redeemedAt ?? 0 };
+        } catch (error) {
+          if (error instanceof ApprovalRefused) return { ok: false, reason: error.message };
+          throw error;
+        }
+      });
+      if (!redeemed.ok) throw new FlowEnded(`refused: ${redeemed.reason}`, 'ended');
+      const approvedBy = record.votes.filter((v) => v.decision === 'approve').map((v) => v.by.subject);
+      ctx.audit.note({ approval: { id, state: 'redeemed', effectDigest: digest, votes } });
+      return { id, approvedBy };
+    }
+    case 'denied': {
+      ctx.audit.note({ approval: { id, state: 'denied', votes } });
+      const by = record.votes
+        .filter((v) => v.decision === 'deny')
+        .map((v) => `${v.by.name ?? v.by.subject}${v.comment ? ` ("${v.comment}")` : ''}`)
+        .join(', ');
+      throw new FlowEnded(`denied by ${by}`, 'ended');
+    }
+    case 'expired':
+      ctx.audit.note({ approval: { id, state: 'expired', votes } });
+      throw new FlowEnded(
+        record.state === 'approved'
+          ? 'the approval was granted but not used in time: call again to ask anew'
+          : 'the approval request expired before it was decided',
+        'ended',
+      );
+    default:
+      ctx.audit.note({ approval: { id, state, votes } });
+      throw new FlowEnded(`refused: this approval request is ${state}`, 'ended');
+  }
+}

@@ -1,0 +1,45 @@
+// What the controls need of a handler's request context and of the server, structurally: the controls room does
+// not import the server (the server does not import it either; a server author composes both).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { BearerAuth, BrowserSignIn } from '../auth/index.js';
+import type { Ask } from '../flow/index.js';
+
+export interface ControlPrincipal {
+  readonly subject: string;
+  readonly issuer?: string;
+  readonly name?: string;
+  readonly roles?: readonly string[];
+}
+
+/** The part of a handler's `ctx` the controls read. */
+export interface ControlContext {
+  readonly principal: ControlPrincipal | undefined;
+  readonly flowId: string;
+  readonly round: number;
+  readonly ask: Ask;
+  readonly audit: { note(facts: Readonly<Record<string, unknown>>): void };
+  readonly inputResponses: Readonly<Record<string, unknown>>;
+}
+
+/** Page routes on the server's listener (the server's `PageRoutes`). */
+export interface ControlPages {
+  handles(pathname: string): boolean;
+  handle(req: IncomingMessage, res: ServerResponse): void;
+}
+
+/** What `HumanControls.attach` needs of a server: an `McpServer` is one. */
+export interface ControlHost {
+  readonly signIn: BrowserSignIn | undefined;
+  readonly bearerAuth: BearerAuth | undefined;
+  page(routes: ControlPages): unknown;
+}
+
+/** Who did what on a control's page or API: for the log, and for the flow's audit event when it resumes. */
+export interface ControlEvent {
+  readonly control: 'approval' | 'step_up';
+  readonly action: string;
+  readonly id: string;
+  readonly by?: string;
+  readonly at: string;
+  readonly detail?: Readonly<Record<string, unknown>>;
+}

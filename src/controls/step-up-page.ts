@@ -1,0 +1,174 @@
+// The step-up page: GET /mrtr/step-up/<id> shows the code form to the flow's own principal (anyone else is told the
+// link is not theirs); POST checks the code and marks the step-up done in the shared store.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type BrowserSignIn, FormError, html, readForm, sendPage } from '../auth/index.js';
+import type { SharedStore } from '../stores/index.js';
+import type { ControlEvent } from './context.js';
+import { readStepUp, type StepUpRecord, stepUpKey } from './step-up.js';
+import type { TotpCheck } from './totp-check.js';
+
+export interface StepUpPageDeps {
+  store: SharedStore;
+  totp: () => TotpCheck | undefined;
+  signIn: () => BrowserSignIn;
+  onEvent: (event: ControlEvent) => void;
+  now: () => number;
+  ttlMs: number;
+}
+
+const ROUTE = /^\/mrtr\/step-up\/([A-Za-z0-9_-]{1,64})$/;
+
+const REASONS: Record<string, string> = {
+  wrong_code: 'That code is not right. Check the time on your phone and try the current code.',
+  code_reused: 'That code was already used. Wait for the next one.',
+  malformed: 'A code is six digits.',
+};
+
+export class StepUpPage {
+  constructor(private readonly d: StepUpPageDeps) {}
+
+  handles(pathname: string): boolean {
+    return ROUTE.test(pathname);
+  }
+
+  handle(req: IncomingMessage, res: ServerResponse): void {
+    this.route(req, res).catch((error: unknown) => {
+      if (res.headersSent) return;
+      if (error instanceof FormError) sendPage(res, 400, 'Not a form', html`<p>${error.message}</p>`);
+      else sendPage(res, 500, 'Something went wrong', html`<p>Nothing was recorded. Try again.</p>`);
+    });
+  }
+
+  private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const id = ROUTE.exec(new URL(req.url ?? '/', 'http://x').pathname)![1]!;
+    const method = req.method ?? 'GET';
+    if (method !== 'GET' && method !== 'POST') {
+      res.writeHead(405, { allow: 'GET, POST' });
+      res.end();
+      return;
+    }
+    const signIn = this.d.signIn();
+    const record = await readStepUp(this.d.store, id);
+    if (!record) {
+      if (!signIn.sessionOf(req)) {
+        res.writeHead(303, { location: signIn.signInUrl(req.url ?? '/mrtr/session') });
+        res.end();
+        return;
+      }
+      sendPage(
+        res,
+        404,
+        'Link expired',
+        html`<p>This step-up link is unknown or expired. Retry the call in your app for a new one.</p>`,
+      );
+      return;
+    }
+    const session = signIn.requirePrincipal(req, res, record.person);
+    if (!session) {
+      if (signIn.sessionOf(req)) this.event('wrong_person', id, signIn.sessionOf(req)!.subject);
+      return;
+    }
+    if (record.state === 'done') return this.donePage(res);
+    const totp = this.d.totp();
+    if (!totp || !(await totp.enrolled(record.person.subject))) {
+      sendPage(
+        res,
+        409,
+        'No second factor enrolled',
+        html`<p>There is no authenticator enrolled for <strong>${record.person.subject}</strong>. An administrator enrols one with <code>mrtr users totp ${record.person.subject}</code>.</p>`,
+      );
+      return;
+    }
+    if (method === 'GET') return this.formPage(res, record, signIn.csrfToken(session));
+    const form = await readForm(req);
+    if (!signIn.checkForm(req, session, form)) {
+      this.event('csrf_refused', id, session.subject);
+      sendPage(
+        res,
+        403,
+        'Refused',
+        html`<p>This form did not come from your step-up page. Nothing was checked.</p>`,
+      );
+      return;
+    }
+    const result = await totp.check(record.person.subject, (form.get('code') ?? '').trim());
+    if (!result.ok) {
+      this.event('code_refused', id, session.subject, { reason: result.reason });
+      if (result.reason === 'locked') {
+        const seconds = Math.ceil((result.retryAfterMs ?? 0) / 1000);
+        sendPage(
+          res,
+          429,
+          'Too many wrong codes',
+          html`<p>Your second factor is locked for ${seconds} seconds after too many wrong codes. Try again later.</p>`,
+          { 'retry-after': String(seconds) },
+        );
+        return;
+      }
+      return this.formPage(
+        res,
+        record,
+        signIn.csrfToken(session),
+        REASONS[result.reason] ?? 'Not accepted.',
+        400,
+      );
+    }
+    await this.markDone(record);
+    this.event('done', id, session.subject);
+    this.donePage(res);
+  }
+
+  private async markDone(record: StepUpRecord): Promise<void> {
+    for (let i = 0; i < 10; i++) {
+      const entry = await this.d.store.get(stepUpKey(record.id));
+      if (!entry) break;
+      const current = JSON.parse(entry.value) as StepUpRecord;
+      if (current.state === 'done') return;
+      const done: StepUpRecord = { ...current, state: 'done', doneAt: this.d.now() };
+      if (await this.d.store.replace(stepUpKey(record.id), entry.version, JSON.stringify(done), this.d.ttlMs))
+        return;
+    }
+    throw new Error('step-up record could not be marked done');
+  }
+
+  private event(action: string, id: string, by: string, detail?: Record<string, unknown>): void {
+    this.d.onEvent({
+      control: 'step_up',
+      action,
+      id,
+      by,
+      at: new Date(this.d.now()).toISOString(),
+      ...(detail ? { detail } : {}),
+    });
+  }
+
+  private formPage(
+    res: ServerResponse,
+    record: StepUpRecord,
+    csrf: string,
+    problem?: string,
+    status = 200,
+  ): void {
+    sendPage(
+      res,
+      status,
+      'Confirm it is you',
+      html`<section class="card"><p><strong>${record.person.name ?? record.person.subject}</strong>, a request you made needs your second factor:</p>
+<p>${record.reason}</p></section>
+${problem ? html`<p class="card error" role="alert">${problem}</p>` : ''}
+<form method="post" class="card"><label for="code">Code from your authenticator app</label>
+<input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required autofocus>
+<input type="hidden" name="csrf" value="${csrf}"><p><button type="submit">Confirm</button></p></form>
+<p class="muted">The code is checked here, on this server; it never passes through your app.</p>`,
+    );
+  }
+
+  private donePage(res: ServerResponse): void {
+    sendPage(
+      res,
+      200,
+      'Confirmed',
+      html`<p>Your second factor is confirmed. Go back to your app and retry the call.</p>`,
+    );
+  }
+}

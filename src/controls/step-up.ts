@@ -1,0 +1,72 @@
+// ctx-side of step-up: a record per flow in the shared store (its id derived from the flow id, so every instance
+// and every round finds the same one), and a URL-mode question to the server's own step-up page until the page
+// has marked it done. The code itself never passes through the client.
+import { createHash } from 'node:crypto';
+import type { SharedStore } from '../stores/index.js';
+import { type Person, personOf } from './approval-book.js';
+import type { ControlContext } from './context.js';
+import { ControlsUsageError } from './errors.js';
+
+export interface StepUpOptions {
+  /** Why the second factor is needed now, shown in the question and on the page. */
+  reason: string;
+  /** The inputRequests key (default `step_up`). */
+  key?: string;
+}
+
+export interface StepUpRecord {
+  readonly id: string;
+  readonly person: Person;
+  readonly flowId: string;
+  readonly reason: string;
+  readonly createdAt: number;
+  readonly state: 'pending' | 'done';
+  readonly doneAt?: number;
+}
+
+export const stepUpKey = (id: string) => `mrtr/step-up/${id}`;
+
+export const stepUpIdOf = (flowId: string): string =>
+  createHash('sha256').update(`mrtr/step-up\n${flowId}`).digest('base64url').slice(0, 22);
+
+export async function readStepUp(store: SharedStore, id: string): Promise<StepUpRecord | undefined> {
+  if (!/^[A-Za-z0-9_-]{22}$/.test(id)) return undefined;
+  const entry = await store.get(stepUpKey(id));
+  return entry ? (JSON.parse(entry.value) as StepUpRecord) : undefined;
+}
+
+export async function requireStepUp(
+  ctx: ControlContext,
+  store: SharedStore,
+  pageUrl: (id: string) => string,
+  o: StepUpOptions,
+  ttlMs: number,
+): Promise<void> {
+  const principal = ctx.principal;
+  if (!principal?.issuer)
+    throw new ControlsUsageError('step-up needs an authenticated caller (a principal with an issuer)');
+  const id = stepUpIdOf(ctx.flowId);
+  let record = await readStepUp(store, id);
+  if (!record) {
+    const fresh: StepUpRecord = {
+      id,
+      person: personOf(principal),
+      flowId: ctx.flowId,
+      reason: o.reason,
+      createdAt: Date.now(),
+      state: 'pending',
+    };
+    await store.create(stepUpKey(id), JSON.stringify(fresh), ttlMs);
+    record = (await readStepUp(store, id)) ?? fresh;
+  }
+  if (record.state === 'done') {
+    ctx.audit.note({ stepUp: { id, doneAt: new Date(record.doneAt ?? 0).toISOString() } });
+    return;
+  }
+  await ctx.ask.url(
+    `Confirm it is you: ${o.reason}. Open the link, sign in and enter the code from your authenticator app, then ` +
+      `retry this call (check ${ctx.round + 1}).`,
+    pageUrl(id),
+    { key: o.key ?? 'step_up', humanRequired: 'second_factor' },
+  );
+}

@@ -1,0 +1,57 @@
+// Where TOTP secrets live: a JSON file (mode 0600) that `mrtr users totp <sub>` writes and the server reads on each
+// check, so a person enrolled after start-up can step up without a restart. Keyed by subject: a server accepts the
+// tokens of one issuer.
+import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { Secret, TOTP } from 'otpauth';
+
+export interface TotpSecrets {
+  /** The base32 secret enrolled for `subject`, or undefined. */
+  secretOf(subject: string): string | undefined | Promise<string | undefined>;
+}
+
+interface SecretsFile {
+  version: 1;
+  users: Record<string, { secret: string; enrolledAt: string }>;
+}
+
+function readSecretsFile(path: string): SecretsFile {
+  if (!existsSync(path)) return { version: 1, users: {} };
+  const parsed = JSON.parse(readFileSync(path, 'utf8')) as SecretsFile;
+  if (parsed?.version !== 1 || typeof parsed.users !== 'object' || parsed.users === null)
+    throw new Error(`${path} is not a TOTP secrets file (version 1)`);
+  return parsed;
+}
+
+/** Secrets read from `path` on every check. */
+export function totpSecretsFile(path: string): TotpSecrets {
+  return {
+    secretOf(subject) {
+      const users = readSecretsFile(path).users;
+      return Object.hasOwn(users, subject) ? users[subject]!.secret : undefined;
+    },
+  };
+}
+
+/** Enrol (or re-enrol) `subject`: a new random secret written to `path`; returns the otpauth:// URI. */
+export function enrolTotp(
+  path: string,
+  subject: string,
+  issuerLabel = 'mrtr',
+): { uri: string; secret: string } {
+  const file = readSecretsFile(path);
+  const secret = new Secret({ size: 20 });
+  file.users[subject] = { secret: secret.base32, enrolledAt: new Date().toISOString() };
+  const temp = `${path}.${process.pid}.tmp`;
+  writeFileSync(temp, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
+  chmodSync(temp, 0o600);
+  renameSync(temp, path);
+  const totp = new TOTP({
+    issuer: issuerLabel,
+    label: subject,
+    secret,
+    algorithm: 'SHA1',
+    digits: 6,
+    period: 30,
+  });
+  return { uri: totp.toString(), secret: secret.base32 };
+}
