@@ -10,10 +10,24 @@ import { exampleServer } from './demo-servers/example.js';
 import { keyringFromFile } from './state-keys-file.js';
 import { storeFromFlag } from './store-option.js';
 
-/** What `--fixture` names: the helpdesk `npm start` serves, and what the official conformance suite calls. */
-const FIXTURES: Record<string, (options: Partial<McpServerOptions>) => McpServer> = {
+/** What a fixture is made with: the server's options, and where a fixture with data keeps it (`--data`). */
+type Fixture = (options: Partial<McpServerOptions>, dataDir: string) => McpServer | Promise<McpServer>;
+
+/**
+ * What `--fixture` names: the helpdesk `npm start` serves, what the official conformance suite calls, and the
+ * workflows of examples/workflows/ — built on the public API only, compiled by `npm run build` into dist/workflows/
+ * and loaded from there (a path, not an import: the sources are not part of this program).
+ */
+const FIXTURES: Record<string, Fixture> = {
   example: (o) => exampleServer(o),
   conformance: (o) => conformanceServer(o),
+  workflows: async (o, dataDir) => {
+    const built = new URL('../workflows/index.js', import.meta.url).href;
+    const { workflowsServer } = (await import(built)) as {
+      workflowsServer: (options: Partial<McpServerOptions> & { dataDir: string }) => McpServer;
+    };
+    return workflowsServer({ ...o, dataDir });
+  },
 };
 
 /** The longest delay node's timers take (a larger one fires at once). */
@@ -25,6 +39,7 @@ const DEFAULT_DRAIN_MS = 10_000;
 export async function serveCommand(argv: string[]): Promise<number | undefined> {
   let values: AuthFlags & {
     fixture?: string;
+    data?: string;
     host?: string;
     port?: string;
     stdio?: boolean;
@@ -40,6 +55,7 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
       args: argv,
       options: {
         fixture: { type: 'string', default: 'example' },
+        data: { type: 'string', default: './data' },
         host: { type: 'string', default: '127.0.0.1' },
         port: { type: 'string', default: '3000' },
         stdio: { type: 'boolean', default: false },
@@ -152,7 +168,15 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
     return 2;
   }
   if (audited.trail) options.observers = [audited.trail];
-  const server = make(options);
+  let server: McpServer;
+  try {
+    server = await make(options, values.data ?? './data');
+  } catch (error) {
+    await audited.trail?.close();
+    await opened.store?.close();
+    process.stderr.write(`mrtr serve: cannot start fixture '${fixture}': ${(error as Error).message}\n`);
+    return 1;
+  }
   if (values.stdio) {
     await server.stdio();
     return 0;
