@@ -4,7 +4,14 @@
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { McpClient, type MrtrEvent, scriptedResolver } from '../../src/client/index.js';
+import {
+  type DriverTarget,
+  driveMrtr,
+  McpClient,
+  type MrtrEvent,
+  scriptedResolver,
+} from '../../src/client/index.js';
+import type { JsonRpcResponse } from '../../src/protocol/index.js';
 import { McpServer, text } from '../../src/server/index.js';
 import { openStore } from '../../src/stores/index.js';
 
@@ -112,5 +119,46 @@ describe('driver retry', () => {
       'retry.attempts must be an integer >= 0',
     );
     await expect(client().callTool('pay', {}, { retry: { attempts: 1.5 } })).rejects.toThrow(RangeError);
+  });
+});
+
+describe('driver retry of a round still running elsewhere', () => {
+  it("resends the replay guard's 503 'still running' answer until the round's own answer comes", async () => {
+    const still = {
+      jsonrpc: '2.0' as const,
+      id: 1,
+      error: {
+        code: -32603,
+        message:
+          'Internal error: this round is still running for an earlier identical request; retry it shortly',
+      },
+    };
+    const done = {
+      jsonrpc: '2.0' as const,
+      id: 1,
+      result: { resultType: 'complete', content: [{ type: 'text', text: 'ok' }] },
+    };
+    const answers: JsonRpcResponse[] = [still, still, done];
+    const sent: unknown[] = [];
+    const target: DriverTarget = {
+      method: 'tools/call',
+      params: { name: 'pay', arguments: {} },
+      target: 'pay',
+      declared: new Set(),
+      resolvers: [],
+      server: 'test',
+      send: async (params) => {
+        sent.push(params);
+        return answers.shift()!;
+      },
+    };
+    const outcome = await driveMrtr(target, { retry: { attempts: 5, initialMs: 1 } });
+    expect(outcome).toMatchObject({ status: 'complete', rounds: 1 });
+    expect(sent).toHaveLength(3);
+    // Any other server error is an answer, not a lost round: it ends the call at once.
+    answers.push({ ...still, error: { code: -32603, message: 'Internal error' } });
+    const failed = await driveMrtr(target, { retry: { attempts: 5, initialMs: 1 } });
+    expect(failed).toMatchObject({ status: 'server_error' });
+    expect(sent).toHaveLength(4);
   });
 });
