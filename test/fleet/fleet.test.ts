@@ -22,6 +22,8 @@ import { type FlowRun, KINDS, percentile, runFlow } from './workload.js';
 const USERS = Array.from({ length: 12 }, (_, i) => `user${i}`);
 const tokenOf = (user: string) => `${user}-fleet-token`;
 const INSTANCES = ['fleet-a', 'fleet-b', 'fleet-c'];
+/** A bound for a busy CI machine, not a figure: a run takes 5-20 s, a takeover waits out a 7 s lease. */
+const RUN_LIMIT_MS = 180_000;
 
 let dir: string;
 let redis: TestRedis;
@@ -79,7 +81,7 @@ beforeAll(async () => {
   assetTag = (db.prepare("SELECT tag FROM assets WHERE status = 'in_use' LIMIT 1").get() as { tag: string })
     .tag;
   db.close();
-});
+}, RUN_LIMIT_MS);
 
 afterAll(async () => {
   nginx?.stop();
@@ -183,67 +185,79 @@ async function auditRecords(): Promise<AuditRecord[]> {
 }
 
 describe('a fleet of three behind nginx', () => {
-  it('one instance, then the fleet: every flow completes with its effect once; figures printed', async () => {
-    const solo = await drive(`http://127.0.0.1:${ports[0]}/mcp`, 'solo', 200);
-    expect(describeFailures(solo.flows)).toEqual([]);
-    const fleet = await drive(balancer, 'fleet', 200);
-    expect(describeFailures(fleet.flows)).toEqual([]);
-    expectEffectsOnce(solo.flows, 'solo');
-    expectEffectsOnce(fleet.flows, 'fleet');
-    const line = (name: string, r: typeof solo) =>
-      `${name}: ${r.flows.length} flows (${r.rounds} rounds) in ${r.seconds.toFixed(2)} s = ${r.perSecond.toFixed(0)} flows/s; round p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms`;
-    process.stdout.write(
-      `\n[fleet] ${line('one instance', solo)}\n[fleet] ${line('three behind nginx', fleet)}\n[fleet] fleet/one = ${(fleet.perSecond / solo.perSecond).toFixed(2)}x\n`,
-    );
-  });
+  it(
+    'one instance, then the fleet: every flow completes with its effect once; figures printed',
+    async () => {
+      const solo = await drive(`http://127.0.0.1:${ports[0]}/mcp`, 'solo', 200);
+      expect(describeFailures(solo.flows)).toEqual([]);
+      const fleet = await drive(balancer, 'fleet', 200);
+      expect(describeFailures(fleet.flows)).toEqual([]);
+      expectEffectsOnce(solo.flows, 'solo');
+      expectEffectsOnce(fleet.flows, 'fleet');
+      const line = (name: string, r: typeof solo) =>
+        `${name}: ${r.flows.length} flows (${r.rounds} rounds) in ${r.seconds.toFixed(2)} s = ${r.perSecond.toFixed(0)} flows/s; round p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms`;
+      process.stdout.write(
+        `\n[fleet] ${line('one instance', solo)}\n[fleet] ${line('three behind nginx', fleet)}\n[fleet] fleet/one = ${(fleet.perSecond / solo.perSecond).toFixed(2)}x\n`,
+      );
+    },
+    RUN_LIMIT_MS,
+  );
 
-  it('loses nothing when an instance is SIGKILLed mid-run and restarted', async () => {
-    const victim = 1;
-    const run = await drive(balancer, 'kill', 300, {
-      after: 60,
-      run: async () => {
-        await instances[victim]!.stop('SIGKILL');
-        instances[victim] = await spawnServe(argsOf(victim), env);
-      },
-    });
-    expect(describeFailures(run.flows)).toEqual([]);
-    expectEffectsOnce(run.flows, 'kill');
-    // The kill hit rounds in flight: their clients got no answer and sent them again.
-    const resent = run.flows.filter((f) => f.resends > 0).length;
-    expect(resent).toBeGreaterThan(0);
-    process.stdout.write(
-      `[fleet] with ${INSTANCES[victim]} SIGKILLed after 60 of 300 flows and restarted: all completed in ${run.seconds.toFixed(2)} s (${run.perSecond.toFixed(0)} flows/s); round p99 ${run.p99.toFixed(1)} ms (resends included; ${resent} flows resent a round)\n`,
-    );
-    expect(instances[victim]!.stderr()).toContain(`instance ${INSTANCES[victim]}`);
-  });
+  it(
+    'loses nothing when an instance is SIGKILLed mid-run and restarted',
+    async () => {
+      const victim = 1;
+      const run = await drive(balancer, 'kill', 300, {
+        after: 60,
+        run: async () => {
+          await instances[victim]!.stop('SIGKILL');
+          instances[victim] = await spawnServe(argsOf(victim), env);
+        },
+      });
+      expect(describeFailures(run.flows)).toEqual([]);
+      expectEffectsOnce(run.flows, 'kill');
+      // The kill hit rounds in flight: their clients got no answer and sent them again.
+      const resent = run.flows.filter((f) => f.resends > 0).length;
+      expect(resent).toBeGreaterThan(0);
+      process.stdout.write(
+        `[fleet] with ${INSTANCES[victim]} SIGKILLed after 60 of 300 flows and restarted: all completed in ${run.seconds.toFixed(2)} s (${run.perSecond.toFixed(0)} flows/s); round p99 ${run.p99.toFixed(1)} ms (resends included; ${resent} flows resent a round)\n`,
+      );
+      expect(instances[victim]!.stderr()).toContain(`instance ${INSTANCES[victim]}`);
+    },
+    RUN_LIMIT_MS,
+  );
 
-  it('the audit trail shows consecutive rounds of one flow on different instances, and verifies', async () => {
-    const records = await auditRecords();
-    const byFlow = new Map<string, AuditRecord[]>();
-    for (const r of records) if (r.flowId) byFlow.set(r.flowId, [...(byFlow.get(r.flowId) ?? []), r]);
-    let multi = 0;
-    let hopped = 0;
-    for (const rounds of byFlow.values()) {
-      const ordered = rounds.filter((r) => r.outcome !== 'refused').sort((a, b) => a.round - b.round);
-      if (ordered.length < 2) continue;
-      multi++;
-      if (ordered.some((r, i) => i > 0 && r.instance !== ordered[i - 1]!.instance)) hopped++;
-    }
-    const fleetInstances = new Set(records.map((r) => r.instance));
-    expect([...fleetInstances].sort()).toEqual(INSTANCES);
-    expect(hopped).toBeGreaterThan(0);
-    process.stdout.write(
-      `[fleet] audit: ${records.length} events; ${hopped} of ${multi} multi-round flows moved between instances\n`,
-    );
-    // Stop the instances first: a drained instance seals its chain with a last checkpoint.
-    await Promise.all(instances.map((p) => p.stop('SIGTERM')));
-    const verify = spawnSync(
-      process.execPath,
-      ['dist/cli/main.js', 'audit', 'verify', '--audit', pg.url, '--vkey', vkey],
-      { encoding: 'utf8' },
-    );
-    expect(verify.stderr).toBe('');
-    expect(verify.status).toBe(0);
-    process.stdout.write(`[fleet] mrtr audit verify: ${verify.stdout.trim().split('\n').at(-1)}\n`);
-  });
+  it(
+    'the audit trail shows consecutive rounds of one flow on different instances, and verifies',
+    async () => {
+      const records = await auditRecords();
+      const byFlow = new Map<string, AuditRecord[]>();
+      for (const r of records) if (r.flowId) byFlow.set(r.flowId, [...(byFlow.get(r.flowId) ?? []), r]);
+      let multi = 0;
+      let hopped = 0;
+      for (const rounds of byFlow.values()) {
+        const ordered = rounds.filter((r) => r.outcome !== 'refused').sort((a, b) => a.round - b.round);
+        if (ordered.length < 2) continue;
+        multi++;
+        if (ordered.some((r, i) => i > 0 && r.instance !== ordered[i - 1]!.instance)) hopped++;
+      }
+      const fleetInstances = new Set(records.map((r) => r.instance));
+      expect([...fleetInstances].sort()).toEqual(INSTANCES);
+      expect(hopped).toBeGreaterThan(0);
+      process.stdout.write(
+        `[fleet] audit: ${records.length} events; ${hopped} of ${multi} multi-round flows moved between instances\n`,
+      );
+      // Stop the instances first: a drained instance seals its chain with a last checkpoint.
+      await Promise.all(instances.map((p) => p.stop('SIGTERM')));
+      const verify = spawnSync(
+        process.execPath,
+        ['dist/cli/main.js', 'audit', 'verify', '--audit', pg.url, '--vkey', vkey],
+        { encoding: 'utf8' },
+      );
+      expect(verify.stderr).toBe('');
+      expect(verify.status).toBe(0);
+      process.stdout.write(`[fleet] mrtr audit verify: ${verify.stdout.trim().split('\n').at(-1)}\n`);
+    },
+    RUN_LIMIT_MS,
+  );
 });
