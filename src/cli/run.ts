@@ -12,10 +12,11 @@ import { usersCommand } from './users.js';
 const USAGE = `usage: mrtr <command> [options]
 
 commands:
-  serve [--fixture example|conformance] [--host H] [--port P] [--stdio] [--state-keys SPEC] [--drain-ms MS]
+  serve [--fixture example|conformance|workflows [--data DIR]] [--host H] [--port P] [--stdio] [--state-keys SPEC] [--drain-ms MS]
         [--store memory|sqlite:PATH|redis://HOST:PORT/DB] [--audit sqlite:PATH|postgres://…|jsonl:PATH|-]
         [--audit-instance NAME] [--audit-key-file PATH]
-        serve an MCP 2026-07-28 server (prints "listening on <url>" when ready);
+        serve an MCP 2026-07-28 server (prints "listening on <url>" when ready); the workflows fixture keeps its
+        SQLite databases under --data (default ./data), made and seeded on first start;
         requestState keys come from --state-keys or MRTR_STATE_KEYS (kid:secret,...; first = current), or from
         --state-keys-file PATH (made with mode 0600 on first use: for one machine);
         --store makes every requestState single-use (the replay guard); SQLite for one machine, Redis for a fleet;

@@ -12,13 +12,31 @@ import type { ExampleControlsSetup } from './demo-servers/example-controls.js';
 import { keyringFromFile } from './state-keys-file.js';
 import { storeFromFlag } from './store-option.js';
 
-/** What `--fixture` names: the helpdesk `npm start` serves, and what the official conformance suite calls. */
-const FIXTURES: Record<
-  string,
-  (options: Partial<McpServerOptions>, controls: ExampleControlsSetup) => McpServer
-> = {
-  example: (o, controls) => exampleServer(o, controls),
+/** What a fixture is made with: where a fixture with data keeps it (`--data`), and the human controls' setup. */
+interface FixtureContext {
+  dataDir: string;
+  controls: ExampleControlsSetup;
+}
+type Fixture = (
+  options: Partial<McpServerOptions>,
+  context: FixtureContext,
+) => McpServer | Promise<McpServer>;
+
+/**
+ * What `--fixture` names: the helpdesk `npm start` serves, what the official conformance suite calls, and the
+ * workflows of examples/workflows/ — built on the public API only, compiled by `npm run build` into dist/workflows/
+ * and loaded from there (a path, not an import: the sources are not part of this program).
+ */
+const FIXTURES: Record<string, Fixture> = {
+  example: (o, { controls }) => exampleServer(o, controls),
   conformance: (o) => conformanceServer(o),
+  workflows: async (o, { dataDir }) => {
+    const built = new URL('../workflows/index.js', import.meta.url).href;
+    const { workflowsServer } = (await import(built)) as {
+      workflowsServer: (options: Partial<McpServerOptions> & { dataDir: string }) => McpServer;
+    };
+    return workflowsServer({ ...o, dataDir });
+  },
 };
 
 /** Where `mrtr users totp` writes the TOTP secrets and the server reads them, unless --totp says otherwise. */
@@ -33,6 +51,7 @@ const DEFAULT_DRAIN_MS = 10_000;
 export async function serveCommand(argv: string[]): Promise<number | undefined> {
   let values: AuthFlags & {
     fixture?: string;
+    data?: string;
     host?: string;
     port?: string;
     stdio?: boolean;
@@ -50,6 +69,7 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
       args: argv,
       options: {
         fixture: { type: 'string', default: 'example' },
+        data: { type: 'string', default: './data' },
         host: { type: 'string', default: '127.0.0.1' },
         port: { type: 'string', default: '3000' },
         stdio: { type: 'boolean', default: false },
@@ -167,11 +187,22 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
   // Approvals and step-ups live in the --store (shared by every instance), else in this process's memory.
   const controlsStore = opened.store ?? new MemoryStore();
   const totpFile = values.totp ?? DEFAULT_TOTP_FILE;
-  const server = make(options, {
-    store: controlsStore,
-    totpFile,
-    onEvent: (event) => process.stderr.write(`mrtr serve: ${event.control} ${JSON.stringify(event)}\n`),
-  });
+  let server: McpServer;
+  try {
+    server = await make(options, {
+      dataDir: values.data ?? './data',
+      controls: {
+        store: controlsStore,
+        totpFile,
+        onEvent: (event) => process.stderr.write(`mrtr serve: ${event.control} ${JSON.stringify(event)}\n`),
+      },
+    });
+  } catch (error) {
+    await audited.trail?.close();
+    await opened.store?.close();
+    process.stderr.write(`mrtr serve: cannot start fixture '${fixture}': ${(error as Error).message}\n`);
+    return 1;
+  }
   if (options.signIn && !values.stdio) {
     const origin = new URL(options.auth?.resource ?? `http://${shownHost}:${port}`).origin;
     process.stderr.write(

@@ -60,6 +60,14 @@ export interface DriverOptions {
   maxRetryAfterMs?: number;
   /** Questions one round may ask; more is a protocol error, nothing is shown or answered. Default 32. */
   maxQuestionsPerRound?: number;
+  /**
+   * Send a round again, exactly as it was (same `requestState`, same `inputResponses`), when it got no answer: the
+   * connection failed, was refused, reset or cut off, a gateway answered 502/503/504 without a JSON-RPC answer, or
+   * the server said the same round is still running for an earlier identical request. Off by default: it is safe
+   * only against a server with a replay guard, which runs a round once however often it is sent. `attempts` resends
+   * at most per round; the pause doubles from `initialMs` (default 100) up to `maxMs` (default 2000).
+   */
+  retry?: { attempts: number; initialMs?: number; maxMs?: number };
 }
 
 export type MrtrEvent =
@@ -80,7 +88,7 @@ export type MrtrEvent =
       by: string;
       action: 'accept' | 'decline' | 'cancel' | undefined;
     }
-  | { type: 'retrying'; round: number; delayMs: number; reason: 'answered' | 'state_only' }
+  | { type: 'retrying'; round: number; delayMs: number; reason: 'answered' | 'state_only' | 'no_answer' }
   | { type: 'notification'; round: number; notification: JsonRpcNotification }
   | { type: 'done'; status: MrtrOutcome['status']; rounds: number };
 
@@ -131,6 +139,23 @@ export interface DriverTarget {
 
 class TimedOut extends Error {}
 
+/** HTTP statuses a gateway gives when the instance behind it failed: the round may or may not have run. */
+const GATEWAY_FAILURES = new Set([502, 503, 504]);
+/** The replay guard's answer to a retry that arrived while the first attempt still runs (or its instance died). */
+const STILL_RUNNING = 'still running for an earlier identical request';
+
+/** Whether a round that ended like this may be sent again as it was (the `retry` option). */
+function gotNoAnswer(outcome: { error: unknown } | { response: JsonRpcResponse }): boolean {
+  if ('error' in outcome) {
+    const e = outcome.error;
+    return (
+      e instanceof TransportFailure && (e.httpStatus === undefined || GATEWAY_FAILURES.has(e.httpStatus))
+    );
+  }
+  const r = outcome.response;
+  return 'error' in r && r.error.code === -32603 && r.error.message.includes(STILL_RUNNING);
+}
+
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(new RequestAborted(signal.reason));
@@ -162,6 +187,33 @@ class ResolverFailed extends Error {
   }
 }
 
+/** One round's request, sent again as it was while it gets no answer, at most `attempts` more times. */
+async function sendWithRetries(
+  send: () => Promise<JsonRpcResponse>,
+  retry: NonNullable<DriverOptions['retry']>,
+  signal: AbortSignal,
+  round: number,
+  emit: (event: MrtrEvent) => void,
+): Promise<JsonRpcResponse> {
+  const initial = retry.initialMs ?? 100;
+  const max = retry.maxMs ?? 2000;
+  for (let attempt = 0; ; attempt++) {
+    let outcome: { error: unknown } | { response: JsonRpcResponse };
+    try {
+      outcome = { response: await send() };
+    } catch (error) {
+      outcome = { error };
+    }
+    if (attempt >= retry.attempts || signal.aborted || !gotNoAnswer(outcome)) {
+      if ('error' in outcome) throw outcome.error;
+      return outcome.response;
+    }
+    const delayMs = Math.min(initial * 2 ** attempt, max);
+    emit({ type: 'retrying', round, delayMs, reason: 'no_answer' });
+    await sleep(delayMs, signal);
+  }
+}
+
 /** Run one MRTR call to its end. Never throws for anything the server or the network does. */
 export async function driveMrtr<R extends Result = Result>(
   target: DriverTarget,
@@ -176,6 +228,9 @@ export async function driveMrtr<R extends Result = Result>(
   const maxBackoff = options.backoff?.maxMs ?? 2000;
   const maxRetryAfter = options.maxRetryAfterMs ?? 30_000;
   const maxQuestions = options.maxQuestionsPerRound ?? CLIENT_DEFAULTS.maxQuestionsPerRound;
+  const retry = options.retry;
+  if (retry !== undefined && !(Number.isInteger(retry.attempts) && retry.attempts >= 0))
+    throw new RangeError('retry.attempts must be an integer >= 0');
   const emit = (event: MrtrEvent) => {
     try {
       options.onEvent?.(event);
@@ -214,9 +269,9 @@ export async function driveMrtr<R extends Result = Result>(
       if (inputResponses !== undefined) params.inputResponses = inputResponses;
       if (requestState !== undefined) params.requestState = requestState;
       emit({ type: 'round', round, method: target.method, target: target.target });
-      const response = await target.send(params, signal, (notification) =>
-        emit({ type: 'notification', round, notification }),
-      );
+      const send = () =>
+        target.send(params, signal, (notification) => emit({ type: 'notification', round, notification }));
+      const response = retry ? await sendWithRetries(send, retry, signal, round, emit) : await send();
       if ('error' in response) return finish({ status: 'server_error', rounds, error: response.error });
       const result = response.result as JsonObject;
       const resultType = result.resultType;
