@@ -30,12 +30,14 @@ type Fixture = (
 const FIXTURES: Record<string, Fixture> = {
   example: (o, { controls }) => exampleServer(o, controls),
   conformance: (o) => conformanceServer(o),
-  workflows: async (o, { dataDir }) => {
+  workflows: async (o, { dataDir, controls }) => {
     const built = new URL('../workflows/index.js', import.meta.url).href;
     const { workflowsServer } = (await import(built)) as {
-      workflowsServer: (options: Partial<McpServerOptions> & { dataDir: string }) => McpServer;
+      workflowsServer: (
+        options: Partial<McpServerOptions> & { dataDir: string; controls: ExampleControlsSetup },
+      ) => McpServer;
     };
-    return workflowsServer({ ...o, dataDir });
+    return workflowsServer({ ...o, dataDir, controls });
   },
 };
 
