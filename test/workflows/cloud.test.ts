@@ -245,3 +245,28 @@ describe('delete_vm', () => {
     expect(vm(carols.id).state).toBe(carols.state);
   });
 });
+
+describe('delete_vm under attack', () => {
+  attackSuite(
+    () => s,
+    () => {
+      const [mine, other] = vms("owner = 'alice' AND environment != 'production' AND state != 'deleted'");
+      return {
+        tool: 'delete_vm',
+        owner: 'alice',
+        intruder: 'bob',
+        args: {},
+        changedArgs: { vmId: mine!.id },
+        first: { vm: accept({ choice: mine!.id }) },
+        other: { vm: accept({ choice: other!.id }) },
+        later: { consent: accept({ confirm: true }) },
+        rest: () => ({ consent: accept({ confirm: true }) }),
+        effects: () =>
+          s.query<{ n: number }>(
+            'cloud.db',
+            "SELECT count(*) AS n FROM vm_changes WHERE action = 'delete'",
+          )[0]!.n,
+      };
+    },
+  );
+});
