@@ -10,6 +10,8 @@ import { Dispatcher } from './dispatch.js';
 import { type Logger, stderrLogger } from './environment.js';
 import { InvalidOptionError, registrationError } from './errors.js';
 import { type HttpEndpoint, HttpServerTransport, type HttpServerTransportOptions } from './http.js';
+import type { AnswerRelay } from './legacy/answer-relay.js';
+import { LegacyBridge } from './legacy/bridge.js';
 import { checkIntegerOption, MAX_TIMER_MS } from './option-checks.js';
 import {
   type CompletionHandler,
@@ -94,6 +96,30 @@ export interface McpServerOptions {
    * keys derived from `stateKeys`, so a session opens on every instance that shares the keyring.
    */
   signIn?: SignInSetup;
+  /**
+   * Serve 2025-era clients too (default true): `initialize`, sessions, SSE streams, and flows whose questions go
+   * out as server-to-client requests (docs/compatibility.md). `false` refuses them with an error naming the version.
+   */
+  legacyClients?: boolean | LegacyClientOptions;
+}
+
+/** Tuning for the 2025 bridge. */
+export interface LegacyClientOptions {
+  /** Where ended sessions and log levels are kept (default: `replayStore`, else this process's memory). */
+  store?: SharedStore;
+  /** Carries a client's answer to the instance waiting for it, in a fleet (mrtr/stores `RedisAnswerRelay`). */
+  relay?: AnswerRelay;
+  /** How long a session id stays valid after its handshake (default 24 h). */
+  sessionMaxAgeMs?: number;
+  /** How long a flow waits for the client's answer to one question (default 10 min). */
+  answerTimeoutMs?: number;
+  /** The `retry` hint of SSE priming events (default 1 s). */
+  retryMs?: number;
+  /**
+   * Close a 2025-11-25 client's SSE stream still open after this long; it reconnects with Last-Event-ID and the
+   * call goes on (SSE polling, for proxies that cut long connections). Default: never.
+   */
+  pollAfterMs?: number;
 }
 
 export interface SignInSetup {
@@ -128,6 +154,7 @@ const OPTION_NAMES: ReadonlySet<string> = new Set(
     replay: true,
     auth: true,
     signIn: true,
+    legacyClients: true,
   } satisfies Record<keyof McpServerOptions, true>),
 );
 
@@ -137,6 +164,7 @@ export class McpServer {
   private keyringInUse: Keyring | undefined;
   private scopes: RoundGuard | undefined;
   private browserSignIn: BrowserSignIn | undefined;
+  private bridge: LegacyBridge | undefined;
 
   constructor(private readonly options: McpServerOptions) {
     for (const key of Object.keys(options)) {
@@ -237,13 +265,39 @@ export class McpServer {
     const auth = options.authenticate ? {} : { auth: this.options.auth };
     const pages = this.signIn ? { pages: this.signIn } : {};
     const observers = this.options.observers;
+    const legacy = this.legacyBridge;
+    const tuning = typeof this.options.legacyClients === 'object' ? this.options.legacyClients : {};
+    const legacyHttp = {
+      ...(tuning.retryMs === undefined ? {} : { retryMs: tuning.retryMs }),
+      ...(tuning.pollAfterMs === undefined ? {} : { pollAfterMs: tuning.pollAfterMs }),
+    };
     return new HttpServerTransport(this.core, {
       logger: this.logger,
       ...auth,
       ...pages,
       ...(observers?.length ? { observers } : {}),
+      ...(legacy ? { legacy, legacyHttp } : {}),
       ...options,
     });
+  }
+
+  /** The bridge that serves 2025-era clients (undefined with `legacyClients: false`). */
+  get legacyBridge(): LegacyBridge | undefined {
+    const setting = this.options.legacyClients ?? true;
+    if (setting === false || this.bridge) return this.bridge;
+    const core = this.core; // the keyring is settled when the core is built
+    const o = typeof setting === 'object' ? setting : {};
+    const keyring = this.keyringInUse ?? createEphemeralKeyring();
+    const store = o.store ?? this.options.replayStore;
+    this.bridge = new LegacyBridge(core, {
+      sessionKeys: purposeKeys(keyring, 'mrtr/legacy-session'),
+      logger: this.logger,
+      ...(store ? { store } : {}),
+      ...(o.relay ? { relay: o.relay } : {}),
+      ...(o.sessionMaxAgeMs === undefined ? {} : { sessionMaxAgeMs: o.sessionMaxAgeMs }),
+      ...(o.answerTimeoutMs === undefined ? {} : { answerTimeoutMs: o.answerTimeoutMs }),
+    });
+    return this.bridge;
   }
 
   /** The browser sign-in the `signIn` option set up (for pages that need to know who opened them). */
@@ -270,15 +324,20 @@ export class McpServer {
     return this.browserSignIn;
   }
 
-  listen(options: HttpServerTransportOptions = {}): Promise<HttpEndpoint> {
-    return this.http(options).listen();
+  async listen(options: HttpServerTransportOptions = {}): Promise<HttpEndpoint> {
+    const transport = this.http(options);
+    // With a relay, answers from other instances must reach this one before it asks anything.
+    await this.legacyBridge?.ready();
+    return transport.listen();
   }
 
   stdio(options: StdioOptions = {}): Promise<void> {
     const observers = this.options.observers;
+    const legacy = this.legacyBridge;
     return serveStdio(this.core, {
       logger: this.logger,
       ...(observers?.length ? { observers } : {}),
+      ...(legacy ? { legacy } : {}),
       ...options,
     });
   }
