@@ -332,7 +332,10 @@ export class LegacyBridge {
       set?.delete(uri);
       return {};
     }
-    if (!set) this.subscriptions.set(session.key, (set = new Set()));
+    if (!set) {
+      set = new Set();
+      this.subscriptions.set(session.key, set);
+    }
     if (!set.has(uri) && set.size >= LEGACY_DEFAULTS.maxSubscriptions)
       throw new McpError(
         ErrorCode.InvalidRequest,

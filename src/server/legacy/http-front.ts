@@ -68,17 +68,22 @@ export class LegacyHttpFront {
     const method = req.method;
     if (method !== 'POST' && method !== 'GET' && method !== 'DELETE') {
       res.setHeader('allow', 'GET, POST, DELETE');
-      return refuse(res, 405, `Method ${method} not allowed: use POST, GET or DELETE`);
+      refuse(res, 405, `Method ${method} not allowed: use POST, GET or DELETE`);
+      return;
     }
     if (method === 'POST') {
       const type = req.headers['content-type'] ?? '';
-      if (!/^application\/json\s*(;|$)/i.test(type))
-        return refuse(res, 415, 'Unsupported Media Type: Content-Type must be application/json');
+      if (!/^application\/json\s*(;|$)/i.test(type)) {
+        refuse(res, 415, 'Unsupported Media Type: Content-Type must be application/json');
+        return;
+      }
       readBody((body) => this.post(req, res, body, principal).catch((e: unknown) => this.failed(res, e)));
       return;
     }
-    if (method === 'GET' && !/text\/event-stream|\*\/\*/.test(req.headers.accept ?? ''))
-      return refuse(res, 406, 'Not Acceptable: a GET must accept text/event-stream');
+    if (method === 'GET' && !/text\/event-stream|\*\/\*/.test(req.headers.accept ?? '')) {
+      refuse(res, 406, 'Not Acceptable: a GET must accept text/event-stream');
+      return;
+    }
     this.withSession(req, res, principal)
       .then((session) => {
         if (!session) return;
@@ -117,16 +122,17 @@ export class LegacyHttpFront {
     try {
       message = JSON.parse(body.toString('utf8'));
     } catch {
-      return refuse(res, 400, 'Parse error: the body is not valid JSON', ErrorCode.ParseError);
+      refuse(res, 400, 'Parse error: the body is not valid JSON', ErrorCode.ParseError);
+      return;
     }
-    if (Array.isArray(message))
-      return refuse(
-        res,
-        400,
-        'Invalid Request: JSON-RPC batches are not supported; send one message per POST',
-      );
-    if (!isJsonObject(message) || message.jsonrpc !== '2.0')
-      return refuse(res, 400, 'Invalid Request: expected one JSON-RPC 2.0 message');
+    if (Array.isArray(message)) {
+      refuse(res, 400, 'Invalid Request: JSON-RPC batches are not supported; send one message per POST');
+      return;
+    }
+    if (!isJsonObject(message) || message.jsonrpc !== '2.0') {
+      refuse(res, 400, 'Invalid Request: expected one JSON-RPC 2.0 message');
+      return;
+    }
     const isRequest = typeof message.method === 'string' && 'id' in message;
     if (isRequest && message.method === 'initialize' && req.headers[SESSION_HEADER] === undefined) {
       return this.initialize(res, message as unknown as JsonRpcRequest, principal);
@@ -135,17 +141,20 @@ export class LegacyHttpFront {
     if (!session) return;
     if (typeof message.method !== 'string') {
       // The client's answer to one of our requests, maybe to one another instance sent.
-      if (!('result' in message) && !('error' in message))
-        return refuse(res, 400, 'Invalid Request: a message needs a method, a result or an error');
+      if (!('result' in message) && !('error' in message)) {
+        refuse(res, 400, 'Invalid Request: a message needs a method, a result or an error');
+        return;
+      }
       if (await this.bridge.deliver(session, message)) {
         res.writeHead(202).end();
         return;
       }
-      return refuse(
+      refuse(
         res,
         404,
         `No request of this session waits for an answer with id ${JSON.stringify(message.id)} (already answered, timed out, or its server is gone)`,
       );
+      return;
     }
     if (!('id' in message)) {
       if (message.method === 'notifications/cancelled') {
@@ -156,10 +165,14 @@ export class LegacyHttpFront {
       return;
     }
     const id = message.id;
-    if (!(typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id))))
-      return refuse(res, 400, 'Invalid Request: id must be a string or an integer');
-    if (message.params !== undefined && !isJsonObject(message.params))
-      return refuse(res, 400, 'Invalid Request: params must be an object', ErrorCode.InvalidRequest, id);
+    if (!(typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id)))) {
+      refuse(res, 400, 'Invalid Request: id must be a string or an integer');
+      return;
+    }
+    if (message.params !== undefined && !isJsonObject(message.params)) {
+      refuse(res, 400, 'Invalid Request: params must be an object', ErrorCode.InvalidRequest, id);
+      return;
+    }
     const request = message as unknown as JsonRpcRequest;
     res.setHeader(SESSION_HEADER, session.id);
     const flight = `${session.key} ${String(id)}`;
@@ -200,14 +213,20 @@ export class LegacyHttpFront {
       const cut = last.lastIndexOf('_');
       const stream = this.streams.get(last.slice(0, cut));
       const after = Number(last.slice(cut + 1));
-      if (!stream || stream.session !== session.key || !Number.isInteger(after) || after < 0)
-        return refuse(res, 404, `No stream to resume from event ${JSON.stringify(last)} on this server`);
-      if (!stream.resume(res, headers, after))
-        return refuse(res, 404, `The events after ${JSON.stringify(last)} are no longer kept`);
+      if (!stream || stream.session !== session.key || !Number.isInteger(after) || after < 0) {
+        refuse(res, 404, `No stream to resume from event ${JSON.stringify(last)} on this server`);
+        return;
+      }
+      if (!stream.resume(res, headers, after)) {
+        refuse(res, 404, `The events after ${JSON.stringify(last)} are no longer kept`);
+        return;
+      }
       return;
     }
-    if (this.standalone.has(session.key))
-      return refuse(res, 409, 'Conflict: this session already has a standalone SSE stream open');
+    if (this.standalone.has(session.key)) {
+      refuse(res, 409, 'Conflict: this session already has a standalone SSE stream open');
+      return;
+    }
     // The standalone stream: the server sends nothing unprompted today, but clients expect to be able to open it.
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...headers });
     if (primesStreams(session.protocolVersion)) res.write(`retry: ${this.retryMs}\n\n`);
