@@ -2,7 +2,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AuthRefusal, type BearerAuth } from '../auth/index.js';
-import { ErrorCode, httpStatusForError, type JsonRpcRequest, type McpError } from '../protocol/index.js';
+import {
+  ErrorCode,
+  httpStatusForError,
+  isJsonObject,
+  type JsonRpcRequest,
+  type McpError,
+} from '../protocol/index.js';
 import type { Principal } from './context.js';
 import { SERVER_DEFAULTS } from './defaults.js';
 import { type Logger, stderrLogger } from './environment.js';
@@ -436,8 +442,14 @@ export class HttpServerTransport {
       return;
     }
     const request = message.request;
-    // A 2025 client opens with initialize and no modern headers: the bridge answers with a session.
-    if (this.legacy && request.method === 'initialize') {
+    // A 2025 client opens with initialize and no modern headers: the bridge answers with a session. A 2026-07-28
+    // request for initialize (it names its version) still gets the removed method's 404.
+    if (
+      this.legacy &&
+      request.method === 'initialize' &&
+      req.headers['mcp-protocol-version'] === undefined &&
+      !isJsonObject(request.params?._meta)
+    ) {
       this.legacy.initialize(res, request, principal);
       return;
     }

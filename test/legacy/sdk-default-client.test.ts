@@ -50,9 +50,9 @@ describe('the SDK Client with default options, over HTTP', () => {
     client.setRequestHandler('elicitation/create', async (request) => {
       const message = String(request.params.message);
       asked.push(message);
-      return message === 'Where to?'
-        ? { action: 'accept', content: { city: 'Lisbon' } }
-        : { action: 'accept', content: { nights: 3 } };
+      const content: Record<string, string | number> =
+        message === 'Where to?' ? { city: 'Lisbon' } : { nights: 3 };
+      return { action: 'accept' as const, content };
     });
     const result = await client.callTool({ name: 'plan_trip', arguments: {} });
     expect(result.content).toEqual([{ type: 'text', text: '3 nights in Lisbon' }]);
@@ -94,11 +94,11 @@ describe('the SDK Client with default options, over HTTP', () => {
   it('an invalid answer is refused by the same validation as on the MRTR path, and the question is asked again', async () => {
     const client = await connect({ capabilities: { elicitation: {} } });
     const answers = [{ nights: 99 }, { nights: 2 }];
-    client.setRequestHandler('elicitation/create', async (request) =>
-      request.params.message === 'Where to?'
-        ? { action: 'accept', content: { city: 'Porto' } }
-        : { action: 'accept', content: answers.shift()! },
-    );
+    client.setRequestHandler('elicitation/create', async (request) => {
+      const content: Record<string, string | number> =
+        request.params.message === 'Where to?' ? { city: 'Porto' } : answers.shift()!;
+      return { action: 'accept' as const, content };
+    });
     const result = await client.callTool({ name: 'plan_trip', arguments: {} });
     expect(result.content).toEqual([{ type: 'text', text: '2 nights in Porto' }]);
     expect(answers).toEqual([]);
