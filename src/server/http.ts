@@ -17,6 +17,7 @@ import { HttpExchange, sendJson } from './http-exchange.js';
 import { checkOrigin, checkRequestHeaders, defaultOriginPolicy, type OriginPolicy } from './http-guards.js';
 import type { LegacyBridge } from './legacy/bridge.js';
 import { LegacyHttpFront, type LegacyHttpOptions } from './legacy/http-front.js';
+import { isLegacyVersion } from './legacy/versions.js';
 import { classifyMessage, errorResponse } from './message.js';
 import { checkIntegerOption, MAX_TIMER_MS } from './option-checks.js';
 import type { RequestHandler } from './request-handler.js';
@@ -451,6 +452,21 @@ export class HttpServerTransport {
       !isJsonObject(request.params?._meta)
     ) {
       this.legacy.initialize(res, request, principal);
+      return;
+    }
+    // A 2025 client (its version in the header, no _meta) that lost or never had its session.
+    if (
+      this.legacy &&
+      isLegacyVersion(req.headers['mcp-protocol-version']) &&
+      !isJsonObject(request.params?._meta)
+    ) {
+      sendError(
+        res,
+        400,
+        ErrorCode.InvalidRequest,
+        'Bad Request: the Mcp-Session-Id header is required (send initialize first)',
+        request.id,
+      );
       return;
     }
     try {

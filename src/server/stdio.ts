@@ -1,6 +1,12 @@
 // stdio transport (basic/transports/stdio.mdx): newline-delimited JSON-RPC on stdin/stdout, same dispatch as HTTP.
 import type { Readable, Writable } from 'node:stream';
-import { ErrorCode, type JsonObject, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/index.js';
+import {
+  ErrorCode,
+  type JsonObject,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  META_PROTOCOL_VERSION,
+} from '../protocol/index.js';
 import type { Principal } from './context.js';
 import { SERVER_DEFAULTS } from './defaults.js';
 import { type Logger, stderrLogger } from './environment.js';
@@ -140,9 +146,12 @@ export function serveStdio(handler: RequestHandler, options: StdioOptions = {}):
     const { request } = message;
     const abort = new AbortController();
     inFlight.set(request.id, abort);
+    // On a connection a 2025 client opened, requests without a 2026 `_meta` are the bridge's.
+    const meta = request.params?._meta as JsonObject | undefined;
+    const session = meta?.[META_PROTOCOL_VERSION] === undefined ? legacySession : undefined;
     const answer =
-      legacy && legacySession
-        ? legacy.handle(request, legacySession, options.principal, {
+      legacy && session
+        ? legacy.handle(request, session, options.principal, {
             send: writeNotification,
             signal: abort.signal,
           })

@@ -52,10 +52,14 @@ export class LegacyHttpFront {
     this.pollAfterMs = options.pollAfterMs;
   }
 
-  /** A 2025 client's request, told from the head alone: it names a session, or a 2025 protocol version. */
+  /**
+   * A 2025 client's request, told from the head alone: it names a session, or it is a GET or DELETE in a 2025
+   * version (which 2026-07-28 does not have). A POST without a session goes the usual way: an initialize there opens
+   * one (`initialize`), anything else meets the 2026-07-28 checks.
+   */
   claims(req: IncomingMessage): boolean {
     if (req.headers[SESSION_HEADER] !== undefined) return true;
-    return isLegacyVersion(req.headers['mcp-protocol-version']);
+    return req.method !== 'POST' && isLegacyVersion(req.headers['mcp-protocol-version']);
   }
 
   /** POST, GET or DELETE of a claimed request; never throws. */
