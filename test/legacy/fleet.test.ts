@@ -58,9 +58,12 @@ describe('2025 clients on a fleet of two instances (shared keyring and Redis)', 
     const client = new Client({ name: 'fleet', version: '1.0.0' }, { capabilities: { elicitation: {} } });
     client.setRequestHandler('elicitation/create', async (request) => {
       const m = String(request.params.message);
-      if (m.startsWith('How was')) return { action: 'accept' as const, content: { resolution: 'Duplicate' } };
-      if (m.includes('duplicates which')) return { action: 'accept' as const, content: { original: 7 } };
-      return { action: 'accept' as const, content: { confirm: true } };
+      const content: Record<string, string | number | boolean> = m.startsWith('How was')
+        ? { resolution: 'Duplicate' }
+        : m.includes('duplicates which')
+          ? { original: 7 }
+          : { confirm: true };
+      return { action: 'accept' as const, content };
     });
     await client.connect(new StreamableHTTPClientTransport(new URL(a), { fetch: roundRobin([a, b], sent) }));
     const result = await client.callTool({ name: 'resolve_bug', arguments: { id: 12 } });
