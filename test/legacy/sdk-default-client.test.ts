@@ -40,6 +40,7 @@ describe('the SDK Client with default options, over HTTP', () => {
       'approve',
       'summarize_roots',
       'sign_in',
+      'poll_job',
       'chatty',
     ]);
   });
@@ -124,6 +125,17 @@ describe('the SDK Client with default options, over HTTP', () => {
     );
     expect(String(failure)).toContain('Missing required client capability');
     expect(String(failure)).toContain('elicitation');
+  });
+
+  it('state-only rounds (nothing asked) are taken again after a pause, within the round cap', async () => {
+    const client = await connect();
+    const result = await client.callTool({ name: 'poll_job', arguments: {} });
+    expect(result.content).toEqual([{ type: 'text', text: 'done after 2 polls' }]);
+    expect(events.map((e) => [e.round, e.outcome])).toEqual([
+      [0, 'input_required'],
+      [1, 'input_required'],
+      [2, 'complete'],
+    ]);
   });
 
   it('a client that answers with an error ends the call with an error naming the question', async () => {

@@ -18,6 +18,7 @@ import {
   META_CLIENT_INFO,
   META_LOG_LEVEL,
   META_PROTOCOL_VERSION,
+  META_RETRY_AFTER_MS,
   META_SERVER_INFO,
   MRTR_METHODS,
 } from '../../protocol/index.js';
@@ -60,6 +61,8 @@ export const LEGACY_DEFAULTS = Object.freeze({
   defaultLogLevel: 'info' as LogLevel,
   /** Most URIs one session may subscribe to. */
   maxSubscriptions: 1000,
+  /** Most sessions whose subscriptions this instance tracks. */
+  maxSubscribedSessions: 10_000,
 });
 
 const FLOW_METHODS: ReadonlySet<string> = new Set(MRTR_METHODS);
@@ -251,6 +254,9 @@ export class LegacyBridge {
       await this.unsubscribe;
       const asked = isJsonObject(result.inputRequests) ? result.inputRequests : {};
       const keys = Object.keys(asked);
+      // A round that asks nothing (only requestState: "still working") is taken again after the pause it names,
+      // as a 2026 client would; the round cap ends a flow that never stops doing that.
+      if (keys.length === 0) await pause(retryAfterMs(result), out.signal);
       const answers = await Promise.all(keys.map((key) => this.ask(session, asked[key] as JsonObject, out)));
       const inputResponses: JsonObject = {};
       keys.forEach((key, i) => {
@@ -333,6 +339,11 @@ export class LegacyBridge {
       return {};
     }
     if (!set) {
+      // Sessions that never end (no DELETE) must not grow this map without bound: the oldest go first.
+      if (this.subscriptions.size >= LEGACY_DEFAULTS.maxSubscribedSessions) {
+        const oldest = this.subscriptions.keys().next().value;
+        if (oldest !== undefined) this.subscriptions.delete(oldest);
+      }
       set = new Set();
       this.subscriptions.set(session.key, set);
     }
@@ -415,6 +426,28 @@ export class LegacyBridge {
     );
     return errorResponse(id, ErrorCode.InternalError, 'Internal error');
   }
+}
+
+/** The pause a state-only round asks for (`_meta` retry-after hint), within bounds; 250 ms without one. */
+function retryAfterMs(result: JsonObject): number {
+  const hint = isJsonObject(result._meta) ? result._meta[META_RETRY_AFTER_MS] : undefined;
+  return typeof hint === 'number' && Number.isFinite(hint) ? Math.min(Math.max(hint, 0), 60_000) : 250;
+}
+
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(new McpError(ErrorCode.InvalidRequest, 'The request was cancelled'));
+    const timer = setTimeout(done, ms);
+    function done() {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }
+    function onAbort() {
+      clearTimeout(timer);
+      reject(new McpError(ErrorCode.InvalidRequest, 'The request was cancelled'));
+    }
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
 }
 
 /** A response in a 2025 revision's shape, whose results carry no `resultType`. */
