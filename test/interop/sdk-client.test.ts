@@ -599,7 +599,7 @@ describe('listing and plain requests', () => {
   it('lists the example server tools with their input schemas', async () => {
     const h = await connect('example');
     const { tools } = await h.client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['echo', 'resolve_bug']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['check_workspace', 'echo', 'resolve_bug']);
     const resolve = tools.find((t) => t.name === 'resolve_bug');
     expect(resolve?.title).toBe('Resolve a bug');
     expect(resolve?.inputSchema).toMatchObject({
