@@ -443,12 +443,13 @@ export class HttpServerTransport {
       return;
     }
     const request = message.request;
-    // A 2025 client opens with initialize and no modern headers: the bridge answers with a session. A 2026-07-28
-    // request for initialize (it names its version) still gets the removed method's 404.
+    // A 2025 client opens with initialize, without a version header or with its own: the bridge answers with a
+    // session. A 2026-07-28 request for initialize (it names that version) still gets the removed method's 404.
     if (
       this.legacy &&
       request.method === 'initialize' &&
-      req.headers['mcp-protocol-version'] === undefined &&
+      (req.headers['mcp-protocol-version'] === undefined ||
+        isLegacyVersion(req.headers['mcp-protocol-version'])) &&
       !isJsonObject(request.params?._meta)
     ) {
       this.legacy.initialize(res, request, principal);

@@ -249,3 +249,30 @@ describe('methods only 2025 revisions have', () => {
     expect((await wire.call('resources/subscribe', {})).body).toMatchObject({ error: { code: -32602 } });
   });
 });
+
+describe('initialize with the version header a 2025 client may already send', () => {
+  it('opens a session when MCP-Protocol-Version names a 2025 version, as the conformance suite sends it', async () => {
+    const res = await fetch(endpoint.url, {
+      method: 'POST',
+      headers: { ...JSON_HEADERS, 'mcp-protocol-version': '2025-11-25' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'h', version: '1' } },
+      }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('mcp-session-id')).toMatch(/^[\x21-\x7e]+$/);
+  });
+
+  it('a 2026-07-28 initialize (modern headers) still gets 404 and -32601', async () => {
+    const res = await fetch(endpoint.url, {
+      method: 'POST',
+      headers: { ...JSON_HEADERS, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'initialize' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} }),
+    });
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as { error: { code: number } }).error.code).toBe(-32601);
+  });
+});
