@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs, USAGE } from './lib/args.mjs';
 import { createClient } from './lib/http-client.mjs';
+import { runLegacyLoop } from './lib/legacy-load.mjs';
 import { runClosedLoop } from './lib/load.mjs';
 import { CheckError, parseRpcResponse, probeContract, round1Body, TOOLS_CALL_HEADERS } from './lib/mcp.mjs';
 import { createRawClient } from './lib/raw-client.mjs';
@@ -83,20 +84,31 @@ async function measureOnce(def, server, client) {
   process.stdout.write(
     `  warm-up ${opts.warmup} s, measuring ${opts.seconds} s at concurrency ${opts.concurrency} … `,
   );
-  const load = await runClosedLoop({
-    kind: def.kind,
-    post: client.post,
-    concurrency: opts.concurrency,
-    warmupMs,
-    measureMs,
-    isAlive: server.isAlive,
-    onMeasureStart: () => {
-      const procs = sampler.refreshTree();
-      if (procs > 1)
-        console.log(`\n  note: server process tree has ${procs} processes; RSS/CPU are summed over all`);
-      mark('start');
-    },
-  });
+  const onMeasureStart = () => {
+    const procs = sampler.refreshTree();
+    if (procs > 1)
+      console.log(`\n  note: server process tree has ${procs} processes; RSS/CPU are summed over all`);
+    mark('start');
+  };
+  const load =
+    def.kind === 'legacy'
+      ? await runLegacyLoop({
+          url: server.url,
+          concurrency: opts.concurrency,
+          warmupMs,
+          measureMs,
+          isAlive: server.isAlive,
+          onMeasureStart,
+        })
+      : await runClosedLoop({
+          kind: def.kind,
+          post: client.post,
+          concurrency: opts.concurrency,
+          warmupMs,
+          measureMs,
+          isAlive: server.isAlive,
+          onMeasureStart,
+        });
   clearTimeout(endTimer);
   if (!marks.end) mark('end');
   const mem = sampler.stop();
@@ -130,14 +142,15 @@ async function measureOnce(def, server, client) {
     warmupErrors: load.warmupErrors,
     serverDied: load.serverDied || !server.isAlive(),
   };
-  if (def.kind === 'mrtr') {
+  if (def.kind === 'mrtr' || def.kind === 'legacy') {
+    // A 2025 flow is two requests too: the call (answered on its stream) and the POSTed answer.
     r.flowsPerSec = load.opsPerSec;
     r.roundsPerSec = load.opsPerSec * 2;
   } else {
     r.reqPerSec = load.opsPerSec;
   }
   const rate =
-    def.kind === 'mrtr' ? `${Math.round(r.flowsPerSec)} flows/s` : `${Math.round(r.reqPerSec)} req/s`;
+    def.kind === 'bare' ? `${Math.round(r.reqPerSec)} req/s` : `${Math.round(r.flowsPerSec)} flows/s`;
   console.log(`${rate}, p50 ${r.latencyMs.p50.toFixed(2)} ms`);
   if (disturbed) {
     console.log(
@@ -189,6 +202,8 @@ async function benchOne(name) {
     let contract = { problems: [], notes: [] };
     if (def.kind === 'mrtr') {
       contract = await probeContract(client.post);
+    } else if (def.kind === 'legacy') {
+      // Every measured 2025 flow checks its own result (lib/legacy-load.mjs): a wrong answer counts as an error.
     } else {
       try {
         parseRpcResponse(await client.post(TOOLS_CALL_HEADERS, round1Body(1, 'probe')), 0);
@@ -276,7 +291,7 @@ for (let rep = 0; rep < opts.repeat; rep++) {
   }
 }
 
-const rateOf = (r) => (r.kind === 'mrtr' ? r.flowsPerSec : r.reqPerSec);
+const rateOf = (r) => (r.kind === 'bare' ? r.reqPerSec : r.flowsPerSec);
 function medianPass(list) {
   const done = list.filter((r) => !r.skipped && !r.failed);
   if (done.length < list.length || list.length === 1)

@@ -12,6 +12,8 @@ export const SERVER_NAMES = [
   'ours-audit-sqlite-full',
   'ours-audit-postgres',
   'sdk',
+  'bridge-2025',
+  'sdk-stateful-2025',
   'bare',
 ];
 /** Run order when --baseline adds an earlier build of ours: right after ours, so the two share conditions. */
@@ -24,8 +26,10 @@ export const USAGE = `usage: node bench/flows.mjs [flags]
   --only LIST       comma-separated subset of: ours,ours-guard-memory,
                     ours-guard-sqlite,ours-guard-redis,ours-auth-dev,
                     ours-auth-jwt,ours-auth-jwt-uncached,ours-audit-sqlite,
-                    ours-audit-sqlite-full,ours-audit-postgres,sdk,bare
-                    (default all)
+                    ours-audit-sqlite-full,ours-audit-postgres,sdk,
+                    bridge-2025,sdk-stateful-2025,bare (default all; the
+                    2025 rows drive the same flow as a 2025 client: session,
+                    SSE, elicitation/create answered by POST)
   --client KIND     load-generator HTTP client: raw (default; lean keep-alive
                     sockets) or node (node:http Agent; generator-bound near 14k req/s)
   --quiet-wait N    before each server, wait up to N s for the machine to be

@@ -44,6 +44,12 @@ export function computeRatios(results) {
       p99: result.latencyMs.p99 / results.ours.latencyMs.p99,
     };
   }
+  // 2025 clients: mrtr's bridge against the SDK in its stateful mode, and against the MRTR path of the same server.
+  if (ok('bridge-2025') && ok('sdk-stateful-2025'))
+    r.bridgeOverSdkStatefulFlows =
+      results['bridge-2025'].flowsPerSec / results['sdk-stateful-2025'].flowsPerSec;
+  if (ok('bridge-2025') && ok('ours'))
+    r.bridgeOverOursFlows = results['bridge-2025'].flowsPerSec / results.ours.flowsPerSec;
   if (ok('ours') && ok('bare')) r.oursRoundOverBare = results.ours.roundsPerSec / results.bare.reqPerSec;
   if (ok('sdk') && ok('bare')) r.sdkRoundOverBare = results.sdk.roundsPerSec / results.bare.reqPerSec;
   return r;
@@ -119,6 +125,10 @@ export function printTable(results, ratios, order) {
     console.log(`  ours / baseline flows/s      : ${f2(ratios.oursOverBaselineFlows)}×`);
     console.log(`  baseline / ours CPU per flow : ${f2(ratios.baselineOverOursCpuPerFlow)}×`);
   }
+  if (ratios.bridgeOverSdkStatefulFlows !== undefined)
+    console.log(`  bridge / sdk stateful flows/s (2025 clients): ${f2(ratios.bridgeOverSdkStatefulFlows)}×`);
+  if (ratios.bridgeOverOursFlows !== undefined)
+    console.log(`  bridge / MRTR path flows/s   : ${f2(ratios.bridgeOverOursFlows)}×`);
   for (const v of Object.values(ratios.variants ?? {})) {
     console.log(
       `  ${v.label} / ours: flows/s ${f2(v.flows)}× (${pct(v.flows - 1)}), p50 ${f2(v.p50)}×, p99 ${f2(v.p99)}×`,

@@ -81,6 +81,20 @@ export const SERVER_DEFS = {
     args: (port) => [join(here, 'sdk-server.mjs'), '--port', String(port)],
     missing: () => null,
   },
+  // The same flow driven by a 2025 client (initialize, Mcp-Session-Id, the question as a server-to-client
+  // elicitation/create on the call's SSE stream, the answer POSTed): through mrtr's bridge, and the SDK stateful.
+  'bridge-2025': {
+    label: 'ours, 2025 client (bridge)',
+    kind: 'legacy',
+    args: (port) => [join(here, 'ours-server.mjs'), '--port', String(port)],
+    missing: () => (existsSync(OURS_ENTRY) ? null : `${OURS_ENTRY} not found (run \`npm run build\` first)`),
+  },
+  'sdk-stateful-2025': {
+    label: 'sdk 2.4.0 stateful, 2025 client',
+    kind: 'legacy',
+    args: (port) => [join(here, 'sdk-stateful-server.mjs'), '--port', String(port)],
+    missing: () => null,
+  },
   baseline: {
     label: 'baseline (earlier mrtr)',
     kind: 'mrtr',

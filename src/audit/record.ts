@@ -22,6 +22,8 @@ export interface ObservedRound {
   readonly sensitive?: readonly string[] | undefined;
   readonly startedAt: number;
   readonly durationMs: number;
+  /** The 2025 revision a bridged client speaks (its flow ran through the legacy bridge). */
+  readonly bridged?: string;
 }
 
 /** Version 1 of the event schema (docs/audit.md). Never holds requestState, a token or a sensitive value. */
@@ -57,6 +59,8 @@ export interface AuditRecord {
   durationMs: number;
   /** The handler's own facts (`ctx.audit.note`). */
   notes: Record<string, unknown> | null;
+  /** Present only for a 2025 client's rounds through the legacy bridge: the revision that client speaks. */
+  bridged?: string;
 }
 
 /** An event before the writer gives it its place in the chain. */
@@ -102,5 +106,6 @@ export function toAuditRecord(event: ObservedRound, instance: string, redactor: 
     decidedBy: event.decidedBy ?? null,
     durationMs: Math.round(event.durationMs * 1000) / 1000,
     notes: (notes as Record<string, unknown> | undefined) ?? null,
+    ...(event.bridged === undefined ? {} : { bridged: event.bridged }),
   };
 }

@@ -14,12 +14,15 @@ const USAGE = `usage: mrtr <command> [options]
 commands:
   serve [--fixture example|conformance|workflows [--data DIR]] [--host H] [--port P] [--stdio] [--state-keys SPEC] [--drain-ms MS]
         [--store memory|sqlite:PATH|redis://HOST:PORT/DB] [--audit sqlite:PATH|postgres://…|jsonl:PATH|-]
-        [--audit-instance NAME] [--audit-key-file PATH]
-        serve an MCP 2026-07-28 server (prints "listening on <url>" when ready); the workflows fixture keeps its
-        SQLite databases under --data (default ./data), made and seeded on first start;
+        [--audit-instance NAME] [--audit-key-file PATH] [--modern-only]
+        serve an MCP 2026-07-28 server that also serves 2025-era clients (2025-11-25, 2025-06-18, 2025-03-26:
+        initialize, sessions, their questions as server-to-client requests) unless --modern-only; prints
+        "listening on <url>" when ready; the workflows fixture keeps its SQLite databases under --data (default
+        ./data), made and seeded on first start;
         requestState keys come from --state-keys or MRTR_STATE_KEYS (kid:secret,...; first = current), or from
         --state-keys-file PATH (made with mode 0600 on first use: for one machine);
-        --store makes every requestState single-use (the replay guard); SQLite for one machine, Redis for a fleet;
+        --store makes every requestState single-use (the replay guard); SQLite for one machine, Redis for a fleet
+        (where it also carries 2025 clients' answers to the instance waiting for them);
         --audit records every round before answering it (signing key: MRTR_AUDIT_KEY; mrtr audit keygen; or
         --audit-key-file PATH, made with mode 0600 on first use: for one machine);
         on SIGTERM/SIGINT, requests in progress get --drain-ms (default 10000) to finish

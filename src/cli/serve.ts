@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import type { HumanControls } from '../controls/index.js';
 import type { McpServer, McpServerOptions } from '../server/index.js';
 import { Keyring } from '../state/index.js';
-import { MemoryStore } from '../stores/index.js';
+import { MemoryStore, RedisAnswerRelay } from '../stores/index.js';
 import { auditFromFlag } from './audit-option.js';
 import { AUTH_FLAG_OPTIONS, type AuthFlags, authFromFlags } from './auth-option.js';
 import { conformanceServer } from './demo-servers/conformance.js';
@@ -81,6 +81,7 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
     'audit-instance'?: string;
     'audit-key-file'?: string;
     totp?: string;
+    'modern-only'?: boolean;
   };
   try {
     ({ values } = parseArgs({
@@ -100,6 +101,7 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
         'audit-instance': { type: 'string' },
         'audit-key-file': { type: 'string' },
         totp: { type: 'string', default: DEFAULT_TOTP_FILE },
+        'modern-only': { type: 'boolean', default: false },
       },
       strict: true,
     }));
@@ -158,6 +160,22 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
     return 2;
   }
   if (opened.store) options.replayStore = opened.store;
+  // 2025 clients are served unless --modern-only; on a Redis store their answers reach the waiting instance by
+  // pub/sub on the same Redis, so a fleet needs no sticky sessions.
+  let relay: RedisAnswerRelay | undefined;
+  if (values['modern-only']) options.legacyClients = false;
+  else if (values.store?.startsWith('redis://') || values.store?.startsWith('rediss://')) {
+    try {
+      relay = await RedisAnswerRelay.connect(values.store, () => {});
+    } catch (error) {
+      process.stderr.write(
+        `mrtr serve: cannot reach ${opened.store?.description} for 2025 clients' answers: ${(error as Error).message}\n`,
+      );
+      await opened.store?.close();
+      return 2;
+    }
+    options.legacyClients = { relay };
+  }
   const host = values.host ?? '127.0.0.1';
   const shownHost = host.includes(':') ? `[${host}]` : host;
   if (
@@ -249,6 +267,7 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
         .close({ graceMs: drainMs })
         // The trail seals a last checkpoint once the last round is answered.
         .then(() => audited.trail?.close())
+        .then(() => relay?.close())
         .then(() => opened.store?.close())
         .then(() => process.exit(0));
     };

@@ -108,7 +108,7 @@ export class Dispatcher implements RequestHandler {
     if (this.observers.length === 0 || !MRTR_METHOD_SET.has(request.method)) {
       return this.answer(request, env, undefined);
     }
-    const trace = new RoundTrace(request.id, request.method, request.params, env.principal);
+    const trace = new RoundTrace(request.id, request.method, request.params, env.principal, env.bridged);
     return thenOrNow(this.answer(request, env, trace), (response) => this.observed(trace, response));
   }
 

@@ -21,6 +21,8 @@ export interface RequestEnvironment {
    * limit's 429 and Retry-After). Transports without HTTP leave it out.
    */
   overrideHttpStatus?(status: number, headers: Readonly<Record<string, string>>): void;
+  /** Set when the request came from a 2025 client through the legacy bridge: the revision that client speaks. */
+  readonly bridged?: string;
 }
 
 /** Writes one JSON line per event to stderr, so stdout stays clean for the stdio transport. */

@@ -2,13 +2,22 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AuthRefusal, type BearerAuth } from '../auth/index.js';
-import { ErrorCode, httpStatusForError, type JsonRpcRequest, type McpError } from '../protocol/index.js';
+import {
+  ErrorCode,
+  httpStatusForError,
+  isJsonObject,
+  type JsonRpcRequest,
+  type McpError,
+} from '../protocol/index.js';
 import type { Principal } from './context.js';
 import { SERVER_DEFAULTS } from './defaults.js';
 import { type Logger, stderrLogger } from './environment.js';
 import { InvalidOptionError } from './errors.js';
 import { HttpExchange, sendJson } from './http-exchange.js';
 import { checkOrigin, checkRequestHeaders, defaultOriginPolicy, type OriginPolicy } from './http-guards.js';
+import type { LegacyBridge } from './legacy/bridge.js';
+import { LegacyHttpFront, type LegacyHttpOptions } from './legacy/http-front.js';
+import { isLegacyVersion } from './legacy/versions.js';
 import { classifyMessage, errorResponse } from './message.js';
 import { checkIntegerOption, MAX_TIMER_MS } from './option-checks.js';
 import type { RequestHandler } from './request-handler.js';
@@ -58,6 +67,13 @@ export interface HttpServerTransportOptions {
    * `McpServer.http()` passes the server's own observers.
    */
   observers?: readonly RoundObserver[];
+  /**
+   * Serve 2025-era clients on the same endpoint through this bridge (initialize, sessions, SSE streams, their
+   * answers to the server's requests). `McpServer.http()` passes the server's own unless `legacyClients: false`.
+   */
+  legacy?: LegacyBridge;
+  /** Tuning for the 2025 transport (the SSE `retry` hint). */
+  legacyHttp?: LegacyHttpOptions;
 }
 
 /** Routes beside the MCP endpoint on the same listener: `BrowserSignIn` is one. */
@@ -170,6 +186,7 @@ export class HttpServerTransport {
   private readonly isDraining = (): boolean => this.draining;
   private readonly headerParamsOf = (tool: string) => this.handler.headerParams(tool);
   private readonly refusals: TransportRefusals | undefined;
+  private readonly legacy: LegacyHttpFront | undefined;
 
   constructor(
     private readonly handler: RequestHandler,
@@ -198,6 +215,8 @@ export class HttpServerTransport {
     if (options.observers?.length)
       this.refusals = new TransportRefusals(options.observers, options.logger ?? stderrLogger);
     this.path = options.path ?? SERVER_DEFAULTS.path;
+    if (options.legacy)
+      this.legacy = new LegacyHttpFront(options.legacy, options.logger ?? stderrLogger, options.legacyHttp);
     this.maxBodyBytes = options.maxBodyBytes ?? SERVER_DEFAULTS.maxBodyBytes;
     this.originPolicy = defaultOriginPolicy(
       options.host ?? SERVER_DEFAULTS.host,
@@ -330,6 +349,14 @@ export class HttpServerTransport {
       sendError(res, 403, ErrorCode.InvalidRequest, `Forbidden: ${refused}`);
       return;
     }
+    if (this.legacy?.claims(req)) {
+      this.legacy.handle(req, res, principal, (onBody) =>
+        readBody(req, res, this.maxBodyBytes, onBody, (reason, send) =>
+          this.refused(res, undefined, reason, started, send),
+        ),
+      );
+      return;
+    }
     if (req.method !== 'POST') {
       res.setHeader('allow', 'POST');
       sendError(res, 405, ErrorCode.InvalidRequest, `Method ${req.method} not allowed: use POST`);
@@ -416,6 +443,33 @@ export class HttpServerTransport {
       return;
     }
     const request = message.request;
+    // A 2025 client opens with initialize, without a version header or with its own: the bridge answers with a
+    // session. A 2026-07-28 request for initialize (it names that version) still gets the removed method's 404.
+    if (
+      this.legacy &&
+      request.method === 'initialize' &&
+      (req.headers['mcp-protocol-version'] === undefined ||
+        isLegacyVersion(req.headers['mcp-protocol-version'])) &&
+      !isJsonObject(request.params?._meta)
+    ) {
+      this.legacy.initialize(res, request, principal);
+      return;
+    }
+    // A 2025 client (its version in the header, no _meta) that lost or never had its session.
+    if (
+      this.legacy &&
+      isLegacyVersion(req.headers['mcp-protocol-version']) &&
+      !isJsonObject(request.params?._meta)
+    ) {
+      sendError(
+        res,
+        400,
+        ErrorCode.InvalidRequest,
+        'Bad Request: the Mcp-Session-Id header is required (send initialize first)',
+        request.id,
+      );
+      return;
+    }
     try {
       checkRequestHeaders(req.headers, request, this.headerParamsOf, req.rawHeaders);
     } catch (error) {
@@ -462,6 +516,8 @@ export class HttpServerTransport {
           close: (options = {}) => {
             checkIntegerOption('close', 'graceMs', options.graceMs, { min: 0, max: MAX_TIMER_MS });
             this.draining = true;
+            // A 2025 client's open streams are not idle; they end now and the client resumes with its session.
+            this.legacy?.close();
             return closeServer(server, options.graceMs ?? 0);
           },
         });

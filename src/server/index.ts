@@ -24,6 +24,15 @@ export {
   type HttpServerTransportOptions,
   type PageRoutes,
 } from './http.js';
+export type { AnswerRelay, RelayedAnswer } from './legacy/answer-relay.js';
+export {
+  LEGACY_DEFAULTS,
+  LegacyBridge,
+  type LegacyBridgeOptions,
+  type LegacyOutbound,
+} from './legacy/bridge.js';
+export type { LegacyHttpOptions } from './legacy/http-front.js';
+export { LEGACY_VERSIONS } from './legacy/versions.js';
 export type {
   CompletionHandler,
   HandlerOptions,
@@ -48,6 +57,6 @@ export {
 } from './request-state.js';
 export type { GuardedRound, RoundGuard } from './round/guard.js';
 export type { RoundEvent, RoundObserver, RoundOutcome } from './round/observer.js';
-export { McpServer, type McpServerOptions, type SignInSetup } from './server.js';
+export { type LegacyClientOptions, McpServer, type McpServerOptions, type SignInSetup } from './server.js';
 export { type StdioOptions, serveStdio } from './stdio.js';
 export { UNREAD_METHOD } from './transport-refusal.js';

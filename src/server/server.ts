@@ -15,6 +15,8 @@ import {
   type HttpServerTransportOptions,
   type PageRoutes,
 } from './http.js';
+import type { AnswerRelay } from './legacy/answer-relay.js';
+import { LegacyBridge } from './legacy/bridge.js';
 import { checkIntegerOption, MAX_TIMER_MS } from './option-checks.js';
 import {
   type CompletionHandler,
@@ -99,6 +101,30 @@ export interface McpServerOptions {
    * keys derived from `stateKeys`, so a session opens on every instance that shares the keyring.
    */
   signIn?: SignInSetup;
+  /**
+   * Serve 2025-era clients too (default true): `initialize`, sessions, SSE streams, and flows whose questions go
+   * out as server-to-client requests (docs/compatibility.md). `false` refuses them with an error naming the version.
+   */
+  legacyClients?: boolean | LegacyClientOptions;
+}
+
+/** Tuning for the 2025 bridge. */
+export interface LegacyClientOptions {
+  /** Where ended sessions and log levels are kept (default: `replayStore`, else this process's memory). */
+  store?: SharedStore;
+  /** Carries a client's answer to the instance waiting for it, in a fleet (mrtr/stores `RedisAnswerRelay`). */
+  relay?: AnswerRelay;
+  /** How long a session id stays valid after its handshake (default 24 h). */
+  sessionMaxAgeMs?: number;
+  /** How long a flow waits for the client's answer to one question (default 10 min). */
+  answerTimeoutMs?: number;
+  /** The `retry` hint of SSE priming events (default 1 s). */
+  retryMs?: number;
+  /**
+   * Close a 2025-11-25 client's SSE stream still open after this long; it reconnects with Last-Event-ID and the
+   * call goes on (SSE polling, for proxies that cut long connections). Default: never.
+   */
+  pollAfterMs?: number;
 }
 
 export interface SignInSetup {
@@ -133,6 +159,7 @@ const OPTION_NAMES: ReadonlySet<string> = new Set(
     replay: true,
     auth: true,
     signIn: true,
+    legacyClients: true,
   } satisfies Record<keyof McpServerOptions, true>),
 );
 
@@ -143,6 +170,7 @@ export class McpServer {
   private scopes: RoundGuard | undefined;
   private browserSignIn: BrowserSignIn | undefined;
   private readonly extraPages: PageRoutes[] = [];
+  private bridge: LegacyBridge | undefined;
 
   constructor(private readonly options: McpServerOptions) {
     for (const key of Object.keys(options)) {
@@ -244,11 +272,18 @@ export class McpServer {
     const routes: PageRoutes[] = [...(this.signIn ? [this.signIn] : []), ...this.extraPages];
     const pages = routes.length > 0 ? { pages: routesOf(routes) } : {};
     const observers = this.options.observers;
+    const legacy = this.legacyBridge;
+    const tuning = typeof this.options.legacyClients === 'object' ? this.options.legacyClients : {};
+    const legacyHttp = {
+      ...(tuning.retryMs === undefined ? {} : { retryMs: tuning.retryMs }),
+      ...(tuning.pollAfterMs === undefined ? {} : { pollAfterMs: tuning.pollAfterMs }),
+    };
     return new HttpServerTransport(this.core, {
       logger: this.logger,
       ...auth,
       ...pages,
       ...(observers?.length ? { observers } : {}),
+      ...(legacy ? { legacy, legacyHttp } : {}),
       ...options,
     });
   }
@@ -265,6 +300,25 @@ export class McpServer {
   /** The bearer authentication the `auth` option set up (pages with a JSON API check callers with it). */
   get bearerAuth(): BearerAuth | undefined {
     return this.options.auth;
+  }
+
+  /** The bridge that serves 2025-era clients (undefined with `legacyClients: false`). */
+  get legacyBridge(): LegacyBridge | undefined {
+    const setting = this.options.legacyClients ?? true;
+    if (setting === false || this.bridge) return this.bridge;
+    const core = this.core; // the keyring is settled when the core is built
+    const o = typeof setting === 'object' ? setting : {};
+    const keyring = this.keyringInUse ?? createEphemeralKeyring();
+    const store = o.store ?? this.options.replayStore;
+    this.bridge = new LegacyBridge(core, {
+      sessionKeys: purposeKeys(keyring, 'mrtr/legacy-session'),
+      logger: this.logger,
+      ...(store ? { store } : {}),
+      ...(o.relay ? { relay: o.relay } : {}),
+      ...(o.sessionMaxAgeMs === undefined ? {} : { sessionMaxAgeMs: o.sessionMaxAgeMs }),
+      ...(o.answerTimeoutMs === undefined ? {} : { answerTimeoutMs: o.answerTimeoutMs }),
+    });
+    return this.bridge;
   }
 
   /** The browser sign-in the `signIn` option set up (for pages that need to know who opened them). */
@@ -291,15 +345,20 @@ export class McpServer {
     return this.browserSignIn;
   }
 
-  listen(options: HttpServerTransportOptions = {}): Promise<HttpEndpoint> {
-    return this.http(options).listen();
+  async listen(options: HttpServerTransportOptions = {}): Promise<HttpEndpoint> {
+    const transport = this.http(options);
+    // With a relay, answers from other instances must reach this one before it asks anything.
+    await this.legacyBridge?.ready();
+    return transport.listen();
   }
 
   stdio(options: StdioOptions = {}): Promise<void> {
     const observers = this.options.observers;
+    const legacy = this.legacyBridge;
     return serveStdio(this.core, {
       logger: this.logger,
       ...(observers?.length ? { observers } : {}),
+      ...(legacy ? { legacy } : {}),
       ...options,
     });
   }

@@ -1,9 +1,17 @@
 // stdio transport (basic/transports/stdio.mdx): newline-delimited JSON-RPC on stdin/stdout, same dispatch as HTTP.
 import type { Readable, Writable } from 'node:stream';
-import { ErrorCode, type JsonObject, type JsonRpcResponse } from '../protocol/index.js';
+import {
+  ErrorCode,
+  type JsonObject,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  META_PROTOCOL_VERSION,
+} from '../protocol/index.js';
 import type { Principal } from './context.js';
 import { SERVER_DEFAULTS } from './defaults.js';
 import { type Logger, stderrLogger } from './environment.js';
+import type { LegacyBridge } from './legacy/bridge.js';
+import type { LegacySession } from './legacy/session.js';
 import { LineSplitter } from './line-splitter.js';
 import { classifyMessage, errorResponse, serializeNotification, serializeResponse } from './message.js';
 import { checkIntegerOption } from './option-checks.js';
@@ -25,6 +33,23 @@ export interface StdioOptions {
    * refusal waits for their promises. `McpServer.stdio()` passes the server's own observers.
    */
   observers?: readonly RoundObserver[];
+  /**
+   * Serve a 2025-era client that opens with `initialize` through this bridge: its requests, and its answers to the
+   * server's requests. `McpServer.stdio()` passes the server's own unless `legacyClients: false`.
+   */
+  legacy?: LegacyBridge;
+}
+
+/**
+ * Whether a line belongs to the 2025 bridge: the handshake that opens a session, and once one is open, the client's
+ * answers to the server's requests (every other message goes through the usual checks first).
+ */
+function legacyMessage(parsed: unknown, open: boolean): boolean {
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return false;
+  const m = parsed as JsonObject;
+  if (m.jsonrpc !== '2.0') return false;
+  if (m.method === 'initialize' && 'id' in m) return true;
+  return open && m.method === undefined && typeof m.id === 'string' && ('result' in m || 'error' in m);
 }
 
 /** Serve until the input ends. Requests run concurrently; each response is one line. */
@@ -64,6 +89,14 @@ export function serveStdio(handler: RequestHandler, options: StdioOptions = {}):
     if (text !== undefined) output.write(`${text}\n`);
   };
 
+  // Set once a 2025 client's initialize opened the connection's session: from then on the bridge answers it.
+  let legacySession: LegacySession | undefined;
+  const legacy = options.legacy;
+  const track = (task: Promise<unknown>) => {
+    const t = task.finally(() => pending.delete(t)) as Promise<void>;
+    pending.add(t);
+  };
+
   const onLine = (line: string) => {
     if (line.trim() === '') return;
     let parsed: unknown;
@@ -75,6 +108,30 @@ export function serveStdio(handler: RequestHandler, options: StdioOptions = {}):
         errorResponse(undefined, ErrorCode.ParseError, 'Parse error: the line is not valid JSON'),
       );
       return;
+    }
+    if (legacy && legacyMessage(parsed, legacySession !== undefined)) {
+      const m = parsed as JsonObject;
+      if (m.method === 'initialize') {
+        track(
+          legacy
+            .initialize(m as unknown as JsonRpcRequest, options.principal)
+            .then(({ response, session }) => {
+              legacySession ??= session;
+              write(response);
+            }),
+        );
+        return;
+      }
+      const session = legacySession!;
+      if (typeof m.method !== 'string') {
+        track(
+          legacy.deliver(session, m).then((delivered) => {
+            if (!delivered)
+              (options.logger ?? stderrLogger).info({ id: m.id }, 'answer for no waiting request');
+          }),
+        );
+        return;
+      }
     }
     const message = classifyMessage(parsed);
     if (message.kind === 'invalid') return void refuse('invalid_message', message.response);
@@ -89,13 +146,21 @@ export function serveStdio(handler: RequestHandler, options: StdioOptions = {}):
     const { request } = message;
     const abort = new AbortController();
     inFlight.set(request.id, abort);
-    const task = Promise.resolve(
-      handler.handleRequest(request, {
-        principal: options.principal,
-        signal: abort.signal,
-        notify: writeNotification,
-      }),
-    )
+    // On a connection a 2025 client opened, requests without a 2026 `_meta` are the bridge's.
+    const meta = request.params?._meta as JsonObject | undefined;
+    const session = meta?.[META_PROTOCOL_VERSION] === undefined ? legacySession : undefined;
+    const answer =
+      legacy && session
+        ? legacy.handle(request, session, options.principal, {
+            send: writeNotification,
+            signal: abort.signal,
+          })
+        : handler.handleRequest(request, {
+            principal: options.principal,
+            signal: abort.signal,
+            notify: writeNotification,
+          });
+    const task = Promise.resolve(answer)
       .then((response) => {
         // A cancelled request gets no response (basic/patterns/cancellation.mdx).
         if (!abort.signal.aborted) write(response);

@@ -9,4 +9,5 @@ export {
 export { MemoryStore, type MemoryStoreOptions } from './memory.js';
 export { openStore, STORE_SYNTAX } from './open-store.js';
 export { RedisStore, type RedisStoreOptions } from './redis.js';
+export { RedisAnswerRelay, type RelayedMessage } from './redis-relay.js';
 export { SqliteStore, type SqliteStoreOptions } from './sqlite.js';

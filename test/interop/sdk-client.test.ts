@@ -12,7 +12,7 @@ import {
   ProtocolError,
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { z } from 'zod';
 import { conformanceServer } from '../../src/cli/demo-servers/conformance.js';
 import { exampleServer } from '../../src/cli/demo-servers/example.js';
@@ -223,11 +223,13 @@ describe('version negotiation', () => {
     expect(h.wire[0]?.headers['mcp-method']).toBe('server/discover');
   });
 
-  it('without versionNegotiation the SDK sends a legacy initialize, which a 2026-07-28-only server refuses with 400 naming its version', async () => {
+  it('without versionNegotiation the SDK sends a legacy initialize, which a server with legacyClients: false refuses with 400 naming its version', async () => {
     const wire: Exchange[] = [];
     const client = new Client({ name: 'mrtr-interop-legacy', version: '1.0.0' });
+    const modernOnly = await approvalServer({ logger, legacyClients: false }).listen({ port: 0 });
+    onTestFinished(() => modernOnly.close());
     const failure = await client
-      .connect(new StreamableHTTPClientTransport(new URL(urlOf('approval')), { fetch: recordingFetch(wire) }))
+      .connect(new StreamableHTTPClientTransport(new URL(modernOnly.url), { fetch: recordingFetch(wire) }))
       .then(
         () => undefined,
         (error: unknown) => error as Error,
@@ -518,6 +520,12 @@ describe('listing and plain requests', () => {
         'test_multiple_content_types',
         'test_error_handling',
         'test_tool_with_progress',
+        'test_tool_with_logging',
+        'test_sampling',
+        'test_elicitation',
+        'test_elicitation_sep1034_defaults',
+        'test_elicitation_sep1330_enums',
+        'test_reconnection',
         'test_missing_capability',
         'test_streaming_elicitation',
         'test_logging_tool',
@@ -591,7 +599,7 @@ describe('listing and plain requests', () => {
   it('lists the example server tools with their input schemas', async () => {
     const h = await connect('example');
     const { tools } = await h.client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['echo', 'resolve_bug']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['check_workspace', 'echo', 'resolve_bug']);
     const resolve = tools.find((t) => t.name === 'resolve_bug');
     expect(resolve?.title).toBe('Resolve a bug');
     expect(resolve?.inputSchema).toMatchObject({

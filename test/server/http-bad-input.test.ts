@@ -352,7 +352,12 @@ describe('_meta and headers', () => {
   });
 });
 
-describe('a legacy initialize handshake', () => {
+describe('a legacy initialize handshake, on a server with legacyClients: false', () => {
+  let modernOnly: HttpEndpoint;
+  beforeAll(async () => {
+    modernOnly = await testServer({ legacyClients: false }).listen({ port: 0 });
+  });
+  afterAll(() => modernOnly.close());
   const legacyInitialize = (protocolVersion: string) =>
     JSON.stringify({
       jsonrpc: '2.0',
@@ -364,7 +369,7 @@ describe('a legacy initialize handshake', () => {
   const legacyHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
   it('gets the header error (400, -32020) with the versions this server speaks in message and data', async () => {
-    const r = await rawPost(endpoint.url, legacyInitialize('2025-11-25'), legacyHeaders);
+    const r = await rawPost(modernOnly.url, legacyInitialize('2025-11-25'), legacyHeaders);
     expect(r.status).toBe(400);
     const body = JSON.parse(r.text);
     expect(body).toMatchObject({
@@ -378,7 +383,7 @@ describe('a legacy initialize handshake', () => {
   });
 
   it('with the modern headers, gets 404 and -32601 for the removed method, naming the versions too', async () => {
-    const reply = await mcp(endpoint.url, 'initialize');
+    const reply = await mcp(modernOnly.url, 'initialize');
     expect(reply.status).toBe(404);
     expect(reply.response.error).toMatchObject({
       code: -32601,
@@ -390,7 +395,7 @@ describe('a legacy initialize handshake', () => {
   });
 
   it('echoes at most 64 characters of a version string', async () => {
-    const r = await rawPost(endpoint.url, legacyInitialize('9'.repeat(5000)), legacyHeaders);
+    const r = await rawPost(modernOnly.url, legacyInitialize('9'.repeat(5000)), legacyHeaders);
     const body = JSON.parse(r.text);
     expect(body.error.data.requested).toBe(`${'9'.repeat(64)}…`);
     expect(body.error.message.length).toBeLessThan(400);

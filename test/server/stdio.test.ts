@@ -95,7 +95,7 @@ describe('stdio transport', () => {
     expect((unknown.error as { code: number }).code).toBe(-32601);
   });
 
-  it("answers a legacy client's initialize with -32601 naming the supported versions", async () => {
+  it("answers a 2025 client's initialize through the bridge; a 2026-07-28 request still takes the MRTR path", async () => {
     const legacy = await send(
       JSON.stringify({
         jsonrpc: '2.0',
@@ -109,11 +109,13 @@ describe('stdio transport', () => {
       }),
       10,
     );
-    expect(legacy.error).toMatchObject({
-      code: -32601,
-      message: expect.stringContaining('2026-07-28'),
-      data: { requested: '2025-06-18', supported: ['2026-07-28'] },
+    expect(legacy.result).toMatchObject({
+      protocolVersion: '2025-06-18',
+      serverInfo: { name: 'mrtr-conformance' },
+      capabilities: { tools: {} },
     });
+    const modern = await request(11, 'tools/list');
+    expect((modern.result as { resultType: string }).resultType).toBe('complete');
   });
 
   it('sends progress notifications before the response', async () => {

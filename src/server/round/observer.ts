@@ -36,6 +36,11 @@ export interface RoundEvent {
   /** ms since the epoch when the round started, and how long it took. */
   readonly startedAt: number;
   readonly durationMs: number;
+  /**
+   * Set when a 2025 client drove the flow through the legacy bridge: the revision it speaks. Its rounds are the
+   * same rounds (same flow id, same round numbers); only the wire they travelled differs.
+   */
+  readonly bridged?: string;
 }
 
 export interface RoundObserver {

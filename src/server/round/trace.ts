@@ -21,6 +21,7 @@ export class RoundTrace {
     private readonly method: string,
     private readonly params: JsonObject | undefined,
     private readonly principal: Principal | undefined,
+    private readonly bridged?: string,
   ) {}
 
   /** Remember why the request failed, before the error becomes a JSON-RPC answer. */
@@ -76,6 +77,7 @@ export class RoundTrace {
       sensitive: this.sensitive,
       startedAt: this.startedAt,
       durationMs: performance.now() - this.started,
+      ...(this.bridged === undefined ? {} : { bridged: this.bridged }),
     };
   }
 }

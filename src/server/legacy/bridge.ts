@@ -1,0 +1,461 @@
+// The bridge between 2025-era clients and the round pipeline: the initialize handshake, the methods only older
+// revisions have, and flows over the old wire. Where a 2026-07-28 client gets `input_required`, a 2025 client gets
+// the same questions as server-to-client requests on its request's stream; their answers go back into the very
+// same pipeline as the next round, with the sealed requestState, so every guarantee of the MRTR path holds (answers
+// validated and pinned, round cap, principal binding, capability check, guards, audit). Transport-independent:
+// the HTTP and stdio fronts give it a way to send messages and hand it the answers that come back.
+import { randomBytes } from 'node:crypto';
+import {
+  ErrorCode,
+  isJsonObject,
+  type JsonObject,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  LATEST_PROTOCOL_VERSION,
+  McpError,
+  META_CLIENT_CAPABILITIES,
+  META_CLIENT_INFO,
+  META_LOG_LEVEL,
+  META_PROTOCOL_VERSION,
+  META_RETRY_AFTER_MS,
+  META_SERVER_INFO,
+  MRTR_METHODS,
+} from '../../protocol/index.js';
+import { MemoryStore, type SharedStore } from '../../stores/index.js';
+import { LOG_LEVELS, type LogLevel, type Principal } from '../context.js';
+import type { Logger } from '../environment.js';
+import { errorResponse } from '../message.js';
+import type { RequestHandler } from '../request-handler.js';
+import type { AnswerRelay, RelayedAnswer } from './answer-relay.js';
+import { keptCapabilities, legacyRequestParams } from './capabilities.js';
+import { keptClientInfo, type LegacySession, SessionCodec } from './session.js';
+import { negotiateLegacyVersion } from './versions.js';
+
+/** Where the bridge writes what belongs to one request: its notifications and its server-to-client requests. */
+export interface LegacyOutbound {
+  send(message: JsonRpcNotification | JsonRpcRequest): void;
+  /** Aborted when the client cancels the request (notifications/cancelled). */
+  readonly signal: AbortSignal;
+}
+
+export interface LegacyBridgeOptions {
+  /** Keys that sign session ids (purposeKeys of the server's keyring): every instance of a fleet shares them. */
+  sessionKeys: ReadonlyArray<{ kid: string; key: Uint8Array }>;
+  /** Where ended sessions and log levels are kept; shared in a fleet (default: this process's memory). */
+  store?: SharedStore;
+  /** Carries answers that reach another instance to the one waiting (default: none, one instance). */
+  relay?: AnswerRelay;
+  logger: Logger;
+  /** How long a session id stays valid after the handshake (default 24 h). */
+  sessionMaxAgeMs?: number;
+  /** How long a flow waits for the client's answer to one question (default 10 min). */
+  answerTimeoutMs?: number;
+  /** Log level of a session that never called logging/setLevel (default `info`). */
+  defaultLogLevel?: LogLevel;
+}
+
+export const LEGACY_DEFAULTS = Object.freeze({
+  sessionMaxAgeMs: 24 * 60 * 60 * 1000,
+  answerTimeoutMs: 10 * 60 * 1000,
+  defaultLogLevel: 'info' as LogLevel,
+  /** Most URIs one session may subscribe to. */
+  maxSubscriptions: 1000,
+  /** Most sessions whose subscriptions this instance tracks. */
+  maxSubscribedSessions: 10_000,
+});
+
+const FLOW_METHODS: ReadonlySet<string> = new Set(MRTR_METHODS);
+
+interface Pending {
+  session: string;
+  method: string;
+  settle(answer: JsonObject | Error): void;
+}
+
+interface SessionState {
+  ended?: true;
+  level?: LogLevel;
+}
+
+export type SessionLookup = LegacySession | 'not_found' | 'forbidden';
+
+export class LegacyBridge {
+  /** Names this instance in the ids of the requests it sends, so an answer can be relayed back to it. */
+  readonly instance = randomBytes(6).toString('base64url');
+  private readonly codec: SessionCodec;
+  private readonly store: SharedStore;
+  private readonly pending = new Map<string, Pending>();
+  private readonly subscriptions = new Map<string, Set<string>>();
+  private counter = 0;
+  private discovered: Promise<JsonObject> | undefined;
+  private unsubscribe: Promise<(() => Promise<void>) | undefined>;
+  private readonly maxAgeMs: number;
+
+  constructor(
+    private readonly inner: RequestHandler,
+    private readonly options: LegacyBridgeOptions,
+  ) {
+    this.maxAgeMs = options.sessionMaxAgeMs ?? LEGACY_DEFAULTS.sessionMaxAgeMs;
+    this.codec = new SessionCodec(options.sessionKeys, this.maxAgeMs);
+    this.store = options.store ?? new MemoryStore();
+    // Listen for answers relayed from other instances before the first question goes out (ask waits for this).
+    const relay = options.relay;
+    this.unsubscribe = relay
+      ? relay.subscribe(this.instance, (a) => this.settleRelayed(a))
+      : Promise.resolve(undefined);
+    this.unsubscribe.catch(() => {});
+  }
+
+  /** Resolves once answers relayed from other instances reach this one; rejects when the relay cannot listen. */
+  ready(): Promise<void> {
+    return this.unsubscribe.then(() => undefined);
+  }
+
+  /** Stop listening to the relay; requests still waiting for an answer fail. */
+  async close(): Promise<void> {
+    for (const p of this.pending.values())
+      p.settle(new McpError(ErrorCode.InternalError, 'The server stopped before the client answered'));
+    this.pending.clear();
+    const stop = await this.unsubscribe.catch(() => undefined);
+    this.unsubscribe = Promise.resolve(undefined);
+    await stop?.();
+  }
+
+  /** Answer `initialize`: negotiate the version and seal the session. */
+  async initialize(
+    request: JsonRpcRequest,
+    principal: Principal | undefined,
+  ): Promise<{ response: JsonRpcResponse; session?: LegacySession }> {
+    const params = request.params ?? {};
+    const version = negotiateLegacyVersion(params.protocolVersion);
+    const session = this.codec.issue(
+      version,
+      keptCapabilities(params.capabilities, version),
+      keptClientInfo(params.clientInfo),
+      principal,
+    );
+    let discovered: JsonObject;
+    try {
+      discovered = await this.discover(principal);
+    } catch (error) {
+      return { response: this.failure(request.id, error) };
+    }
+    const result: JsonObject = { protocolVersion: version, ...discovered };
+    return { response: legacyResponse(request.id, result), session };
+  }
+
+  /** The session an id names, if it is genuine, unexpired, not ended and opened by this principal. */
+  async openSession(id: string, principal: Principal | undefined): Promise<SessionLookup> {
+    const opened = this.codec.open(id, principal);
+    if (opened === 'other_principal') return 'forbidden';
+    if (typeof opened === 'string') return 'not_found';
+    const state = await this.sessionState(opened);
+    return state.ended ? 'not_found' : opened;
+  }
+
+  /** DELETE: the session ends on every instance that shares the store. */
+  async endSession(session: LegacySession): Promise<void> {
+    await this.updateState(session, (s) => ({ ...s, ended: true }));
+    this.subscriptions.delete(session.key);
+    for (const [id, p] of this.pending) {
+      if (p.session !== session.key) continue;
+      this.pending.delete(id);
+      p.settle(new McpError(ErrorCode.InvalidRequest, 'The session ended before the client answered'));
+    }
+  }
+
+  /** Answer one request of an initialized session; never throws. */
+  async handle(
+    request: JsonRpcRequest,
+    session: LegacySession,
+    principal: Principal | undefined,
+    out: LegacyOutbound,
+  ): Promise<JsonRpcResponse> {
+    try {
+      const params = request.params ?? {};
+      switch (request.method) {
+        case 'initialize':
+          throw new McpError(
+            ErrorCode.InvalidRequest,
+            'Invalid request: this session is already initialized',
+          );
+        case 'ping':
+          return this.ok(request, {});
+        case 'logging/setLevel': {
+          const level = params.level;
+          if (!LOG_LEVELS.includes(level as LogLevel))
+            throw new McpError(
+              ErrorCode.InvalidParams,
+              `Invalid params: level must be one of ${LOG_LEVELS.join(', ')}`,
+            );
+          await this.updateState(session, (s) => ({ ...s, level: level as LogLevel }));
+          return this.ok(request, {});
+        }
+        case 'resources/subscribe':
+        case 'resources/unsubscribe':
+          return this.ok(request, this.subscribe(session, request.method, params.uri));
+        default:
+          return await this.run(request, session, principal, out);
+      }
+    } catch (error) {
+      return this.failure(request.id, error);
+    }
+  }
+
+  /**
+   * A client's answer to a server-to-client request arrived (on any instance). True when a request of this session
+   * waits for it here or, through the relay, on the instance its id names.
+   */
+  async deliver(session: LegacySession, message: JsonObject): Promise<boolean> {
+    const id = message.id;
+    if (typeof id !== 'string') return false;
+    if (this.settleLocal(id, session.key, message)) return true;
+    const dot = id.indexOf('.');
+    const instance = dot < 0 ? '' : id.slice(0, dot);
+    if (!this.options.relay || instance === '' || instance === this.instance) return false;
+    return this.options.relay.publish(instance, { id, session: session.key, message });
+  }
+
+  /** The subscribed URIs of a session (resources/subscribe tracks them; tests read them). */
+  subscribedUris(session: LegacySession): readonly string[] {
+    return [...(this.subscriptions.get(session.key) ?? [])];
+  }
+
+  /** Run one request through the inner handler, round after round, asking the client in between. */
+  private async run(
+    request: JsonRpcRequest,
+    session: LegacySession,
+    principal: Principal | undefined,
+    out: LegacyOutbound,
+  ): Promise<JsonRpcResponse> {
+    const state = await this.sessionState(session);
+    const given = request.params ?? {};
+    const meta: JsonObject = {
+      ...(isJsonObject(given._meta) ? given._meta : {}),
+      [META_PROTOCOL_VERSION]: LATEST_PROTOCOL_VERSION,
+      [META_CLIENT_CAPABILITIES]: session.clientCapabilities,
+      [META_LOG_LEVEL]: state.level ?? this.options.defaultLogLevel ?? LEGACY_DEFAULTS.defaultLogLevel,
+    };
+    if (session.clientInfo) meta[META_CLIENT_INFO] = session.clientInfo;
+    let params: JsonObject = { ...given, _meta: meta };
+    const env = {
+      principal,
+      signal: out.signal,
+      notify: (n: JsonRpcNotification) => out.send(n),
+      bridged: session.protocolVersion,
+    };
+    for (;;) {
+      const response = await this.inner.handleRequest({ ...request, params }, env);
+      if ('error' in response) return response;
+      const result = response.result;
+      if (result.resultType !== 'input_required' || !FLOW_METHODS.has(request.method))
+        return legacyResponse(request.id, legacyResult(result));
+      await this.unsubscribe;
+      const asked = isJsonObject(result.inputRequests) ? result.inputRequests : {};
+      const keys = Object.keys(asked);
+      // A round that asks nothing (only requestState: "still working") is taken again after the pause it names,
+      // as a 2026 client would; the round cap ends a flow that never stops doing that.
+      if (keys.length === 0) await pause(retryAfterMs(result), out.signal);
+      const answers = await Promise.all(keys.map((key) => this.ask(session, asked[key] as JsonObject, out)));
+      const inputResponses: JsonObject = {};
+      keys.forEach((key, i) => {
+        inputResponses[key] = answers[i];
+      });
+      params = { ...params, inputResponses };
+      if (typeof result.requestState === 'string') params.requestState = result.requestState;
+      else delete params.requestState;
+    }
+  }
+
+  /** Send one question as a server-to-client request and wait for its answer. */
+  private ask(session: LegacySession, question: JsonObject, out: LegacyOutbound): Promise<JsonObject> {
+    const method = String(question.method);
+    const id = `${this.instance}.${(++this.counter).toString(36)}`;
+    const params = isJsonObject(question.params) ? question.params : {};
+    return new Promise<JsonObject>((resolve, reject) => {
+      const timeoutMs = this.options.answerTimeoutMs ?? LEGACY_DEFAULTS.answerTimeoutMs;
+      const timer = setTimeout(
+        () =>
+          done(
+            new McpError(
+              ErrorCode.InternalError,
+              `The client did not answer ${method} within ${Math.round(timeoutMs / 1000)} s`,
+            ),
+          ),
+        timeoutMs,
+      );
+      timer.unref?.();
+      const onAbort = () => done(new McpError(ErrorCode.InvalidRequest, 'The request was cancelled'));
+      const done = (answer: JsonObject | Error) => {
+        clearTimeout(timer);
+        out.signal.removeEventListener('abort', onAbort);
+        this.pending.delete(id);
+        if (answer instanceof Error) return reject(answer);
+        if (isJsonObject(answer.error)) {
+          const e = answer.error;
+          const message = typeof e.message === 'string' ? e.message : 'no message';
+          return reject(
+            new McpError(
+              typeof e.code === 'number' && Number.isInteger(e.code) ? e.code : ErrorCode.InternalError,
+              `The client could not answer ${method}: ${message}`,
+            ),
+          );
+        }
+        resolve(isJsonObject(answer.result) ? answer.result : {});
+      };
+      if (out.signal.aborted) return onAbort();
+      out.signal.addEventListener('abort', onAbort, { once: true });
+      this.pending.set(id, { session: session.key, method, settle: done });
+      out.send({
+        jsonrpc: '2.0',
+        id,
+        method,
+        params: legacyRequestParams(method, params, session.protocolVersion),
+      });
+    });
+  }
+
+  private settleLocal(id: string, sessionKey: string, message: JsonObject): boolean {
+    const p = this.pending.get(id);
+    // An answer counts only in the session that was asked: another session cannot answer for it.
+    if (!p || p.session !== sessionKey) return false;
+    if (!('result' in message) && !('error' in message)) return false;
+    p.settle(message);
+    return true;
+  }
+
+  private settleRelayed(answer: RelayedAnswer): void {
+    if (!this.settleLocal(answer.id, answer.session, answer.message))
+      this.options.logger.info({ id: answer.id }, 'relayed answer for no waiting request');
+  }
+
+  private subscribe(session: LegacySession, method: string, uri: unknown): JsonObject {
+    if (typeof uri !== 'string' || uri === '')
+      throw new McpError(ErrorCode.InvalidParams, 'Invalid params: uri must be a non-empty string');
+    let set = this.subscriptions.get(session.key);
+    if (method === 'resources/unsubscribe') {
+      set?.delete(uri);
+      return {};
+    }
+    if (!set) {
+      // Sessions that never end (no DELETE) must not grow this map without bound: the oldest go first.
+      if (this.subscriptions.size >= LEGACY_DEFAULTS.maxSubscribedSessions) {
+        const oldest = this.subscriptions.keys().next().value;
+        if (oldest !== undefined) this.subscriptions.delete(oldest);
+      }
+      set = new Set();
+      this.subscriptions.set(session.key, set);
+    }
+    if (!set.has(uri) && set.size >= LEGACY_DEFAULTS.maxSubscriptions)
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `Invalid request: a session may subscribe to at most ${LEGACY_DEFAULTS.maxSubscriptions} resources`,
+      );
+    set.add(uri);
+    return {};
+  }
+
+  /** What initialize tells the client: the server's own discovery, as a 2025 revision spells it. */
+  private discover(principal: Principal | undefined): Promise<JsonObject> {
+    this.discovered ??= Promise.resolve(
+      this.inner.handleRequest(
+        {
+          jsonrpc: '2.0',
+          id: 0,
+          method: 'server/discover',
+          params: {
+            _meta: { [META_PROTOCOL_VERSION]: LATEST_PROTOCOL_VERSION, [META_CLIENT_CAPABILITIES]: {} },
+          },
+        },
+        { principal, signal: new AbortController().signal, notify: () => {} },
+      ),
+    ).then((response) => {
+      if ('error' in response) {
+        this.discovered = undefined;
+        throw new McpError(response.error.code, response.error.message, response.error.data);
+      }
+      const r = response.result;
+      const caps = { ...(r.capabilities as JsonObject) };
+      // resources/subscribe is answered by the bridge for every resource server.
+      if (isJsonObject(caps.resources)) caps.resources = { ...caps.resources, subscribe: true };
+      const out: JsonObject = { capabilities: caps, serverInfo: (r._meta as JsonObject)?.[META_SERVER_INFO] };
+      if (typeof r.instructions === 'string') out.instructions = r.instructions;
+      return out;
+    });
+    return this.discovered;
+  }
+
+  private stateKey(session: LegacySession): string {
+    return `mrtr:legacy-session:${session.key}`;
+  }
+
+  private async sessionState(session: LegacySession): Promise<SessionState> {
+    const entry = await this.store.get(this.stateKey(session));
+    return entry ? (JSON.parse(entry.value) as SessionState) : {};
+  }
+
+  private async updateState(
+    session: LegacySession,
+    change: (s: SessionState) => SessionState,
+  ): Promise<void> {
+    const key = this.stateKey(session);
+    const ttl = Math.max(1, this.maxAgeMs - (Date.now() - session.issuedAt));
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const entry = await this.store.get(key);
+      const next = JSON.stringify(change(entry ? (JSON.parse(entry.value) as SessionState) : {}));
+      if (
+        entry
+          ? await this.store.replace(key, entry.version, next, ttl)
+          : await this.store.create(key, next, ttl)
+      )
+        return;
+    }
+    throw new Error('the session state kept changing under this update');
+  }
+
+  private ok(request: JsonRpcRequest, result: JsonObject): JsonRpcResponse {
+    return legacyResponse(request.id, result);
+  }
+
+  private failure(id: JsonRpcRequest['id'], error: unknown): JsonRpcResponse {
+    if (error instanceof McpError) return errorResponse(id, error.code, error.message, error.data);
+    this.options.logger.error(
+      { id, err: error instanceof Error ? error.stack : String(error) },
+      'legacy bridge failed',
+    );
+    return errorResponse(id, ErrorCode.InternalError, 'Internal error');
+  }
+}
+
+/** The pause a state-only round asks for (`_meta` retry-after hint), within bounds; 250 ms without one. */
+function retryAfterMs(result: JsonObject): number {
+  const hint = isJsonObject(result._meta) ? result._meta[META_RETRY_AFTER_MS] : undefined;
+  return typeof hint === 'number' && Number.isFinite(hint) ? Math.min(Math.max(hint, 0), 60_000) : 250;
+}
+
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(new McpError(ErrorCode.InvalidRequest, 'The request was cancelled'));
+    const timer = setTimeout(done, ms);
+    function done() {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }
+    function onAbort() {
+      clearTimeout(timer);
+      reject(new McpError(ErrorCode.InvalidRequest, 'The request was cancelled'));
+    }
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** A response in a 2025 revision's shape, whose results carry no `resultType`. */
+const legacyResponse = (id: JsonRpcRequest['id'], result: JsonObject): JsonRpcResponse =>
+  ({ jsonrpc: '2.0', id, result }) as unknown as JsonRpcResponse;
+
+/** A 2026-07-28 result as a 2025 client reads it: no `resultType`. */
+function legacyResult(result: JsonObject): JsonObject {
+  const { resultType: _complete, ...rest } = result;
+  return rest;
+}

@@ -1,0 +1,113 @@
+// A legacy client's session (streamable-http.mdx "Session Management"), sealed into the Mcp-Session-Id itself:
+// the version negotiated, the client's capabilities and who opened it, signed with a key derived from the
+// keyring. Any instance that shares the keyring can read it, so no session table has to follow the client around.
+// What does change — DELETE ending it, logging/setLevel — lives in the shared store under the id's hash.
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { ClientCapabilities, Implementation, JsonObject } from '../../protocol/index.js';
+import type { Principal } from '../context.js';
+
+export interface LegacySession {
+  /** The token as the client sends it. */
+  readonly id: string;
+  /** sha256 of the token: the key under which its mutable state is stored (never the token itself). */
+  readonly key: string;
+  readonly protocolVersion: string;
+  readonly clientCapabilities: ClientCapabilities;
+  readonly clientInfo: Implementation | undefined;
+  /** ms since the epoch. */
+  readonly issuedAt: number;
+}
+
+interface Payload {
+  v: string;
+  c: ClientCapabilities;
+  i?: Implementation;
+  /** Who opened it: a digest, so the token tells nothing about the principal. */
+  p: string;
+  t: number;
+  /** Random: two identical handshakes get two sessions. */
+  n: string;
+}
+
+/** The longest session id accepted before any work (a handshake's capabilities are small). */
+export const MAX_SESSION_ID_BYTES = 4096;
+
+export type SessionRefusal = 'malformed' | 'forged' | 'expired' | 'other_principal';
+
+export class SessionCodec {
+  constructor(
+    private readonly keys: ReadonlyArray<{ kid: string; key: Uint8Array }>,
+    private readonly maxAgeMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  issue(
+    protocolVersion: string,
+    capabilities: ClientCapabilities,
+    info: Implementation | undefined,
+    principal: Principal | undefined,
+  ): LegacySession {
+    const { kid, key } = this.keys[0]!;
+    const payload: Payload = {
+      v: protocolVersion,
+      c: capabilities,
+      p: this.principalTag(key, principal),
+      t: this.now(),
+      n: randomBytes(9).toString('base64url'),
+    };
+    if (info) payload.i = info;
+    const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
+    const id = `${kid}.${body}.${mac(key, `${kid}.${body}`)}`;
+    return toSession(id, payload);
+  }
+
+  /** Open a session id; a refusal names why (the client is told only "not found" or "forbidden"). */
+  open(id: string, principal: Principal | undefined): LegacySession | SessionRefusal {
+    if (id.length > MAX_SESSION_ID_BYTES) return 'malformed';
+    const parts = id.split('.');
+    if (parts.length !== 3) return 'malformed';
+    const [kid, body, tag] = parts as [string, string, string];
+    const entry = this.keys.find((k) => k.kid === kid);
+    if (!entry) return 'forged';
+    const expected = Buffer.from(mac(entry.key, `${kid}.${body}`));
+    const given = Buffer.from(tag);
+    if (expected.length !== given.length || !timingSafeEqual(expected, given)) return 'forged';
+    let payload: Payload;
+    try {
+      payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Payload;
+    } catch {
+      return 'malformed';
+    }
+    if (typeof payload.t !== 'number' || this.now() - payload.t > this.maxAgeMs) return 'expired';
+    if (payload.p !== this.principalTag(entry.key, principal)) return 'other_principal';
+    return toSession(id, payload);
+  }
+
+  private principalTag(key: Uint8Array, principal: Principal | undefined): string {
+    if (!principal) return '';
+    return mac(key, `principal\0${principal.issuer ?? ''}\0${principal.subject}`).slice(0, 22);
+  }
+}
+
+function mac(key: Uint8Array, text: string): string {
+  return createHmac('sha256', key).update(text).digest('base64url');
+}
+
+function toSession(id: string, p: Payload): LegacySession {
+  return {
+    id,
+    key: createHash('sha256').update(id).digest('base64url'),
+    protocolVersion: p.v,
+    clientCapabilities: p.c,
+    clientInfo: p.i,
+    issuedAt: p.t,
+  };
+}
+
+/** What of a client's Implementation the session keeps: name and version, cut short (icons and all stay out). */
+export function keptClientInfo(info: unknown): Implementation | undefined {
+  if (info === null || typeof info !== 'object') return undefined;
+  const { name, version } = info as JsonObject;
+  if (typeof name !== 'string') return undefined;
+  return { name: name.slice(0, 128), version: typeof version === 'string' ? version.slice(0, 64) : '' };
+}
