@@ -1,14 +1,16 @@
 // `mrtr serve`: run one of the built-in demo servers over Streamable HTTP or stdio.
 import { constants } from 'node:os';
 import { parseArgs } from 'node:util';
+import type { HumanControls } from '../controls/index.js';
 import type { McpServer, McpServerOptions } from '../server/index.js';
 import { Keyring } from '../state/index.js';
 import { MemoryStore, RedisAnswerRelay } from '../stores/index.js';
 import { auditFromFlag } from './audit-option.js';
 import { AUTH_FLAG_OPTIONS, type AuthFlags, authFromFlags } from './auth-option.js';
 import { conformanceServer } from './demo-servers/conformance.js';
+import { demoHelp } from './demo-servers/demo-help.js';
 import { exampleServer } from './demo-servers/example.js';
-import type { ExampleControlsSetup } from './demo-servers/example-controls.js';
+import { addControlledTools, type ExampleControlsSetup } from './demo-servers/example-controls.js';
 import { keyringFromFile } from './state-keys-file.js';
 import { storeFromFlag } from './store-option.js';
 
@@ -22,20 +24,36 @@ type Fixture = (
   context: FixtureContext,
 ) => McpServer | Promise<McpServer>;
 
+/** examples/workflows/, built on the public API only, compiled by `npm run build` into dist/workflows/ and loaded
+ * from there (a path, not an import: the sources are not part of this program). */
+interface BuiltWorkflows {
+  workflowsServer: (
+    options: Partial<McpServerOptions> & { dataDir: string; controls: ExampleControlsSetup },
+  ) => McpServer;
+  registerWorkflows: (server: McpServer, controls: HumanControls, options: { dataDir: string }) => () => void;
+}
+const builtWorkflows = () =>
+  import(new URL('../workflows/index.js', import.meta.url).href) as Promise<BuiltWorkflows>;
+
 /**
- * What `--fixture` names: the helpdesk `npm start` serves, what the official conformance suite calls, and the
- * workflows of examples/workflows/ — built on the public API only, compiled by `npm run build` into dist/workflows/
- * and loaded from there (a path, not an import: the sources are not part of this program).
+ * What `--fixture` names: the small helpdesk example, what the official conformance suite calls, the workflows of
+ * examples/workflows/, and `demo` (what `npm start` serves): the example's tools and the workflows on one server,
+ * sharing one set of human controls (the workflows' grant_role, on its database, replaces the example's).
  */
 const FIXTURES: Record<string, Fixture> = {
   example: (o, { controls }) => exampleServer(o, controls),
   conformance: (o) => conformanceServer(o),
-  workflows: async (o, { dataDir }) => {
-    const built = new URL('../workflows/index.js', import.meta.url).href;
-    const { workflowsServer } = (await import(built)) as {
-      workflowsServer: (options: Partial<McpServerOptions> & { dataDir: string }) => McpServer;
-    };
-    return workflowsServer({ ...o, dataDir });
+  workflows: async (o, { dataDir, controls }) =>
+    (await builtWorkflows()).workflowsServer({ ...o, dataDir, controls }),
+  demo: async (o, { dataDir, controls }) => {
+    const { registerWorkflows } = await builtWorkflows();
+    const server = exampleServer({
+      instructions:
+        'The example helpdesk and the workflows: tickets, profiles, document search, VMs and role grants. Tools ask for what is missing; deletions and grants need a person.',
+      ...o,
+    });
+    registerWorkflows(server, addControlledTools(server, controls, { grantRole: false }), { dataDir });
+    return server;
   },
 };
 
@@ -257,6 +275,7 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
     process.on('SIGTERM', stop);
     // Ready only once a signal would be handled: whoever waits for this line may stop us right after it.
     process.stdout.write(`listening on ${endpoint.url}\n`);
+    if (fixture === 'demo') process.stdout.write(demoHelp(endpoint.url, totpFile));
   } catch (error) {
     process.stderr.write(
       `mrtr serve: cannot listen on ${values.host}:${port}: ${(error as Error).message}\n`,

@@ -1,7 +1,7 @@
 // `mrtr audit flows | show | checkpoint | keygen` and `mrtr serve --audit`: what a person and a script see, and the
 // message for every mistake they can make.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -13,6 +13,7 @@ import {
 } from '../../src/audit/index.js';
 import { flowsTable, styleFor } from '../../src/cli/audit-format.js';
 import { accept, auditedServer, call, env, openTrail, stateOf, tempDir } from '../audit/fixture.js';
+import { freePort } from '../helpers/free-port.js';
 import { mcp } from '../helpers/mcp-http.js';
 
 const tmp = tempDir();
@@ -199,11 +200,13 @@ describe('npm start', () => {
     const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } };
     const args = pkg.scripts.start
       .replace(/^exec node dist\/cli\/main\.js /, '')
-      .replace('--port 3000', '--port 0')
+      .replace('--port 3000', `--port ${await freePort()}`)
       .split(' ');
     expect(args).toContain('sqlite:./data/audit.db');
     const cwd = join(tmp.dir, 'start');
     mkdirSync(cwd);
+    // The demo's development tokens file is named relative to the checkout.
+    symlinkSync(join(process.cwd(), 'examples'), join(cwd, 'examples'));
     const child = spawn(process.execPath, [join(process.cwd(), 'dist/cli/main.js'), ...args], { cwd });
     const url = await new Promise<string>((resolve, reject) => {
       child.stdout.on('data', (c: Buffer) => {
@@ -212,7 +215,12 @@ describe('npm start', () => {
       });
       child.once('exit', (code) => reject(new Error(`npm start's server exited (${code})`)));
     });
-    const reply = await mcp(url, 'tools/call', { name: 'echo', arguments: { message: 'hi' } });
+    const reply = await mcp(
+      url,
+      'tools/call',
+      { name: 'echo', arguments: { message: 'hi' } },
+      { headers: { authorization: 'Bearer alice-dev-token' } },
+    );
     expect(reply.response.result).toMatchObject({ content: [{ text: 'hi' }] });
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');

@@ -46,7 +46,7 @@ describe('names a person types', () => {
       timeout: 10_000,
     });
     expect(out.status).toBe(2);
-    expect(out.stderr).toContain(`unknown fixture '${name}' (choose example, conformance, workflows)`);
+    expect(out.stderr).toContain(`unknown fixture '${name}' (choose example, conformance, workflows, demo)`);
   });
 
   it.each([...NAMES, 'toString'])('conformance-client scenario %s is unknown, not done', async (name) => {

@@ -1,6 +1,7 @@
 // Cloud administration end to end: resize_vm asks which VM among the caller's own, and why when it is in
-// production; checked in the cloud database. Then the attacks.
-import { type InputQuestion, scriptedResolver } from 'mrtr/client';
+// production; delete_vm asks consent to the exact VM as it is now and refuses one that changed since; checked in the
+// cloud database. Then the attacks.
+import { agentPolicyResolver, type InputQuestion, scriptedResolver } from 'mrtr/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { attackSuite } from './attacks.js';
 import { accept, startWorkflows, type WorkflowsServer } from './workflows-server.js';
@@ -13,14 +14,16 @@ afterAll(() => s.stop());
 
 interface Vm {
   id: string;
+  name: string;
   owner: string;
   environment: string;
   size: string;
+  state: string;
 }
 const vms = (where: string, ...params: unknown[]) =>
   s.query<Vm>(
     'cloud.db',
-    `SELECT id, owner, environment, size FROM vms WHERE ${where} ORDER BY id`,
+    `SELECT id, name, owner, environment, size, state FROM vms WHERE ${where} ORDER BY id`,
     ...params,
   );
 const vm = (id: string) => vms('id = ?', id)[0]!;
@@ -47,7 +50,7 @@ describe('resize_vm', () => {
     ]);
     const outcome = await client.callTool('resize_vm', { size: 'large' });
     expect(outcome).toMatchObject({ status: 'complete', rounds: 4 });
-    expect(choicesOf(seen[0]!)).toEqual(vms("owner = 'alice'").map((v) => v.id));
+    expect(choicesOf(seen[0]!)).toEqual(vms("owner = 'alice' AND state != 'deleted'").map((v) => v.id));
     expect(choicesOf(seen[0]!).length).toBeGreaterThan(3);
     expect(seen[1]!.message).toContain('is in production: why resize it to large?');
     expect(seen[2]!.message).toContain('Your previous answer was not valid');
@@ -117,6 +120,152 @@ describe('resize_vm under attack', () => {
         later: { justification: accept({ text: 'a reason long enough' }) },
         rest: () => ({ justification: accept({ text: 'a reason long enough' }) }),
         effects: changes,
+      };
+    },
+  );
+});
+
+describe('delete_vm', () => {
+  const yes = accept({ confirm: true });
+  // The answers a person gives: only a resolver that says so may answer a consent.
+  const PERSON = { person: true };
+  const deletions = (id: string) =>
+    s.query<{ action: string; by: string; detail: string }>(
+      'cloud.db',
+      "SELECT action, by, detail FROM vm_changes WHERE vm_id = ? AND action = 'delete'",
+      id,
+    );
+
+  it('asks consent to the VM as it is now (id, name, size, state, owner), marked for a person; yes deletes it once', async () => {
+    const target = vms("owner = 'bob' AND state = 'running'")[0]!;
+    const seen: InputQuestion[] = [];
+    const client = s.client('bob', [
+      scriptedResolver(
+        {
+          consent: (q) => {
+            seen.push(q);
+            return yes;
+          },
+        },
+        PERSON,
+      ),
+    ]);
+    const outcome = await client.callTool('delete_vm', { vmId: target.id });
+    expect(outcome).toMatchObject({ status: 'complete', rounds: 2 });
+    if (outcome.status === 'complete')
+      expect(outcome.result.content).toEqual([
+        { type: 'text', text: `${target.id} (${target.name}) deleted` },
+      ]);
+    expect(seen[0]!.personRequired).toBe('consent');
+    expect(seen[0]!.message).toBe(
+      `Delete ${target.id} (${target.name})? This cannot be undone.\n  tool: delete_vm\n  vm: ${target.id}\n` +
+        `  name: ${target.name}\n  size: ${target.size}\n  state: running\n  owner: bob`,
+    );
+    expect(vm(target.id).state).toBe('deleted');
+    const log = deletions(target.id);
+    expect(log).toHaveLength(1);
+    expect(log[0]!.by).toBe('bob');
+    expect(JSON.parse(log[0]!.detail)).toMatchObject({ vm: target.id, state: 'running', owner: 'bob' });
+    // Gone for everyone: not offered, not found.
+    const again = await s.client('bob', [scriptedResolver({ consent: yes }, PERSON)]).callTool('delete_vm', {
+      vmId: target.id,
+    });
+    expect(again.status === 'complete' && again.result.content).toEqual([
+      { type: 'text', text: `You have no VM ${target.id}` },
+    ]);
+    expect(deletions(target.id)).toHaveLength(1);
+  });
+
+  it('a missing id is asked as a choice among the caller’s VMs, then the consent', async () => {
+    const target = vms("owner = 'carol' AND state != 'deleted'")[0]!;
+    const client = s.client('carol', [
+      scriptedResolver({ vm: accept({ choice: target.id }), consent: yes }, PERSON),
+    ]);
+    const outcome = await client.callTool('delete_vm', {});
+    expect(outcome).toMatchObject({ status: 'complete', rounds: 3 });
+    expect(vm(target.id).state).toBe('deleted');
+  });
+
+  it('an agent policy resolver never answers the consent, whatever its rules: the call needs a person, nothing is deleted', async () => {
+    const target = vms("owner = 'bob' AND state != 'deleted'")[0]!;
+    const agent = agentPolicyResolver({
+      rules: [{ answer: { action: 'accept', content: { confirm: true } } }],
+    });
+    const outcome = await s.client('bob', [agent]).callTool('delete_vm', { vmId: target.id });
+    expect(outcome.status).toBe('needs_person');
+    if (outcome.status === 'needs_person') expect(outcome.pending.map((p) => p.key)).toEqual(['consent']);
+    expect(vm(target.id).state).toBe(target.state);
+    expect(deletions(target.id)).toHaveLength(0);
+  });
+
+  it('a VM that changed between the consent question and the yes is refused and not deleted', async () => {
+    const target = vms("owner = 'bob' AND state != 'deleted' AND size != 'xlarge'")[0]!;
+    const client = s.client('bob', [
+      scriptedResolver(
+        {
+          consent: () => {
+            // Meanwhile someone resizes it: the person's yes was to the old machine.
+            s.write('cloud.db', "UPDATE vms SET size = 'xlarge' WHERE id = ?", target.id);
+            return yes;
+          },
+        },
+        PERSON,
+      ),
+    ]);
+    const outcome = await client.callTool('delete_vm', { vmId: target.id });
+    expect(outcome.status).toBe('complete');
+    if (outcome.status === 'complete') {
+      expect(outcome.result.isError).toBe(true);
+      expect(JSON.stringify(outcome.result.content)).toContain(
+        'refused: the effect changed after you consented',
+      );
+    }
+    expect(vm(target.id)).toMatchObject({ size: 'xlarge', state: target.state });
+    expect(deletions(target.id)).toHaveLength(0);
+    const refused = (await s.audit()).filter(
+      (e) => e.target === 'delete_vm' && JSON.stringify(e.notes).includes('effect_changed'),
+    );
+    expect(refused.length).toBeGreaterThan(0);
+  });
+
+  it("another person's VM is not found; no is a refusal that deletes nothing", async () => {
+    const carols = vms("owner = 'carol' AND state != 'deleted'")[0]!;
+    const foreign = await s
+      .client('bob', [scriptedResolver({ consent: yes }, PERSON)])
+      .callTool('delete_vm', {
+        vmId: carols.id,
+      });
+    expect(foreign.status === 'complete' && foreign.result.content).toEqual([
+      { type: 'text', text: `You have no VM ${carols.id}` },
+    ]);
+    const no = await s
+      .client('carol', [scriptedResolver({ consent: accept({ confirm: false }) }, PERSON)])
+      .callTool('delete_vm', { vmId: carols.id });
+    expect(no.status === 'complete' && no.result.isError).toBe(true);
+    expect(vm(carols.id).state).toBe(carols.state);
+  });
+});
+
+describe('delete_vm under attack', () => {
+  attackSuite(
+    () => s,
+    () => {
+      const [mine, other] = vms("owner = 'alice' AND environment != 'production' AND state != 'deleted'");
+      return {
+        tool: 'delete_vm',
+        owner: 'alice',
+        intruder: 'bob',
+        args: {},
+        changedArgs: { vmId: mine!.id },
+        first: { vm: accept({ choice: mine!.id }) },
+        other: { vm: accept({ choice: other!.id }) },
+        later: { consent: accept({ confirm: true }) },
+        rest: () => ({ consent: accept({ confirm: true }) }),
+        effects: () =>
+          s.query<{ n: number }>(
+            'cloud.db',
+            "SELECT count(*) AS n FROM vm_changes WHERE action = 'delete'",
+          )[0]!.n,
       };
     },
   );

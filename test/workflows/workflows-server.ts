@@ -21,6 +21,8 @@ export interface WorkflowsServer {
   stderr: () => string;
   /** Read-only SQL on one of the workflows' databases. */
   query: <T>(file: string, sql: string, ...params: unknown[]) => T[];
+  /** A write to one of the workflows' databases, as another program would make it meanwhile. */
+  write: (file: string, sql: string, ...params: unknown[]) => void;
   /** The audit trail's records, oldest first. */
   audit: () => Promise<AuditRecord[]>;
   client: (who: Who, resolvers: InputResolver[]) => McpClient;
@@ -50,6 +52,8 @@ export async function startWorkflows(): Promise<WorkflowsServer> {
     `sqlite:${join(dataDir, 'audit.db')}`,
     '--audit-instance',
     'wf-1',
+    '--totp',
+    join(dataDir, 'totp.json'),
   ]);
   const open: Database.Database[] = [];
   const clients: McpClient[] = [];
@@ -73,6 +77,15 @@ export async function startWorkflows(): Promise<WorkflowsServer> {
         open.push(db);
       }
       return db.prepare(sql).all(...params) as T[];
+    },
+    write(file, sql, ...params) {
+      const db = new Database(join(dataDir, file));
+      try {
+        db.pragma('busy_timeout = 5000');
+        db.prepare(sql).run(...params);
+      } finally {
+        db.close();
+      }
     },
     async audit() {
       const reader = new SqliteAuditReader(join(dataDir, 'audit.db'));

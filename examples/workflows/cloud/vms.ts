@@ -1,5 +1,5 @@
 // The cloud's inventory: virtual machines, their owners and environments, and the log of changes made to them.
-// Shared by every cloud tool: resize_vm now, delete_vm (which needs consent bound to the VM's state) later.
+// Shared by every cloud tool: resize_vm and delete_vm (which needs consent bound to the VM's state).
 import type { Principal } from 'mrtr/server';
 import { type Db, openDatabase, pick } from '../db.js';
 
@@ -13,7 +13,8 @@ export interface Vm {
   owner: string;
   environment: (typeof ENVIRONMENTS)[number];
   size: Size;
-  state: 'running' | 'stopped';
+  /** A deleted VM keeps its row (the change log points at it) but is no one's to manage. */
+  state: 'running' | 'stopped' | 'deleted';
 }
 
 /** The demo principals' own machines, so that a person trying the tools has some; the rest is everyone else's. */
@@ -55,8 +56,10 @@ export class Inventory {
   private readonly one;
   private readonly log;
   constructor(readonly db: Db) {
-    this.own = db.prepare<[string], Vm>('SELECT * FROM vms WHERE owner = ? ORDER BY id');
-    this.one = db.prepare<[string], Vm>('SELECT * FROM vms WHERE id = ?');
+    this.own = db.prepare<[string], Vm>(
+      "SELECT * FROM vms WHERE owner = ? AND state != 'deleted' ORDER BY id",
+    );
+    this.one = db.prepare<[string], Vm>("SELECT * FROM vms WHERE id = ? AND state != 'deleted'");
     this.log = db.prepare(
       `INSERT INTO vm_changes (flow_id, vm_id, action, detail, by, at) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (flow_id) DO NOTHING`,

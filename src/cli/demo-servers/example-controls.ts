@@ -21,7 +21,15 @@ const NEEDS_SIGN_IN = (tool: string) =>
     isError: true,
   });
 
-export function addControlledTools(server: McpServer, setup: ExampleControlsSetup): void {
+/**
+ * Add request_access and (unless `grantRole: false`, when another grant_role takes its place, as in the demo
+ * fixture) grant_role; returns the controls, attached to `server`, for other tools to share.
+ */
+export function addControlledTools(
+  server: McpServer,
+  setup: ExampleControlsSetup,
+  { grantRole = true }: { grantRole?: boolean } = {},
+): HumanControls {
   const controls = new HumanControls({
     store: setup.store,
     totp: totpSecretsFile(setup.totpFile),
@@ -55,6 +63,7 @@ export function addControlledTools(server: McpServer, setup: ExampleControlsSetu
     },
   );
 
+  if (!grantRole) return controls;
   server.tool(
     {
       name: 'grant_role',
@@ -95,4 +104,5 @@ export function addControlledTools(server: McpServer, setup: ExampleControlsSetu
       });
     },
   );
+  return controls;
 }
