@@ -157,6 +157,12 @@ async function verify(
       'mrtr audit verify: no --vkey: checking checkpoints against the keys stored in the trail itself, which whoever can write to it could replace\n',
     );
   }
+  // `--vkey "$MRTR_AUDIT_VKEY"` with the variable unset arrives as an empty key: say so, not "expected <name>+…".
+  if (keys.some((key) => key.trim() === '')) {
+    return fail(
+      '--vkey is empty (is MRTR_AUDIT_VKEY set?): give the verifier key that mrtr serve printed at start-up ("its verifier key is mrtr-audit+…")',
+    );
+  }
   let verifiers: AuditVerifier[];
   try {
     verifiers = keys.map((k) => AuditVerifier.parse(k));

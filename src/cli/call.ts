@@ -395,7 +395,7 @@ export async function mrtrCommand(argv: string[], what: MrtrCommand): Promise<nu
           d.action === 'cancel' ? safe`cancelled ${safeLine(d.key)}` : safe`declined ${safeLine(d.key)}`,
         );
         printLine(stderr, safe`${me}: ${joinSafe(refused, ', ')}; the tool reported an error`);
-      } else printLine(stderr, safe`${me}: the tool reported an error (${outcome.rounds} requests)`);
+      } else printLine(stderr, safe`${me}: the tool reported an error (${requests})`);
       return code;
     }
     printFailure(stderr, me, describeOutcome(outcome));

@@ -214,10 +214,14 @@ export function terminalResolver(options: TerminalResolverOptions = {}): Termina
     const key = s.dim(safe` · key ${safeLine(JSON.stringify(q.key))}`);
     write(safe`${s.dim(safe`╭─`)} ${s.bold(asker(ctx))} asks${extra ? safe` · ${extra}` : safe``}${key}`);
     if (q.message) for (const l of safeLines(q.message)) write(safe`${bar}  ${s.bold(l)}`);
+    // A four-eyes approval arrives as a link to the requester's status page: someone else decides, so "your approval
+    // is needed" would tell the requester to approve their own request.
+    const why =
+      q.personRequired === 'approval' && q.kind === 'elicitation.url'
+        ? 'a reviewer must approve this — only you may follow it, not an agent'
+        : `${PERSON_WHY[q.personRequired ?? 'unspecified'] ?? PERSON_WHY.unspecified} — answer it yourself`;
     if (q.personRequired && q.personRequired !== 'url')
-      write(
-        safe`${bar}  ${s.yellow(safeLine(`⚠ ${PERSON_WHY[q.personRequired] ?? PERSON_WHY.unspecified} — answer it yourself`))}`,
-      );
+      write(safe`${bar}  ${s.yellow(safeLine(`⚠ ${why}`))}`);
   };
 
   const fieldLine = (f: FormField, current: FieldValue | undefined): SafeText => {

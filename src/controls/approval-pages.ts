@@ -25,6 +25,7 @@ import {
 } from './approval-book.js';
 import { apiSeenDigest, approvalSummary, decisionCard, pageDigest, votesList } from './approval-view.js';
 import type { ControlEvent } from './context.js';
+import { ControlsUsageError, NO_SIGN_IN } from './errors.js';
 import { BodyError, readJsonBody, seeOther, sendJson } from './http-bits.js';
 
 export interface ApprovalPagesDeps {
@@ -64,6 +65,9 @@ export class ApprovalPages {
       if (res.headersSent) return;
       if (error instanceof BodyError) sendJson(res, 400, { error: 'bad_request', message: error.message });
       else if (error instanceof FormError) sendPage(res, 400, 'Not a form', html`<p>${error.message}</p>`);
+      // A server started without browser sign-in has no pages to show: say so instead of a bare 500.
+      else if (error instanceof ControlsUsageError)
+        sendPage(res, 404, 'No sign-in on this server', NO_SIGN_IN);
       else sendPage(res, 500, 'Something went wrong', html`<p>Nothing was recorded. Try again.</p>`);
     });
   }

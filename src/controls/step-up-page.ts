@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type BrowserSignIn, FormError, html, readForm, sendPage } from '../auth/index.js';
 import type { SharedStore } from '../stores/index.js';
 import type { ControlEvent } from './context.js';
+import { ControlsUsageError, NO_SIGN_IN } from './errors.js';
 import { readStepUp, type StepUpRecord, stepUpKey } from './step-up.js';
 import type { TotpCheck } from './totp-check.js';
 
@@ -35,6 +36,9 @@ export class StepUpPage {
     this.route(req, res).catch((error: unknown) => {
       if (res.headersSent) return;
       if (error instanceof FormError) sendPage(res, 400, 'Not a form', html`<p>${error.message}</p>`);
+      // A server started without browser sign-in has no pages to show: say so instead of a bare 500.
+      else if (error instanceof ControlsUsageError)
+        sendPage(res, 404, 'No sign-in on this server', NO_SIGN_IN);
       else sendPage(res, 500, 'Something went wrong', html`<p>Nothing was recorded. Try again.</p>`);
     });
   }

@@ -184,6 +184,11 @@ describe('mrtr audit verify on an SQLite file edited with sqlite3', () => {
     const bad = verify(pristine, '--vkey', 'nonsense');
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain('audit verifier key: expected <name>+<key id hex>+<base64 key>');
+    // What `--vkey "$MRTR_AUDIT_VKEY"` sends when the variable is unset.
+    const empty = verify(pristine, '--vkey', '');
+    expect(empty.status).toBe(2);
+    expect(empty.stderr).toContain('--vkey is empty (is MRTR_AUDIT_VKEY set?)');
+    expect(empty.stderr).toContain('its verifier key is mrtr-audit+');
     const missing = verify(join(tmp.dir, 'nope.db'));
     expect(missing.status).toBe(2);
     expect(missing.stderr).toContain(`no audit database at ${join(tmp.dir, 'nope.db')}`);

@@ -162,6 +162,19 @@ describe('mrtr serve --fixture example --tokens FILE --store sqlite:PATH', () =>
     );
   });
 
+  it('without --tokens or --issuer the inbox and step-up pages say sign-in is missing (404, not a bare 500)', async () => {
+    const port = await freePort();
+    const server = await serveCli(['--state-keys', KEYS, '--fixture', 'example', '--port', String(port)]);
+    const origin = new URL(server.url).origin;
+    for (const path of ['/mrtr/approvals', '/mrtr/approvals/abc', '/mrtr/step-up/abc']) {
+      const page = await fetch(`${origin}${path}`);
+      expect(page.status, path).toBe(404);
+      const body = await page.text();
+      expect(body, path).toContain('No sign-in on this server');
+      expect(body, path).toContain('mrtr serve --tokens FILE');
+    }
+  });
+
   it('mrtr users totp: a subject is required; unknown sub-commands are named', () => {
     const none = run(['users', 'totp']);
     expect(none.status).toBe(2);

@@ -71,6 +71,21 @@ describe('mrtr call (scripted)', () => {
     const same = await resolveBug('{"id":9}', '{"resolution":"Duplicate","original":9}');
     expect(same.code).toBe(1);
     expect(same.stdout).toMatch(/cannot duplicate itself/);
+    expect(same.stderr).toContain('the tool reported an error (3 requests)');
+    const atOnce = await toolCallServer((s, res) =>
+      json(res, {
+        jsonrpc: '2.0',
+        id: s.body.id,
+        result: { resultType: 'complete', isError: true, content: [{ type: 'text', text: 'no' }] },
+      }),
+    );
+    try {
+      const one = await mrtr(['call', atOnce.url, 'fails']);
+      expect(one.code).toBe(1);
+      expect(one.stderr).toContain('the tool reported an error (1 request)\n');
+    } finally {
+      await atOnce.close();
+    }
     const unknown = await mrtr(['call', endpoint.url, 'no_such_tool', '--json']);
     expect(unknown.code).toBe(1);
     expect(JSON.parse(unknown.stdout)).toMatchObject({ status: 'server_error', error: { code: -32602 } });

@@ -225,6 +225,22 @@ describe('terminal resolver', () => {
     expect(screen).toContain('your approval is needed — answer it yourself');
   });
 
+  it("a four-eyes approval's status link says a reviewer approves, not the person at the terminal", async () => {
+    const { answer, screen } = await typeInto(
+      {
+        mode: 'url',
+        message: 'Still waiting — approved by 0 of 1',
+        url: 'https://ok.example/mrtr/approvals/x/status',
+        elicitationId: 'e',
+        _meta: { 'dev.mrtr/humanRequired': 'approval' },
+      },
+      ['d'],
+    );
+    expect(answer).toEqual({ action: 'decline' });
+    expect(screen).toContain('a reviewer must approve this — only you may follow it, not an agent');
+    expect(screen).not.toContain('your approval is needed');
+  });
+
   it('URL mode: shows the full link with its host, warns about punycode and http, opens nothing', async () => {
     const { answer, screen } = await typeInto(
       {
