@@ -53,6 +53,10 @@ export interface LegacyBridgeOptions {
   answerTimeoutMs?: number;
   /** Log level of a session that never called logging/setLevel (default `info`). */
   defaultLogLevel?: LogLevel;
+  /** Most questions waiting for an answer on this instance, all sessions together (default 10 000). */
+  maxPendingAnswers?: number;
+  /** Most questions one session may have waiting (default 100). */
+  maxPendingPerSession?: number;
 }
 
 export const LEGACY_DEFAULTS = Object.freeze({
@@ -63,6 +67,13 @@ export const LEGACY_DEFAULTS = Object.freeze({
   maxSubscriptions: 1000,
   /** Most sessions whose subscriptions this instance tracks. */
   maxSubscribedSessions: 10_000,
+  /**
+   * A waiting question holds memory here until its answer or its timeout, even after the client dropped the
+   * connection (a disconnection is not a cancellation), and sessions cost nothing to open: without a bound, a
+   * client could park questions until the instance runs out of memory.
+   */
+  maxPendingAnswers: 10_000,
+  maxPendingPerSession: 100,
 });
 
 const FLOW_METHODS: ReadonlySet<string> = new Set(MRTR_METHODS);
@@ -273,6 +284,8 @@ export class LegacyBridge {
     const method = String(question.method);
     const id = `${this.instance}.${(++this.counter).toString(36)}`;
     const params = isJsonObject(question.params) ? question.params : {};
+    const full = this.pendingLimitReached(session);
+    if (full) return Promise.reject(full);
     return new Promise<JsonObject>((resolve, reject) => {
       const timeoutMs = this.options.answerTimeoutMs ?? LEGACY_DEFAULTS.answerTimeoutMs;
       const timer = setTimeout(
@@ -314,6 +327,25 @@ export class LegacyBridge {
         params: legacyRequestParams(method, params, session.protocolVersion),
       });
     });
+  }
+
+  /** Why one more question cannot wait here now, or undefined. */
+  private pendingLimitReached(session: LegacySession): McpError | undefined {
+    const total = this.options.maxPendingAnswers ?? LEGACY_DEFAULTS.maxPendingAnswers;
+    const perSession = this.options.maxPendingPerSession ?? LEGACY_DEFAULTS.maxPendingPerSession;
+    if (this.pending.size >= total)
+      return new McpError(
+        ErrorCode.InternalError,
+        `Server busy: ${total} questions already wait for their clients' answers here; try again later`,
+      );
+    let mine = 0;
+    for (const p of this.pending.values()) if (p.session === session.key) mine++;
+    if (mine >= perSession)
+      return new McpError(
+        ErrorCode.InvalidRequest,
+        `Invalid request: this session already has ${perSession} questions waiting for answers; answer or cancel them first`,
+      );
+    return undefined;
   }
 
   private settleLocal(id: string, sessionKey: string, message: JsonObject): boolean {
