@@ -56,24 +56,38 @@ export class TotpCheck {
     if (locked > 0) return { ok: false, reason: 'locked', retryAfterMs: locked };
     const secret = await this.secrets.secretOf(subject);
     if (secret === undefined) return { ok: false, reason: 'not_enrolled' };
-    if (!/^\d{6}$/.test(code)) return this.failed(subject, 'malformed');
+    // Every attempt is counted before its code is compared: codes sent in one burst all pass the lock check above
+    // at once, and counting only after the comparison would let each of them be tried.
+    const failKey = `mrtr/totp-fail/${subject}`;
+    const attempt = await this.store.increment(failKey, this.o.failureWindowMs);
+    if (attempt > this.o.maxFailures) return this.failed(subject, attempt, 'wrong_code');
+    if (!/^\d{6}$/.test(code)) return this.failed(subject, attempt, 'malformed');
     const now = this.o.now();
     const totp = new TOTP({ secret, algorithm: 'SHA1', digits: 6, period: 30 });
     const delta = totp.validate({ token: code, timestamp: now, window: 1 });
-    if (delta === null) return this.failed(subject, 'wrong_code');
+    if (delta === null) return this.failed(subject, attempt, 'wrong_code');
     const step = Math.floor(now / PERIOD_MS) + delta;
     // Single use: the first to present this step's code wins, on every instance sharing the store.
     if (!(await this.store.create(`mrtr/totp-used/${subject}/${step}`, '1', 3 * PERIOD_MS)))
-      return this.failed(subject, 'code_reused');
+      return this.failed(subject, attempt, 'code_reused');
+    // The right code: the attempts before it were the person's own typos, the count starts again.
+    const counter = await this.store.get(failKey);
+    if (counter) await this.store.remove(failKey, counter.version);
     return { ok: true };
   }
 
   private async failed(
     subject: string,
+    failures: number,
     reason: 'wrong_code' | 'code_reused' | 'malformed',
   ): Promise<CodeCheck> {
-    const failures = await this.store.increment(`mrtr/totp-fail/${subject}`, this.o.failureWindowMs);
     if (failures < this.o.maxFailures) return { ok: false, reason };
+    // Attempts past the limit raced the one that locks (their codes were never compared): locked too, and no
+    // second lockout, so a burst does not double the back-off.
+    if (failures > this.o.maxFailures) {
+      const locked = await this.lockedFor(subject);
+      return { ok: false, reason: 'locked', retryAfterMs: locked > 0 ? locked : this.o.lockoutMs };
+    }
     // Back-off: each lockout within a day lasts twice as long as the one before, up to the cap.
     const lockouts = await this.store.increment(`mrtr/totp-lockouts/${subject}`, 24 * 60 * 60 * 1000);
     const lockMs = Math.min(this.o.maxLockoutMs, this.o.lockoutMs * 2 ** (lockouts - 1));

@@ -1,6 +1,8 @@
 // How a 2025 client's answer finds the instance whose request waits for it. The answer to a server-to-client
 // request is a separate POST that a load balancer may send anywhere; the request id names the waiting instance, and
 // the relay carries the answer there (Redis pub/sub in a fleet: mrtr/stores RedisAnswerRelay).
+import type { Principal } from '../context.js';
+
 export interface RelayedAnswer {
   /** The server-to-client request's id. */
   id: string;
@@ -8,6 +10,8 @@ export interface RelayedAnswer {
   session: string;
   /** The JSON-RPC response as the client sent it. */
   message: Record<string, unknown>;
+  /** Who sent it (the principal of its POST): the waiting flow's next round runs as them. */
+  principal?: Principal;
 }
 
 export interface AnswerRelay {

@@ -53,6 +53,10 @@ export interface LegacyBridgeOptions {
   answerTimeoutMs?: number;
   /** Log level of a session that never called logging/setLevel (default `info`). */
   defaultLogLevel?: LogLevel;
+  /** Most questions waiting for an answer on this instance, all sessions together (default 10 000). */
+  maxPendingAnswers?: number;
+  /** Most questions one session may have waiting (default 100). */
+  maxPendingPerSession?: number;
 }
 
 export const LEGACY_DEFAULTS = Object.freeze({
@@ -63,6 +67,13 @@ export const LEGACY_DEFAULTS = Object.freeze({
   maxSubscriptions: 1000,
   /** Most sessions whose subscriptions this instance tracks. */
   maxSubscribedSessions: 10_000,
+  /**
+   * A waiting question holds memory here until its answer or its timeout, even after the client dropped the
+   * connection (a disconnection is not a cancellation), and sessions cost nothing to open: without a bound, a
+   * client could park questions until the instance runs out of memory.
+   */
+  maxPendingAnswers: 10_000,
+  maxPendingPerSession: 100,
 });
 
 const FLOW_METHODS: ReadonlySet<string> = new Set(MRTR_METHODS);
@@ -70,7 +81,14 @@ const FLOW_METHODS: ReadonlySet<string> = new Set(MRTR_METHODS);
 interface Pending {
   session: string;
   method: string;
-  settle(answer: JsonObject | Error): void;
+  /** `by`: the principal of the POST that carried the answer, who the next round runs as. */
+  settle(answer: JsonObject | Error, by?: Principal): void;
+}
+
+/** A client's answer and the principal of the request that brought it. */
+interface Answered {
+  result: JsonObject;
+  by: Principal | undefined;
 }
 
 interface SessionState {
@@ -207,14 +225,19 @@ export class LegacyBridge {
    * A client's answer to a server-to-client request arrived (on any instance). True when a request of this session
    * waits for it here or, through the relay, on the instance its id names.
    */
-  async deliver(session: LegacySession, message: JsonObject): Promise<boolean> {
+  async deliver(session: LegacySession, message: JsonObject, by?: Principal): Promise<boolean> {
     const id = message.id;
     if (typeof id !== 'string') return false;
-    if (this.settleLocal(id, session.key, message)) return true;
+    if (this.settleLocal(id, session.key, message, by)) return true;
     const dot = id.indexOf('.');
     const instance = dot < 0 ? '' : id.slice(0, dot);
     if (!this.options.relay || instance === '' || instance === this.instance) return false;
-    return this.options.relay.publish(instance, { id, session: session.key, message });
+    return this.options.relay.publish(instance, {
+      id,
+      session: session.key,
+      message,
+      ...(by ? { principal: by } : {}),
+    });
   }
 
   /** The subscribed URIs of a session (resources/subscribe tracks them; tests read them). */
@@ -257,11 +280,22 @@ export class LegacyBridge {
       // A round that asks nothing (only requestState: "still working") is taken again after the pause it names,
       // as a 2026 client would; the round cap ends a flow that never stops doing that.
       if (keys.length === 0) await pause(retryAfterMs(result), out.signal);
-      const answers = await Promise.all(keys.map((key) => this.ask(session, asked[key] as JsonObject, out)));
+      // The next round runs as whoever answered last (the session already checked it is the same subject): the
+      // scopes and roles of that request's token, as a 2026 client's next round would carry, not the first one's.
+      let answeredBy: Principal | undefined;
+      const answers = await Promise.all(
+        keys.map((key) =>
+          this.ask(session, asked[key] as JsonObject, out).then((a) => {
+            if (a.by) answeredBy = a.by;
+            return a;
+          }),
+        ),
+      );
       const inputResponses: JsonObject = {};
       keys.forEach((key, i) => {
-        inputResponses[key] = answers[i];
+        inputResponses[key] = answers[i]!.result;
       });
+      if (answeredBy) env.principal = answeredBy;
       params = { ...params, inputResponses };
       if (typeof result.requestState === 'string') params.requestState = result.requestState;
       else delete params.requestState;
@@ -269,11 +303,13 @@ export class LegacyBridge {
   }
 
   /** Send one question as a server-to-client request and wait for its answer. */
-  private ask(session: LegacySession, question: JsonObject, out: LegacyOutbound): Promise<JsonObject> {
+  private ask(session: LegacySession, question: JsonObject, out: LegacyOutbound): Promise<Answered> {
     const method = String(question.method);
     const id = `${this.instance}.${(++this.counter).toString(36)}`;
     const params = isJsonObject(question.params) ? question.params : {};
-    return new Promise<JsonObject>((resolve, reject) => {
+    const full = this.pendingLimitReached(session);
+    if (full) return Promise.reject(full);
+    return new Promise<Answered>((resolve, reject) => {
       const timeoutMs = this.options.answerTimeoutMs ?? LEGACY_DEFAULTS.answerTimeoutMs;
       const timer = setTimeout(
         () =>
@@ -287,7 +323,7 @@ export class LegacyBridge {
       );
       timer.unref?.();
       const onAbort = () => done(new McpError(ErrorCode.InvalidRequest, 'The request was cancelled'));
-      const done = (answer: JsonObject | Error) => {
+      const done = (answer: JsonObject | Error, by?: Principal) => {
         clearTimeout(timer);
         out.signal.removeEventListener('abort', onAbort);
         this.pending.delete(id);
@@ -302,7 +338,7 @@ export class LegacyBridge {
             ),
           );
         }
-        resolve(isJsonObject(answer.result) ? answer.result : {});
+        resolve({ result: isJsonObject(answer.result) ? answer.result : {}, by });
       };
       if (out.signal.aborted) return onAbort();
       out.signal.addEventListener('abort', onAbort, { once: true });
@@ -316,17 +352,36 @@ export class LegacyBridge {
     });
   }
 
-  private settleLocal(id: string, sessionKey: string, message: JsonObject): boolean {
+  /** Why one more question cannot wait here now, or undefined. */
+  private pendingLimitReached(session: LegacySession): McpError | undefined {
+    const total = this.options.maxPendingAnswers ?? LEGACY_DEFAULTS.maxPendingAnswers;
+    const perSession = this.options.maxPendingPerSession ?? LEGACY_DEFAULTS.maxPendingPerSession;
+    if (this.pending.size >= total)
+      return new McpError(
+        ErrorCode.InternalError,
+        `Server busy: ${total} questions already wait for their clients' answers here; try again later`,
+      );
+    let mine = 0;
+    for (const p of this.pending.values()) if (p.session === session.key) mine++;
+    if (mine >= perSession)
+      return new McpError(
+        ErrorCode.InvalidRequest,
+        `Invalid request: this session already has ${perSession} questions waiting for answers; answer or cancel them first`,
+      );
+    return undefined;
+  }
+
+  private settleLocal(id: string, sessionKey: string, message: JsonObject, by?: Principal): boolean {
     const p = this.pending.get(id);
     // An answer counts only in the session that was asked: another session cannot answer for it.
     if (!p || p.session !== sessionKey) return false;
     if (!('result' in message) && !('error' in message)) return false;
-    p.settle(message);
+    p.settle(message, by);
     return true;
   }
 
   private settleRelayed(answer: RelayedAnswer): void {
-    if (!this.settleLocal(answer.id, answer.session, answer.message))
+    if (!this.settleLocal(answer.id, answer.session, answer.message, answer.principal))
       this.options.logger.info({ id: answer.id }, 'relayed answer for no waiting request');
   }
 

@@ -149,7 +149,7 @@ export class LegacyHttpFront {
         refuse(res, 400, 'Invalid Request: a message needs a method, a result or an error');
         return;
       }
-      if (await this.bridge.deliver(session, message)) {
+      if (await this.bridge.deliver(session, message, principal)) {
         res.writeHead(202).end();
         return;
       }
