@@ -270,3 +270,34 @@ describe('delete_vm under attack', () => {
     },
   );
 });
+
+describe('resize_vm run again after its change', () => {
+  it('answers with the resize the flow made, not "already", when its final round runs a second time', async () => {
+    const target = vms("owner = 'alice' AND environment = 'production' AND size != 'xlarge'")[0]!;
+    const args = { vmId: target.id, size: 'xlarge' };
+    const changesOf = () =>
+      s.query<{ n: number }>(
+        'cloud.db',
+        'SELECT count(*) AS n FROM vm_changes WHERE vm_id = ?',
+        target.id,
+      )[0]!.n;
+    const before = changesOf();
+    const r0 = await s.call('alice', { name: 'resize_vm', arguments: args });
+    const requestState = r0.response.result?.requestState as string;
+    const final = {
+      name: 'resize_vm',
+      arguments: args,
+      requestState,
+      inputResponses: { justification: accept({ text: 'nightly batch outgrew it' }) },
+    };
+    const first = await s.call('alice', final);
+    const said = `${target.id} resized from ${target.size} to xlarge`;
+    expect(first.response.result?.content).toEqual([{ type: 'text', text: said }]);
+    // As after a crash between the change and the recorded answer: the replay store no longer knows the round, so
+    // the same final round runs the handler again — and the VM already has the new size.
+    s.write('replay.db', 'DELETE FROM mrtr_store');
+    const again = await s.call('alice', final);
+    expect(again.response.result?.content).toEqual([{ type: 'text', text: said }]);
+    expect(changesOf()).toBe(before + 1);
+  });
+});

@@ -20,6 +20,10 @@ export function registerResizeVm(server: McpServer, inventory: Inventory): void 
       input: Input,
     },
     async ({ vmId, size }, ctx: RequestContext) => {
+      // This flow resized already (its answer was lost, and the client sent the round again): the VM now has the new
+      // size, so a fresh look would say "already" — answer with what the flow did instead.
+      const done = inventory.changeOf(ctx.flowId, 'resize');
+      if (done) return text(`${done.vmId} resized from ${done.detail.from} to ${done.detail.to}`);
       const vm = await chooseVm(ctx, inventory, vmId, `resize to ${size}`);
       if (typeof vm === 'string') return text(vm, { isError: true });
       if (vm.size === size) return text(`${vm.id} is already ${size}`);

@@ -55,6 +55,7 @@ export class Inventory {
   private readonly own;
   private readonly one;
   private readonly log;
+  private readonly logged;
   constructor(readonly db: Db) {
     this.own = db.prepare<[string], Vm>(
       "SELECT * FROM vms WHERE owner = ? AND state != 'deleted' ORDER BY id",
@@ -64,6 +65,15 @@ export class Inventory {
       `INSERT INTO vm_changes (flow_id, vm_id, action, detail, by, at) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (flow_id) DO NOTHING`,
     );
+    this.logged = db.prepare<[string, string], { vm_id: string; detail: string }>(
+      'SELECT vm_id, detail FROM vm_changes WHERE flow_id = ? AND action = ?',
+    );
+  }
+
+  /** The change this flow made, if it made one: a round run again after it (a retry, a crash) answers with it. */
+  changeOf(flowId: string, action: string): { vmId: string; detail: Record<string, unknown> } | undefined {
+    const row = this.logged.get(flowId, action);
+    return row && { vmId: row.vm_id, detail: JSON.parse(row.detail) as Record<string, unknown> };
   }
 
   /** The caller's own machines. */
