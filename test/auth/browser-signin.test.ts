@@ -11,6 +11,7 @@ import { McpServer, text } from '../../src/server/index.js';
 import { ARTEFACTS, launchChromium } from '../helpers/chromium.js';
 import { freePort } from '../helpers/free-port.js';
 import { type RunningProvider, startOidcProvider, TEST_CLIENT } from '../helpers/oidc-provider.js';
+import { sessionCookie } from '../helpers/page-sessions.js';
 import { KEYS } from './dev-token-server.js';
 
 let provider: RunningProvider;
@@ -116,25 +117,7 @@ describe('OIDC sign-in in a real browser', () => {
 });
 
 /** Sign carol in through the development form from Node, as a browser on this machine would. */
-async function devSession(subject = 'carol'): Promise<string> {
-  const page = await fetch(`${origin}/mrtr/signin`);
-  const csrfCookie = page.headers
-    .getSetCookie()
-    .find((c) => c.startsWith('mrtr-csrf='))!
-    .split(';')[0]!;
-  const csrf = /name="csrf" value="([^"]+)"/.exec(await page.text())![1]!;
-  const signedIn = await fetch(`${origin}/mrtr/signin/dev`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: csrfCookie, origin },
-    body: new URLSearchParams({ subject, csrf, return: '/mrtr/session' }),
-  });
-  expect(signedIn.status).toBe(303);
-  return signedIn.headers
-    .getSetCookie()
-    .find((c) => c.startsWith('mrtr-session='))!
-    .split(';')[0]!;
-}
+const devSession = (subject = 'carol'): Promise<string> => sessionCookie(origin, subject);
 
 describe('the session’s rules', () => {
   it('development sign-in works from this machine and names the person', async () => {

@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type InputResolver, McpClient, scriptedResolver } from '../../src/client/index.js';
-import { getPage, hiddenFields, postForm, sessionCookie } from '../controls/sessions.js';
 import { freePort } from '../helpers/free-port.js';
+import { getPage, hiddenFields, postForm, sessionCookie } from '../helpers/page-sessions.js';
 
 const REPO = join(import.meta.dirname, '../..');
 const START = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { scripts: { start: string } })

@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TOTP } from 'otpauth';
 import { afterAll, describe, expect, it } from 'vitest';
-import { getPage, hiddenFields, postForm, sessionCookie } from '../controls/sessions.js';
 import { freePort } from '../helpers/free-port.js';
 import { mcp } from '../helpers/mcp-http.js';
+import { getPage, hiddenFields, postForm, sessionCookie } from '../helpers/page-sessions.js';
 import { serveCli } from '../helpers/serve-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mrtr-serve-controls-'));

@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApprovalBook } from '../../src/controls/approval-book.js';
 import { enrolTotp } from '../../src/controls/index.js';
 import { ARTEFACTS, launchChromium } from '../helpers/chromium.js';
+import { getPage, hiddenFields, postForm, sessionCookie, signedInBrowser } from '../helpers/page-sessions.js';
 import { textOf, useControls } from './fixture.js';
-import { getPage, hiddenFields, postForm, sessionCookie, signedInBrowser } from './sessions.js';
 
 let browser: Browser;
 beforeAll(async () => {

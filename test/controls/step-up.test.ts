@@ -4,8 +4,8 @@
 import { TOTP } from 'otpauth';
 import { describe, expect, it } from 'vitest';
 import { enrolTotp } from '../../src/controls/index.js';
+import { getPage, hiddenFields, postForm, sessionCookie } from '../helpers/page-sessions.js';
 import { textOf, useControls } from './fixture.js';
-import { getPage, hiddenFields, postForm, sessionCookie } from './sessions.js';
 
 const codeAt = (secret: string, at: number) =>
   new TOTP({ secret, algorithm: 'SHA1', digits: 6, period: 30 }).generate({ timestamp: at });

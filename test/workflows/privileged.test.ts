@@ -8,7 +8,7 @@ import { enrolTotp } from 'mrtr/controls';
 import type { InputResponse } from 'mrtr/protocol';
 import { TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getPage, hiddenFields, postForm, sessionCookie } from '../controls/sessions.js';
+import { getPage, hiddenFields, postForm, sessionCookie } from '../helpers/page-sessions.js';
 import { startWorkflows, TOKENS, type Who, type WorkflowsServer } from './workflows-server.js';
 
 let s: WorkflowsServer;

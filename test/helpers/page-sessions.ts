@@ -1,4 +1,4 @@
-// Signing people in to the controls' pages: in Chromium through the development sign-in form, or from Node with
+// Signing people in to the server's pages (sign-in, the controls' pages): in Chromium through the development sign-in form, or from Node with
 // the same form (for the attack tests that forge what a browser would not send).
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { expect } from 'vitest';
