@@ -1,8 +1,12 @@
 // Sensitive fields: their values never reach the audit trail. Each is replaced by a keyed digest (HMAC-SHA256 of its
 // canonical JSON), so equal values still correlate across events and instances that share the key, while a reader
 // of the trail cannot test guesses of a low-entropy secret (an OTP, a PIN) against an unkeyed hash.
-import { createHash, createHmac } from 'node:crypto';
+import crypto, { createHash, createHmac } from 'node:crypto';
 import { canonicalJson } from '../state/index.js';
+
+// crypto.hash (Node >= 20.12): no Hash object per digest.
+const oneShotHash = (crypto as { hash?: (algorithm: string, data: string, encoding: 'base64url') => string })
+  .hash;
 
 /** What a redacted value is recorded as. */
 export const REDACTED = '$redacted';
@@ -20,9 +24,8 @@ export class Redactor {
   }
   /** `sha256:` + base64url, unkeyed: for arguments with nothing sensitive in them. */
   plain(value: unknown): string {
-    return `sha256:${createHash('sha256')
-      .update(value === undefined ? '' : canonicalJson(value))
-      .digest('base64url')}`;
+    const text = value === undefined ? '' : canonicalJson(value);
+    return `sha256:${oneShotHash ? oneShotHash('sha256', text, 'base64url') : createHash('sha256').update(text).digest('base64url')}`;
   }
 }
 

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { AuditSigner } from './audit-key.js';
-import { type ChainedEvent, type ChainHead, chain, GENESIS } from './chain.js';
+import { type ChainedEvent, type ChainHead, chain, GENESIS, unchainedText } from './chain.js';
 import { type StoredCheckpoint, sealCheckpoint } from './checkpoint.js';
 import { AUDIT_DEFAULTS } from './defaults.js';
 import { AuditError, auditConfigError } from './errors.js';
@@ -36,6 +36,8 @@ const INSTANCE = /^[A-Za-z0-9._:@/-]{1,128}$/;
 
 interface Pending {
   record: UnchainedRecord;
+  /** Its JSON text, made when observed (chain() appends seq and prev). */
+  text: string;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
@@ -142,13 +144,16 @@ export class AuditTrail {
   observe(event: ObservedRound): Promise<void> {
     if (this.#closed) return Promise.reject(new AuditError('ERR_AUDIT_CLOSED', 'the audit trail is closed'));
     let record: UnchainedRecord;
+    let text: string;
     try {
       record = toAuditRecord(event, this.instance, this.#redactor);
+      // JSON.stringify fails on what has no JSON form (a bigint note): that round fails alone.
+      text = unchainedText(record);
     } catch (error) {
       return Promise.reject(error);
     }
     return new Promise<void>((resolve, reject) => {
-      const pending = { record, resolve, reject };
+      const pending = { record, text, resolve, reject };
       if (this.#queue.length >= this.#maxQueued) this.#overflow.push(pending);
       else this.#queue.push(pending);
       this.#schedule();
@@ -199,17 +204,10 @@ export class AuditTrail {
       this.#queue.push(this.#overflow.shift()!);
     let head = this.#head;
     const events: ChainedEvent[] = [];
-    const kept: Pending[] = [];
     for (const pending of batch) {
-      try {
-        const chained = chain(pending.record, head);
-        events.push(chained);
-        kept.push(pending);
-        head = { seq: chained.record.seq, hash: chained.hash };
-      } catch (error) {
-        // Not JSON (a note with a bigint): this round fails alone, and takes no place in the chain.
-        pending.reject(error);
-      }
+      const chained = chain(pending.record, pending.text, head);
+      events.push(chained);
+      head = { seq: chained.record.seq, hash: chained.hash };
     }
     const seal = this.#checkpointDue || this.#sinceCheckpoint + events.length >= this.#every;
     const checkpoint =
@@ -223,7 +221,7 @@ export class AuditTrail {
       const failure = new AuditError('ERR_AUDIT_UNAVAILABLE', `audit sink ${this.#sink.description} failed`, {
         cause: error,
       });
-      for (const pending of kept) pending.reject(failure);
+      for (const pending of batch) pending.reject(failure);
       if (seal) this.#checkpointDue = false;
       this.#writing = false;
       this.#continue();
@@ -236,7 +234,7 @@ export class AuditTrail {
       this.#sealedSeq = head.seq;
       this.#lastCheckpoint = checkpoint;
     } else this.#sinceCheckpoint += events.length;
-    for (const pending of kept) pending.resolve();
+    for (const pending of batch) pending.resolve();
     this.#writing = false;
     this.#continue();
   }

@@ -5,7 +5,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { chain } from '../../src/audit/chain.js';
+import { chain, unchainedText } from '../../src/audit/chain.js';
 import {
   GENESIS,
   readForVerify,
@@ -23,18 +23,16 @@ afterEach(async () => {
 function events(n: number) {
   let head = { seq: 0, hash: GENESIS };
   return Array.from({ length: n }, (_, i) => {
-    const chained = chain(
-      {
-        instance: 'sink-test',
-        time: new Date(0).toISOString(),
-        flowId: `flow-${i}`,
-        target: 'delete_file',
-        principal: null,
-        outcome: 'complete',
-        filler: 'x'.repeat(2000),
-      } as never,
-      head,
-    );
+    const record = {
+      instance: 'sink-test',
+      time: new Date(0).toISOString(),
+      flowId: `flow-${i}`,
+      target: 'delete_file',
+      principal: null,
+      outcome: 'complete',
+      filler: 'x'.repeat(2000),
+    } as never;
+    const chained = chain(record, unchainedText(record), head);
     head = { seq: chained.record.seq, hash: chained.hash };
     return chained;
   });

@@ -19,5 +19,6 @@ export function notifyObservers(
     }
   }
   if (pending.length === 0) return undefined;
+  if (pending.length === 1) return pending[0];
   return Promise.all(pending).then(() => undefined);
 }

@@ -59,7 +59,8 @@ export class RoundTrace {
         inputRequests = result.inputRequests as InputRequests | undefined;
       } else outcome = result.isError === true ? 'tool_error' : 'complete';
     }
-    return {
+    // No spread: a literal with every member, the optional one set after, keeps one hidden class for every event.
+    const event: { -readonly [K in keyof RoundEvent]: RoundEvent[K] } = {
       requestId: this.requestId,
       method: this.method,
       target: typeof rawTarget === 'string' ? rawTarget : undefined,
@@ -77,7 +78,8 @@ export class RoundTrace {
       sensitive: this.sensitive,
       startedAt: this.startedAt,
       durationMs: performance.now() - this.started,
-      ...(this.bridged === undefined ? {} : { bridged: this.bridged }),
     };
+    if (this.bridged !== undefined) event.bridged = this.bridged;
+    return event;
   }
 }
