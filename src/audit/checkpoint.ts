@@ -44,7 +44,7 @@ export function sealCheckpoint(
 
 export type CheckpointReading =
   | { ok: true; checkpoint: StoredCheckpoint; signedBy: string[] }
-  | { ok: false; problem: string };
+  | { ok: false; problem: string; unknownKey?: true };
 
 /**
  * Parse a signed note and check its signatures against `verifiers`: ok only when at least one known key signed it.
@@ -63,20 +63,31 @@ export function readCheckpoint(note: string, verifiers: readonly AuditVerifier[]
   if (hash.length !== 32 || hash.toString('base64') !== hashLine)
     return { ok: false, problem: 'checkpoint hash line is not a base64 SHA-256' };
   const signedBy: string[] = [];
+  const unknown: string[] = [];
   for (const line of note.slice(split + 2).split('\n')) {
     if (line === '') continue;
     const m = /^\u2014 (\S+) (\S+)$/.exec(line);
     if (!m) return { ok: false, problem: `malformed signature line "${line}"` };
     const sig = Buffer.from(m[2]!, 'base64');
+    let known = false;
     for (const v of verifiers) {
       if (v.name === m[1] && sig.length === 68 && sig.subarray(0, 4).equals(v.id)) {
         if (!v.verify(Buffer.from(body), sig.subarray(4)))
           return { ok: false, problem: `the signature by ${v.name} does not verify` };
         signedBy.push(v.text);
+        known = true;
       }
     }
+    if (!known) unknown.push(sig.length === 68 ? `${m[1]}+${sig.subarray(0, 4).toString('hex')}` : m[1]!);
   }
-  if (signedBy.length === 0) return { ok: false, problem: 'no signature by a known audit key' };
+  if (signedBy.length === 0)
+    return {
+      ok: false,
+      unknownKey: true,
+      // Naming the key that did sign lets an operator tell an old key of their own (a per-process key, a rotated
+      // one: give it with another --vkey) from a forgery; the bytes alone cannot tell the two apart.
+      problem: `no signature by a known audit key${unknown.length > 0 ? ` (signed by ${unknown.join(', ')} only)` : ''}`,
+    };
   return {
     ok: true,
     checkpoint: {

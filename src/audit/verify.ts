@@ -28,6 +28,8 @@ export interface BadEvent {
   instance: string;
   seq: number;
   problem: string;
+  /** The only problem is a checkpoint signed by no key the verifier was given: an old key of the operator's, or a forgery. */
+  unknownKey?: true;
 }
 
 export interface VerifyReport {
@@ -115,6 +117,7 @@ export function verifyTrail(input: VerifyInput): VerifyReport {
         instance: row?.instance ?? '?',
         seq: row?.seq ?? 0,
         problem: `${from} checkpoint: ${reading.problem}`,
+        ...(reading.unknownKey ? { unknownKey: true as const } : {}),
       });
       continue;
     }

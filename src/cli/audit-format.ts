@@ -102,5 +102,11 @@ export function verifyText(report: VerifyReport, style: Style): string {
   if (report.ok)
     return `${paint(style, 'intact', 32)}: ${report.events} events in ${report.chains.length} chain(s), ${report.checkpoints} checkpoint(s) verified\n${out}`;
   const bad = report.firstBad!;
+  if (bad.unknownKey)
+    return (
+      `${paint(style, 'UNVERIFIED', 31)}: first bad event ${bad.instance} #${bad.seq}: ${bad.problem}\n` +
+      '  if that key is one of yours (an earlier or per-process key), give its verifier key with another --vkey; if not, the checkpoint was forged\n' +
+      out
+    );
   return `${paint(style, 'TAMPERED', 31)}: first bad event ${bad.instance} #${bad.seq}: ${bad.problem}\n${out}`;
 }

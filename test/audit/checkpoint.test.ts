@@ -74,7 +74,9 @@ describe('checkpoints', () => {
     const other = AuditSigner.generate('mrtr-audit');
     expect(readCheckpoint(cp.note, [other.verifier])).toEqual({
       ok: false,
-      problem: 'no signature by a known audit key',
+      unknownKey: true,
+      // The key that did sign is named (name and key id), so an operator can tell an old key of theirs.
+      problem: `no signature by a known audit key (signed by mrtr-audit+${signer.verifier.id.toString('hex')} only)`,
     });
     expect(readCheckpoint('hello\n', [signer.verifier]).ok).toBe(false);
     expect(readCheckpoint(`other/origin\n1\n${GENESIS}\n\n\u2014 x y\n`, [signer.verifier])).toMatchObject({

@@ -164,7 +164,10 @@ describe('mrtr audit verify on an SQLite file edited with sqlite3', () => {
     );
     const result = verify(file);
     expect(result.stdout).toContain(
-      'first bad event test-1 #10: stored checkpoint: no signature by a known audit key',
+      `UNVERIFIED: first bad event test-1 #10: stored checkpoint: no signature by a known audit key (signed by mrtr-audit+${forger.verifier.id.toString('hex')} only)`,
+    );
+    expect(result.stdout).toContain(
+      'give its verifier key with another --vkey; if not, the checkpoint was forged',
     );
     expect(result.status).toBe(1);
     // Without --vkey the verifier can only trust the keys in the file, and says so.
