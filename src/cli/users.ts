@@ -1,6 +1,7 @@
 // `mrtr users totp <subject>`: enrol a person's authenticator app for step-up. Writes a new secret to the TOTP
 // secrets file (mode 0600; the server reads it on every check, so no restart is needed) and prints the otpauth://
-// URI and a QR code to scan. Re-running it replaces the secret: the old app stops working.
+// URI and a QR code to scan. Re-running it replaces the secret (it says so, naming when the old one was enrolled):
+// the old app stops working.
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -51,9 +52,10 @@ export async function usersCommand(argv: string[]): Promise<number> {
   }
   const file = values.totp ?? DEFAULT_TOTP_FILE;
   let uri: string;
+  let replaced: { enrolledAt: string } | undefined;
   try {
     mkdirSync(dirname(file), { recursive: true });
-    ({ uri } = enrolTotp(file, subject, values.label ?? 'mrtr'));
+    ({ uri, replaced } = enrolTotp(file, subject, values.label ?? 'mrtr'));
   } catch (error) {
     process.stderr.write(`mrtr users totp: cannot write ${file}: ${(error as Error).message}\n`);
     return 1;
@@ -65,8 +67,10 @@ export async function usersCommand(argv: string[]): Promise<number> {
     const qr = await new Promise<string>((resolve) => qrcode.generate(uri, { small: true }, resolve));
     process.stdout.write(`${qr}\n`);
   }
-  process.stdout.write(
-    'The secret replaces any earlier one for this subject. Keep the file private (mode 0600).\n',
-  );
+  if (replaced)
+    process.stderr.write(
+      `mrtr users totp: replaced ${subject}'s earlier secret (enrolled ${replaced.enrolledAt}): the app enrolled with it no longer gives valid codes\n`,
+    );
+  process.stdout.write('Keep the file private (mode 0600).\n');
   return 0;
 }

@@ -32,13 +32,17 @@ export function totpSecretsFile(path: string): TotpSecrets {
   };
 }
 
-/** Enrol (or re-enrol) `subject`: a new random secret written to `path`; returns the otpauth:// URI. */
+/**
+ * Enrol (or re-enrol) `subject`: a new random secret written to `path`; returns the otpauth:// URI, and when the
+ * subject had a secret before, when that one was enrolled (its app stops working now).
+ */
 export function enrolTotp(
   path: string,
   subject: string,
   issuerLabel = 'mrtr',
-): { uri: string; secret: string } {
+): { uri: string; secret: string; replaced?: { enrolledAt: string } } {
   const file = readSecretsFile(path);
+  const earlier = Object.hasOwn(file.users, subject) ? file.users[subject] : undefined;
   const secret = new Secret({ size: 20 });
   file.users[subject] = { secret: secret.base32, enrolledAt: new Date().toISOString() };
   const temp = `${path}.${process.pid}.tmp`;
@@ -53,5 +57,8 @@ export function enrolTotp(
     digits: 6,
     period: 30,
   });
-  return { uri: totp.toString(), secret: secret.base32 };
+  const enrolled = { uri: totp.toString(), secret: secret.base32 };
+  return earlier
+    ? { ...enrolled, replaced: { enrolledAt: String(earlier.enrolledAt ?? 'at an unknown time') } }
+    : enrolled;
 }

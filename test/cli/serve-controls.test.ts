@@ -175,6 +175,24 @@ describe('mrtr serve --fixture example --tokens FILE --store sqlite:PATH', () =>
     }
   });
 
+  it('mrtr users totp: enrolling a subject again says it replaced the earlier secret, and when that one was made', () => {
+    const totpFile = join(dir, 'again.json');
+    const first = run(['users', 'totp', 'dana', '--totp', totpFile, '--no-qr']);
+    expect(first.status).toBe(0);
+    expect(first.stderr).not.toContain('replaced');
+    const before = JSON.parse(readFileSync(totpFile, 'utf8')).users.dana;
+    const second = run(['users', 'totp', 'dana', '--totp', totpFile, '--no-qr']);
+    expect(second.status).toBe(0);
+    expect(second.stderr).toContain(
+      `mrtr users totp: replaced dana's earlier secret (enrolled ${before.enrolledAt}): the app enrolled with it no longer gives valid codes`,
+    );
+    expect(JSON.parse(readFileSync(totpFile, 'utf8')).users.dana.secret).not.toBe(before.secret);
+    // Another subject is a first enrolment, and leaves dana's alone.
+    const other = run(['users', 'totp', 'erin', '--totp', totpFile, '--no-qr']);
+    expect(other.stderr).not.toContain('replaced');
+    expect(Object.keys(JSON.parse(readFileSync(totpFile, 'utf8')).users)).toEqual(['dana', 'erin']);
+  });
+
   it('mrtr users totp: a subject is required; unknown sub-commands are named', () => {
     const none = run(['users', 'totp']);
     expect(none.status).toBe(2);
