@@ -2,8 +2,22 @@
 // and stdout may be a pipe that loses them). Each line is self-contained — an event with its seq, prev and hash, a
 // checkpoint with its signed note, a writer's verifier key — so an export to a SIEM can still be verified offline.
 // A file rotates by size: PATH is moved to PATH.000001, PATH.000002, … and a new PATH begins.
-import { existsSync, readdirSync, readFileSync, renameSync, statSync } from 'node:fs';
-import { appendFile, mkdir } from 'node:fs/promises';
+//
+// The file stays open and each batch is one synchronous write on the serving thread: a write to the page cache costs
+// a few microseconds, while opening, appending and closing per batch through the thread pool cost about 270 µs of CPU
+// (bench/audit.mjs). Rotate with the built-in size rotation or `copytruncate`: a tool that moves the file away while
+// the server runs leaves it writing to the moved file.
+import {
+  closeSync,
+  existsSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { ChainedEvent, ChainHead } from './chain.js';
 import type { StoredCheckpoint } from './checkpoint.js';
@@ -63,6 +77,7 @@ export class JsonlAuditSink implements AuditSink {
   readonly #path: string;
   readonly #rotateBytes: number;
   #size: number;
+  #fd: number | undefined;
   #lastLines: Line[] = [];
 
   private constructor(path: string, rotateBytes: number) {
@@ -115,14 +130,27 @@ export class JsonlAuditSink implements AuditSink {
     if (this.#size > 0 && this.#size + bytes > this.#rotateBytes) {
       const last = filesOf(this.#path).at(-2);
       const n = last && last !== this.#path ? Number(last.slice(-6)) + 1 : 1;
+      this.#closeFile();
       renameSync(this.#path, `${this.#path}.${String(n).padStart(6, '0')}`);
       this.#size = 0;
     }
-    await appendFile(this.#path, text);
+    this.#fd ??= openSync(this.#path, 'a');
+    const buffer = Buffer.from(text);
+    // A regular file takes the whole buffer at once but for a full disk; loop rather than lose a tail silently.
+    for (let written = 0; written < buffer.length; )
+      written += writeSync(this.#fd, buffer, written, buffer.length - written);
     this.#size += bytes;
   }
 
-  async close(): Promise<void> {}
+  #closeFile(): void {
+    if (this.#fd === undefined) return;
+    closeSync(this.#fd);
+    this.#fd = undefined;
+  }
+
+  async close(): Promise<void> {
+    this.#closeFile();
+  }
 }
 
 export class JsonlAuditReader implements AuditReader {

@@ -1,7 +1,7 @@
 // The JSON-lines sink: each line self-contained (seq, prev, hash, checkpoints, keys), rotated by size, and an export
 // that still verifies offline — from the files or from standard input.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { JsonlAuditReader, JsonlAuditSink, verifyTrail } from '../../src/audit/index.js';
@@ -73,6 +73,42 @@ describe('JSON lines', () => {
     const result = cli(['verify', '--audit', `jsonl:${path}`, '--vkey', AUDIT_KEY.verifier.text]);
     expect(result.stdout).toContain('intact: 12 events');
     expect(result.status).toBe(0);
+  });
+
+  it('keeps one file open while it writes, follows its own rotation, and lets it go at close', async () => {
+    const path = join(tmp.dir, 'open', 'audit.jsonl');
+    // Which of this process's descriptors point at a file of this sink (Linux: /proc/self/fd).
+    const open = () =>
+      readdirSync('/proc/self/fd')
+        .map((fd) => {
+          try {
+            return readlinkSync(`/proc/self/fd/${fd}`);
+          } catch {
+            return '';
+          }
+        })
+        .filter((target) => target.startsWith(join(tmp.dir, 'open')));
+    const sink = await JsonlAuditSink.open(path, { rotateBytes: 4096 });
+    const trail = await openTrail(sink, { checkpointEvery: 5 });
+    const core = auditedServer(trail).core;
+    for (let i = 1; i <= 12; i++) {
+      await core.handle(call(i, 'delete_file', { arguments: { path: `/f${i}` } }), env);
+      // One descriptor, and always the current file's, through every rotation.
+      expect(open()).toEqual([path]);
+    }
+    expect(readdirSync(join(tmp.dir, 'open'))).toContain('audit.jsonl.000001');
+    await trail.close();
+    expect(open()).toEqual([]);
+    const result = cli(['verify', '--audit', `jsonl:${path}`, '--vkey', AUDIT_KEY.verifier.text]);
+    expect(result.stdout).toContain('intact: 12 events');
+  });
+
+  it('fails the round, and names the file, when its file cannot be written', async () => {
+    const path = join(tmp.dir, 'unwritable', 'audit.jsonl');
+    const sink = await JsonlAuditSink.open(path);
+    mkdirSync(path); // after it opened: a directory where its file should be
+    await expect(sink.publishKey(AUDIT_KEY.verifier.text)).rejects.toThrow(/EISDIR.*audit\.jsonl/);
+    await sink.close();
   });
 
   it('finds an edited line, and names a line that is not an audit line', async () => {
