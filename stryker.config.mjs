@@ -25,6 +25,13 @@ export default {
     // Who is calling: bearer parsing, token verifiers, challenges, scopes, signed cookies, sign-in; the scope guard.
     'src/auth/**/*.ts',
     'src/server/scope-guard.ts',
+    // The audit trail's evidence: the record (intent, redaction), the hash chain, signed checkpoints, the verifier.
+    'src/audit/record.ts',
+    'src/audit/redact.ts',
+    'src/audit/chain.ts',
+    'src/audit/checkpoint.ts',
+    'src/audit/verify.ts',
+    'src/audit/trail.ts',
     // Barrels only re-export.
     '!src/**/index.ts',
   ],

@@ -19,9 +19,17 @@ export default defineConfig({
       'test/stores/**/*.test.ts',
       // Tokens, challenges, metadata, scopes and browser sign-in (a real oidc-provider and Chromium, in process).
       'test/auth/**/*.test.ts',
+      // The audit trail in process: records, chain, checkpoints, verifier, the trail's batching and failures.
+      'test/audit/**/*.test.ts',
     ],
     // Spawn the built CLI or scripts on dist/: slow, and they reach the mutated code only through dist/, which
     // Stryker does not mutate.
-    exclude: ['test/server/stdio.test.ts', 'test/stores/cross-process.test.ts'],
+    // kill9 and postgres start real processes (a server to kill, a PostgreSQL cluster) for minutes of each run.
+    exclude: [
+      'test/server/stdio.test.ts',
+      'test/stores/cross-process.test.ts',
+      'test/audit/kill9.test.ts',
+      'test/audit/postgres.test.ts',
+    ],
   },
 });

@@ -24,7 +24,7 @@ import {
   stateAt,
 } from './approval-book.js';
 import { apiSeenDigest, approvalSummary, decisionCard, pageDigest, votesList } from './approval-view.js';
-import type { ControlEvent } from './context.js';
+import { type ControlEvent, pageFailed } from './context.js';
 import { ControlsUsageError, NO_SIGN_IN } from './errors.js';
 import { BodyError, readJsonBody, seeOther, sendJson } from './http-bits.js';
 
@@ -68,7 +68,13 @@ export class ApprovalPages {
       // A server started without browser sign-in has no pages to show: say so instead of a bare 500.
       else if (error instanceof ControlsUsageError)
         sendPage(res, 404, 'No sign-in on this server', NO_SIGN_IN);
-      else sendPage(res, 500, 'Something went wrong', html`<p>Nothing was recorded. Try again.</p>`);
+      else {
+        // Anything else is the server's fault (a store that failed, a bug): the operator hears of it, the person
+        // gets a page that says nothing was recorded.
+        const [, id] = ROUTE.exec(new URL(req.url ?? '/', 'http://x').pathname) ?? [];
+        this.d.onEvent(pageFailed('approval', id, req, error, this.d.now()));
+        sendPage(res, 500, 'Something went wrong', html`<p>Nothing was recorded. Try again.</p>`);
+      }
     });
   }
 

@@ -43,3 +43,23 @@ export interface ControlEvent {
   readonly at: string;
   readonly detail?: Readonly<Record<string, unknown>>;
 }
+
+/** The event a page reports when it failed for a reason of the server's own (answered 500). */
+export function pageFailed(
+  control: ControlEvent['control'],
+  id: string | undefined,
+  req: { method?: string | undefined },
+  error: unknown,
+  now: number,
+): ControlEvent {
+  return {
+    control,
+    action: 'page_failed',
+    id: id ?? '-',
+    at: new Date(now).toISOString(),
+    detail: {
+      method: req.method ?? 'GET',
+      error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+    },
+  };
+}

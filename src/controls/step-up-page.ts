@@ -3,7 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type BrowserSignIn, FormError, html, readForm, sendPage } from '../auth/index.js';
 import type { SharedStore } from '../stores/index.js';
-import type { ControlEvent } from './context.js';
+import { type ControlEvent, pageFailed } from './context.js';
 import { ControlsUsageError, NO_SIGN_IN } from './errors.js';
 import { readStepUp, type StepUpRecord, stepUpKey } from './step-up.js';
 import type { TotpCheck } from './totp-check.js';
@@ -39,7 +39,12 @@ export class StepUpPage {
       // A server started without browser sign-in has no pages to show: say so instead of a bare 500.
       else if (error instanceof ControlsUsageError)
         sendPage(res, 404, 'No sign-in on this server', NO_SIGN_IN);
-      else sendPage(res, 500, 'Something went wrong', html`<p>Nothing was recorded. Try again.</p>`);
+      else {
+        // Anything else is the server's fault (a store that failed, a bug): the operator hears of it.
+        const id = ROUTE.exec(new URL(req.url ?? '/', 'http://x').pathname)?.[1];
+        this.d.onEvent(pageFailed('step_up', id, req, error, this.d.now()));
+        sendPage(res, 500, 'Something went wrong', html`<p>Nothing was recorded. Try again.</p>`);
+      }
     });
   }
 
