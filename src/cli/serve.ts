@@ -273,9 +273,12 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
-    // Ready only once a signal would be handled: whoever waits for this line may stop us right after it.
-    process.stdout.write(`listening on ${endpoint.url}\n`);
-    if (fixture === 'demo') process.stdout.write(demoHelp(endpoint.url, totpFile));
+    // Ready only once a signal would be handled: whoever waits for this line may stop us right after it. With
+    // --audit jsonl:- stdout is the trail, which `mrtr audit verify --audit jsonl:-` reads line by line as JSON, so
+    // what is for a person goes to stderr there.
+    const say = values.audit === 'jsonl:-' ? process.stderr : process.stdout;
+    say.write(`listening on ${endpoint.url}\n`);
+    if (fixture === 'demo') say.write(demoHelp(endpoint.url, totpFile));
   } catch (error) {
     process.stderr.write(
       `mrtr serve: cannot listen on ${values.host}:${port}: ${(error as Error).message}\n`,

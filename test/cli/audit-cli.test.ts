@@ -3,7 +3,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import {
   AuditSigner,
   AuditVerifier,
@@ -253,6 +253,59 @@ describe('mrtr serve --audit', () => {
     const out = serve(['--stdio', '--audit', 'jsonl:-']);
     expect(out.status).toBe(2);
     expect(out.stderr).toContain('jsonl:- writes to stdout, which --stdio uses for MCP messages');
+  });
+
+  it('with jsonl:- keeps stdout for the trail, so what it wrote verifies as it is', async () => {
+    const child = spawn(process.execPath, [
+      'dist/cli/main.js',
+      'serve',
+      '--fixture',
+      'example',
+      '--port',
+      '0',
+      '--audit',
+      'jsonl:-',
+    ]);
+    onTestFinished(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    });
+    let stdout = '';
+    let stderr = '';
+    // Ready on whichever stream says so first; which one it was is what this test checks.
+    const url = await new Promise<string>((resolve, reject) => {
+      const ready = () => {
+        const m = /listening on (\S+)/.exec(stderr) ?? /listening on (\S+)/.exec(stdout);
+        if (m) resolve(m[1]!);
+      };
+      child.stdout.on('data', (c: Buffer) => {
+        stdout += c.toString();
+        ready();
+      });
+      child.stderr.on('data', (c: Buffer) => {
+        stderr += c.toString();
+        ready();
+      });
+      child.once('exit', (code) => reject(new Error(`serve exited (${code}): ${stderr}`)));
+    });
+    const reply = await mcp(url, 'tools/call', { name: 'echo', arguments: { message: 'hi' } });
+    expect(reply.response.result).toMatchObject({ content: [{ text: 'hi' }] });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(stderr).toContain(`listening on ${url}`);
+    expect(stdout).not.toContain('listening on');
+    const verify = spawnSync(
+      process.execPath,
+      ['dist/cli/main.js', 'audit', 'verify', '--audit', 'jsonl:-'],
+      {
+        input: stdout,
+        encoding: 'utf8',
+        timeout: 20_000,
+      },
+    );
+    expect(verify.stderr).not.toContain('is not JSON');
+    expect(verify.stdout).toContain('intact: 1 events in 1 chain(s), 1 checkpoint(s) verified');
+    expect(verify.status).toBe(0);
   });
 
   it('refuses a malformed audit key', () => {
