@@ -278,7 +278,7 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
     // what is for a person goes to stderr there.
     const say = values.audit === 'jsonl:-' ? process.stderr : process.stdout;
     say.write(`listening on ${endpoint.url}\n`);
-    if (fixture === 'demo') say.write(demoHelp(endpoint.url, totpFile));
+    if (fixture === 'demo') say.write(demoHelp(endpoint.url, totpFile, audited.trail?.verifierKey));
   } catch (error) {
     process.stderr.write(
       `mrtr serve: cannot listen on ${values.host}:${port}: ${(error as Error).message}\n`,

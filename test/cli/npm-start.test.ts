@@ -184,4 +184,15 @@ describe('npm start', () => {
     expect(show.status).toBe(0);
     expect(show.stdout).toContain('grant_role');
   });
+
+  it('the printed verify line, with the verifier key in it, finds the trail intact', () => {
+    const line = stdout.split('\n').find((l) => l.includes('./bin/mrtr audit verify '));
+    expect(line, 'a ./bin/mrtr audit verify line').toBeDefined();
+    const words = shellWords(line!.slice(line!.indexOf('./bin/mrtr')));
+    expect(words).toContain('--vkey');
+    const verify = mrtr(words.slice(1));
+    expect(verify.stderr).toBe('');
+    expect(verify.stdout).toMatch(/^intact: \d+ events in 1 chain\(s\)/);
+    expect(verify.status).toBe(0);
+  });
 });

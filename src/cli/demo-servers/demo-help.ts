@@ -37,7 +37,8 @@ export const DEMO_CALLS: ReadonlyArray<{ what: string; args: string }> = [
   },
 ];
 
-export function demoHelp(url: string, totpFile: string): string {
+/** `vkey`: the audit trail's verifier key, when it has one, so the printed verify line runs as printed. */
+export function demoHelp(url: string, totpFile: string, vkey?: string): string {
   const origin = new URL(url).origin;
   return [
     '',
@@ -49,6 +50,11 @@ export function demoHelp(url: string, totpFile: string): string {
     `  or its JSON API: curl -H 'authorization: Bearer bob-dev-token' ${origin}/mrtr/approvals`,
     'Every round on the record: ./bin/mrtr audit flows --audit sqlite:./data/audit.db',
     '  then one flow round by round: ./bin/mrtr audit show FLOW_ID --audit sqlite:./data/audit.db',
+    ...(vkey
+      ? [
+          `  and check nothing was edited: ./bin/mrtr audit verify --audit sqlite:./data/audit.db --vkey ${vkey}`,
+        ]
+      : []),
     '',
   ].join('\n');
 }
