@@ -342,6 +342,9 @@ export async function mrtrCommand(argv: string[], what: MrtrCommand): Promise<nu
       // Discovery is only for the server's name; a transport failure, though, means the call cannot work either.
       if (error instanceof TransportFailure) {
         printFailure(stderr, me, error.message);
+        // The one thing to do about a 401 from a server with no authorization server is on this command line.
+        if (error.httpStatus === 401 && login !== undefined)
+          printLine(stderr, safe`${me}: give the token with --token TOKEN`);
         return error.httpStatus === 404 ? EXIT.usage : EXIT.unreachable;
       }
       if (!(error instanceof RemoteError) && controller.signal.aborted) return EXIT.aborted;

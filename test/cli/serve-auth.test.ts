@@ -60,6 +60,10 @@ describe('mrtr serve --fixture example --port P --tokens FILE', () => {
     expect(none.stderr).toContain(
       `127.0.0.1:${port} needs a bearer token (HTTP 401) but names no authorization server to get one from: pass a token its operator gave you`,
     );
+    expect(none.stderr).toContain('mrtr call: give the token with --token TOKEN');
+    expect(none.status).toBe(7);
+    // A token that was given and refused is not told to give one.
+    expect(wrong.stderr).not.toContain('give the token with --token');
   });
 
   it('refuses development tokens on a non-loopback address, and says why', () => {
