@@ -20,12 +20,12 @@ import {
   statSync,
   writeSync,
 } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { ChainedEvent, ChainHead } from './chain.js';
 import type { StoredCheckpoint } from './checkpoint.js';
 import { AUDIT_DEFAULTS } from './defaults.js';
 import { AuditError } from './errors.js';
+import { makeParentDirectory } from './parent-dir.js';
 import type { AuditRecord } from './record.js';
 import type { AuditReader, AuditSink, EventFilter, StoredEvent } from './sink.js';
 
@@ -95,7 +95,11 @@ export class JsonlAuditSink implements AuditSink {
     path: string,
     options: { rotateBytes?: number | undefined } = {},
   ): Promise<JsonlAuditSink> {
-    if (path !== '-') await mkdir(dirname(path), { recursive: true });
+    if (path !== '-') {
+      makeParentDirectory(path);
+      if (existsSync(path) && statSync(path).isDirectory())
+        throw new AuditError('ERR_AUDIT_CONFIG', `${path} is a directory, not a JSON-lines file`);
+    }
     const sink = new JsonlAuditSink(path, options.rotateBytes ?? AUDIT_DEFAULTS.jsonlRotateBytes);
     if (path !== '-')
       for (const f of filesOf(path)) sink.#lastLines.push(...parseLines(readFileSync(f, 'utf8'), f));
