@@ -63,7 +63,10 @@ export function readCheckpoint(note: string, verifiers: readonly AuditVerifier[]
   if (hash.length !== 32 || hash.toString('base64') !== hashLine)
     return { ok: false, problem: 'checkpoint hash line is not a base64 SHA-256' };
   const signedBy: string[] = [];
+  /** Unknown keys that could be one of the operator's own (an mrtr audit signature: key id and Ed25519). */
   const unknown: string[] = [];
+  /** Names on signatures no mrtr audit key makes. */
+  const foreign: string[] = [];
   for (const line of note.slice(split + 2).split('\n')) {
     if (line === '') continue;
     const m = /^\u2014 (\S+) (\S+)$/.exec(line);
@@ -78,15 +81,23 @@ export function readCheckpoint(note: string, verifiers: readonly AuditVerifier[]
         known = true;
       }
     }
-    if (!known) unknown.push(sig.length === 68 ? `${m[1]}+${sig.subarray(0, 4).toString('hex')}` : m[1]!);
+    if (known) continue;
+    if (sig.length === 68) unknown.push(`${m[1]}+${sig.subarray(0, 4).toString('hex')}`);
+    else foreign.push(m[1]!);
   }
-  if (signedBy.length === 0)
+  if (signedBy.length === 0 && unknown.length > 0)
     return {
       ok: false,
       unknownKey: true,
       // Naming the key that did sign lets an operator tell an old key of their own (a per-process key, a rotated
       // one: give it with another --vkey) from a forgery; the bytes alone cannot tell the two apart.
-      problem: `no signature by a known audit key${unknown.length > 0 ? ` (signed by ${unknown.join(', ')} only)` : ''}`,
+      problem: `no signature by a known audit key (signed by ${[...unknown, ...foreign].join(', ')} only)`,
+    };
+  // No signature at all, or none an audit key could have made: an edit (stripped or garbled), not an old key.
+  if (signedBy.length === 0)
+    return {
+      ok: false,
+      problem: `no signature by a known audit key (${foreign.length > 0 ? `signed by ${foreign.join(', ')} only, not with an Ed25519 audit key` : 'and no signature at all'})`,
     };
   return {
     ok: true,

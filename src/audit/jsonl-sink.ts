@@ -5,11 +5,14 @@
 //
 // The file stays open and each batch is one synchronous write on the serving thread: a write to the page cache costs
 // a few microseconds, while opening, appending and closing per batch through the thread pool cost about 270 µs of CPU
-// (bench/audit.mjs). Rotate with the built-in size rotation or `copytruncate`: a tool that moves the file away while
-// the server runs leaves it writing to the moved file.
+// (bench/audit.mjs). Before each batch one stat tells whether PATH is still the open file: when a tool removed or moved
+// it away (a log rotator's rename), the batch goes to a new PATH; `copytruncate` works too. The built-in size rotation
+// keeps the chain readable in one place (PATH.000001, …), which a rotator's own names are not.
 import {
   closeSync,
   existsSync,
+  fstatSync,
+  ftruncateSync,
   openSync,
   readdirSync,
   readFileSync,
@@ -17,12 +20,12 @@ import {
   statSync,
   writeSync,
 } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { ChainedEvent, ChainHead } from './chain.js';
 import type { StoredCheckpoint } from './checkpoint.js';
 import { AUDIT_DEFAULTS } from './defaults.js';
 import { AuditError } from './errors.js';
+import { makeParentDirectory } from './parent-dir.js';
 import type { AuditRecord } from './record.js';
 import type { AuditReader, AuditSink, EventFilter, StoredEvent } from './sink.js';
 
@@ -76,22 +79,27 @@ export class JsonlAuditSink implements AuditSink {
   readonly durable = false;
   readonly #path: string;
   readonly #rotateBytes: number;
-  #size: number;
   #fd: number | undefined;
+  /** The file `#fd` writes (inode and device), to tell whether PATH is still it. */
+  #ino = 0;
+  #dev = 0;
   #lastLines: Line[] = [];
 
   private constructor(path: string, rotateBytes: number) {
     this.#path = path;
     this.description = `jsonl:${path}`;
     this.#rotateBytes = rotateBytes;
-    this.#size = path !== '-' && existsSync(path) ? statSync(path).size : 0;
   }
 
   static async open(
     path: string,
     options: { rotateBytes?: number | undefined } = {},
   ): Promise<JsonlAuditSink> {
-    if (path !== '-') await mkdir(dirname(path), { recursive: true });
+    if (path !== '-') {
+      makeParentDirectory(path);
+      if (existsSync(path) && statSync(path).isDirectory())
+        throw new AuditError('ERR_AUDIT_CONFIG', `${path} is a directory, not a JSON-lines file`);
+    }
     const sink = new JsonlAuditSink(path, options.rotateBytes ?? AUDIT_DEFAULTS.jsonlRotateBytes);
     if (path !== '-')
       for (const f of filesOf(path)) sink.#lastLines.push(...parseLines(readFileSync(f, 'utf8'), f));
@@ -126,20 +134,46 @@ export class JsonlAuditSink implements AuditSink {
       );
       return;
     }
-    const bytes = Buffer.byteLength(text);
-    if (this.#size > 0 && this.#size + bytes > this.#rotateBytes) {
+    const buffer = Buffer.from(text);
+    // One stat per batch: is PATH still the file this descriptor writes? A file removed or moved away (a log
+    // rotator) would take every later event with it while rounds are answered as recorded; and its size now, which
+    // copytruncate resets under us.
+    const onDisk = statSync(this.#path, { throwIfNoEntry: false });
+    if (this.#fd !== undefined && (onDisk?.ino !== this.#ino || onDisk?.dev !== this.#dev)) this.#closeFile();
+    let size = onDisk?.size ?? 0;
+    // Only a regular file is rotated: a directory or a device at PATH is left where it is (the open names it).
+    if (onDisk?.isFile() && size > 0 && size + buffer.length > this.#rotateBytes) {
       const last = filesOf(this.#path).at(-2);
       const n = last && last !== this.#path ? Number(last.slice(-6)) + 1 : 1;
       this.#closeFile();
       renameSync(this.#path, `${this.#path}.${String(n).padStart(6, '0')}`);
-      this.#size = 0;
+      size = 0;
     }
-    this.#fd ??= openSync(this.#path, 'a');
-    const buffer = Buffer.from(text);
-    // A regular file takes the whole buffer at once but for a full disk; loop rather than lose a tail silently.
-    for (let written = 0; written < buffer.length; )
-      written += writeSync(this.#fd, buffer, written, buffer.length - written);
-    this.#size += bytes;
+    if (this.#fd === undefined) {
+      const fd = openSync(this.#path, 'a');
+      const opened = fstatSync(fd);
+      this.#fd = fd;
+      this.#ino = opened.ino;
+      this.#dev = opened.dev;
+      size = opened.size;
+    }
+    let written = 0;
+    try {
+      // A regular file takes the whole buffer at once but for a full disk; loop rather than lose a tail silently.
+      while (written < buffer.length)
+        written += writeSync(this.#fd, buffer, written, buffer.length - written);
+    } catch (error) {
+      // The batch fails as a whole (its rounds are answered -32603 and the chain does not advance), so nothing of it
+      // may stay: whole lines would be events of rounds that failed, with seqs the next batch takes again, and a
+      // partial line makes the file unreadable. Removing what was written frees the space it took.
+      if (written > 0)
+        try {
+          ftruncateSync(this.#fd, size);
+        } catch {
+          // Not a regular file (a device, a FIFO): what was written cannot be taken back; the write's error says why.
+        }
+      throw error;
+    }
   }
 
   #closeFile(): void {

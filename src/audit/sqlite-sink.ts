@@ -9,14 +9,13 @@
 //
 // Durability: with NORMAL a committed event is in the WAL file, so it survives any crash of the process (kill -9
 // included) but not necessarily a power cut or an OS crash; FULL survives those too.
-import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { ChainedEvent, ChainHead } from './chain.js';
 import type { StoredCheckpoint } from './checkpoint.js';
 import { AuditError } from './errors.js';
+import { makeParentDirectory } from './parent-dir.js';
 import type { AuditSink } from './sink.js';
 import { eventRow, SQLITE_AUDIT_SCHEMA } from './tables.js';
 
@@ -148,7 +147,7 @@ export class SqliteAuditSink implements AuditSink {
   }
 
   static async open(path: string, options: SqliteAuditSinkOptions = {}): Promise<SqliteAuditSink> {
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    if (path !== ':memory:') makeParentDirectory(path);
     const full = options.synchronous === 'full';
     // An in-memory database exists once per connection: its one connection is the worker's.
     const servingThreadWrites = !full && path !== ':memory:';

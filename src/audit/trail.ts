@@ -109,7 +109,21 @@ export class AuditTrail {
       );
     const signer = AuditTrail.signer(options);
     await sink.publishKey(signer.verifier.text);
-    const head = (await sink.head(instance)) ?? { seq: 0, hash: GENESIS };
+    const stored = await sink.head(instance);
+    const head = stored ?? { seq: 0, hash: GENESIS };
+    // chain() writes the head into the next event's text as it is (no JSON.stringify), so what an edited sink says
+    // there must be a place in a chain: a quote in the hash would add members to the event, a seq stored as text
+    // would concatenate.
+    if (stored && !(Number.isSafeInteger(stored.seq) && stored.seq >= 1))
+      throw new AuditError(
+        'ERR_AUDIT_CORRUPT',
+        `audit sink ${sink.description}: ${instance}'s last event has seq ${JSON.stringify(stored.seq)}, which is not a positive integer: the sink was edited; run mrtr audit verify`,
+      );
+    if (stored && !/^[0-9a-f]{64}$/.test(stored.hash))
+      throw new AuditError(
+        'ERR_AUDIT_CORRUPT',
+        `audit sink ${sink.description}: ${instance}'s last event has hash ${JSON.stringify(stored.hash)}, which is not a SHA-256 (64 hex digits): the sink was edited; run mrtr audit verify`,
+      );
     return new AuditTrail(sink, signer, instance, head, options);
   }
 

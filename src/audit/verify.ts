@@ -97,9 +97,13 @@ export function verifyTrail(input: VerifyInput): VerifyReport {
   }
   for (const list of byInstance.values()) list.sort((a, b) => a.seq - b.seq);
   const sealed = new Map<string, number>();
-  let firstBad: BadEvent | undefined;
+  // A checkpoint by an unknown key is the softer verdict (UNVERIFIED: perhaps an old key of the operator's), so it
+  // is reported only when nothing else is wrong: a checkpoint anyone can forge must never hide a real tampering.
+  let firstHard: BadEvent | undefined;
+  let firstUnknownKey: BadEvent | undefined;
   const found = (bad: BadEvent) => {
-    if (!firstBad) firstBad = bad;
+    if (bad.unknownKey) firstUnknownKey ??= bad;
+    else firstHard ??= bad;
   };
   for (const [instance, list] of byInstance) {
     const bad = checkChain(instance, list);
@@ -161,6 +165,7 @@ export function verifyTrail(input: VerifyInput): VerifyReport {
     headSeq: list.at(-1)?.seq ?? 0,
     sealedSeq: sealed.get(instance) ?? 0,
   }));
+  const firstBad = firstHard ?? firstUnknownKey;
   return {
     ok: firstBad === undefined,
     events: input.events.length,

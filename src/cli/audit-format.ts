@@ -23,18 +23,37 @@ const OUTCOME_COLOUR: Record<string, number> = {
   error: 31,
 };
 
+// Controls (C0, DEL, C1: ESC starts an escape sequence, U+009B is one on its own, CR rewrites a line), format
+// characters (bidirectional overrides and isolates, zero-width ones, tags), line and paragraph separators and lone
+// surrogates: what could erase, repaint, reorder or hide what the operator reads (src/client/safe-text.ts removes
+// the same from a server's text; here they are evidence, so they are shown, escaped).
+const CONTROL = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
+
+/**
+ * A value from the trail as it may be printed: a tool name, a subject, a note or an instance name comes from a
+ * client, an author or whoever edited the file, so its control characters are shown escaped (\u001b), never sent.
+ */
+export function shown(text: string): string {
+  return text.replace(CONTROL, (c) => {
+    const code = c.codePointAt(0)!;
+    return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}
+
 function paint(style: Style, text: string, code: number | undefined): string {
   return style.color && code !== undefined ? `\x1b[${code}m${text}\x1b[0m` : text;
 }
 
-function cell(text: string, width: number): string {
+function cell(value: string, width: number): string {
+  const text = shown(value);
   if (text.length <= width) return text.padEnd(width);
   return `${text.slice(0, Math.max(0, width - 1))}…`;
 }
 
 /** A compact rendering of a JSON value for one line. */
 function brief(value: unknown, width: number): string {
-  const text = JSON.stringify(value) ?? 'undefined';
+  // JSON escapes C0 controls but neither C1 nor the bidirectional ones.
+  const text = shown(JSON.stringify(value) ?? 'undefined');
   return text.length <= width ? text : `${text.slice(0, width - 1)}…`;
 }
 
@@ -76,20 +95,21 @@ export function flowTimeline(records: readonly AuditRecord[], style: Style): str
   const first = records[0]!;
   const inner = style.width - 14;
   const p = first.principal;
-  let out = `flow ${first.flowId ?? '-'}  ${first.method} ${first.target ?? ''}\n`;
-  out += `  principal  ${p ? `${p.sub}${p.iss ? ` (${p.iss})` : ''}${p.clientId ? ` client ${p.clientId}` : ''}` : 'anonymous'}\n`;
+  const s = (value: unknown) => shown(String(value));
+  let out = `flow ${s(first.flowId ?? '-')}  ${s(first.method)} ${s(first.target ?? '')}\n`;
+  out += `  principal  ${p ? `${s(p.sub)}${p.iss ? ` (${s(p.iss)})` : ''}${p.clientId ? ` client ${s(p.clientId)}` : ''}` : 'anonymous'}\n`;
   out += `  intent     ${brief(first.arguments, inner)}\n`;
-  out += `  digest     ${first.argumentsDigest}\n`;
+  out += `  digest     ${s(first.argumentsDigest)}\n`;
   for (const r of records) {
-    const head = `round ${r.round}`;
-    out += `\n${paint(style, head, 1)}  ${r.time}  ${r.instance} #${r.seq}  ${r.durationMs.toFixed(1)} ms  `;
-    out += `${paint(style, r.outcome, OUTCOME_COLOUR[r.outcome])}\n`;
+    const head = `round ${s(r.round)}`;
+    out += `\n${paint(style, head, 1)}  ${s(r.time)}  ${s(r.instance)} #${s(r.seq)}  ${r.durationMs.toFixed(1)} ms  `;
+    out += `${paint(style, s(r.outcome), OUTCOME_COLOUR[r.outcome])}\n`;
     for (const [key, answer] of Object.entries(r.answers ?? {}))
-      out += `  answered   ${key}: ${brief(answer, inner - key.length - 2)}\n`;
-    for (const q of r.asked ?? []) out += `  asked      ${q.key} (${q.kind})\n`;
-    if (r.steps.length > 0) out += `  steps      ${r.steps.join(', ')}\n`;
+      out += `  answered   ${s(key)}: ${brief(answer, inner - key.length - 2)}\n`;
+    for (const q of r.asked ?? []) out += `  asked      ${s(q.key)} (${s(q.kind)})\n`;
+    if (r.steps.length > 0) out += `  steps      ${s(r.steps.join(', '))}\n`;
     if (r.outcome === 'refused' || r.outcome === 'error' || r.reason !== null)
-      out += `  ${r.outcome === 'refused' ? 'refused ' : 'reason  '}   ${r.reason ?? '-'}${r.decidedBy ? ` (by ${r.decidedBy})` : ''}\n`;
+      out += `  ${r.outcome === 'refused' ? 'refused ' : 'reason  '}   ${s(r.reason ?? '-')}${r.decidedBy ? ` (by ${s(r.decidedBy)})` : ''}\n`;
     if (r.notes) out += `  notes      ${brief(r.notes, inner)}\n`;
   }
   return out;
@@ -98,15 +118,17 @@ export function flowTimeline(records: readonly AuditRecord[], style: Style): str
 export function verifyText(report: VerifyReport, style: Style): string {
   let out = '';
   for (const c of report.chains)
-    out += `  ${c.instance}: ${c.events} events, head #${c.headSeq}, sealed up to #${c.sealedSeq}\n`;
+    out += `  ${shown(c.instance)}: ${c.events} events, head #${c.headSeq}, sealed up to #${c.sealedSeq}\n`;
   if (report.ok)
     return `${paint(style, 'intact', 32)}: ${report.events} events in ${report.chains.length} chain(s), ${report.checkpoints} checkpoint(s) verified\n${out}`;
   const bad = report.firstBad!;
+  // The instance and the problem quote the trail (a row's instance, the key name on a forged checkpoint).
+  const where = `first bad event ${shown(bad.instance)} #${bad.seq}: ${shown(bad.problem)}`;
   if (bad.unknownKey)
     return (
-      `${paint(style, 'UNVERIFIED', 31)}: first bad event ${bad.instance} #${bad.seq}: ${bad.problem}\n` +
+      `${paint(style, 'UNVERIFIED', 31)}: ${where}\n` +
       '  if that key is one of yours (an earlier or per-process key), give its verifier key with another --vkey; if not, the checkpoint was forged\n' +
       out
     );
-  return `${paint(style, 'TAMPERED', 31)}: first bad event ${bad.instance} #${bad.seq}: ${bad.problem}\n${out}`;
+  return `${paint(style, 'TAMPERED', 31)}: ${where}\n${out}`;
 }

@@ -44,7 +44,13 @@ export function enrolTotp(
   const file = readSecretsFile(path);
   const earlier = Object.hasOwn(file.users, subject) ? file.users[subject] : undefined;
   const secret = new Secret({ size: 20 });
-  file.users[subject] = { secret: secret.base32, enrolledAt: new Date().toISOString() };
+  // Defined, not assigned: `users.__proto__ = …` would set the object's prototype, and JSON.stringify would drop it.
+  Object.defineProperty(file.users, subject, {
+    value: { secret: secret.base32, enrolledAt: new Date().toISOString() },
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
   const temp = `${path}.${process.pid}.tmp`;
   writeFileSync(temp, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
   chmodSync(temp, 0o600);

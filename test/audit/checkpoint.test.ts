@@ -84,6 +84,23 @@ describe('checkpoints', () => {
     });
   });
 
+  it('call a note with no signature, or none shaped like an audit key’s, tampered rather than unverified', () => {
+    // UNVERIFIED says "perhaps an old key of yours": only a signature that one of the operator's keys could have made
+    // (4-byte key id and a 64-byte Ed25519 signature) may say that. Stripped signatures are an edit.
+    const cp = sealCheckpoint('api-1', HEAD, signer, NOW);
+    const body = cp.note.slice(0, cp.note.indexOf('\n\n') + 1);
+    const stripped = readCheckpoint(`${body}\n`, [signer.verifier]);
+    expect(stripped).toEqual({
+      ok: false,
+      problem: 'no signature by a known audit key (and no signature at all)',
+    });
+    const short = readCheckpoint(`${body}\n\u2014 mrtr-audit AAAA\n`, [signer.verifier]);
+    expect(short).toEqual({
+      ok: false,
+      problem: 'no signature by a known audit key (signed by mrtr-audit only, not with an Ed25519 audit key)',
+    });
+  });
+
   it('ignore cosignatures by keys they do not know (a witness’s)', () => {
     const cp = sealCheckpoint('api-1', HEAD, signer, NOW);
     const witness = AuditSigner.generate('witness');

@@ -1,7 +1,15 @@
 // The JSON-lines sink: each line self-contained (seq, prev, hash, checkpoints, keys), rotated by size, and an export
 // that still verifies offline — from the files or from standard input.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { JsonlAuditReader, JsonlAuditSink, verifyTrail } from '../../src/audit/index.js';
@@ -108,6 +116,70 @@ describe('JSON lines', () => {
     const sink = await JsonlAuditSink.open(path);
     mkdirSync(path); // after it opened: a directory where its file should be
     await expect(sink.publishKey(AUDIT_KEY.verifier.text)).rejects.toThrow(/EISDIR.*audit\.jsonl/);
+    await sink.close();
+  });
+
+  it('writes to PATH again when the file was removed or moved away while it ran, through its own rotation too', async () => {
+    for (const [name, away] of [
+      ['removed', (path: string) => rmSync(path)],
+      ['moved', (path: string) => renameSync(path, `${path}.1`)],
+    ] as const) {
+      const dir = join(tmp.dir, `away-${name}`);
+      const path = join(dir, 'audit.jsonl');
+      const sink = await JsonlAuditSink.open(path, { rotateBytes: 4096 });
+      const trail = await openTrail(sink, { checkpointEvery: 1000 });
+      const core = auditedServer(trail).core;
+      await core.handle(call(1, 'delete_file', { arguments: { path: '/f1' } }), env);
+      away(path);
+      // Answered, so recorded: each event must be in a file at PATH, never in an unlinked one (lost) or in one
+      // that a log rotator is about to compress and delete; and a rotation must not fail on the file being gone.
+      for (let i = 2; i <= 12; i++) {
+        const answer = await core.handle(call(i, 'delete_file', { arguments: { path: `/f${i}` } }), env);
+        expect(answer).not.toHaveProperty('error');
+      }
+      await trail.close();
+      const seqs = readdirSync(dir)
+        .filter((f) => f.startsWith('audit.jsonl') && f !== 'audit.jsonl.1')
+        .flatMap((f) => readFileSync(join(dir, f), 'utf8').trim().split('\n'))
+        .map((l) => JSON.parse(l))
+        .filter((l) => l.type === 'event')
+        .map((l) => l.record.seq)
+        .sort((a, b) => a - b);
+      expect(seqs).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    }
+  });
+
+  it('leaves nothing of a batch it failed to write whole (a full disk): no partial line, no event of failed rounds', async () => {
+    // A file size limit (RLIMIT_FSIZE) makes the kernel take part of a write and refuse the rest (EFBIG), as a full
+    // disk does; Node ignores SIGXFSZ. The batch's rounds are answered -32603, so none of its events may stay.
+    const dir = join(tmp.dir, 'full');
+    const path = join(dir, 'audit.jsonl');
+    mkdirSync(dir, { recursive: true });
+    const script = join(dir, 'write.mjs');
+    writeFileSync(
+      script,
+      `import { AuditSigner, AuditTrail, JsonlAuditSink } from ${JSON.stringify(join(process.cwd(), 'dist/audit/index.js'))};
+const trail = await AuditTrail.open(await JsonlAuditSink.open(${JSON.stringify(path)}), {
+  key: AuditSigner.generate('k'), instance: 'full-1' });
+const round = (i) => ({ requestId: i, method: 'tools/call', target: 't', arguments: { pad: 'x'.repeat(400) },
+  principal: undefined, round: 0, flowId: undefined, inputResponses: undefined, inputRequests: undefined,
+  outcome: 'complete', reason: undefined, decidedBy: undefined, startedAt: 0, durationMs: 1 });
+const settled = await Promise.allSettled([1, 2, 3, 4, 5].map((i) => trail.observe(round(i))));
+process.stdout.write(JSON.stringify(settled.map((s) => s.status)));
+`,
+    );
+    const out = spawnSync('bash', ['-c', 'ulimit -f 2 && exec "$0" "$1"', process.execPath, script], {
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(out.stderr).toBe('');
+    expect(JSON.parse(out.stdout)).toEqual(Array(5).fill('rejected'));
+    const lines = readFileSync(path, 'utf8').split('\n');
+    expect(lines.at(-1)).toBe(''); // ends with a whole line
+    expect(lines.slice(0, -1).map((l) => JSON.parse(l).type)).toEqual(['key']);
+    // And the writer starts again where the chain stood.
+    const sink = await JsonlAuditSink.open(path);
+    expect(await sink.head('full-1')).toBeUndefined();
     await sink.close();
   });
 

@@ -183,6 +183,26 @@ describe('mrtr audit verify on an SQLite file edited with sqlite3', () => {
     );
   });
 
+  it('still says TAMPERED when a forged checkpoint is added to a truncated tail (no softer UNVERIFIED)', async () => {
+    // The attacker truncates the tail and adds a checkpoint signed by a key of their own at a low seq, so that it is
+    // read before the exported checkpoint that catches the truncation: the verdict must stay TAMPERED.
+    const forger = AuditSigner.generate('mrtr-audit');
+    const reader = new SqliteAuditReader(pristine);
+    const second = (await reader.events()).find((e) => e.seq === 2)!;
+    await reader.close();
+    const forged = sealCheckpoint('test-1', { seq: 2, hash: second.hash }, forger, new Date());
+    const file = tampered(
+      `DELETE FROM ${EVENTS} WHERE seq > 8; DELETE FROM mrtr_audit_checkpoints WHERE seq > 8;
+       INSERT INTO mrtr_audit_checkpoints VALUES ('test-1', 2, '${second.hash}', '${forged.note}');`,
+    );
+    const result = verify(file, '--checkpoint', exported);
+    expect(result.stdout).toContain(
+      'TAMPERED: first bad event test-1 #9: the chain ends at 8, but an exported checkpoint seals 10 events (tail truncated)',
+    );
+    expect(result.stdout).not.toContain('UNVERIFIED');
+    expect(result.status).toBe(1);
+  });
+
   it('names the problem with a bad --vkey, a missing file or an unreadable checkpoint export', () => {
     const bad = verify(pristine, '--vkey', 'nonsense');
     expect(bad.status).toBe(2);

@@ -2,6 +2,7 @@
 // sensitive fields redacted; durable before the answer; group commit; a full queue waits, never drops.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   type AuditRecord,
@@ -308,6 +309,36 @@ describe('chain and checkpoints', () => {
       verifyTrail({ events, stored: await reader.checkpoints(), verifiers: [AUDIT_KEY.verifier] }).ok,
     ).toBe(true);
     await reader.close();
+  });
+
+  it('refuses to continue a chain whose head in the sink is not a seq and a SHA-256 (an edited file)', async () => {
+    // chain() writes the head's hash into the new event's text as it is: a hash column holding a quote would put
+    // members of the editor's choosing into an event the writer signs off, and a seq stored as text would make
+    // "seq":"41" + 1 = 411. The writer must refuse such a head, not build on it.
+    const tmp = tempDir();
+    cleanups.push(tmp.remove);
+    const path = join(tmp.dir, 'audit.db');
+    const first = await openTrail(await SqliteAuditSink.open(path));
+    await auditedServer(first).core.handle(call(1, 'delete_file', { arguments: { path: '/x' } }), env);
+    await first.close();
+    for (const [column, value, problem] of [
+      ['hash', `${'ab'.repeat(32)}","principal":{"sub":"admin"},"x":"`, /hash .*, which is not a SHA-256/],
+      ['seq', 'one', /seq "one", which is not a positive integer/],
+    ] as const) {
+      const db = new Database(path);
+      const original = db.prepare('SELECT seq, hash FROM mrtr_audit_events').get() as {
+        seq: number;
+        hash: string;
+      };
+      db.prepare(`UPDATE mrtr_audit_events SET ${column} = ?`).run(value);
+      db.close();
+      const sink = await SqliteAuditSink.open(path);
+      cleanups.push(() => sink.close());
+      await expect(openTrail(sink)).rejects.toThrow(problem);
+      const undo = new Database(path);
+      undo.prepare('UPDATE mrtr_audit_events SET seq = ?, hash = ?').run(original.seq, original.hash);
+      undo.close();
+    }
   });
 
   it('refuses a second live writer under the same name: its rounds fail closed', async () => {

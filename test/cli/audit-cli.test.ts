@@ -249,6 +249,20 @@ describe('mrtr serve --audit', () => {
     );
   });
 
+  it('names a file it cannot make or read: under /proc, or a directory where the file should be', () => {
+    // Node's recursive mkdir loops for ever on /proc (ENOENT from a parent that exists): serve hung at full CPU.
+    for (const url of ['jsonl:/proc/mrtr-none/audit.jsonl', 'sqlite:/proc/mrtr-none/audit.db']) {
+      const out = serve(['--audit', url]);
+      expect(out.status).toBe(2);
+      expect(out.stderr).toContain("mkdir '/proc/mrtr-none'");
+    }
+    const dir = join(tmp.dir, 'a-directory.jsonl');
+    mkdirSync(dir);
+    const out = serve(['--audit', `jsonl:${dir}`]);
+    expect(out.status).toBe(2);
+    expect(out.stderr).toContain(`invalid --audit: ${dir} is a directory, not a JSON-lines file`);
+  });
+
   it('refuses JSON lines on stdout when stdout carries MCP (--stdio)', () => {
     const out = serve(['--stdio', '--audit', 'jsonl:-']);
     expect(out.status).toBe(2);

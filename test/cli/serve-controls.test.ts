@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TOTP } from 'otpauth';
 import { afterAll, describe, expect, it } from 'vitest';
+import { totpSecretsFile } from '../../src/controls/index.js';
 import { freePort } from '../helpers/free-port.js';
 import { mcp } from '../helpers/mcp-http.js';
 import { getPage, hiddenFields, postForm, sessionCookie } from '../helpers/page-sessions.js';
@@ -191,6 +192,19 @@ describe('mrtr serve --fixture example --tokens FILE --store sqlite:PATH', () =>
     const other = run(['users', 'totp', 'erin', '--totp', totpFile, '--no-qr']);
     expect(other.stderr).not.toContain('replaced');
     expect(Object.keys(JSON.parse(readFileSync(totpFile, 'utf8')).users)).toEqual(['dana', 'erin']);
+  });
+
+  it('mrtr users totp: a subject named __proto__ is enrolled like any other (it printed a QR code and stored nothing)', () => {
+    const totpFile = join(dir, 'proto.json');
+    const first = run(['users', 'totp', '__proto__', '--totp', totpFile, '--no-qr']);
+    expect(first.status).toBe(0);
+    const secret = /secret=([A-Z2-7]+)/.exec(first.stdout)![1];
+    // As the server reads it: an own member of users.
+    const users = JSON.parse(readFileSync(totpFile, 'utf8')).users;
+    expect(Object.getOwnPropertyDescriptor(users, '__proto__')?.value?.secret).toBe(secret);
+    expect(totpSecretsFile(totpFile).secretOf('__proto__')).toBe(secret);
+    const second = run(['users', 'totp', '__proto__', '--totp', totpFile, '--no-qr']);
+    expect(second.stderr).toContain("mrtr users totp: replaced __proto__'s earlier secret");
   });
 
   it('mrtr users totp: a subject is required; unknown sub-commands are named', () => {
