@@ -97,3 +97,54 @@ describe('chain()', () => {
     expect(() => unchainedText(record)).toThrow(/BigInt/);
   });
 });
+
+describe('toAuditRecord()', () => {
+  it('keeps optional members out unless given, copies steps, and rounds the duration to the microsecond', () => {
+    const steps = ['delete'];
+    const bare = toAuditRecord(round({ principal: { subject: 'bob' }, steps }), 'writer-1', redactor);
+    expect(bare.principal).toEqual({ sub: 'bob' });
+    expect(Object.keys(bare.principal!)).toEqual(['sub']);
+    expect('bridged' in bare).toBe(false);
+    expect(bare.notes).toBeNull();
+    expect(bare.answers).toBeNull();
+    expect(bare.steps).toEqual(['delete']);
+    expect(bare.steps).not.toBe(steps);
+    expect(bare.durationMs).toBe(1.235);
+    const full = toAuditRecord(
+      round({
+        principal: { subject: 'bob', issuer: 'https://idp.example', clientId: 'agent' },
+        bridged: '2025-06-18',
+        notes: { resource: 'vm-7' },
+      }),
+      'writer-1',
+      redactor,
+    );
+    expect(full.principal).toEqual({ sub: 'bob', iss: 'https://idp.example', clientId: 'agent' });
+    expect(full.bridged).toBe('2025-06-18');
+    expect(full.notes).toEqual({ resource: 'vm-7' });
+    expect(toAuditRecord(round({ steps: undefined }), 'writer-1', redactor).steps).toEqual([]);
+  });
+
+  it('redacts only when fields are marked sensitive, and digests the arguments keyed only then', () => {
+    const args = { user: 'carol', otp: '123456' };
+    const none = toAuditRecord(round({ arguments: args, sensitive: [] }), 'writer-1', redactor);
+    expect(none.arguments).toEqual(args);
+    expect(none.argumentsDigest).toBe(redactor.plain(args));
+    expect(none.argumentsDigest).toMatch(/^sha256:/);
+    const marked = toAuditRecord(
+      round({ arguments: args, sensitive: ['otp'], notes: { otp: '123456', vm: 'vm-1' } }),
+      'writer-1',
+      redactor,
+    );
+    expect(marked.arguments).toEqual({ user: 'carol', otp: { $redacted: redactor.keyed('123456') } });
+    expect(marked.argumentsDigest).toBe(redactor.keyed(args));
+    expect(marked.notes).toEqual({ otp: { $redacted: redactor.keyed('123456') }, vm: 'vm-1' });
+    // A sensitive field named but absent changes nothing, and the digest stays unkeyed.
+    const absent = toAuditRecord(
+      round({ arguments: { user: 'carol' }, sensitive: ['otp'] }),
+      'writer-1',
+      redactor,
+    );
+    expect(absent.argumentsDigest).toBe(redactor.plain({ user: 'carol' }));
+  });
+});

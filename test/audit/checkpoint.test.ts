@@ -118,4 +118,129 @@ describe('checkpoints', () => {
     const b = sealCheckpoint('api-2', { seq: 1, hash: 'cd'.repeat(32) }, signer, NOW);
     expect(splitNotes(`${a.note}\n${b.note}`)).toEqual([a.note, b.note]);
   });
+
+  it('name each way a note can be malformed', () => {
+    const cp = sealCheckpoint('api-1', HEAD, signer, NOW);
+    const [body, signatures] = cp.note.split('\n\n') as [string, string];
+    const lines = body.split('\n');
+    const withBody = (edit: (l: string[]) => string[]) => `${edit([...lines]).join('\n')}\n\n${signatures}`;
+    const cases: Array<[string, string, string]> = [
+      [
+        'no blank line',
+        cp.note.replace('\n\n', '\n'),
+        'not a signed note (no blank line before the signatures)',
+      ],
+      [
+        'another origin',
+        withBody((l) => ['other/api-1', ...l.slice(1)]),
+        'not an mrtr audit checkpoint (origin, size and hash lines)',
+      ],
+      [
+        'no hash line',
+        `${lines[0]}\n${lines[1]}\n\n${signatures}`,
+        'not an mrtr audit checkpoint (origin, size and hash lines)',
+      ],
+      ['an empty note', '\n\n', 'not an mrtr audit checkpoint (origin, size and hash lines)'],
+      [
+        'a size with a sign',
+        withBody((l) => [l[0]!, '-42', ...l.slice(2)]),
+        'checkpoint size line "-42" is not a number',
+      ],
+      [
+        'a size with a suffix',
+        withBody((l) => [l[0]!, '42x', ...l.slice(2)]),
+        'checkpoint size line "42x" is not a number',
+      ],
+      [
+        'a size with a prefix',
+        withBody((l) => [l[0]!, 'x42', ...l.slice(2)]),
+        'checkpoint size line "x42" is not a number',
+      ],
+      [
+        'a short hash',
+        withBody((l) => [l[0]!, l[1]!, Buffer.alloc(31).toString('base64'), ...l.slice(3)]),
+        'checkpoint hash line is not a base64 SHA-256',
+      ],
+      [
+        'a hash in non-canonical base64',
+        withBody((l) => [l[0]!, l[1]!, `${l[2]!.slice(0, -2)}t=`, ...l.slice(3)]),
+        'checkpoint hash line is not a base64 SHA-256',
+      ],
+      [
+        'a signature line without its signature',
+        `${body}\n\n\u2014 mrtr-audit\n`,
+        'malformed signature line "\u2014 mrtr-audit"',
+      ],
+      [
+        'a signature line with an ASCII dash',
+        `${body}\n\n${signatures.replace('\u2014', '-')}`,
+        `malformed signature line "${signatures.replace('\u2014', '-').trim()}"`,
+      ],
+      [
+        'a signature line with a third field',
+        `${body}\n\n${signatures.trim()} extra\n`,
+        `malformed signature line "${signatures.trim()} extra"`,
+      ],
+      [
+        'leading text before the dash',
+        `${body}\n\nx${signatures}`,
+        `malformed signature line "x${signatures.trim()}"`,
+      ],
+    ];
+    for (const [what, note, problem] of cases)
+      expect(readCheckpoint(note, [signer.verifier]), what).toEqual({ ok: false, problem });
+    // Blank lines among the signatures are allowed; the note still reads.
+    expect(readCheckpoint(`${cp.note}\n\n`, [signer.verifier])).toMatchObject({
+      ok: true,
+      checkpoint: { seq: 42 },
+    });
+  });
+
+  it('count a signature as the known key’s only when name, key id and length all match', () => {
+    const cp = sealCheckpoint('api-1', HEAD, signer, NOW);
+    const [body, line] = cp.note.split('\n\n') as [string, string];
+    const sig = Buffer.from(line.trim().split(' ')[2]!, 'base64');
+    const idHex = signer.verifier.id.toString('hex');
+    const other = Buffer.from(sig);
+    other[0] = other[0]! ^ 0xff;
+    const otherId = other.subarray(0, 4).toString('hex');
+    const note = (name: string, bytes: Buffer) => `${body}\n\n\u2014 ${name} ${bytes.toString('base64')}\n`;
+    // Another name with the same key id and signature: not this key.
+    expect(readCheckpoint(note('mrtr-audit2', sig), [signer.verifier])).toEqual({
+      ok: false,
+      unknownKey: true,
+      problem: `no signature by a known audit key (signed by mrtr-audit2+${idHex} only)`,
+    });
+    // The same name with another key id: not this key either.
+    expect(readCheckpoint(note('mrtr-audit', other), [signer.verifier])).toEqual({
+      ok: false,
+      unknownKey: true,
+      problem: `no signature by a known audit key (signed by mrtr-audit+${otherId} only)`,
+    });
+    // The right name and id but a signature a byte short: no audit key's.
+    expect(readCheckpoint(note('mrtr-audit', sig.subarray(0, 67)), [signer.verifier])).toEqual({
+      ok: false,
+      problem: 'no signature by a known audit key (signed by mrtr-audit only, not with an Ed25519 audit key)',
+    });
+    // An unknown key beside a foreign-shaped one: both named, still only unverified.
+    const both = `${note('mrtr-audit', other).trimEnd()}\n\u2014 witness AAAA\n`;
+    expect(readCheckpoint(both, [signer.verifier])).toEqual({
+      ok: false,
+      unknownKey: true,
+      problem: `no signature by a known audit key (signed by mrtr-audit+${otherId}, witness only)`,
+    });
+  });
+
+  it('split an export with blank lines around and between its notes, and a last note with no newline', () => {
+    const a = sealCheckpoint('api-1', HEAD, signer, NOW);
+    const b = sealCheckpoint('api-2', { seq: 1, hash: 'cd'.repeat(32) }, signer, NOW);
+    const c = sealCheckpoint('api-3', { seq: 7, hash: 'ef'.repeat(32) }, signer, NOW);
+    expect(splitNotes(`\n\n${a.note}\n\n\n${b.note}${c.note.slice(0, -1)}`)).toEqual([
+      a.note,
+      b.note,
+      c.note,
+    ]);
+    expect(splitNotes('')).toEqual([]);
+    expect(splitNotes('\n\n\n')).toEqual([]);
+  });
 });

@@ -1,0 +1,11 @@
+// `npm run mutation:audit`: mutation testing of the audit room's evidence files against test/audit alone — minutes,
+// where `npm run mutation` (every security-critical room) takes most of an hour on two cores.
+import base from './stryker.config.mjs';
+
+export default {
+  ...base,
+  mutate: base.mutate.filter((file) => file.startsWith('src/audit/')),
+  vitest: { ...base.vitest, configFile: 'vitest.audit-mutation.config.ts' },
+  reporters: ['clear-text', 'json', 'progress'],
+  jsonReporter: { fileName: 'reports/mutation/audit.json' },
+};
