@@ -59,6 +59,10 @@ export class AuditTrail {
   #queue: Pending[] = [];
   readonly #overflow: Pending[] = [];
   #writing = false;
+  /** Events of the batch being written: still waiting for the disk. */
+  #inFlight = 0;
+  /** Rounds waiting to start until fewer than maxQueuedEvents events wait for the disk. */
+  readonly #waitingForRoom: Array<() => void> = [];
   #scheduled = false;
   #closed = false;
   #idle: Array<() => void> = [];
@@ -154,6 +158,26 @@ export class AuditTrail {
     return this.#lastCheckpoint;
   }
 
+  /**
+   * Asked before each round starts: undefined while fewer than maxQueuedEvents events wait for the disk, else a
+   * promise that resolves when a write has made room. A slow disk so slows new rounds down before they act, instead
+   * of letting them run while their events pile up (rounds already running still queue theirs: nothing is dropped).
+   */
+  admit(): Promise<void> | undefined {
+    if (this.#closed || this.#waiting() < this.#maxQueued) return undefined;
+    return new Promise((resolve) => this.#waitingForRoom.push(resolve));
+  }
+
+  #waiting(): number {
+    return this.#queue.length + this.#overflow.length + this.#inFlight;
+  }
+
+  /** Let waiting rounds start, one per free place (each adds about one event when it ends). */
+  #makeRoom(): void {
+    let room = this.#maxQueued - this.#waiting();
+    while (room-- > 0 && this.#waitingForRoom.length > 0) this.#waitingForRoom.shift()!();
+  }
+
   /** A round observer: resolves once the round's event is durable in the sink. */
   observe(event: ObservedRound): Promise<void> {
     if (this.#closed) return Promise.reject(new AuditError('ERR_AUDIT_CLOSED', 'the audit trail is closed'));
@@ -188,6 +212,8 @@ export class AuditTrail {
     clearInterval(this.#timer);
     await this.checkpoint();
     this.#closed = true;
+    // Rounds still waiting for room start, and are refused when they report (the trail is closed).
+    for (const start of this.#waitingForRoom.splice(0)) start();
     await this.#sink.close();
   }
 
@@ -214,6 +240,7 @@ export class AuditTrail {
     }
     this.#writing = true;
     const batch = this.#queue.splice(0, this.#maxBatch);
+    this.#inFlight = batch.length;
     while (this.#overflow.length > 0 && this.#queue.length < this.#maxQueued)
       this.#queue.push(this.#overflow.shift()!);
     let head = this.#head;
@@ -254,6 +281,8 @@ export class AuditTrail {
   }
 
   #continue(): void {
+    this.#inFlight = 0;
+    this.#makeRoom();
     if (this.#queue.length > 0 || this.#checkpointDue) void this.#write();
     else for (const done of this.#idle.splice(0)) done();
   }

@@ -29,7 +29,7 @@ import { legacyInitializeError, readRequestMeta } from './request-meta.js';
 import type { RequestStateCodec } from './request-state.js';
 import { checkResultShape } from './result-shape.js';
 import type { RoundGuard } from './round/guard.js';
-import { notifyObservers } from './round/notify.js';
+import { admitRound, notifyObservers } from './round/notify.js';
 import type { RoundObserver } from './round/observer.js';
 import { RoundPipeline } from './round/pipeline.js';
 import { RoundTrace } from './round/trace.js';
@@ -108,6 +108,21 @@ export class Dispatcher implements RequestHandler {
     if (this.observers.length === 0 || !MRTR_METHOD_SET.has(request.method)) {
       return this.answer(request, env, undefined);
     }
+    let admitted: Promise<unknown> | undefined;
+    try {
+      admitted = admitRound(this.observers);
+    } catch (error) {
+      return this.unobserved(request, error);
+    }
+    if (admitted === undefined) return this.observedRound(request, env);
+    // An observer has no room (an audit queue full of events waiting for the disk): the round waits to start.
+    return admitted.then(
+      () => this.observedRound(request, env),
+      (error: unknown) => this.unobserved(request, error),
+    );
+  }
+
+  private observedRound(request: JsonRpcRequest, env: RequestEnvironment): MaybePromise<JsonRpcResponse> {
     const trace = new RoundTrace(request.id, request.method, request.params, env.principal, env.bridged);
     return thenOrNow(this.answer(request, env, trace), (response) => this.observed(trace, response));
   }
@@ -155,7 +170,7 @@ export class Dispatcher implements RequestHandler {
   }
 
   /** An answer whose round could not be recorded is not sent: an audit gap would be silent otherwise. */
-  private unobserved(response: JsonRpcResponse, error: unknown): JsonRpcResponse {
+  private unobserved(response: { id?: JsonRpcResponse['id'] }, error: unknown): JsonRpcResponse {
     this.options.logger.error(
       { id: response.id, err: error instanceof Error ? error.stack : String(error) },
       'round observer failed',

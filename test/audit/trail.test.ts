@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import {
   type AuditRecord,
   AuditTrail,
@@ -12,6 +13,7 @@ import {
   SqliteAuditSink,
   verifyTrail,
 } from '../../src/audit/index.js';
+import { text } from '../../src/server/index.js';
 import { MemoryStore } from '../../src/stores/index.js';
 import { deferred, track } from '../helpers/signals.js';
 import {
@@ -257,6 +259,79 @@ describe('durable before the answer', () => {
     expect((await records()).map((r) => r.requestId).sort((a, b) => Number(a) - Number(b))).toEqual([
       1, 2, 3, 4, 5, 6, 7, 8, 9,
     ]);
+  });
+});
+
+describe('back-pressure before a round runs', () => {
+  it('holds new rounds before their handler runs while the events waiting for the disk fill the queue', async () => {
+    const tmp = tempDir();
+    cleanups.push(tmp.remove);
+    const sink = new HeldSink(await SqliteAuditSink.open(join(tmp.dir, 'audit.db')));
+    const trail = await openTrail(sink, { maxQueuedEvents: 2, maxBatchEvents: 2 });
+    cleanups.push(() => trail.close());
+    let runs = 0;
+    const core = auditedServer(trail).tool(
+      { name: 'count', description: 'Counts the rounds that ran', input: z.object({}) },
+      () => {
+        runs += 1;
+        return text(`run ${runs}`);
+      },
+    ).core;
+    const gate = deferred();
+    sink.held = gate.promise;
+    const send = (id: number) => track(core.handle(call(id, 'count', { arguments: {} }), env));
+    const first = [send(1), send(2)];
+    // Both events are in the write the sink holds: the queue is full.
+    await expect.poll(() => sink.batches.length).toBe(1);
+    expect(sink.batches[0]!.events).toHaveLength(2);
+    const later = [send(3), send(4), send(5)];
+    // Turns of the event loop pass, and none of the later rounds has run: they wait for room, not for the disk.
+    for (let turn = 0; turn < 5; turn++) await new Promise((next) => setImmediate(next));
+    expect(runs).toBe(2);
+    expect([...first, ...later].some((a) => a.settled)).toBe(false);
+    sink.held = undefined;
+    gate.resolve();
+    await expect.poll(() => [...first, ...later].every((a) => a.settled)).toBe(true);
+    expect(runs).toBe(5);
+    expect(sink.batches.flatMap((b) => b.events.map((e) => e.record.requestId))).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('never leaves a round waiting for room when the trail closes: each is recorded or answered -32603', async () => {
+    const tmp = tempDir();
+    cleanups.push(tmp.remove);
+    const sink = new HeldSink(await SqliteAuditSink.open(join(tmp.dir, 'audit.db')));
+    const trail = await openTrail(sink, { maxQueuedEvents: 1, maxBatchEvents: 1 });
+    const core = auditedServer(trail).tool(
+      { name: 'count', description: 'Counts', input: z.object({}) },
+      () => text('ran'),
+    ).core;
+    const gate = deferred();
+    sink.held = gate.promise;
+    const send = (id: number) => track(core.handle(call(id, 'count', { arguments: {} }), env));
+    const first = send(1);
+    await expect.poll(() => sink.batches.length).toBe(1);
+    const waiting = [send(2), send(3), send(4)];
+    const closing = trail.close();
+    sink.held = undefined;
+    gate.resolve();
+    await closing;
+    await expect.poll(() => [first, ...waiting].every((a) => a.settled)).toBe(true);
+    // What the file holds, not what was attempted: a write that raced the close failed, and its round was refused.
+    const reader = new SqliteAuditReader(join(tmp.dir, 'audit.db'));
+    const recorded = new Set(
+      (await reader.events()).map((e) => (JSON.parse(e.text) as AuditRecord).requestId),
+    );
+    await reader.close();
+    expect(first.value).toMatchObject({ result: { content: [{ text: 'ran' }] } });
+    expect(recorded.has(1)).toBe(true);
+    for (const [i, answer] of waiting.entries()) {
+      const id = i + 2;
+      if (recorded.has(id))
+        expect(answer.value, `round ${id}`).toMatchObject({ result: { content: [{ text: 'ran' }] } });
+      else expect(answer.value, `round ${id}`).toMatchObject({ error: { code: -32603 } });
+    }
+    // At least one was still waiting when the trail closed, and was refused rather than left hanging.
+    expect(waiting.some((a) => (a.value as { error?: unknown }).error !== undefined)).toBe(true);
   });
 });
 

@@ -1,4 +1,4 @@
-// Telling every round observer about one event: shared by the dispatcher (rounds) and the HTTP transport (requests it
+// Asking every round observer for room before a round, and telling every one about its event afterwards. The telling: shared by the dispatcher (rounds) and the HTTP transport (requests it
 // refused before they reached the dispatcher), so both hold their answer until a durable observer has settled.
 import type { RoundEvent, RoundObserver } from './observer.js';
 
@@ -21,4 +21,16 @@ export function notifyObservers(
   if (pending.length === 0) return undefined;
   if (pending.length === 1) return pending[0];
   return Promise.all(pending).then(() => undefined);
+}
+
+/** Undefined when every observer admits the round at once; else a promise that settles when they all have. */
+export function admitRound(observers: readonly RoundObserver[]): undefined | Promise<unknown> {
+  let waiting: Promise<unknown>[] | undefined;
+  for (const observer of observers) {
+    const room: unknown = observer.admit?.();
+    if (typeof (room as { then?: unknown } | undefined)?.then === 'function')
+      (waiting ??= []).push(Promise.resolve(room as PromiseLike<unknown>));
+  }
+  if (waiting === undefined) return undefined;
+  return waiting.length === 1 ? waiting[0] : Promise.all(waiting);
 }

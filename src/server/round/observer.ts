@@ -45,4 +45,10 @@ export interface RoundEvent {
 
 export interface RoundObserver {
   observe(event: RoundEvent): void | Promise<void>;
+  /**
+   * Asked before a round runs: a promise holds the round — its handler, its effects — until it settles. An audit
+   * trail whose queue of events waiting for the disk is full answers one, so a slow disk slows new rounds down
+   * instead of letting them act while their records pile up in memory.
+   */
+  admit?(): void | Promise<void>;
 }
