@@ -25,12 +25,12 @@ export function notifyObservers(
 
 /** Undefined when every observer admits the round at once; else a promise that settles when they all have. */
 export function admitRound(observers: readonly RoundObserver[]): undefined | Promise<unknown> {
-  let waiting: Promise<unknown>[] | undefined;
+  const waiting: Promise<unknown>[] = [];
   for (const observer of observers) {
     const room: unknown = observer.admit?.();
     if (typeof (room as { then?: unknown } | undefined)?.then === 'function')
-      (waiting ??= []).push(Promise.resolve(room as PromiseLike<unknown>));
+      waiting.push(Promise.resolve(room as PromiseLike<unknown>));
   }
-  if (waiting === undefined) return undefined;
+  if (waiting.length === 0) return undefined;
   return waiting.length === 1 ? waiting[0] : Promise.all(waiting);
 }
