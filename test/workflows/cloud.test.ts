@@ -68,6 +68,28 @@ describe('resize_vm', () => {
     });
   });
 
+  it('keeps its VM question when another flow resizes one of the VMs between rounds: the answer applies', async () => {
+    const [target, other] = vms("owner = 'bob' AND environment != 'production' AND size != 'medium'");
+    const client = s.client('bob', [
+      scriptedResolver({
+        vm: () => {
+          // Meanwhile someone resizes another of bob's machines.
+          s.write(
+            'cloud.db',
+            'UPDATE vms SET size = ? WHERE id = ?',
+            other!.size === 'small' ? 'xlarge' : 'small',
+            other!.id,
+          );
+          return accept({ choice: target!.id });
+        },
+      }),
+    ]);
+    const outcome = await client.callTool('resize_vm', { size: 'medium' });
+    // Asked once, answered once: the round after the answer completes.
+    expect(outcome).toMatchObject({ status: 'complete', rounds: 2 });
+    expect(vm(target!.id).size).toBe('medium');
+  });
+
   it('needs no justification outside production', async () => {
     const target = vms("owner = 'bob' AND environment != 'production' AND size != 'small'")[0]!;
     const client = s.client('bob', [scriptedResolver({ vm: accept({ choice: target.id }) })]);

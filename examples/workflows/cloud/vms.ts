@@ -104,4 +104,3 @@ export class Inventory {
   }
 }
 
-export const describeVm = (vm: Vm) => `${vm.id} ${vm.name} (${vm.environment}, ${vm.size}, ${vm.state})`;
