@@ -24,7 +24,33 @@ export interface ObservedRound {
   readonly durationMs: number;
   /** The 2025 revision a bridged client speaks (its flow ran through the legacy bridge). */
   readonly bridged?: string;
+  /** The intent the round recorded before its handler ran (`AuditTrail.intend`), if it did. */
+  readonly intent?: object;
 }
+
+/**
+ * A round's intent, told before its handler runs: structurally the server's RoundIntent. Recorded as an event whose
+ * outcome is `proposed`, durable before anything with an effect happens.
+ */
+export interface ObservedIntent {
+  readonly requestId: string | number;
+  readonly method: string;
+  readonly target: string;
+  readonly arguments: unknown;
+  readonly principal: ObservedRound['principal'];
+  readonly round: number;
+  readonly flowId: string | undefined;
+  readonly inputResponses: Readonly<Record<string, unknown>> | undefined;
+  readonly sensitive: readonly string[] | undefined;
+  readonly startedAt: number;
+  readonly bridged?: string;
+}
+
+/**
+ * What an event says happened: `proposed` is a round's intent, written before its handler ran; the others are a
+ * round's outcome (docs/audit.md).
+ */
+export type AuditOutcome = ObservedRound['outcome'] | 'proposed';
 
 /** Version 1 of the event schema (docs/audit.md). Never holds requestState, a token or a sensitive value. */
 export interface AuditRecord {
@@ -52,7 +78,7 @@ export interface AuditRecord {
   answers: Record<string, unknown> | null;
   /** Steps whose effect ran in this round. */
   steps: string[];
-  outcome: ObservedRound['outcome'];
+  outcome: AuditOutcome;
   /** The codec's, a guard's or the transport's precise reason for a refusal or failure. */
   reason: string | null;
   decidedBy: string | null;
@@ -61,12 +87,54 @@ export interface AuditRecord {
   notes: Record<string, unknown> | null;
   /** Present only for a 2025 client's rounds through the legacy bridge: the revision that client speaks. */
   bridged?: string;
+  /**
+   * On a round's outcome: the seq of its `proposed` event in the same writer's chain (the intent recorded before the
+   * handler ran). Absent on rounds that ran no handler (refused, or answered by a guard) and on `proposed` events.
+   */
+  intentSeq?: number;
 }
 
 /** An event before the writer gives it its place in the chain. */
 export type UnchainedRecord = Omit<AuditRecord, 'seq' | 'prev'>;
 
-export function toAuditRecord(event: ObservedRound, instance: string, redactor: Redactor): UnchainedRecord {
+/** The `proposed` event of a round about to run: its intent, with the same redaction as its outcome will have. */
+export function toIntentRecord(
+  intent: ObservedIntent,
+  instance: string,
+  redactor: Redactor,
+): UnchainedRecord {
+  const record = toAuditRecord(
+    {
+      requestId: intent.requestId,
+      method: intent.method,
+      target: intent.target,
+      arguments: intent.arguments,
+      principal: intent.principal,
+      round: intent.round,
+      flowId: intent.flowId,
+      inputResponses: intent.inputResponses,
+      inputRequests: undefined,
+      outcome: 'complete',
+      reason: undefined,
+      decidedBy: undefined,
+      sensitive: intent.sensitive,
+      startedAt: intent.startedAt,
+      durationMs: 0,
+      ...(intent.bridged === undefined ? {} : { bridged: intent.bridged }),
+    },
+    instance,
+    redactor,
+  );
+  record.outcome = 'proposed';
+  return record;
+}
+
+export function toAuditRecord(
+  event: ObservedRound,
+  instance: string,
+  redactor: Redactor,
+  intentSeq?: number,
+): UnchainedRecord {
   const sensitive = event.sensitive;
   const redacting = sensitive !== undefined && sensitive.length > 0;
   const args = redacting ? redactFields(event.arguments, sensitive, redactor) : undefined;
@@ -102,6 +170,7 @@ export function toAuditRecord(event: ObservedRound, instance: string, redactor: 
     notes: notes as Record<string, unknown> | null,
   };
   if (event.bridged !== undefined) record.bridged = event.bridged;
+  if (intentSeq !== undefined) record.intentSeq = intentSeq;
   return record;
 }
 

@@ -8,7 +8,13 @@ import { type ChainedEvent, type ChainHead, chain, GENESIS, unchainedText } from
 import { type StoredCheckpoint, sealCheckpoint } from './checkpoint.js';
 import { AUDIT_DEFAULTS } from './defaults.js';
 import { AuditError, auditConfigError } from './errors.js';
-import { type ObservedRound, toAuditRecord, type UnchainedRecord } from './record.js';
+import {
+  type ObservedIntent,
+  type ObservedRound,
+  toAuditRecord,
+  toIntentRecord,
+  type UnchainedRecord,
+} from './record.js';
 import { Redactor } from './redact.js';
 import type { AuditSink } from './sink.js';
 
@@ -38,8 +44,18 @@ interface Pending {
   record: UnchainedRecord;
   /** Its JSON text, made when observed (chain() appends seq and prev). */
   text: string;
+  /** Set on a round's intent: its outcome finds the intent's seq under this key once it is durable. */
+  intent: object | undefined;
   resolve: () => void;
   reject: (error: unknown) => void;
+}
+
+/** What a trail has refused to record, since it opened (each such round failed, and ran nothing if it was an intent). */
+export interface AuditTrailStats {
+  /** Rounds whose intent could not be recorded: their handler never ran. */
+  intentsNotRecorded: number;
+  /** Rounds whose outcome could not be recorded: their answer was replaced by -32603. */
+  outcomesNotRecorded: number;
 }
 
 export class AuditTrail {
@@ -67,6 +83,9 @@ export class AuditTrail {
   #closed = false;
   #idle: Array<() => void> = [];
   #lastCheckpoint: StoredCheckpoint | undefined;
+  /** Where each durable intent stands in the chain, for its outcome's `intentSeq`; gone with the round. */
+  readonly #intentSeqs = new WeakMap<object, number>();
+  readonly #stats: AuditTrailStats = { intentsNotRecorded: 0, outcomesNotRecorded: 0 };
 
   private constructor(
     sink: AuditSink,
@@ -157,6 +176,10 @@ export class AuditTrail {
   get lastCheckpoint(): StoredCheckpoint | undefined {
     return this.#lastCheckpoint;
   }
+  /** Counts of rounds this trail could not record (a sink down, a record with no JSON form). */
+  get stats(): AuditTrailStats {
+    return { ...this.#stats };
+  }
 
   /**
    * Asked before each round starts: undefined while fewer than maxQueuedEvents events wait for the disk, else a
@@ -178,20 +201,45 @@ export class AuditTrail {
     while (room-- > 0 && this.#waitingForRoom.length > 0) this.#waitingForRoom.shift()!();
   }
 
+  /**
+   * A round observer's write-ahead hook: the round's intent becomes a `proposed` event, and the promise resolves once
+   * it is durable. The server runs the round's handler only then, so every effect has its intent in the trail first;
+   * a rejection (the sink is down, the arguments have no JSON form) keeps the handler from running at all.
+   */
+  intend(intent: ObservedIntent): Promise<void> {
+    return this.#enqueue(() => toIntentRecord(intent, this.instance, this.#redactor), intent).catch(
+      (error: unknown) => {
+        this.#stats.intentsNotRecorded++;
+        throw error;
+      },
+    );
+  }
+
   /** A round observer: resolves once the round's event is durable in the sink. */
   observe(event: ObservedRound): Promise<void> {
+    const intentSeq = event.intent === undefined ? undefined : this.#intentSeqs.get(event.intent);
+    return this.#enqueue(
+      () => toAuditRecord(event, this.instance, this.#redactor, intentSeq),
+      undefined,
+    ).catch((error: unknown) => {
+      this.#stats.outcomesNotRecorded++;
+      throw error;
+    });
+  }
+
+  #enqueue(make: () => UnchainedRecord, intent: object | undefined): Promise<void> {
     if (this.#closed) return Promise.reject(new AuditError('ERR_AUDIT_CLOSED', 'the audit trail is closed'));
     let record: UnchainedRecord;
     let text: string;
     try {
-      record = toAuditRecord(event, this.instance, this.#redactor);
+      record = make();
       // JSON.stringify fails on what has no JSON form (a bigint note): that round fails alone.
       text = unchainedText(record);
     } catch (error) {
       return Promise.reject(error);
     }
     return new Promise<void>((resolve, reject) => {
-      const pending = { record, text, resolve, reject };
+      const pending = { record, text, intent, resolve, reject };
       if (this.#queue.length >= this.#maxQueued) this.#overflow.push(pending);
       else this.#queue.push(pending);
       this.#schedule();
@@ -275,7 +323,11 @@ export class AuditTrail {
       this.#sealedSeq = head.seq;
       this.#lastCheckpoint = checkpoint;
     } else this.#sinceCheckpoint += events.length;
-    for (const pending of batch) pending.resolve();
+    for (let i = 0; i < batch.length; i++) {
+      const pending = batch[i]!;
+      if (pending.intent !== undefined) this.#intentSeqs.set(pending.intent, events[i]!.record.seq);
+      pending.resolve();
+    }
     this.#writing = false;
     this.#continue();
   }

@@ -18,6 +18,17 @@ export const SERVER_DEFAULTS = Object.freeze({
   requestTimeoutMs: 30_000,
   /** Longer than common load balancers' idle timeouts (60 s), so they close idle connections first, never us. */
   keepAliveTimeoutMs: 65_000,
+  /**
+   * How long the server waits for a guard's store or an observer's sink (a replay store, an audit sink) before it
+   * gives up and fails the round closed: long enough for a busy disk's fsync, short enough that a store that hangs
+   * does not hold requests open.
+   */
+  hookTimeoutMs: 10_000,
+  /**
+   * How deep arguments, answers and `_meta` may nest: forms, messages and tool arguments are a few levels deep, and
+   * every later step (canonical JSON, the audit record, the sealed state) then has a known bound.
+   */
+  maxInputDepth: 64,
   /** One stdio message, as on HTTP. */
   maxLineBytes: 1024 * 1024,
   /** Loopback: a server is exposed to the network only when its author says so. */

@@ -18,8 +18,10 @@ import {
   RoundRefused,
   schemaValidator,
 } from '../protocol/index.js';
+import { SERVER_DEFAULTS } from './defaults.js';
 import type { Logger, RequestEnvironment } from './environment.js';
 import type { HeaderParam } from './header-params.js';
+import { checkInputBounds } from './input-bounds.js';
 import { type MaybePromise, thenOrNow } from './maybe-async.js';
 import { errorResponse } from './message.js';
 import { type Call, type Core, METHODS } from './methods/index.js';
@@ -29,9 +31,10 @@ import { legacyInitializeError, readRequestMeta } from './request-meta.js';
 import type { RequestStateCodec } from './request-state.js';
 import { checkResultShape } from './result-shape.js';
 import type { RoundGuard } from './round/guard.js';
-import { admitRound, notifyObservers } from './round/notify.js';
-import type { RoundObserver } from './round/observer.js';
+import { askObserversForRoom, notifyObservers, recordIntent } from './round/notify.js';
+import type { RoundIntent, RoundObserver } from './round/observer.js';
 import { RoundPipeline } from './round/pipeline.js';
+import { HookTimeoutError } from './round/time-bound.js';
 import { RoundTrace } from './round/trace.js';
 
 export interface DispatchOptions {
@@ -47,6 +50,10 @@ export interface DispatchOptions {
   validateResults: boolean;
   /** How long one asynchronous round of a handler may run, unless the handler sets its own timeoutMs. */
   handlerTimeoutMs: number;
+  /** How long a guard's or an observer's promise may take before the round fails closed (default 10 s). */
+  hookTimeoutMs?: number;
+  /** How deep arguments, answers and `_meta` may nest (default 64). */
+  maxInputDepth?: number;
   /** Checks every MRTR round passes before and after its handler runs, in order. */
   guards?: readonly RoundGuard[];
   /** Told the outcome of every MRTR request, refused ones included; the answer waits for their promises. */
@@ -55,12 +62,21 @@ export interface DispatchOptions {
   scopeGuard?: RoundGuard;
 }
 
+const isIntentFailure = (response: JsonRpcResponse): boolean =>
+  'error' in response &&
+  (response.error.data as { reason?: unknown } | undefined)?.reason === 'intent_not_recorded';
+
 /** The methods that run the round pipeline: the only ones observers are told about. */
 const MRTR_METHOD_SET: ReadonlySet<string> = new Set(MRTR_METHODS);
 
 export class Dispatcher implements RequestHandler {
   private readonly core: Core;
   private readonly observers: readonly RoundObserver[];
+  private readonly hookTimeoutMs: number;
+  private readonly maxInputDepth: number;
+  /** Tells every observer a round's intent (RoundTrace.intend); one closure for all rounds. */
+  private readonly recordIntent = (intent: RoundIntent) =>
+    recordIntent(this.observers, intent, this.hookTimeoutMs);
 
   constructor(
     private readonly registry: Registry,
@@ -75,6 +91,8 @@ export class Dispatcher implements RequestHandler {
       'ListRootsResult',
     ]);
     this.observers = options.observers ?? [];
+    this.hookTimeoutMs = options.hookTimeoutMs ?? SERVER_DEFAULTS.hookTimeoutMs;
+    this.maxInputDepth = options.maxInputDepth ?? SERVER_DEFAULTS.maxInputDepth;
     this.core = {
       registry,
       serverInfo: options.serverInfo,
@@ -90,6 +108,7 @@ export class Dispatcher implements RequestHandler {
         maxRounds: options.maxRounds,
         validateResults: options.validateResults,
         handlerTimeoutMs: options.handlerTimeoutMs,
+        hookTimeoutMs: this.hookTimeoutMs,
         guards: options.guards ?? [],
       }),
     };
@@ -110,7 +129,7 @@ export class Dispatcher implements RequestHandler {
     }
     let admitted: Promise<unknown> | undefined;
     try {
-      admitted = admitRound(this.observers);
+      admitted = askObserversForRoom(this.observers, this.hookTimeoutMs);
     } catch (error) {
       return this.unobserved(request, error);
     }
@@ -123,7 +142,14 @@ export class Dispatcher implements RequestHandler {
   }
 
   private observedRound(request: JsonRpcRequest, env: RequestEnvironment): MaybePromise<JsonRpcResponse> {
-    const trace = new RoundTrace(request.id, request.method, request.params, env.principal, env.bridged);
+    const trace = new RoundTrace(
+      request.id,
+      request.method,
+      request.params,
+      env.principal,
+      this.recordIntent,
+      env.bridged,
+    );
     return thenOrNow(this.answer(request, env, trace), (response) => this.observed(trace, response));
   }
 
@@ -138,6 +164,8 @@ export class Dispatcher implements RequestHandler {
   ): MaybePromise<JsonRpcResponse> {
     try {
       if (request.method === 'initialize') throw legacyInitializeError(request.params);
+      // Before anything reads them: arguments, answers and `_meta` nest no deeper than every later step can bear.
+      checkInputBounds(request.params, this.maxInputDepth);
       const meta = readRequestMeta(request.params);
       // METHODS has no prototype, so a method named like an Object member finds nothing.
       const method = METHODS[request.method];
@@ -158,7 +186,7 @@ export class Dispatcher implements RequestHandler {
   private observed(trace: RoundTrace, response: JsonRpcResponse): MaybePromise<JsonRpcResponse> {
     let pending: Promise<void> | undefined;
     try {
-      pending = notifyObservers(this.observers, trace.toEvent(response));
+      pending = notifyObservers(this.observers, trace.toEvent(response), this.hookTimeoutMs);
     } catch (error) {
       return this.unobserved(response, error);
     }
@@ -169,12 +197,20 @@ export class Dispatcher implements RequestHandler {
     );
   }
 
-  /** An answer whose round could not be recorded is not sent: an audit gap would be silent otherwise. */
+  /**
+   * An answer whose round could not be recorded is not sent: an audit gap would be silent otherwise. An answer that
+   * already says the round's intent was not recorded (so nothing ran) is kept: it is the more precise of the two.
+   */
   private unobserved(response: { id?: JsonRpcResponse['id'] }, error: unknown): JsonRpcResponse {
     this.options.logger.error(
       { id: response.id, err: error instanceof Error ? error.stack : String(error) },
       'round observer failed',
     );
+    if ('error' in response && isIntentFailure(response as JsonRpcResponse))
+      return response as JsonRpcResponse;
+    // An observer that did not answer in time is named as such: an operator looks at the sink, not at the round.
+    if (error instanceof HookTimeoutError)
+      return errorResponse(response.id, error.code, error.message, error.data);
     return errorResponse(response.id, ErrorCode.InternalError, 'Internal error while recording the round');
   }
 

@@ -56,7 +56,8 @@ export {
   type StateOpenResult,
 } from './request-state.js';
 export type { GuardedRound, RoundGuard } from './round/guard.js';
-export type { RoundEvent, RoundObserver, RoundOutcome } from './round/observer.js';
+export type { RoundEvent, RoundIntent, RoundObserver, RoundOutcome } from './round/observer.js';
+export { HookTimeoutError } from './round/time-bound.js';
 export { type LegacyClientOptions, McpServer, type McpServerOptions, type SignInSetup } from './server.js';
 export { type StdioOptions, serveStdio } from './stdio.js';
 export { UNREAD_METHOD } from './transport-refusal.js';

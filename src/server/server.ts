@@ -75,6 +75,11 @@ export interface McpServerOptions {
    */
   handlerTimeoutMs?: number;
   /**
+   * How long the server waits for a guard's store or an observer's sink before it fails the round closed (default
+   * 10 s): a replay store or an audit sink that hangs answers -32603 instead of holding requests open.
+   */
+  hookTimeoutMs?: number;
+  /**
    * Checks every tools/call, prompts/get and resources/read round passes, in order: after its requestState opened
    * and before the handler runs (`admit`), and once its answer is ready but not yet sent (`commit`).
    */
@@ -153,6 +158,7 @@ const OPTION_NAMES: ReadonlySet<string> = new Set(
     cacheTtlMs: true,
     validateResults: true,
     handlerTimeoutMs: true,
+    hookTimeoutMs: true,
     guards: true,
     observers: true,
     replayStore: true,
@@ -180,6 +186,7 @@ export class McpServer {
         );
     }
     checkIntegerOption('McpServer', 'handlerTimeoutMs', options.handlerTimeoutMs, { max: MAX_TIMER_MS });
+    checkIntegerOption('McpServer', 'hookTimeoutMs', options.hookTimeoutMs, { max: MAX_TIMER_MS });
     // The round cap is a security bound: NaN or a fraction must never switch it off.
     checkIntegerOption('McpServer', 'maxRounds', options.maxRounds, { max: 1000 });
     checkIntegerOption('McpServer', 'pageSize', options.pageSize);
@@ -258,6 +265,7 @@ export class McpServer {
         listTtlMs: o.cacheTtlMs ?? SERVER_DEFAULTS.cacheTtlMs,
         validateResults: o.validateResults ?? false,
         handlerTimeoutMs: o.handlerTimeoutMs ?? SERVER_DEFAULTS.handlerTimeoutMs,
+        hookTimeoutMs: o.hookTimeoutMs ?? SERVER_DEFAULTS.hookTimeoutMs,
         guards: this.guards(),
         observers: o.observers,
         ...(this.scopes ? { scopeGuard: this.scopes } : {}),

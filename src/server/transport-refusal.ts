@@ -4,6 +4,7 @@
 // once the observers have settled.
 import { type JsonRpcRequest, MRTR_METHODS } from '../protocol/index.js';
 import type { Principal } from './context.js';
+import { SERVER_DEFAULTS } from './defaults.js';
 import type { Logger } from './environment.js';
 import { notifyObservers } from './round/notify.js';
 import type { RoundEvent, RoundObserver } from './round/observer.js';
@@ -21,6 +22,8 @@ export class TransportRefusals {
     private readonly transport: 'http' | 'stdio' = 'http',
     /** The caller when the transport knows it without the request (stdio: from its environment). */
     private readonly principal?: Principal,
+    /** How long recording may take before the refusal is answered 500 instead (a sink that hangs). */
+    private readonly limitMs: number = SERVER_DEFAULTS.hookTimeoutMs,
   ) {}
 
   /**
@@ -69,7 +72,7 @@ export class TransportRefusals {
     };
     let pending: Promise<void> | undefined;
     try {
-      pending = notifyObservers(this.observers, event);
+      pending = notifyObservers(this.observers, event, this.limitMs);
     } catch (error) {
       failed(error);
       return undefined;

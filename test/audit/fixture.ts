@@ -73,8 +73,12 @@ export const accept = (content: Record<string, unknown>) => ({ action: 'accept',
 /** A sink around another that counts batches and can hold them (explicit signals, no time windows). */
 export class HeldSink implements AuditSink {
   readonly batches: Array<{ events: readonly ChainedEvent[]; checkpoint: StoredCheckpoint | undefined }> = [];
+  /** Events the inner sink has stored (durable), in order. */
+  readonly stored: ChainedEvent[] = [];
   held: Promise<void> | undefined;
   failNext: Error | undefined;
+  /** Fails every batch it returns an error for (e.g. only batches holding an outcome, not an intent). */
+  failWhen: ((events: readonly ChainedEvent[]) => Error | undefined) | undefined;
   constructor(readonly inner: AuditSink) {}
   get description() {
     return this.inner.description;
@@ -96,12 +100,19 @@ export class HeldSink implements AuditSink {
       this.failNext = undefined;
       throw error;
     }
+    const failure = this.failWhen?.(events);
+    if (failure) throw failure;
     await this.inner.append(events, checkpoint);
+    this.stored.push(...events);
   }
   close() {
     return this.inner.close();
   }
 }
+
+/** The outcome events of a trail, without the `proposed` intents written before each handler ran. */
+export const outcomes = <R extends { outcome: string }>(records: readonly R[]): R[] =>
+  records.filter((r) => r.outcome !== 'proposed');
 
 export function openTrail(sink: AuditSink, options: AuditTrailOptions = {}): Promise<AuditTrail> {
   return AuditTrail.open(sink, { key: AUDIT_KEY, instance: 'test-1', ...options });

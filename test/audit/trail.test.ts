@@ -1,5 +1,7 @@
-// The audit trail on the SQLite sink: one event per round with its intent, answers, steps, notes and outcome;
-// sensitive fields redacted; durable before the answer; group commit; a full queue waits, never drops.
+// The audit trail on the SQLite sink: each round that runs its handler leaves its intent (a `proposed` event, durable
+// before the handler runs) and its outcome (answers, steps, notes, linked to the intent); a round refused before it
+// ran leaves its outcome only; sensitive fields redacted; durable before the answer; group commit; a full queue
+// waits, never drops.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -24,6 +26,7 @@ import {
   env,
   HeldSink,
   openTrail,
+  outcomes,
   stateOf,
   tempDir,
 } from './fixture.js';
@@ -66,11 +69,31 @@ describe('one event per round', () => {
       env,
     );
     expect(second).toMatchObject({ result: { content: [{ text: 'deleted /tmp/x' }] } });
-    const [r1, r2] = await records();
+    const [p1, r1, p2, r2] = await records();
+    // Each round's intent comes first, written before its handler ran: who, what, the arguments as given.
+    for (const [proposed, seq, round] of [
+      [p1, 1, 0],
+      [p2, 3, 1],
+    ] as const)
+      expect(proposed).toMatchObject({
+        seq,
+        round,
+        requestId: round + 1,
+        method: 'tools/call',
+        target: 'delete_file',
+        arguments: { path: '/tmp/x' },
+        outcome: 'proposed',
+        steps: [],
+        asked: null,
+        principal: null,
+      });
+    expect(p2!.answers).toEqual({ consent: { action: 'accept', content: { confirm: true } } });
+    expect(p1!.argumentsDigest).toBe(r1!.argumentsDigest);
     expect(r1).toMatchObject({
       v: 1,
       instance: 'test-1',
-      seq: 1,
+      seq: 2,
+      intentSeq: 1,
       requestId: 1,
       round: 0,
       method: 'tools/call',
@@ -86,7 +109,8 @@ describe('one event per round', () => {
     expect(r1!.argumentsDigest).toMatch(/^sha256:[\w-]{43}$/);
     expect(r1!.flowId).toEqual(expect.any(String));
     expect(r2).toMatchObject({
-      seq: 2,
+      seq: 4,
+      intentSeq: 3,
       prev: expect.stringMatching(/^[0-9a-f]{64}$/),
       round: 1,
       flowId: r1!.flowId,
@@ -115,8 +139,19 @@ describe('one event per round', () => {
     expect(invalid).toMatchObject({ result: { isError: true } });
     const unknown = await core.handle(call(4, 'no_such_tool', { arguments: { path: '/' } }), env);
     expect(unknown).toMatchObject({ error: { code: -32602 } });
-    const [r1, r2, r3, r4] = await records();
+    const all = await records();
+    // Refused before a handler ran: no intent. The others ran theirs, each after its intent.
+    expect(all.map((r) => [r.requestId, r.outcome])).toEqual([
+      [1, 'refused'],
+      [2, 'proposed'],
+      [2, 'error'],
+      [3, 'proposed'],
+      [3, 'tool_error'],
+      [4, 'refused'],
+    ]);
+    const [r1, r2, r3, r4] = outcomes(all);
     expect(r1).toMatchObject({ outcome: 'refused', reason: 'malformed', target: 'delete_file' });
+    expect(r1!.intentSeq).toBeUndefined();
     expect(r2).toMatchObject({ outcome: 'error', target: 'broken', reason: 'code -32603' });
     expect(r3).toMatchObject({ outcome: 'tool_error', arguments: { path: 7 } });
     expect(r4).toMatchObject({ outcome: 'refused', reason: 'code -32602', target: 'no_such_tool' });
@@ -137,7 +172,9 @@ describe('one event per round', () => {
     await signIn(1, 'hunter2-secret');
     await signIn(3, 'hunter2-secret');
     await signIn(5, 'other-secret');
-    const answered = (await records()).filter((r) => r.answers).map((r) => r.answers!.credentials);
+    const answered = outcomes(await records())
+      .filter((r) => r.answers)
+      .map((r) => r.answers!.credentials);
     expect(answered[0]).toEqual({
       action: 'accept',
       content: { user: 'ada', password: { $redacted: expect.stringMatching(/^hmac-sha256:[\w-]{43}$/) } },
@@ -146,6 +183,9 @@ describe('one event per round', () => {
       (a as { content: { password: { $redacted: string } } }).content.password.$redacted;
     expect(digest(answered[0])).toBe(digest(answered[1]));
     expect(digest(answered[0])).not.toBe(digest(answered[2]));
+    // The intents carry the same answers, redacted the same way.
+    const intended = (await records()).filter((r) => r.outcome === 'proposed' && r.answers);
+    expect(intended.map((r) => r.answers!.credentials)).toEqual(answered);
     expect(readFileSync(path).includes('hunter2-secret')).toBe(false);
   });
 });
@@ -176,7 +216,11 @@ describe('refusals by guards', () => {
     const reader = new SqliteAuditReader(path);
     const records = (await reader.events()).map((e) => JSON.parse(e.text) as AuditRecord);
     await reader.close();
-    expect(records.slice(2).map((r) => [r.requestId, r.outcome, r.reason, r.decidedBy])).toEqual([
+    expect(
+      outcomes(records)
+        .slice(2)
+        .map((r) => [r.requestId, r.outcome, r.reason, r.decidedBy]),
+    ).toEqual([
       [3, 'refused', 'flow_completed', 'replay'],
       [4, 'refused', 'rate_limited', 'replay'],
     ]);
@@ -196,19 +240,29 @@ describe('durable before the answer', () => {
     sink.held = undefined;
     gate.resolve();
     await expect.poll(() => answer.settled).toBe(true);
-    expect(await records()).toHaveLength(1);
+    expect((await records()).map((r) => r.outcome)).toEqual(['proposed', 'input_required']);
   });
 
-  it('answers -32603 when the event cannot be stored, and the chain carries on intact', async () => {
+  it('answers -32603 when the outcome cannot be stored, and the chain carries on intact', async () => {
     const { core, sink, records, trail } = await setup();
-    sink.failNext = new Error('disk full');
+    sink.failWhen = (events) =>
+      events.some((e) => e.record.outcome !== 'proposed') ? new Error('disk full') : undefined;
     const failed = await core.handle(call(1, 'delete_file', { arguments: { path: '/a' } }), env);
-    expect(failed).toMatchObject({ error: { code: -32603 } });
-    expect(trail.head.seq).toBe(0);
+    expect(failed).toMatchObject({
+      error: { code: -32603, message: 'Internal error while recording the round' },
+    });
+    // The intent was durable before the handler ran: the round's effect, if it had one, is in the trail.
+    expect(trail.head.seq).toBe(1);
+    sink.failWhen = undefined;
     const ok = await core.handle(call(2, 'delete_file', { arguments: { path: '/b' } }), env);
     expect(ok).toMatchObject({ result: { resultType: 'input_required' } });
     const stored = await records();
-    expect(stored.map((r) => [r.seq, r.requestId])).toEqual([[1, 2]]);
+    expect(stored.map((r) => [r.seq, r.requestId, r.outcome])).toEqual([
+      [1, 1, 'proposed'],
+      [2, 2, 'proposed'],
+      [3, 2, 'input_required'],
+    ]);
+    expect(trail.stats).toEqual({ intentsNotRecorded: 0, outcomesNotRecorded: 1 });
   });
 
   it('fails only the round whose note has no JSON form, and keeps the chain whole', async () => {
@@ -228,7 +282,14 @@ describe('durable before the answer', () => {
       error: { code: -32603, message: 'Internal error while recording the round' },
     });
     expect(fine).toMatchObject({ result: { resultType: 'input_required' } });
-    expect((await records()).map((r) => [r.seq, r.requestId])).toEqual([[1, 2]]);
+    const stored = await records();
+    expect(stored.map((r) => r.seq)).toEqual([1, 2, 3]);
+    // The odd round's intent is there (its handler ran after it); its outcome is not, and it was answered -32603.
+    expect(stored.filter((r) => r.requestId === 1).map((r) => r.outcome)).toEqual(['proposed']);
+    expect(stored.filter((r) => r.requestId === 2).map((r) => r.outcome)).toEqual([
+      'proposed',
+      'input_required',
+    ]);
   });
 
   it('writes rounds that arrive together in one transaction (group commit)', async () => {
@@ -238,9 +299,10 @@ describe('durable before the answer', () => {
         core.handle(call(i + 1, 'delete_file', { arguments: { path: `/${i}` } }), env),
       ),
     );
+    // 20 intents and 20 outcomes, far fewer writes.
     expect(sink.batches.length).toBeLessThan(20);
-    expect(sink.batches.reduce((n, b) => n + b.events.length, 0)).toBe(20);
-    expect(await records()).toHaveLength(20);
+    expect(sink.batches.reduce((n, b) => n + b.events.length, 0)).toBe(40);
+    expect(await records()).toHaveLength(40);
   });
 
   it('makes new rounds wait when the queue is full, and drops none', async () => {
@@ -256,9 +318,9 @@ describe('durable before the answer', () => {
     gate.resolve();
     await expect.poll(() => answers.every((a) => a.settled)).toBe(true);
     expect(sink.batches.every((b) => b.events.length <= 2)).toBe(true);
-    expect((await records()).map((r) => r.requestId).sort((a, b) => Number(a) - Number(b))).toEqual([
-      1, 2, 3, 4, 5, 6, 7, 8, 9,
-    ]);
+    const ids = outcomes(await records()).map((r) => r.requestId);
+    expect(ids.sort((a, b) => Number(a) - Number(b))).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(await records()).toHaveLength(18);
   });
 });
 
@@ -270,10 +332,16 @@ describe('back-pressure before a round runs', () => {
     const trail = await openTrail(sink, { maxQueuedEvents: 2, maxBatchEvents: 2 });
     cleanups.push(() => trail.close());
     let runs = 0;
+    // Write-ahead: each handler checks, as it starts, that its round's intent is already stored.
+    const ranWithoutIntent: unknown[] = [];
     const core = auditedServer(trail).tool(
       { name: 'count', description: 'Counts the rounds that ran', input: z.object({}) },
-      () => {
+      (_args, ctx) => {
         runs += 1;
+        const intent = sink.stored.find(
+          (e) => e.record.requestId === ctx.requestId && e.record.outcome === 'proposed',
+        );
+        if (!intent) ranWithoutIntent.push(ctx.requestId);
         return text(`run ${runs}`);
       },
     ).core;
@@ -281,19 +349,23 @@ describe('back-pressure before a round runs', () => {
     sink.held = gate.promise;
     const send = (id: number) => track(core.handle(call(id, 'count', { arguments: {} }), env));
     const first = [send(1), send(2)];
-    // Both events are in the write the sink holds: the queue is full.
+    // Both intents are in the write the sink holds: the queue is full, and neither handler has run.
     await expect.poll(() => sink.batches.length).toBe(1);
-    expect(sink.batches[0]!.events).toHaveLength(2);
+    expect(sink.batches[0]!.events.map((e) => e.record.outcome)).toEqual(['proposed', 'proposed']);
     const later = [send(3), send(4), send(5)];
-    // Turns of the event loop pass, and none of the later rounds has run: they wait for room, not for the disk.
+    // Turns of the event loop pass, and no round has run: they wait for the disk, or for room.
     for (let turn = 0; turn < 5; turn++) await new Promise((next) => setImmediate(next));
-    expect(runs).toBe(2);
+    expect(runs).toBe(0);
     expect([...first, ...later].some((a) => a.settled)).toBe(false);
     sink.held = undefined;
     gate.resolve();
     await expect.poll(() => [...first, ...later].every((a) => a.settled)).toBe(true);
     expect(runs).toBe(5);
-    expect(sink.batches.flatMap((b) => b.events.map((e) => e.record.requestId))).toEqual([1, 2, 3, 4, 5]);
+    expect(ranWithoutIntent).toEqual([]);
+    const order = sink.stored.map((e) => `${e.record.requestId}:${e.record.outcome}`);
+    for (const id of [1, 2, 3, 4, 5])
+      expect(order.indexOf(`${id}:proposed`), `round ${id}`).toBeLessThan(order.indexOf(`${id}:complete`));
+    expect(order).toHaveLength(10);
   });
 
   it('never leaves a round waiting for room when the trail closes: each is recorded or answered -32603', async () => {
@@ -301,9 +373,13 @@ describe('back-pressure before a round runs', () => {
     cleanups.push(tmp.remove);
     const sink = new HeldSink(await SqliteAuditSink.open(join(tmp.dir, 'audit.db')));
     const trail = await openTrail(sink, { maxQueuedEvents: 1, maxBatchEvents: 1 });
+    const ran: Array<string | number> = [];
     const core = auditedServer(trail).tool(
       { name: 'count', description: 'Counts', input: z.object({}) },
-      () => text('ran'),
+      (_args, ctx) => {
+        ran.push(ctx.requestId);
+        return text('ran');
+      },
     ).core;
     const gate = deferred();
     sink.held = gate.promise;
@@ -315,21 +391,24 @@ describe('back-pressure before a round runs', () => {
     sink.held = undefined;
     gate.resolve();
     await closing;
-    await expect.poll(() => [first, ...waiting].every((a) => a.settled)).toBe(true);
+    const all = [first, ...waiting];
+    await expect.poll(() => all.every((a) => a.settled)).toBe(true);
     // What the file holds, not what was attempted: a write that raced the close failed, and its round was refused.
     const reader = new SqliteAuditReader(join(tmp.dir, 'audit.db'));
-    const recorded = new Set(
-      (await reader.events()).map((e) => (JSON.parse(e.text) as AuditRecord).requestId),
-    );
+    const stored = (await reader.events()).map((e) => JSON.parse(e.text) as AuditRecord);
     await reader.close();
-    expect(first.value).toMatchObject({ result: { content: [{ text: 'ran' }] } });
-    expect(recorded.has(1)).toBe(true);
-    for (const [i, answer] of waiting.entries()) {
-      const id = i + 2;
+    const recorded = new Set(outcomes(stored).map((r) => r.requestId));
+    const intended = new Set(stored.filter((r) => r.outcome === 'proposed').map((r) => r.requestId));
+    // The first round's intent was being written when the trail closed: it is stored.
+    expect(intended.has(1)).toBe(true);
+    for (const [i, answer] of all.entries()) {
+      const id = i + 1;
       if (recorded.has(id))
         expect(answer.value, `round ${id}`).toMatchObject({ result: { content: [{ text: 'ran' }] } });
       else expect(answer.value, `round ${id}`).toMatchObject({ error: { code: -32603 } });
     }
+    // No handler ran without its intent in the file.
+    expect(ran.every((id) => intended.has(id))).toBe(true);
     // At least one was still waiting when the trail closed, and was refused rather than left hanging.
     expect(waiting.some((a) => (a.value as { error?: unknown }).error !== undefined)).toBe(true);
   });
@@ -341,8 +420,9 @@ describe('chain and checkpoints', () => {
     for (let i = 1; i <= 7; i++)
       await core.handle(call(i, 'delete_file', { arguments: { path: `/${i}` } }), env);
     await trail.close();
+    // 14 events: each round's intent and outcome.
     const sealed = sink.batches.filter((b) => b.checkpoint).map((b) => b.checkpoint!.seq);
-    expect(sealed).toEqual([3, 6, 7]);
+    expect(sealed).toEqual([3, 6, 9, 12, 14]);
     const reader = new SqliteAuditReader(path);
     const report = verifyTrail({
       events: await reader.events(),
@@ -350,8 +430,8 @@ describe('chain and checkpoints', () => {
       verifiers: [AUDIT_KEY.verifier],
     });
     await reader.close();
-    expect(report).toMatchObject({ ok: true, events: 7, checkpoints: 3 });
-    expect(report.chains).toEqual([{ instance: 'test-1', events: 7, headSeq: 7, sealedSeq: 7 }]);
+    expect(report).toMatchObject({ ok: true, events: 14, checkpoints: 5 });
+    expect(report.chains).toEqual([{ instance: 'test-1', events: 14, headSeq: 14, sealedSeq: 14 }]);
   });
 
   it('seals a checkpoint every T seconds while events come in', async () => {
@@ -362,7 +442,7 @@ describe('chain and checkpoints', () => {
       await core.handle(call(1, 'delete_file', { arguments: { path: '/1' } }), env);
       expect(sink.batches.some((b) => b.checkpoint)).toBe(false);
       vi.advanceTimersByTime(5000);
-      await expect.poll(() => sink.batches.some((b) => b.checkpoint?.seq === 1)).toBe(true);
+      await expect.poll(() => sink.batches.some((b) => b.checkpoint?.seq === 2)).toBe(true);
     } finally {
       vi.useRealTimers();
     }
@@ -379,7 +459,7 @@ describe('chain and checkpoints', () => {
     }
     const reader = new SqliteAuditReader(path);
     const events = await reader.events();
-    expect(events.map((e) => e.seq)).toEqual([1, 2]);
+    expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
     expect(
       verifyTrail({ events, stored: await reader.checkpoints(), verifiers: [AUDIT_KEY.verifier] }).ok,
     ).toBe(true);
@@ -394,7 +474,11 @@ describe('chain and checkpoints', () => {
     cleanups.push(tmp.remove);
     const path = join(tmp.dir, 'audit.db');
     const first = await openTrail(await SqliteAuditSink.open(path));
-    await auditedServer(first).core.handle(call(1, 'delete_file', { arguments: { path: '/x' } }), env);
+    // One event: a round refused before it ran records its outcome only.
+    await auditedServer(first).core.handle(
+      call(1, 'delete_file', { arguments: { path: '/x' }, requestState: 'forged' }),
+      env,
+    );
     await first.close();
     for (const [column, value, problem] of [
       ['hash', `${'ab'.repeat(32)}","principal":{"sub":"admin"},"x":"`, /hash .*, which is not a SHA-256/],
@@ -451,7 +535,7 @@ describe('chain and checkpoints', () => {
       verifiers: [AUDIT_KEY.verifier],
     });
     await reader.close();
-    expect(report).toMatchObject({ ok: true, events: 3, checkpoints: 1 });
+    expect(report).toMatchObject({ ok: true, events: 6, checkpoints: 1 });
     await expect(openAuditSink(`sqlite:${path}?synchronous=off`)).rejects.toThrow(
       'synchronous must be normal or full, got "off"',
     );

@@ -5,6 +5,7 @@
 import type { StepLedger } from '../../flow/index.js';
 import { type InputResponse, type Result, RoundRefused } from '../../protocol/index.js';
 import type { Principal } from '../context.js';
+import { atMost, HookTimeoutError, withinTime } from './time-bound.js';
 
 /** What a guard knows about the round it judges. Digests, never the token: guards may store what they see. */
 export interface GuardedRound {
@@ -69,6 +70,15 @@ export interface RoundGuard {
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
 
+/** A guard's pending answer, given up on past `limitMs` (its store hangs): the round then fails closed. */
+function bounded<T>(work: PromiseLike<T>, guard: RoundGuard, limitMs: number): Promise<T> {
+  return withinTime(
+    work,
+    limitMs,
+    () => new HookTimeoutError('guard_timeout', `round guard "${guard.name}"`, limitMs),
+  );
+}
+
 /** The guards that let a round through, and the answer one of them gave instead of the handler, if any. */
 export interface Admission {
   admitted: RoundGuard[];
@@ -79,22 +89,24 @@ export interface Admission {
  * Run each guard's `admit` in order, stopping at the first that answers or refuses. Synchronous while the guards
  * are. On a refusal the guards that had admitted the round are released before the refusal is passed on.
  */
-export function admitRound(
+export function admitThroughGuards(
   guards: readonly RoundGuard[],
   round: GuardedRound,
+  limitMs: number,
 ): Admission | Promise<Admission> {
   const admitted: RoundGuard[] = [];
   try {
     for (let i = 0; i < guards.length; i++) {
       const verdict = guards[i]!.admit?.(round);
-      if (isThenable(verdict)) return admitFrom(guards, i, Promise.resolve(verdict), admitted, round);
+      if (isThenable(verdict))
+        return admitFrom(guards, i, bounded(verdict, guards[i]!, limitMs), admitted, round, limitMs);
       if (verdict) return { admitted, answer: verdict };
       admitted.push(guards[i]!);
     }
     return { admitted, answer: undefined };
   } catch (error) {
     blame(error, guards[admitted.length]);
-    return releaseThenThrow(admitted, round, error);
+    return releaseThenThrow(admitted, round, error, limitMs);
   }
 }
 
@@ -110,6 +122,7 @@ async function admitFrom(
   pending: Promise<void | Result>,
   admitted: RoundGuard[],
   round: GuardedRound,
+  limitMs: number,
 ): Promise<Admission> {
   try {
     let verdict = await pending;
@@ -117,11 +130,12 @@ async function admitFrom(
       if (verdict) return { admitted, answer: verdict };
       admitted.push(guards[i]!);
       if (++i >= guards.length) return { admitted, answer: undefined };
-      verdict = await guards[i]!.admit?.(round);
+      const next = guards[i]!.admit?.(round);
+      verdict = isThenable(next) ? await bounded(next, guards[i]!, limitMs) : next;
     }
   } catch (error) {
     blame(error, guards[admitted.length]);
-    await releaseRound(admitted, round, error);
+    await releaseRound(admitted, round, error, limitMs);
     throw error;
   }
 }
@@ -134,35 +148,40 @@ export function commitRound(
   admitted: readonly RoundGuard[],
   round: GuardedRound,
   result: Result,
+  limitMs: number,
 ): void | Promise<void> {
   for (let i = admitted.length - 1; i >= 0; i--) {
     let done: void | Promise<void>;
     try {
       done = admitted[i]!.commit?.(round, result);
     } catch (error) {
-      return releaseThenThrow(admitted.slice(0, i + 1), round, error);
+      return releaseThenThrow(admitted.slice(0, i + 1), round, error, limitMs);
     }
     if (isThenable(done)) {
       const rest = admitted.slice(0, i);
-      return Promise.resolve(done).then(
-        () => commitRound(rest, round, result),
-        (error: unknown) => releaseThenThrow(admitted.slice(0, i + 1), round, error),
+      return bounded(done, admitted[i]!, limitMs).then(
+        () => commitRound(rest, round, result, limitMs),
+        (error: unknown) => releaseThenThrow(admitted.slice(0, i + 1), round, error, limitMs),
       );
     }
   }
 }
 
-/** Release every given guard in reverse order; a guard failing to let go is not the round's error. */
+/**
+ * Release every given guard in reverse order; a guard failing to let go is not the round's error, and one that hangs
+ * is waited for no longer than `limitMs` (what it reserved expires with its lease).
+ */
 export function releaseRound(
   admitted: readonly RoundGuard[],
   round: GuardedRound,
   error: unknown,
+  limitMs: number,
 ): void | Promise<void> {
   const pending: Promise<unknown>[] = [];
   for (let i = admitted.length - 1; i >= 0; i--) {
     try {
       const done = admitted[i]!.release?.(round, error);
-      if (isThenable(done)) pending.push(Promise.resolve(done).catch(() => undefined));
+      if (isThenable(done)) pending.push(atMost(done, limitMs));
     } catch {
       // release must not throw; if one does anyway, the other guards still get to let go.
     }
@@ -174,8 +193,9 @@ function releaseThenThrow(
   admitted: readonly RoundGuard[],
   round: GuardedRound,
   error: unknown,
+  limitMs: number,
 ): never | Promise<never> {
-  const released = releaseRound(admitted, round, error);
+  const released = releaseRound(admitted, round, error, limitMs);
   if (released instanceof Promise)
     return released.then(() => {
       throw error;
@@ -187,6 +207,7 @@ function releaseThenThrow(
 export function screenRound(
   guards: readonly RoundGuard[],
   round: ScreenedRound,
+  limitMs: number,
   from = 0,
 ): void | Promise<void> {
   for (let i = from; i < guards.length; i++) {
@@ -200,8 +221,8 @@ export function screenRound(
       throw error;
     }
     if (isThenable(done))
-      return Promise.resolve(done).then(
-        () => screenRound(guards, round, i + 1),
+      return bounded(done, guard, limitMs).then(
+        () => screenRound(guards, round, limitMs, i + 1),
         (error: unknown) => {
           blame(error, guard);
           throw error;
@@ -215,12 +236,13 @@ export function reportRefusal(
   guards: readonly RoundGuard[],
   round: ScreenedRound,
   reason: string,
+  limitMs: number,
 ): void | Promise<void> {
   const pending: Promise<unknown>[] = [];
   for (const guard of guards) {
     try {
       const done = guard.refused?.(round, reason);
-      if (isThenable(done)) pending.push(Promise.resolve(done).catch(() => undefined));
+      if (isThenable(done)) pending.push(atMost(done, limitMs));
     } catch {
       // refused must not throw; the other guards are still told.
     }

@@ -1,36 +1,70 @@
-// Asking every round observer for room before a round, and telling every one about its event afterwards. The telling: shared by the dispatcher (rounds) and the HTTP transport (requests it
-// refused before they reached the dispatcher), so both hold their answer until a durable observer has settled.
-import type { RoundEvent, RoundObserver } from './observer.js';
+// The round observers' three moments: asking each for room before a round, telling each the round's intent before
+// its handler runs, and telling each the round's event once it ended. The telling of events is shared by the
+// dispatcher (rounds) and the HTTP transport (requests it refused before they reached the dispatcher), so both hold
+// their answer until a durable observer has settled. Every wait is bounded: an observer that hangs fails the round.
+import type { RoundEvent, RoundIntent, RoundObserver } from './observer.js';
+import { HookTimeoutError, withinTime } from './time-bound.js';
+
+/** Any thenable counts: an audit write through a query builder or another library's promise is awaited too. */
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
+
+/** Undefined when nothing was returned to wait for (the fast path); else all of them, bounded by `limitMs`. */
+function waitForAll(
+  pending: PromiseLike<unknown>[],
+  limitMs: number,
+  what: string,
+): undefined | Promise<void> {
+  if (pending.length === 0) return undefined;
+  const all = pending.length === 1 ? pending[0]! : Promise.all(pending);
+  return withinTime(all, limitMs, () => new HookTimeoutError('observer_timeout', what, limitMs)).then(
+    () => undefined,
+  );
+}
 
 /**
  * Undefined when every observer returned at once (no promise made: the fast path); else a promise that settles
- * when they all have. Throws, or rejects, with the first observer's failure.
+ * when they all have. Throws, or rejects, with the first observer's failure, or a HookTimeoutError past `limitMs`.
  */
 export function notifyObservers(
   observers: readonly RoundObserver[],
   event: RoundEvent,
+  limitMs: number,
 ): undefined | Promise<void> {
-  const pending: Promise<void>[] = [];
+  const pending: PromiseLike<unknown>[] = [];
   for (const observer of observers) {
     const done: unknown = observer.observe(event);
-    // Any thenable counts: an audit write through a query builder or another library's promise is awaited too.
-    if (typeof (done as { then?: unknown } | undefined)?.then === 'function') {
-      pending.push(Promise.resolve(done as PromiseLike<void>));
-    }
+    if (isThenable(done)) pending.push(done);
   }
-  if (pending.length === 0) return undefined;
-  if (pending.length === 1) return pending[0];
-  return Promise.all(pending).then(() => undefined);
+  return waitForAll(pending, limitMs, 'recording the round');
 }
 
-/** Undefined when every observer admits the round at once; else a promise that settles when they all have. */
-export function admitRound(observers: readonly RoundObserver[]): undefined | Promise<unknown> {
-  const waiting: Promise<unknown>[] = [];
+/** Undefined when every observer has room for the round at once; else a promise that settles when they all have. */
+export function askObserversForRoom(
+  observers: readonly RoundObserver[],
+  limitMs: number,
+): undefined | Promise<void> {
+  const pending: PromiseLike<unknown>[] = [];
   for (const observer of observers) {
     const room: unknown = observer.admit?.();
-    if (typeof (room as { then?: unknown } | undefined)?.then === 'function')
-      waiting.push(Promise.resolve(room as PromiseLike<unknown>));
+    if (isThenable(room)) pending.push(room);
   }
-  if (waiting.length === 0) return undefined;
-  return waiting.length === 1 ? waiting[0] : Promise.all(waiting);
+  return waitForAll(pending, limitMs, 'the round observers (no room to record the round)');
+}
+
+/**
+ * Tell every observer with an `intend` hook what the round is about to do. Undefined when none made it wait; else a
+ * promise that settles when the intent is recorded everywhere. Throws, or rejects, when any observer could not.
+ */
+export function recordIntent(
+  observers: readonly RoundObserver[],
+  intent: RoundIntent,
+  limitMs: number,
+): undefined | Promise<void> {
+  const pending: PromiseLike<unknown>[] = [];
+  for (const observer of observers) {
+    const done: unknown = observer.intend?.(intent);
+    if (isThenable(done)) pending.push(done);
+  }
+  return waitForAll(pending, limitMs, "recording the round's intent");
 }

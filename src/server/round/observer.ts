@@ -41,6 +41,28 @@ export interface RoundEvent {
    * same rounds (same flow id, same round numbers); only the wire they travelled differs.
    */
   readonly bridged?: string;
+  /** The intent this round recorded before its handler ran (`RoundObserver.intend`); absent when none was asked. */
+  readonly intent?: RoundIntent;
+}
+
+/**
+ * What a round is about to do, told before its handler runs: who asks, what, with which arguments (as the client
+ * sent them) and answers. The state has opened and every guard has let the round through; nothing with an effect
+ * has run yet.
+ */
+export interface RoundIntent {
+  readonly requestId: string | number;
+  readonly method: string;
+  readonly target: string;
+  readonly arguments: unknown;
+  readonly principal: Principal | undefined;
+  readonly round: number;
+  /** Undefined on a first call (the flow id is made when the round seals its state). */
+  readonly flowId: string | undefined;
+  readonly inputResponses: Readonly<Record<string, InputResponse>> | undefined;
+  readonly sensitive: readonly string[] | undefined;
+  readonly startedAt: number;
+  readonly bridged?: string;
 }
 
 export interface RoundObserver {
@@ -51,4 +73,10 @@ export interface RoundObserver {
    * instead of letting them act while their records pile up in memory.
    */
   admit?(): void | Promise<void>;
+  /**
+   * Told a round's intent before its handler runs. A promise holds the handler until it settles; a throw or a
+   * rejection means the intent was not recorded, and the handler does not run (the client gets -32603). An audit
+   * trail makes the intent durable here, so no effect can happen that its trail does not already hold.
+   */
+  intend?(intent: RoundIntent): void | Promise<void>;
 }

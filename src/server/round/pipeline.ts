@@ -24,7 +24,7 @@ import type { RequestStateCodec, StateBinding } from '../request-state.js';
 import { checkResultShape } from '../result-shape.js';
 import { RoundContext } from './context.js';
 import {
-  admitRound,
+  admitThroughGuards,
   commitRound,
   type RoundGuard,
   releaseRound,
@@ -34,6 +34,7 @@ import {
 } from './guard.js';
 import { GuardedRoundView } from './guarded-round.js';
 import { openRound, type RoundInput, sealRound } from './state.js';
+import { HookTimeoutError } from './time-bound.js';
 import type { RoundTrace } from './trace.js';
 
 export interface RoundPipelineOptions {
@@ -43,6 +44,8 @@ export interface RoundPipelineOptions {
   /** Check each input request against the official schema before sealing (development and tests). */
   validateResults: boolean;
   handlerTimeoutMs: number;
+  /** How long a guard's promise may take before the round fails closed (a store that hangs). */
+  hookTimeoutMs: number;
   guards: readonly RoundGuard[];
 }
 
@@ -122,8 +125,9 @@ export class RoundPipeline {
     const guards = this.options.guards;
     if (guards.length === 0) {
       const round = this.open(r, binding);
-      return this.execute(r, round, binding, undefined);
+      return this.recordedExecute(r, round, binding, undefined);
     }
+    const limitMs = this.options.hookTimeoutMs;
     const screened: ScreenedRound = {
       requestId: r.request.id,
       method: r.method,
@@ -134,7 +138,7 @@ export class RoundPipeline {
     // Every refusal of a guarded round, whoever decides it, is told to the guards (a refusal limit counts them).
     const refused = (error: unknown): never | Promise<never> => {
       if (!(error instanceof RoundRefused)) throw error;
-      return thenOrNow(reportRefusal(guards, screened, error.reason), () => {
+      return thenOrNow(reportRefusal(guards, screened, error.reason, limitMs), () => {
         throw error;
       });
     };
@@ -149,7 +153,7 @@ export class RoundPipeline {
     };
     let screening: void | Promise<void>;
     try {
-      screening = screenRound(guards, screened);
+      screening = screenRound(guards, screened, limitMs);
     } catch (error) {
       return this.logRefusal(r, error);
     }
@@ -205,13 +209,16 @@ export class RoundPipeline {
       token,
       round,
     );
+    const limitMs = this.options.hookTimeoutMs;
     const logRefusal = (error: unknown): never | Promise<never> => {
       if (!(error instanceof RoundRefused)) throw error;
-      return thenOrNow(reportRefusal(guards, screened, error.reason), () => this.logRefusal(r, error));
+      return thenOrNow(reportRefusal(guards, screened, error.reason, limitMs), () =>
+        this.logRefusal(r, error),
+      );
     };
-    let admission: ReturnType<typeof admitRound>;
+    let admission: ReturnType<typeof admitThroughGuards>;
     try {
-      admission = admitRound(guards, view);
+      admission = admitThroughGuards(guards, view, limitMs);
     } catch (error) {
       return logRefusal(error);
     }
@@ -223,18 +230,18 @@ export class RoundPipeline {
           (answer as Partial<Result>).resultType === undefined
             ? { ...answer, resultType: 'complete' }
             : answer;
-        return thenOrNow(commitRound(admitted, view, sent), () => sent);
+        return thenOrNow(commitRound(admitted, view, sent, limitMs), () => sent);
       }
       const failed = (error: unknown) => {
         const work = r.work;
         if (work && !r.workSettled) {
           // Answered before the handler finished (its time limit passed): release means "nothing this round started
           // can still take effect", so the guards let go only once the handler's work has settled.
-          const letGo = () => releaseRound(admitted, view, error);
+          const letGo = () => releaseRound(admitted, view, error, limitMs);
           work.then(letGo, letGo);
           throw error;
         }
-        return thenOrNow(releaseRound(admitted, view, error), () => {
+        return thenOrNow(releaseRound(admitted, view, error, limitMs), () => {
           throw error;
         });
       };
@@ -245,20 +252,64 @@ export class RoundPipeline {
       }
       let result: MaybePromise<Result>;
       try {
-        result = this.execute(r, round, binding, steps);
+        result = this.recordedExecute(r, round, binding, steps);
       } catch (error) {
         return failed(error);
       }
       const commit = (value: Result) =>
-        thenOrNow(commitRound(admitted, view, value), () =>
+        thenOrNow(commitRound(admitted, view, value, limitMs), () =>
           // Answers invalid past their limit end the call with a result, yet count as a refusal of the caller.
-          r.refusal ? thenOrNow(reportRefusal(guards, screened, r.refusal), () => value) : value,
+          r.refusal ? thenOrNow(reportRefusal(guards, screened, r.refusal, limitMs), () => value) : value,
         );
       return result instanceof Promise ? result.then(commit, failed) : commit(result);
     };
     return admission instanceof Promise
       ? admission.then(afterAdmission, logRefusal)
       : afterAdmission(admission);
+  }
+
+  /**
+   * Record the round's intent with the observers, then run it. Write-ahead: the handler — and any effect it has —
+   * runs only once the intent is recorded (an audit trail: durable); a round whose intent cannot be recorded does not
+   * run at all. Without observers, or with none that records intents, this is `execute` with no promise added.
+   */
+  private recordedExecute(
+    r: RoundRequest,
+    round: RoundInput,
+    binding: StateBinding,
+    steps: StepLedger | undefined,
+  ): MaybePromise<Result> {
+    let intended: undefined | Promise<void>;
+    try {
+      intended = r.trace?.intend(r.target);
+    } catch (error) {
+      throw this.intentNotRecorded(r, error);
+    }
+    if (intended === undefined) return this.execute(r, round, binding, steps);
+    return intended.then(
+      () => this.execute(r, round, binding, steps),
+      (error: unknown) => {
+        throw this.intentNotRecorded(r, error);
+      },
+    );
+  }
+
+  private intentNotRecorded(r: RoundRequest, error: unknown): McpError {
+    this.options.logger.error(
+      {
+        method: r.method,
+        target: r.target,
+        id: r.request.id,
+        err: error instanceof Error ? error.message : String(error),
+      },
+      'round intent not recorded: the handler did not run',
+    );
+    const late = error instanceof HookTimeoutError ? ` within ${error.limitMs} ms` : '';
+    return new McpError(
+      ErrorCode.InternalError,
+      `Internal error: the round's intent could not be recorded${late}, so ${r.target} did not run`,
+      { reason: 'intent_not_recorded' },
+    );
   }
 
   /** Run the handler for one round under its time limit, then seal the next round or return the result. */

@@ -1,9 +1,9 @@
 // What the pipeline learns about one MRTR request while it runs, kept for the observers. Made only when a server
 // has observers; the dispatcher turns it into a RoundEvent once the answer is known.
 import type { InputRequests, JsonObject, JsonRpcResponse } from '../../protocol/index.js';
-import { ErrorCode, RoundRefused } from '../../protocol/index.js';
+import { ErrorCode, McpError, RoundRefused } from '../../protocol/index.js';
 import type { Principal } from '../context.js';
-import type { RoundEvent, RoundOutcome } from './observer.js';
+import type { RoundEvent, RoundIntent, RoundOutcome } from './observer.js';
 import type { RoundInput } from './state.js';
 
 export class RoundTrace {
@@ -15,20 +15,55 @@ export class RoundTrace {
   sensitive: readonly string[] | undefined;
   private readonly stepsRun: string[] = [];
   private notes: Record<string, unknown> | undefined;
+  private intent: RoundIntent | undefined;
+  /** Set when the arguments were refused for nesting too deep: the event then holds a note, not the arguments. */
+  private argumentsRefused: string | undefined;
 
   constructor(
     private readonly requestId: string | number,
     private readonly method: string,
     private readonly params: JsonObject | undefined,
     private readonly principal: Principal | undefined,
+    /** Records a round's intent with every observer (dispatch.ts); undefined when it has nothing to wait for. */
+    private readonly recordIntent: (intent: RoundIntent) => undefined | Promise<void>,
     private readonly bridged?: string,
   ) {}
+
+  /**
+   * The round is about to run its handler: tell the observers what it will do, with the arguments as the client sent
+   * them. Undefined when no observer made it wait; throws or rejects when the intent was not recorded.
+   */
+  intend(target: string): undefined | Promise<void> {
+    const intent: { -readonly [K in keyof RoundIntent]: RoundIntent[K] } = {
+      requestId: this.requestId,
+      method: this.method,
+      target,
+      arguments: this.params?.arguments,
+      principal: this.principal,
+      round: this.round?.round ?? 0,
+      flowId: this.round?.flowId,
+      inputResponses: this.round?.inputResponses,
+      sensitive: this.sensitive,
+      startedAt: this.startedAt,
+    };
+    if (this.bridged !== undefined) intent.bridged = this.bridged;
+    this.intent = intent;
+    return this.recordIntent(intent);
+  }
 
   /** Remember why the request failed, before the error becomes a JSON-RPC answer. */
   failed(error: unknown): void {
     if (error instanceof RoundRefused) {
       this.reason = error.reason;
       this.decidedBy = error.refusedBy;
+    } else if (error instanceof McpError) {
+      // A time bound or an intent that was not recorded names its reason for the trail in `data`.
+      const data = error.data as { reason?: unknown; limit?: unknown; member?: unknown } | undefined;
+      if (typeof data?.reason === 'string') this.reason ??= data.reason;
+      // Arguments nested past the front door's limit have no record any trail could hold (canonical JSON stops at
+      // 1000 levels): the refusal is recorded with what was wrong with them instead.
+      if (data?.limit === 'maxInputDepth' && data.member === 'arguments')
+        this.argumentsRefused = error.message;
     }
   }
 
@@ -64,7 +99,7 @@ export class RoundTrace {
       requestId: this.requestId,
       method: this.method,
       target: typeof rawTarget === 'string' ? rawTarget : undefined,
-      arguments: params.arguments,
+      arguments: this.argumentsRefused === undefined ? params.arguments : { $refused: this.argumentsRefused },
       principal: this.principal,
       round: this.round?.round ?? 0,
       flowId: this.round?.flowId,
@@ -80,6 +115,7 @@ export class RoundTrace {
       durationMs: performance.now() - this.started,
     };
     if (this.bridged !== undefined) event.bridged = this.bridged;
+    if (this.intent !== undefined) event.intent = this.intent;
     return event;
   }
 }
