@@ -16,6 +16,8 @@ export function controlsServer(o: {
   resource: string;
   onEvent?: (e: ControlEvent) => void;
   now?: () => number;
+  /** How long a check of a pending step-up or approval waits for the person (tests that poll set 0). */
+  pendingWaitMs?: number;
 }): McpServer {
   // #region setup
   const server = new McpServer({
@@ -31,6 +33,7 @@ export function controlsServer(o: {
     totp: totpSecretsFile(o.totpFile),
     ...(o.onEvent ? { onEvent: o.onEvent } : {}),
     ...(o.now ? { now: o.now } : {}),
+    ...(o.pendingWaitMs === undefined ? {} : { pendingWaitMs: o.pendingWaitMs }),
   }).attach(server);
   // #endregion
 

@@ -7,6 +7,7 @@ import type { ControlContext } from './context.js';
 import { CONTROLS_DEFAULTS } from './defaults.js';
 import { checkEffect, type Effect, effectDigest } from './effect.js';
 import { ControlsUsageError } from './errors.js';
+import { cameBack } from './wakeups.js';
 
 export interface ApprovalOptions {
   /** Who may review: principals with this role (never the requester). */
@@ -38,6 +39,8 @@ export async function requireApproval(
   book: ApprovalBook,
   statusUrl: (id: string) => string,
   o: ApprovalOptions,
+  /** Waits (a while) for a decision on request `id`: a client that came back to check is held, not spun. */
+  hold: (id: string, signal: AbortSignal | undefined) => Promise<void> = async () => {},
 ): Promise<ApprovalGrant> {
   const principal = ctx.principal;
   if (!principal?.issuer)
@@ -65,7 +68,11 @@ export async function requireApproval(
     });
     return { id: record.id };
   });
-  const record = await book.get(id);
+  let record = await book.get(id);
+  if (record && stateAt(record, book.now()) === 'pending' && cameBack(ctx.inputResponses, key)) {
+    await hold(id, ctx.signal);
+    record = await book.get(id);
+  }
   if (!record)
     throw new FlowEnded('the approval request is gone (expired long ago): call again to ask anew', 'ended');
   if (record.effectDigest !== digest) {

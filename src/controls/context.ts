@@ -19,6 +19,8 @@ export interface ControlContext {
   readonly ask: Ask;
   readonly audit: { note(facts: Readonly<Record<string, unknown>>): void };
   readonly inputResponses: Readonly<Record<string, unknown>>;
+  /** Aborts when the client goes away: a check holding for a person's action stops waiting. */
+  readonly signal?: AbortSignal;
 }
 
 /** Page routes on the server's listener (the server's `PageRoutes`). */
@@ -32,6 +34,11 @@ export interface ControlHost {
   readonly signIn: BrowserSignIn | undefined;
   readonly bearerAuth: BearerAuth | undefined;
   page(routes: ControlPages): unknown;
+  /**
+   * A person finished what a URL-mode question sent them to do (`url`): the server tells clients that wait for it
+   * (a 2025-11-25 client gets notifications/elicitation/complete). Optional: a host without it is never told.
+   */
+  urlElicitationDone?(url: string): void;
 }
 
 /** Who did what on a control's page or API: for the log, and for the flow's audit event when it resumes. */

@@ -15,6 +15,12 @@ export const CONTROLS_DEFAULTS = Object.freeze({
   /** The first lockout; each further lockout within a day doubles it. */
   lockoutMs: 60 * 1000,
   maxLockoutMs: 60 * 60 * 1000,
+  /**
+   * How long a check of a pending step-up or approval waits for the person before answering "still waiting": clients
+   * that retry at once (the Python SDK) would otherwise spend their round cap in seconds. Below the 30 s read
+   * timeouts common in HTTP clients, so the held request is not given up on.
+   */
+  pendingWaitMs: 20 * 1000,
   /** Most requests one inbox lists: an inbox is read by a person. */
   maxListed: 200,
 });

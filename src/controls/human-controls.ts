@@ -15,6 +15,7 @@ import { requireStepUp, type StepUpOptions } from './step-up.js';
 import { StepUpPage } from './step-up-page.js';
 import { TotpCheck, type TotpCheckOptions } from './totp-check.js';
 import type { TotpSecrets } from './totp-secrets.js';
+import { Wakeups } from './wakeups.js';
 
 export interface HumanControlsOptions {
   /** Where approvals, step-ups, used codes and lockouts live: share it between instances (SQLite, Redis). */
@@ -23,6 +24,11 @@ export interface HumanControlsOptions {
   totp?: TotpSecrets;
   /** Code limits: failures before lockout, the lockout and its back-off. */
   totpLimits?: Omit<TotpCheckOptions, 'now'>;
+  /**
+   * How long a client's check of a pending step-up or approval waits for the person's action before the round
+   * answers "still waiting" again (default 20 s; 0 answers at once). The page's action ends the wait on this instance.
+   */
+  pendingWaitMs?: number;
   /** Told of every decision and refusal on the pages and the API (who, when, why); the round's audit gets them too. */
   onEvent?: (event: ControlEvent) => void;
   /** The clock (tests). */
@@ -35,6 +41,9 @@ export class HumanControls implements ControlPages {
   private readonly routes: ControlPages[];
   private readonly totpCheck: TotpCheck | undefined;
   private readonly now: () => number;
+  private readonly wakeups = new Wakeups();
+  private readonly pendingWaitMs: number;
+  private readonly told: (event: ControlEvent) => void;
 
   constructor(private readonly options: HumanControlsOptions) {
     if (!options?.store) throw new ControlsUsageError('HumanControls needs a store');
@@ -43,7 +52,18 @@ export class HumanControls implements ControlPages {
     this.totpCheck = options.totp
       ? new TotpCheck(options.store, options.totp, { ...options.totpLimits, now: this.now })
       : undefined;
-    const onEvent = options.onEvent ?? (() => {});
+    const pendingWaitMs = options.pendingWaitMs ?? CONTROLS_DEFAULTS.pendingWaitMs;
+    if (!(Number.isInteger(pendingWaitMs) && pendingWaitMs >= 0 && pendingWaitMs <= 120_000))
+      throw new ControlsUsageError(
+        'HumanControls: pendingWaitMs must be a whole number of ms from 0 to 120000',
+      );
+    this.pendingWaitMs = pendingWaitMs;
+    const told = options.onEvent ?? (() => {});
+    this.told = told;
+    const onEvent = (event: ControlEvent) => {
+      told(event);
+      this.changed(event);
+    };
     this.routes = [
       new ApprovalPages({
         book: this.approvals,
@@ -68,6 +88,40 @@ export class HumanControls implements ControlPages {
     this.host = server;
     server.page(this);
     return this;
+  }
+
+  /** A page recorded a person's action: wake the checks holding for it, and tell the server's waiting clients. */
+  private changed(event: ControlEvent): void {
+    if (event.control === 'step_up' && event.action === 'done') {
+      this.wakeups.wake(`step_up/${event.id}`);
+      this.host?.urlElicitationDone?.(this.stepUpUrl(event.id));
+    } else if (event.control === 'approval' && (event.action === 'approve' || event.action === 'deny')) {
+      this.wakeups.wake(`approval/${event.id}`);
+      if (event.detail?.state !== 'pending') this.host?.urlElicitationDone?.(this.statusUrl(event.id));
+    }
+  }
+
+  private hold(kind: ControlEvent['control']) {
+    return (id: string, signal: AbortSignal | undefined) => {
+      if (this.pendingWaitMs === 0) return Promise.resolve();
+      // Reported, so an operator sees a client waiting for a person (and a test knows the hold has begun).
+      this.told({
+        control: kind,
+        action: 'waiting',
+        id,
+        at: new Date(this.now()).toISOString(),
+        detail: { waitMs: this.pendingWaitMs },
+      });
+      return this.wakeups.wait(`${kind}/${id}`, this.pendingWaitMs, signal);
+    };
+  }
+
+  private stepUpUrl(id: string): string {
+    return `${this.signIn().origin}/mrtr/step-up/${id}`;
+  }
+
+  private statusUrl(id: string): string {
+    return `${this.signIn().origin}/mrtr/approvals/${id}/status`;
   }
 
   private signIn(): BrowserSignIn {
@@ -99,19 +153,20 @@ export class HumanControls implements ControlPages {
 
   /** Resolves once the flow's principal has entered a TOTP code on the server's step-up page. */
   stepUp(ctx: ControlContext, options: StepUpOptions): Promise<void> {
-    const origin = this.signIn().origin;
+    this.signIn(); // fails early without sign-in: the question would send the person nowhere
     return requireStepUp(
       ctx,
       this.options.store,
-      (id) => `${origin}/mrtr/step-up/${id}`,
+      (id) => this.stepUpUrl(id),
       options,
       CONTROLS_DEFAULTS.stepUpTtlMs,
+      this.hold('step_up'),
     );
   }
 
   /** Resolves once enough reviewers with `role` approved exactly `effect`; denial or expiry ends the call. */
   approval(ctx: ControlContext, options: ApprovalOptions): Promise<ApprovalGrant> {
-    const origin = this.signIn().origin;
-    return requireApproval(ctx, this.approvals, (id) => `${origin}/mrtr/approvals/${id}/status`, options);
+    this.signIn(); // fails early without sign-in: the question would send the person nowhere
+    return requireApproval(ctx, this.approvals, (id) => this.statusUrl(id), options, this.hold('approval'));
   }
 }

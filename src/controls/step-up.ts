@@ -2,10 +2,12 @@
 // and every round finds the same one), and a URL-mode question to the server's own step-up page until the page
 // has marked it done. The code itself never passes through the client.
 import { createHash } from 'node:crypto';
+import { FlowEnded } from '../flow/index.js';
 import type { SharedStore } from '../stores/index.js';
 import { type Person, personOf } from './approval-book.js';
 import type { ControlContext } from './context.js';
 import { ControlsUsageError } from './errors.js';
+import { cameBack, gaveUp } from './wakeups.js';
 
 export interface StepUpOptions {
   /** Why the second factor is needed now, shown in the question and on the page. */
@@ -41,11 +43,25 @@ export async function requireStepUp(
   pageUrl: (id: string) => string,
   o: StepUpOptions,
   ttlMs: number,
+  /** Waits (a while) for the page to mark step-up `id` done: a client that came back to check is held, not spun. */
+  hold: (id: string, signal: AbortSignal | undefined) => Promise<void> = async () => {},
 ): Promise<void> {
   const principal = ctx.principal;
   if (!principal?.issuer)
     throw new ControlsUsageError('step-up needs an authenticated caller (a principal with an issuer)');
   const id = stepUpIdOf(ctx.flowId);
+  const key = o.key ?? 'step_up';
+  // The question's text changes every round (its check number), so the flow engine never matches the previous
+  // round's answer to it: a decline or cancel is read here, or the person could never say no.
+  const no = gaveUp(ctx.inputResponses, key);
+  if (no) {
+    const word = no === 'decline' ? 'declined' : 'cancelled';
+    ctx.audit.note({ stepUp: { id, refused: word } });
+    throw new FlowEnded(
+      `${word} by the user: the step-up (second factor) for "${o.reason}" was ${word}, so nothing was done`,
+      no === 'decline' ? 'declined' : 'cancelled',
+    );
+  }
   let record = await readStepUp(store, id);
   if (!record) {
     const fresh: StepUpRecord = {
@@ -59,6 +75,10 @@ export async function requireStepUp(
     await store.create(stepUpKey(id), JSON.stringify(fresh), ttlMs);
     record = (await readStepUp(store, id)) ?? fresh;
   }
+  if (record.state === 'pending' && cameBack(ctx.inputResponses, key)) {
+    await hold(id, ctx.signal);
+    record = (await readStepUp(store, id)) ?? record;
+  }
   if (record.state === 'done') {
     ctx.audit.note({ stepUp: { id, doneAt: new Date(record.doneAt ?? 0).toISOString() } });
     return;
@@ -67,6 +87,6 @@ export async function requireStepUp(
     `Confirm it is you: ${o.reason}. Open the link, sign in and enter the code from your authenticator app, then ` +
       `retry this call (check ${ctx.round + 1}).`,
     pageUrl(id),
-    { key: o.key ?? 'step_up', humanRequired: 'second_factor' },
+    { key, humanRequired: 'second_factor' },
   );
 }

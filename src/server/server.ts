@@ -305,6 +305,14 @@ export class McpServer {
     return this;
   }
 
+  /**
+   * A person finished on the server's own page what a URL-mode question sent them to do: 2025-era clients waiting on
+   * that URL through the bridge are told (notifications/elicitation/complete) and their flow goes on at once.
+   */
+  urlElicitationDone(url: string): void {
+    this.bridge?.urlElicitationDone(url);
+  }
+
   /** The bearer authentication the `auth` option set up (pages with a JSON API check callers with it). */
   get bearerAuth(): BearerAuth | undefined {
     return this.options.auth;

@@ -52,7 +52,13 @@ export interface CallReply {
   error: Loose;
 }
 
-export async function startControls(options: { fakeClock?: boolean } = {}): Promise<Fixture> {
+export interface ControlsFixtureOptions {
+  fakeClock?: boolean;
+  /** The controls' hold on a pending check (default here 0: tests that poll get "still waiting" at once). */
+  pendingWaitMs?: number;
+}
+
+export async function startControls(options: ControlsFixtureOptions = {}): Promise<Fixture> {
   const dir = mkdtempSync(join(tmpdir(), 'mrtr-controls-'));
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
@@ -69,6 +75,7 @@ export async function startControls(options: { fakeClock?: boolean } = {}): Prom
     resource: `${origin}/mcp`,
     onEvent: (e) => events.push(e),
     ...(now ? { now } : {}),
+    pendingWaitMs: options.pendingWaitMs ?? 0,
   });
   const endpoint = await server
     .http({ port, logger: { info() {}, warn() {}, error() {} } as never })
@@ -117,7 +124,7 @@ export async function startControls(options: { fakeClock?: boolean } = {}): Prom
   };
 }
 
-export function useControls(options: { fakeClock?: boolean } = {}): Promise<Fixture> {
+export function useControls(options: ControlsFixtureOptions = {}): Promise<Fixture> {
   return startControls(options).then((f) => {
     onTestFinished(() => f.close());
     return f;

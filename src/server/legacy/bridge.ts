@@ -30,6 +30,7 @@ import type { RequestHandler } from '../request-handler.js';
 import type { AnswerRelay, RelayedAnswer } from './answer-relay.js';
 import { keptCapabilities, legacyRequestParams } from './capabilities.js';
 import { keptClientInfo, type LegacySession, SessionCodec } from './session.js';
+import { RequestUrlQuestions, UrlElicitations } from './url-elicitations.js';
 import { negotiateLegacyVersion } from './versions.js';
 
 /** Where the bridge writes what belongs to one request: its notifications and its server-to-client requests. */
@@ -109,6 +110,7 @@ export class LegacyBridge {
   private discovered: Promise<JsonObject> | undefined;
   private unsubscribe: Promise<(() => Promise<void>) | undefined>;
   private readonly maxAgeMs: number;
+  private readonly urlElicitations: UrlElicitations;
 
   constructor(
     private readonly inner: RequestHandler,
@@ -117,6 +119,9 @@ export class LegacyBridge {
     this.maxAgeMs = options.sessionMaxAgeMs ?? LEGACY_DEFAULTS.sessionMaxAgeMs;
     this.codec = new SessionCodec(options.sessionKeys, this.maxAgeMs);
     this.store = options.store ?? new MemoryStore();
+    const idKey = options.sessionKeys[0]?.key;
+    if (!idKey) throw new Error('LegacyBridge needs at least one session key');
+    this.urlElicitations = new UrlElicitations(idKey);
     // Listen for answers relayed from other instances before the first question goes out (ask waits for this).
     const relay = options.relay;
     this.unsubscribe = relay
@@ -240,6 +245,11 @@ export class LegacyBridge {
     });
   }
 
+  /** The server's page reports a URL-mode question's `url` done: bridged requests waiting on it check again now. */
+  urlElicitationDone(url: string): void {
+    this.urlElicitations.done(url);
+  }
+
   /** The subscribed URIs of a session (resources/subscribe tracks them; tests read them). */
   subscribedUris(session: LegacySession): readonly string[] {
     return [...(this.subscriptions.get(session.key) ?? [])];
@@ -268,28 +278,41 @@ export class LegacyBridge {
       notify: (n: JsonRpcNotification) => out.send(n),
       bridged: session.protocolVersion,
     };
+    const urls = new RequestUrlQuestions(this.urlElicitations, session, env.notify);
     for (;;) {
       const response = await this.inner.handleRequest({ ...request, params }, env);
       if ('error' in response) return response;
       const result = response.result;
-      if (result.resultType !== 'input_required' || !FLOW_METHODS.has(request.method))
+      if (result.resultType !== 'input_required' || !FLOW_METHODS.has(request.method)) {
+        urls.settle({});
         return legacyResponse(request.id, legacyResult(result));
+      }
       await this.unsubscribe;
       const asked = isJsonObject(result.inputRequests) ? result.inputRequests : {};
       const keys = Object.keys(asked);
+      urls.settle(asked);
       // A round that asks nothing (only requestState: "still working") is taken again after the pause it names,
       // as a 2026 client would; the round cap ends a flow that never stops doing that.
       if (keys.length === 0) await pause(retryAfterMs(result), out.signal);
+      // Links the client already accepted are not asked again: when nothing else is asked, wait for the person.
+      const repeated = urls.repeated(asked);
+      if (keys.length > 0 && repeated.size === keys.length) {
+        await urls.waitForPerson(asked, repeated, out.signal);
+        if (out.signal.aborted) throw new McpError(ErrorCode.InvalidRequest, 'The request was cancelled');
+      }
       // The next round runs as whoever answered last (the session already checked it is the same subject): the
       // scopes and roles of that request's token, as a 2026 client's next round would carry, not the first one's.
       let answeredBy: Principal | undefined;
       const answers = await Promise.all(
-        keys.map((key) =>
-          this.ask(session, asked[key] as JsonObject, out).then((a) => {
+        keys.map((key) => {
+          if (repeated.has(key)) return { result: { action: 'accept' }, by: undefined } satisfies Answered;
+          const question = asked[key] as JsonObject;
+          return this.ask(session, urls.outgoing(question), out).then((a) => {
             if (a.by) answeredBy = a.by;
+            urls.answered(question, a.result);
             return a;
-          }),
-        ),
+          });
+        }),
       );
       const inputResponses: JsonObject = {};
       keys.forEach((key, i) => {
