@@ -12,10 +12,10 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
+import { makeParentDirectory } from '../files/index.js';
 import type { ChainedEvent, ChainHead } from './chain.js';
 import type { StoredCheckpoint } from './checkpoint.js';
 import { AuditError } from './errors.js';
-import { makeParentDirectory } from './parent-dir.js';
 import type { AuditSink } from './sink.js';
 import { eventRow, QUERY_COLUMNS, SQLITE_AUDIT_SCHEMA, SQLITE_INSERT_EVENT } from './tables.js';
 
