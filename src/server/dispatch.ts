@@ -51,8 +51,6 @@ export interface DispatchOptions {
   guards?: readonly RoundGuard[];
   /** Told the outcome of every MRTR request, refused ones included; the answer waits for their promises. */
   observers?: readonly RoundObserver[];
-  /** The requiredScopes guard (also among `guards`), for completers, which run outside the pipeline. */
-  scopeGuard?: RoundGuard;
 }
 
 /** The methods that run the round pipeline: the only ones observers are told about. */
@@ -83,7 +81,7 @@ export class Dispatcher implements RequestHandler {
       listTtlMs: options.listTtlMs,
       handlerTimeoutMs: options.handlerTimeoutMs,
       logger: options.logger,
-      scopeGuard: options.scopeGuard,
+      guards: options.guards ?? [],
       pipeline: new RoundPipeline({
         codec: options.codec,
         logger: options.logger,

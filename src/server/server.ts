@@ -167,7 +167,6 @@ export class McpServer {
   private readonly registry = new Registry();
   private dispatcher: Dispatcher | undefined;
   private keyringInUse: Keyring | undefined;
-  private scopes: RoundGuard | undefined;
   private browserSignIn: BrowserSignIn | undefined;
   private readonly extraPages: PageRoutes[] = [];
   private bridge: LegacyBridge | undefined;
@@ -260,7 +259,6 @@ export class McpServer {
         handlerTimeoutMs: o.handlerTimeoutMs ?? SERVER_DEFAULTS.handlerTimeoutMs,
         guards: this.guards(),
         observers: o.observers,
-        ...(this.scopes ? { scopeGuard: this.scopes } : {}),
       });
     }
     return this.dispatcher;
@@ -377,8 +375,7 @@ export class McpServer {
     } else if (o.replay)
       throw new InvalidOptionError('McpServer: replay options need a replayStore to guard with');
     if (this.registry.requiresScopes()) {
-      this.scopes = scopeGuard(o.auth);
-      guards.unshift(this.scopes);
+      guards.unshift(scopeGuard(o.auth));
     }
     return guards;
   }

@@ -19,8 +19,8 @@ export interface Core {
   listTtlMs: number;
   handlerTimeoutMs: number;
   logger: Logger;
-  /** The requiredScopes check, for what runs author code outside the round pipeline (completers). */
-  scopeGuard: RoundGuard | undefined;
+  /** The round guards, for what runs author code outside the round pipeline (completers): they screen it too. */
+  guards: readonly RoundGuard[];
 }
 
 export type MethodHandler = (core: Core, call: Call) => MaybePromise<Result>;
