@@ -16,7 +16,7 @@ import {
   type PageRoutes,
 } from './http.js';
 import type { AnswerRelay } from './legacy/answer-relay.js';
-import { LegacyBridge } from './legacy/bridge.js';
+import { LegacyBridge, type LegacyBridgeOptions } from './legacy/bridge.js';
 import { checkIntegerOption, MAX_TIMER_MS } from './option-checks.js';
 import {
   type CompletionHandler,
@@ -125,6 +125,15 @@ export interface LegacyClientOptions {
    * call goes on (SSE polling, for proxies that cut long connections). Default: never.
    */
   pollAfterMs?: number;
+  /**
+   * Bounds on questions waiting for a 2025 client's answer on this instance, which hold memory until answered or
+   * timed out: per principal (default 1 000, and 20 sessions with questions waiting; past them a principal gets 429
+   * with Retry-After), per session (default 100) and in all (default 10 000).
+   */
+  maxPendingPerPrincipal?: number;
+  maxSessionsPerPrincipal?: number;
+  maxPendingPerSession?: number;
+  maxPendingAnswers?: number;
 }
 
 export interface SignInSetup {
@@ -315,6 +324,7 @@ export class McpServer {
       ...(o.relay ? { relay: o.relay } : {}),
       ...(o.sessionMaxAgeMs === undefined ? {} : { sessionMaxAgeMs: o.sessionMaxAgeMs }),
       ...(o.answerTimeoutMs === undefined ? {} : { answerTimeoutMs: o.answerTimeoutMs }),
+      ...pendingLimits(o),
     });
     return this.bridge;
   }
@@ -425,4 +435,15 @@ function routesOf(routes: readonly PageRoutes[]): PageRoutes {
       routes.find((r) => r.handles(pathname))?.handle(req, res);
     },
   };
+}
+
+/** The bridge's bounds on waiting questions that the options name (the others keep LEGACY_DEFAULTS). */
+function pendingLimits(o: LegacyClientOptions): Partial<LegacyBridgeOptions> {
+  const keys = [
+    'maxPendingPerPrincipal',
+    'maxSessionsPerPrincipal',
+    'maxPendingPerSession',
+    'maxPendingAnswers',
+  ] as const;
+  return Object.fromEntries(keys.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]));
 }
