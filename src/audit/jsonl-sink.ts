@@ -21,11 +21,11 @@ import {
   writeSync,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { makeParentDirectory } from '../files/index.js';
 import type { ChainedEvent, ChainHead } from './chain.js';
 import type { StoredCheckpoint } from './checkpoint.js';
 import { AUDIT_DEFAULTS } from './defaults.js';
 import { AuditError } from './errors.js';
-import { makeParentDirectory } from './parent-dir.js';
 import type { AuditRecord } from './record.js';
 import type { AuditReader, AuditSink, EventFilter, StoredEvent } from './sink.js';
 

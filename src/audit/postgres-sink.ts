@@ -6,7 +6,7 @@ import type { ChainedEvent, ChainHead } from './chain.js';
 import type { StoredCheckpoint } from './checkpoint.js';
 import { AuditError } from './errors.js';
 import type { AuditReader, AuditSink, EventFilter, StoredEvent } from './sink.js';
-import { eventRow } from './tables.js';
+import { EVENT_COLUMNS, EVENT_SELECT, eventRow, queryColumnsOf } from './tables.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS mrtr_audit_events (
@@ -33,15 +33,18 @@ CREATE TABLE IF NOT EXISTS mrtr_audit_checkpoints (
 CREATE TABLE IF NOT EXISTS mrtr_audit_keys (vkey TEXT PRIMARY KEY);
 `;
 
+// One array parameter per column of EVENT_COLUMNS (seq is the one number), then the checkpoint's four.
+const EVENT_TYPES = EVENT_COLUMNS.map((c) => (c === 'seq' ? 'bigint' : 'text'));
+const CHECKPOINT_FIRST = EVENT_COLUMNS.length + 1;
 const APPEND = `
 WITH events AS (
-  INSERT INTO mrtr_audit_events (instance, seq, hash, record, time, flow_id, target, principal, outcome)
-  SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-                       $8::text[], $9::text[])
+  INSERT INTO mrtr_audit_events (${EVENT_SELECT})
+  SELECT * FROM unnest(${EVENT_TYPES.map((t, i) => `$${i + 1}::${t}[]`).join(', ')})
   RETURNING 1
 ), checkpoint AS (
   INSERT INTO mrtr_audit_checkpoints (instance, seq, hash, note)
-  SELECT * FROM unnest($10::text[], $11::bigint[], $12::text[], $13::text[])
+  SELECT * FROM unnest($${CHECKPOINT_FIRST}::text[], $${CHECKPOINT_FIRST + 1}::bigint[], $${CHECKPOINT_FIRST + 2}::text[],
+                       $${CHECKPOINT_FIRST + 3}::text[])
   RETURNING 1
 )
 SELECT (SELECT count(*) FROM events) AS events, (SELECT count(*) FROM checkpoint) AS checkpoints`;
@@ -99,7 +102,7 @@ export class PostgresAuditSink implements AuditSink {
     const cp = checkpoint
       ? [[checkpoint.instance], [checkpoint.seq], [checkpoint.hash], [checkpoint.note]]
       : [[], [], [], []];
-    await this.client.query(APPEND, [...Array.from({ length: 9 }, (_, i) => column(i)), ...cp]);
+    await this.client.query(APPEND, [...EVENT_COLUMNS.map((_, i) => column(i)), ...cp]);
   }
 
   async publishKey(verifierKey: string): Promise<void> {
@@ -134,17 +137,10 @@ export class PostgresAuditReader implements AuditReader {
       params.push(filter.since);
       where.push(`time >= $${params.length}`);
     }
-    const { rows } = await this.client.query<{
-      instance: string;
-      seq: string;
-      hash: string;
-      record: string;
-      time: string;
-      flow_id: string | null;
-      target: string | null;
-      outcome: string;
-    }>(
-      `SELECT instance, seq, hash, record, time, flow_id, target, outcome FROM mrtr_audit_events
+    const { rows } = await this.client.query<
+      Record<string, unknown> & { instance: string; seq: string; hash: string; record: string }
+    >(
+      `SELECT ${EVENT_SELECT} FROM mrtr_audit_events
        ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY instance, seq`,
       params,
     );
@@ -153,7 +149,7 @@ export class PostgresAuditReader implements AuditReader {
       seq: Number(r.seq),
       hash: r.hash,
       text: r.record,
-      columns: { time: r.time, flowId: r.flow_id, target: r.target, outcome: r.outcome },
+      columns: queryColumnsOf(r),
     }));
   }
 

@@ -9,8 +9,11 @@ export interface StoredEvent {
   seq: number;
   hash: string;
   text: string;
-  /** Columns a sink keeps beside the record for queries, as stored (the verifier checks they agree with it). */
-  columns?: { time: string; flowId: string | null; target: string | null; outcome: string };
+  /**
+   * Columns a sink keeps beside the record for queries, as stored, by column name (`QUERY_COLUMNS` in tables.ts:
+   * `time`, `flow_id`, `target`, `principal`, `outcome`); the verifier checks each against the record.
+   */
+  columns?: Readonly<Record<string, string | null>>;
 }
 
 export interface EventFilter {

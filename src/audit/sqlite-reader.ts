@@ -5,16 +5,13 @@ import Database from 'better-sqlite3';
 import type { StoredCheckpoint } from './checkpoint.js';
 import { AuditError } from './errors.js';
 import type { AuditReader, EventFilter, StoredEvent } from './sink.js';
+import { EVENT_SELECT, queryColumnsOf } from './tables.js';
 
-interface EventRow {
+interface EventRow extends Record<string, unknown> {
   instance: string;
   seq: number;
   hash: string;
   record: string;
-  time: string;
-  flow_id: string | null;
-  target: string | null;
-  outcome: string;
 }
 
 export class SqliteAuditReader implements AuditReader {
@@ -40,7 +37,7 @@ export class SqliteAuditReader implements AuditReader {
     }
     const rows = this.#db
       .prepare(
-        `SELECT instance, seq, hash, record, time, flow_id, target, outcome FROM mrtr_audit_events
+        `SELECT ${EVENT_SELECT} FROM mrtr_audit_events
          ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY instance, seq`,
       )
       .all(...params) as EventRow[];
@@ -49,7 +46,7 @@ export class SqliteAuditReader implements AuditReader {
       seq: r.seq,
       hash: r.hash,
       text: r.record,
-      columns: { time: r.time, flowId: r.flow_id, target: r.target, outcome: r.outcome },
+      columns: queryColumnsOf(r),
     }));
   }
 

@@ -12,12 +12,12 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
+import { makeParentDirectory } from '../files/index.js';
 import type { ChainedEvent, ChainHead } from './chain.js';
 import type { StoredCheckpoint } from './checkpoint.js';
 import { AuditError } from './errors.js';
-import { makeParentDirectory } from './parent-dir.js';
 import type { AuditSink } from './sink.js';
-import { eventRow, SQLITE_AUDIT_SCHEMA } from './tables.js';
+import { eventRow, QUERY_COLUMNS, SQLITE_AUDIT_SCHEMA, SQLITE_INSERT_EVENT } from './tables.js';
 
 // Plain CommonJS evaluated in the worker: no file to resolve, so it runs the same from src/ (tests) and dist/.
 const WORKER_SOURCE = `
@@ -30,9 +30,18 @@ try {
   db.pragma('synchronous = ' + workerData.synchronous);
   db.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
   db.exec(workerData.schema);
-  insertEvent = db.prepare('INSERT INTO mrtr_audit_events (instance, seq, hash, record, time, flow_id, target, principal, outcome) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
+  insertEvent = db.prepare(workerData.insertEvent);
   insertCheckpoint = db.prepare('INSERT INTO mrtr_audit_checkpoints (instance, seq, hash, note) VALUES (?, ?, ?, ?)');
   insertKey = db.prepare('INSERT OR IGNORE INTO mrtr_audit_keys (vkey) VALUES (?)');
+  // The query columns from the record, by the paths of QUERY_COLUMNS (tables.ts): columnValue, as data.
+  const columnValue = (record, path) => {
+    let value = record;
+    for (const key of path) {
+      if (typeof value !== 'object' || value === null) return null;
+      value = value[key];
+    }
+    return value === undefined || value === null ? null : String(value);
+  };
   head = db.prepare('SELECT seq, hash FROM mrtr_audit_events WHERE instance = ? ORDER BY seq DESC LIMIT 1');
   // Records arrive as their JSON texts joined by newlines (JSON text has none unescaped): cheaper to send than rows.
   append = db.transaction((texts, hashes, checkpoint) => {
@@ -40,7 +49,7 @@ try {
     const hashList = hashes.split('\\n');
     for (let i = 0; i < records.length; i++) {
       const r = JSON.parse(records[i]);
-      insertEvent.run(r.instance, r.seq, hashList[i], records[i], r.time, r.flowId, r.target, r.principal ? r.principal.sub : null, r.outcome);
+      insertEvent.run(r.instance, r.seq, hashList[i], records[i], ...workerData.columnPaths.map((p) => columnValue(r, p)));
     }
     if (checkpoint) insertCheckpoint.run(checkpoint);
   });
@@ -80,8 +89,6 @@ export interface SqliteAuditSinkOptions {
   checkpointIntervalMs?: number;
 }
 
-const INSERT_EVENT =
-  'INSERT INTO mrtr_audit_events (instance, seq, hash, record, time, flow_id, target, principal, outcome) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)';
 const INSERT_CHECKPOINT =
   'INSERT INTO mrtr_audit_checkpoints (instance, seq, hash, note) VALUES (?, ?, ?, ?)';
 
@@ -97,7 +104,7 @@ class ServingWriter {
     this.#db.pragma(`busy_timeout = ${busyTimeoutMs}`);
     // The worker checkpoints; a commit here must never turn into one.
     this.#db.pragma('wal_autocheckpoint = 0');
-    const insertEvent = this.#db.prepare(INSERT_EVENT);
+    const insertEvent = this.#db.prepare(SQLITE_INSERT_EVENT);
     const insertCheckpoint = this.#db.prepare(INSERT_CHECKPOINT);
     this.#append = this.#db.transaction((events: readonly ChainedEvent[], checkpoint?: StoredCheckpoint) => {
       for (const e of events) insertEvent.run(eventRow(e));
@@ -161,6 +168,8 @@ export class SqliteAuditSink implements AuditSink {
         driver,
         path,
         schema: SQLITE_AUDIT_SCHEMA,
+        insertEvent: SQLITE_INSERT_EVENT,
+        columnPaths: QUERY_COLUMNS.map((c) => c.path),
         synchronous: full ? 'FULL' : 'NORMAL',
         busyTimeoutMs,
         checkpointMs: servingThreadWrites ? (options.checkpointIntervalMs ?? 1000) : 0,

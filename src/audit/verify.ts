@@ -5,6 +5,7 @@ import { GENESIS, recordHash } from './chain.js';
 import { readCheckpoint, type StoredCheckpoint } from './checkpoint.js';
 import type { AuditRecord } from './record.js';
 import type { AuditReader, StoredEvent } from './sink.js';
+import { columnDiffering } from './tables.js';
 
 export interface VerifyInput {
   events: readonly StoredEvent[];
@@ -73,15 +74,8 @@ function checkChain(instance: string, events: readonly StoredEvent[]): BadEvent 
     if (record.prev !== prev)
       return bad(`its prev does not match event ${e.seq - 1}'s hash (edited, inserted or reordered)`);
     if (recordHash(e.text) !== e.hash) return bad('its hash does not match its content (edited)');
-    const c = e.columns;
-    if (
-      c &&
-      (c.time !== record.time ||
-        c.flowId !== record.flowId ||
-        c.target !== record.target ||
-        c.outcome !== record.outcome)
-    )
-      return bad('its query columns differ from its record (edited)');
+    const differing = e.columns && columnDiffering(record, e.columns);
+    if (differing) return bad(`its query column ${differing} differs from its record (edited)`);
     prev = e.hash;
     expected = e.seq + 1;
   }

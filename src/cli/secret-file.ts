@@ -2,8 +2,8 @@
 // (`--state-keys-file`) and the audit signing key (`--audit-key-file`). For a demo on one machine (`npm start`), so that
 // restarts keep what they need and nobody is warned about missing keys on every start; a fleet gives every instance
 // the same keys through the environment instead.
-import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { makeParentDirectory } from '../files/index.js';
 
 export interface SecretFile<T> {
   /** The flag, for messages: `--state-keys-file`. */
@@ -28,7 +28,7 @@ export function secretFromFile<T>(
       return { error: `cannot read ${secret.flag} ${path}: ${(error as Error).message}` };
     text = secret.make();
     try {
-      mkdirSync(dirname(path), { recursive: true });
+      makeParentDirectory(path);
       // wx: never overwrite a file another process made in the meantime.
       writeFileSync(path, `${text}\n`, { mode: 0o600, flag: 'wx' });
     } catch (writeError) {

@@ -2,11 +2,10 @@
 // secrets file (mode 0600; the server reads it on every check, so no restart is needed) and prints the otpauth://
 // URI and a QR code to scan. Re-running it replaces the secret (it says so, naming when the old one was enrolled):
 // the old app stops working.
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import qrcode from 'qrcode-terminal';
 import { enrolTotp } from '../controls/index.js';
+import { makeParentDirectory } from '../files/index.js';
 import { DEFAULT_TOTP_FILE } from './serve.js';
 
 const USAGE = `usage: mrtr users totp <subject> [--totp FILE] [--label NAME] [--no-qr]
@@ -54,7 +53,7 @@ export async function usersCommand(argv: string[]): Promise<number> {
   let uri: string;
   let replaced: { enrolledAt: string } | undefined;
   try {
-    mkdirSync(dirname(file), { recursive: true });
+    makeParentDirectory(file);
     ({ uri, replaced } = enrolTotp(file, subject, values.label ?? 'mrtr'));
   } catch (error) {
     process.stderr.write(`mrtr users totp: cannot write ${file}: ${(error as Error).message}\n`);

@@ -58,8 +58,6 @@ export interface DispatchOptions {
   guards?: readonly RoundGuard[];
   /** Told the outcome of every MRTR request, refused ones included; the answer waits for their promises. */
   observers?: readonly RoundObserver[];
-  /** The requiredScopes guard (also among `guards`), for completers, which run outside the pipeline. */
-  scopeGuard?: RoundGuard;
 }
 
 const isIntentFailure = (response: JsonRpcResponse): boolean =>
@@ -101,7 +99,8 @@ export class Dispatcher implements RequestHandler {
       listTtlMs: options.listTtlMs,
       handlerTimeoutMs: options.handlerTimeoutMs,
       logger: options.logger,
-      scopeGuard: options.scopeGuard,
+      guards: options.guards ?? [],
+      hookTimeoutMs: this.hookTimeoutMs,
       pipeline: new RoundPipeline({
         codec: options.codec,
         logger: options.logger,

@@ -16,7 +16,7 @@ import {
   type PageRoutes,
 } from './http.js';
 import type { AnswerRelay } from './legacy/answer-relay.js';
-import { LegacyBridge } from './legacy/bridge.js';
+import { LegacyBridge, type LegacyBridgeOptions } from './legacy/bridge.js';
 import { checkIntegerOption, MAX_TIMER_MS } from './option-checks.js';
 import {
   type CompletionHandler,
@@ -130,6 +130,15 @@ export interface LegacyClientOptions {
    * call goes on (SSE polling, for proxies that cut long connections). Default: never.
    */
   pollAfterMs?: number;
+  /**
+   * Bounds on questions waiting for a 2025 client's answer on this instance, which hold memory until answered or
+   * timed out: per principal (default 1 000, and 20 sessions with questions waiting; past them a principal gets 429
+   * with Retry-After), per session (default 100) and in all (default 10 000).
+   */
+  maxPendingPerPrincipal?: number;
+  maxSessionsPerPrincipal?: number;
+  maxPendingPerSession?: number;
+  maxPendingAnswers?: number;
 }
 
 export interface SignInSetup {
@@ -173,7 +182,6 @@ export class McpServer {
   private readonly registry = new Registry();
   private dispatcher: Dispatcher | undefined;
   private keyringInUse: Keyring | undefined;
-  private scopes: RoundGuard | undefined;
   private browserSignIn: BrowserSignIn | undefined;
   private readonly extraPages: PageRoutes[] = [];
   private bridge: LegacyBridge | undefined;
@@ -268,7 +276,6 @@ export class McpServer {
         hookTimeoutMs: o.hookTimeoutMs ?? SERVER_DEFAULTS.hookTimeoutMs,
         guards: this.guards(),
         observers: o.observers,
-        ...(this.scopes ? { scopeGuard: this.scopes } : {}),
       });
     }
     return this.dispatcher;
@@ -333,6 +340,7 @@ export class McpServer {
       ...(o.relay ? { relay: o.relay } : {}),
       ...(o.sessionMaxAgeMs === undefined ? {} : { sessionMaxAgeMs: o.sessionMaxAgeMs }),
       ...(o.answerTimeoutMs === undefined ? {} : { answerTimeoutMs: o.answerTimeoutMs }),
+      ...pendingLimits(o),
     });
     return this.bridge;
   }
@@ -393,8 +401,7 @@ export class McpServer {
     } else if (o.replay)
       throw new InvalidOptionError('McpServer: replay options need a replayStore to guard with');
     if (this.registry.requiresScopes()) {
-      this.scopes = scopeGuard(o.auth);
-      guards.unshift(this.scopes);
+      guards.unshift(scopeGuard(o.auth));
     }
     return guards;
   }
@@ -444,4 +451,15 @@ function routesOf(routes: readonly PageRoutes[]): PageRoutes {
       routes.find((r) => r.handles(pathname))?.handle(req, res);
     },
   };
+}
+
+/** The bridge's bounds on waiting questions that the options name (the others keep LEGACY_DEFAULTS). */
+function pendingLimits(o: LegacyClientOptions): Partial<LegacyBridgeOptions> {
+  const keys = [
+    'maxPendingPerPrincipal',
+    'maxSessionsPerPrincipal',
+    'maxPendingPerSession',
+    'maxPendingAnswers',
+  ] as const;
+  return Object.fromEntries(keys.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]));
 }

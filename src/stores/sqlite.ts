@@ -2,9 +2,8 @@
 // single SQL statement, so each is atomic on its own; expired rows read as absent and are swept in small batches as
 // writes go by. Operations that arrive together are run in one transaction (group commit): a commit costs far more
 // than a statement, and rounds in flight at once share it.
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { makeParentDirectory } from '../files/index.js';
 import { checkEntry, type SharedStore, type StoredEntry, StoreUnavailableError } from './contract.js';
 import { SqliteCheckpointer } from './sqlite-checkpointer.js';
 
@@ -43,7 +42,7 @@ export class SqliteStore implements SharedStore {
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.description = `sqlite:${path}`;
     this.#now = options.now ?? Date.now;
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    if (path !== ':memory:') makeParentDirectory(path);
     this.#db = new Database(path);
     // WAL lets readers and one writer work at once across processes; NORMAL sync keeps every committed write
     // through a process crash (an OS crash may lose the last ones — a replay record is short-lived anyway).

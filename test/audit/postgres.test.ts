@@ -23,19 +23,21 @@ beforeAll(async () => {
   });
   const coreA = auditedServer(a).core;
   const coreB = auditedServer(b).core;
-  // A flow whose rounds go to different instances, and rounds of both arriving at once.
-  const first = await coreA.handle(call(1, 'delete_file', { arguments: { path: '/shared' } }), env);
+  // A flow whose rounds go to different instances, and rounds of both arriving at once; a known caller, so that the
+  // principal column holds a name an attacker would replace.
+  const alice = { ...env, principal: { subject: 'alice' } };
+  const first = await coreA.handle(call(1, 'delete_file', { arguments: { path: '/shared' } }), alice);
   await coreB.handle(
     call(2, 'delete_file', {
       arguments: { path: '/shared' },
       requestState: stateOf(first),
       inputResponses: { consent: accept({ confirm: true }) },
     }),
-    env,
+    alice,
   );
   await Promise.all(
     Array.from({ length: 10 }, (_, i) =>
-      (i % 2 ? coreA : coreB).handle(call(10 + i, 'delete_file', { arguments: { path: `/p${i}` } }), env),
+      (i % 2 ? coreA : coreB).handle(call(10 + i, 'delete_file', { arguments: { path: `/p${i}` } }), alice),
     ),
   );
   await a.close();
@@ -92,6 +94,27 @@ describe('PostgreSQL sink', () => {
     expect(edit.stderr).toBe('');
     const verify = cli(['verify', '--audit', dbUrl(db), '--vkey', AUDIT_KEY.verifier.text]);
     expect(verify.stdout).toContain('first bad event pg-b #1: its hash does not match its content (edited)');
+    expect(verify.status).toBe(1);
+  });
+
+  it.each([
+    ['time', "'2020-01-01T00:00:00.000Z'"],
+    ['flow_id', "'another-flow'"],
+    ['target', "'read_file'"],
+    ['principal', "'mallory'"],
+    ['principal', 'NULL'],
+    ['outcome', "'refused'"],
+  ])('finds the %s column set to %s with psql', (column, value) => {
+    const db = copy();
+    const edit = pg.psql(
+      `UPDATE mrtr_audit_events SET ${column} = ${value} WHERE instance = 'pg-a' AND seq = 2`,
+      db,
+    );
+    expect(edit.stderr).toBe('');
+    const verify = cli(['verify', '--audit', dbUrl(db), '--vkey', AUDIT_KEY.verifier.text]);
+    expect(verify.stdout).toContain(
+      `first bad event pg-a #2: its query column ${column} differs from its record (edited)`,
+    );
     expect(verify.status).toBe(1);
   });
 

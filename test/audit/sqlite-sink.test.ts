@@ -9,10 +9,12 @@ import { chain, unchainedText } from '../../src/audit/chain.js';
 import {
   GENESIS,
   readForVerify,
+  recordHash,
   SqliteAuditReader,
   SqliteAuditSink,
   verifyTrail,
 } from '../../src/audit/index.js';
+import { columnDiffering, queryColumnsOf } from '../../src/audit/tables.js';
 import { AUDIT_KEY, auditedServer, call, env, openTrail, tempDir } from './fixture.js';
 
 const cleanups: Array<() => void | Promise<void>> = [];
@@ -138,5 +140,36 @@ describe('verifying a trail that is still being written', () => {
     const events = await racing.events();
     const stored = await racing.checkpoints();
     expect(verifyTrail({ events, stored, verifiers: [AUDIT_KEY.verifier] }).ok).toBe(false);
+  });
+});
+
+describe('the query columns, as both writers of the SQLite sink derive them', () => {
+  // The worker thread (synchronous=full) derives the columns from the record in its own source; the serving thread
+  // (normal) through eventRow. Both must write what the verifier checks, principal included.
+  it.each(['normal', 'full'] as const)('synchronous=%s writes columns that verify', async (synchronous) => {
+    const tmp = tempDir();
+    cleanups.push(tmp.remove);
+    const path = join(tmp.dir, `${synchronous}.db`);
+    const sink = await SqliteAuditSink.open(path, { synchronous });
+    const [a, b] = events(2).map((e, i) => {
+      const record = { ...e.record, principal: i ? null : { sub: 'alice' } };
+      const text = JSON.stringify(record);
+      return { record, text, hash: recordHash(text) } as typeof e;
+    });
+    // Hashes are not chained here on purpose: only the columns are compared.
+    await sink.append([a!, b!], undefined);
+    await sink.close();
+    const db = new Database(path, { readonly: true });
+    const rows = db.prepare('SELECT * FROM mrtr_audit_events ORDER BY seq').all() as Record<
+      string,
+      unknown
+    >[];
+    db.close();
+    expect(rows.map((r) => [r.principal, r.flow_id, r.target, r.outcome, r.time])).toEqual([
+      ['alice', 'flow-0', 'delete_file', 'complete', new Date(0).toISOString()],
+      [null, 'flow-1', 'delete_file', 'complete', new Date(0).toISOString()],
+    ]);
+    for (const r of rows)
+      expect(columnDiffering(JSON.parse(String(r.record)), queryColumnsOf(r))).toBeUndefined();
   });
 });

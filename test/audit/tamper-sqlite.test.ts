@@ -13,6 +13,7 @@ import {
   SqliteAuditSink,
   sealCheckpoint,
 } from '../../src/audit/index.js';
+import { EVENT_COLUMNS, QUERY_COLUMNS } from '../../src/audit/tables.js';
 import { AUDIT_KEY, auditedServer, call, env, openTrail, tempDir } from './fixture.js';
 
 const tmp = tempDir();
@@ -24,8 +25,10 @@ let copies = 0;
 beforeAll(async () => {
   const trail = await openTrail(await SqliteAuditSink.open(pristine), { checkpointEvery: 4 });
   const core = auditedServer(trail).core;
+  // Rounds of a known caller, so that the principal column holds a name an attacker would replace.
+  const alice = { ...env, principal: { subject: 'alice' } };
   for (let i = 1; i <= 10; i++)
-    await core.handle(call(i, 'delete_file', { arguments: { path: `/f${i}` } }), env);
+    await core.handle(call(i, 'delete_file', { arguments: { path: `/f${i}` } }), alice);
   await trail.close();
   const reader = new SqliteAuditReader(pristine);
   const checkpoints = await reader.checkpoints();
@@ -75,12 +78,30 @@ describe('mrtr audit verify on an SQLite file edited with sqlite3', () => {
     expect(result.status).toBe(1);
   });
 
-  it('names an event whose query columns were edited', () => {
-    const result = verify(tampered(`UPDATE ${EVENTS} SET outcome = 'complete' WHERE seq = 3;`));
+  it.each([
+    ['time', "'2020-01-01T00:00:00.000Z'"],
+    ['flow_id', "'another-flow'"],
+    ['flow_id', 'NULL'],
+    ['target', "'read_file'"],
+    ['principal', "'mallory'"],
+    ['principal', 'NULL'],
+    ['outcome', "'complete'"],
+  ])('names an event whose %s column was set to %s', (column, value) => {
+    const result = verify(tampered(`UPDATE ${EVENTS} SET ${column} = ${value} WHERE seq = 3;`));
     expect(result.stdout).toContain(
-      'first bad event test-1 #3: its query columns differ from its record (edited)',
+      `first bad event test-1 #3: its query column ${column} differs from its record (edited)`,
     );
     expect(result.status).toBe(1);
+  });
+
+  it('writes every query column the verifier checks (no column left out of the table)', () => {
+    const out = spawnSync('sqlite3', [pristine, `PRAGMA table_info(${EVENTS});`], { encoding: 'utf8' });
+    const names = out.stdout
+      .trim()
+      .split('\n')
+      .map((line) => line.split('|')[1]);
+    expect(names).toEqual([...EVENT_COLUMNS]);
+    expect(QUERY_COLUMNS.map((c) => c.column)).toEqual(names.slice(4));
   });
 
   it('names a deleted event', () => {

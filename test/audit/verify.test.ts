@@ -8,6 +8,7 @@ import { type StoredCheckpoint, sealCheckpoint } from '../../src/audit/checkpoin
 import { toAuditRecord } from '../../src/audit/record.js';
 import { Redactor } from '../../src/audit/redact.js';
 import type { StoredEvent } from '../../src/audit/sink.js';
+import { EVENT_COLUMNS, eventRow, QUERY_COLUMNS, queryColumnsOf } from '../../src/audit/tables.js';
 import { verifyTrail } from '../../src/audit/verify.js';
 
 const signer = AuditSigner.generate('mrtr-audit');
@@ -53,8 +54,9 @@ function writer(
       text: c.text,
       columns: {
         time: c.record.time,
-        flowId: c.record.flowId,
+        flow_id: c.record.flowId,
         target: c.record.target,
+        principal: c.record.principal?.sub ?? null,
         outcome: c.record.outcome,
       },
     });
@@ -113,10 +115,13 @@ describe('verifyTrail', () => {
 
   it.each([
     ['time', { time: '2020-01-01T00:00:00.000Z' }],
-    ['flowId', { flowId: 'flow-x' }],
+    ['flow_id', { flow_id: 'flow-x' }],
+    ['flow_id', { flow_id: null }],
     ['target', { target: 'harmless' }],
+    ['principal', { principal: 'mallory' }],
+    ['principal', { principal: null }],
     ['outcome', { outcome: 'refused' }],
-  ])('names an event whose %s column was edited', (_, change) => {
+  ])('names an event whose %s column was edited (%o)', (column, change) => {
     const { events } = writer('w-1', 3);
     events[1] = { ...events[1]!, columns: { ...events[1]!.columns!, ...change } };
     const report = verify(events);
@@ -124,8 +129,31 @@ describe('verifyTrail', () => {
     expect(report.firstBad).toEqual({
       instance: 'w-1',
       seq: 2,
-      problem: 'its query columns differ from its record (edited)',
+      problem: `its query column ${column} differs from its record (edited)`,
     });
+  });
+
+  it('checks every query column of the table the sinks write by, and counts a column not read as differing', () => {
+    // A column added to QUERY_COLUMNS is checked without a verifier edit: every one of them, edited, is caught.
+    for (const { column } of QUERY_COLUMNS) {
+      const { events } = writer('w-1', 2);
+      events[0] = { ...events[0]!, columns: { ...events[0]!.columns!, [column]: 'edited' } };
+      expect(verify(events).firstBad?.problem).toBe(
+        `its query column ${column} differs from its record (edited)`,
+      );
+      const { [column]: _dropped, ...missing } = writer('w-1', 1).events[0]!.columns!;
+      const [only] = writer('w-1', 1).events;
+      expect(verify([{ ...only!, columns: missing }]).firstBad?.problem).toBe(
+        `its query column ${column} differs from its record (edited)`,
+      );
+    }
+    // And what a sink writes (eventRow) is what the verifier expects.
+    const { events } = writer('w-1', 1);
+    const e = events[0]!;
+    const row = eventRow({ record: JSON.parse(e.text), hash: e.hash, text: e.text });
+    const stored = Object.fromEntries(EVENT_COLUMNS.map((name, i) => [name, row[i]]));
+    expect(verify([{ ...e, columns: queryColumnsOf(stored) }]).ok).toBe(true);
+    expect(stored.principal).toBe('alice');
   });
 
   it('names a deleted event, and a deleted run of events', () => {

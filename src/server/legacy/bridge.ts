@@ -29,6 +29,7 @@ import { errorResponse } from '../message.js';
 import type { RequestHandler } from '../request-handler.js';
 import type { AnswerRelay, RelayedAnswer } from './answer-relay.js';
 import { keptCapabilities, legacyRequestParams } from './capabilities.js';
+import { QuestionShares } from './fair-share.js';
 import { keptClientInfo, type LegacySession, SessionCodec } from './session.js';
 import { RequestUrlQuestions, UrlElicitations } from './url-elicitations.js';
 import { negotiateLegacyVersion } from './versions.js';
@@ -58,6 +59,10 @@ export interface LegacyBridgeOptions {
   maxPendingAnswers?: number;
   /** Most questions one session may have waiting (default 100). */
   maxPendingPerSession?: number;
+  /** Most questions one principal may have waiting here, all its sessions together (default 1 000). */
+  maxPendingPerPrincipal?: number;
+  /** Most sessions with questions waiting here one principal may have (default 20). */
+  maxSessionsPerPrincipal?: number;
 }
 
 export const LEGACY_DEFAULTS = Object.freeze({
@@ -75,6 +80,12 @@ export const LEGACY_DEFAULTS = Object.freeze({
    */
   maxPendingAnswers: 10_000,
   maxPendingPerSession: 100,
+  /**
+   * One principal's fair share (fair-share.ts): a tenth of the pool, so it takes ten principals at their share to
+   * fill it, and a principal flooding the bridge is slowed (429) long before anyone else sees "Server busy".
+   */
+  maxPendingPerPrincipal: 1000,
+  maxSessionsPerPrincipal: 20,
 });
 
 const FLOW_METHODS: ReadonlySet<string> = new Set(MRTR_METHODS);
@@ -105,6 +116,8 @@ export class LegacyBridge {
   private readonly codec: SessionCodec;
   private readonly store: SharedStore;
   private readonly pending = new Map<string, Pending>();
+  /** Whose share each waiting question takes (fair-share.ts). */
+  private readonly shares: QuestionShares;
   private readonly subscriptions = new Map<string, Set<string>>();
   private counter = 0;
   private discovered: Promise<JsonObject> | undefined;
@@ -118,6 +131,12 @@ export class LegacyBridge {
   ) {
     this.maxAgeMs = options.sessionMaxAgeMs ?? LEGACY_DEFAULTS.sessionMaxAgeMs;
     this.codec = new SessionCodec(options.sessionKeys, this.maxAgeMs);
+    this.shares = new QuestionShares({
+      total: options.maxPendingAnswers ?? LEGACY_DEFAULTS.maxPendingAnswers,
+      perSession: options.maxPendingPerSession ?? LEGACY_DEFAULTS.maxPendingPerSession,
+      perPrincipal: options.maxPendingPerPrincipal ?? LEGACY_DEFAULTS.maxPendingPerPrincipal,
+      sessionsPerPrincipal: options.maxSessionsPerPrincipal ?? LEGACY_DEFAULTS.maxSessionsPerPrincipal,
+    });
     this.store = options.store ?? new MemoryStore();
     const idKey = options.sessionKeys[0]?.key;
     if (!idKey) throw new Error('LegacyBridge needs at least one session key');
@@ -250,6 +269,14 @@ export class LegacyBridge {
     this.urlElicitations.done(url);
   }
 
+  /**
+   * Before a flow starts: why this principal may not have one more question waiting in this session, or undefined.
+   * A principal past its share gets a `RoundRefused` with 429 and Retry-After, before any round runs.
+   */
+  admitFlow(session: LegacySession, principal: Principal | undefined): McpError | undefined {
+    return this.shares.check(principal, session.key);
+  }
+
   /** The subscribed URIs of a session (resources/subscribe tracks them; tests read them). */
   subscribedUris(session: LegacySession): readonly string[] {
     return [...(this.subscriptions.get(session.key) ?? [])];
@@ -262,6 +289,10 @@ export class LegacyBridge {
     principal: Principal | undefined,
     out: LegacyOutbound,
   ): Promise<JsonRpcResponse> {
+    if (FLOW_METHODS.has(request.method)) {
+      const refused = this.admitFlow(session, principal);
+      if (refused) throw refused;
+    }
     const state = await this.sessionState(session);
     const given = request.params ?? {};
     const meta: JsonObject = {
@@ -307,7 +338,7 @@ export class LegacyBridge {
         keys.map((key) => {
           if (repeated.has(key)) return { result: { action: 'accept' }, by: undefined } satisfies Answered;
           const question = asked[key] as JsonObject;
-          return this.ask(session, urls.outgoing(question), out).then((a) => {
+          return this.ask(session, principal, urls.outgoing(question), out).then((a) => {
             if (a.by) answeredBy = a.by;
             urls.answered(question, a.result);
             return a;
@@ -326,14 +357,20 @@ export class LegacyBridge {
   }
 
   /** Send one question as a server-to-client request and wait for its answer. */
-  private ask(session: LegacySession, question: JsonObject, out: LegacyOutbound): Promise<Answered> {
+  private ask(
+    session: LegacySession,
+    principal: Principal | undefined,
+    question: JsonObject,
+    out: LegacyOutbound,
+  ): Promise<Answered> {
     const method = String(question.method);
     const id = `${this.instance}.${(++this.counter).toString(36)}`;
     const params = isJsonObject(question.params) ? question.params : {};
-    const full = this.pendingLimitReached(session);
+    const timeoutMs = this.options.answerTimeoutMs ?? LEGACY_DEFAULTS.answerTimeoutMs;
+    // Taken by the flow's first principal: a later answer's token is the same subject (the session checked it).
+    const full = this.shares.take(id, principal, session.key, Date.now() + timeoutMs);
     if (full) return Promise.reject(full);
     return new Promise<Answered>((resolve, reject) => {
-      const timeoutMs = this.options.answerTimeoutMs ?? LEGACY_DEFAULTS.answerTimeoutMs;
       const timer = setTimeout(
         () =>
           done(
@@ -350,6 +387,7 @@ export class LegacyBridge {
         clearTimeout(timer);
         out.signal.removeEventListener('abort', onAbort);
         this.pending.delete(id);
+        this.shares.give(id);
         if (answer instanceof Error) return reject(answer);
         if (isJsonObject(answer.error)) {
           const e = answer.error;
@@ -373,25 +411,6 @@ export class LegacyBridge {
         params: legacyRequestParams(method, params, session.protocolVersion),
       });
     });
-  }
-
-  /** Why one more question cannot wait here now, or undefined. */
-  private pendingLimitReached(session: LegacySession): McpError | undefined {
-    const total = this.options.maxPendingAnswers ?? LEGACY_DEFAULTS.maxPendingAnswers;
-    const perSession = this.options.maxPendingPerSession ?? LEGACY_DEFAULTS.maxPendingPerSession;
-    if (this.pending.size >= total)
-      return new McpError(
-        ErrorCode.InternalError,
-        `Server busy: ${total} questions already wait for their clients' answers here; try again later`,
-      );
-    let mine = 0;
-    for (const p of this.pending.values()) if (p.session === session.key) mine++;
-    if (mine >= perSession)
-      return new McpError(
-        ErrorCode.InvalidRequest,
-        `Invalid request: this session already has ${perSession} questions waiting for answers; answer or cancel them first`,
-      );
-    return undefined;
   }
 
   private settleLocal(id: string, sessionKey: string, message: JsonObject, by?: Principal): boolean {

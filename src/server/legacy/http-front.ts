@@ -4,7 +4,13 @@
 // requests. HttpServerTransport hands it the requests that belong to a 2025 client, after auth and Origin checks.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ErrorCode, isJsonObject, type JsonRpcRequest, MRTR_METHODS } from '../../protocol/index.js';
+import {
+  ErrorCode,
+  isJsonObject,
+  type JsonRpcRequest,
+  MRTR_METHODS,
+  RoundRefused,
+} from '../../protocol/index.js';
 import type { Principal } from '../context.js';
 import type { Logger } from '../environment.js';
 import { sendJson } from '../http-exchange.js';
@@ -189,6 +195,14 @@ export class LegacyHttpFront {
           signal: abort.signal,
         });
         sendJson(res, 200, response);
+        return;
+      }
+      // A principal past its share of waiting questions is slowed before a stream opens, so that 429 and
+      // Retry-After are the answer's status and headers (the other refusals arrive on the stream, as before).
+      const slowed = this.bridge.admitFlow(session, principal);
+      if (slowed instanceof RoundRefused) {
+        for (const [name, value] of Object.entries(slowed.httpHeaders ?? {})) res.setHeader(name, value);
+        sendJson(res, slowed.httpStatus ?? 429, errorResponse(id, slowed.code, slowed.message, slowed.data));
         return;
       }
       const stream = this.openStream(session);

@@ -1,11 +1,45 @@
-// completion/complete: suggestions for a prompt's or a resource template's argument.
+// completion/complete: suggestions for a prompt's or a resource template's argument. A completer is author code that
+// sees what its prompt or template is about, so it passes the same screening as the handler it completes for —
+// every guard's `screen` (requiredScopes' 403, a refusal limit's 429), under the same principal, method and target —
+// and runs under the same time limit. It is not observed (docs/architecture.md, "Completions"): it has no state, no
+// answers and no effect, and a client asks one per keystroke.
 import { invalidParams, type JsonObject, type Result, withoutPrototypes } from '../../protocol/index.js';
 import { Deadline } from '../deadline.js';
+import { handlerContractError } from '../errors.js';
 import type { HandlerOptions } from '../registry.js';
+import { type ScreenedRound, screenRound } from '../round/guard.js';
 import { timedOutAnswer } from '../round/pipeline.js';
 import type { Call, Core } from './method.js';
 
 type Completer = (value: string, ctx: Record<string, string>) => unknown;
+interface Completion {
+  values: string[];
+  total?: number;
+  hasMore?: boolean;
+}
+
+const NO_SCOPES: readonly string[] = Object.freeze([]);
+const EMPTY: Completion = Object.freeze({ values: [] }) as Completion;
+
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
+
+/** What a completer returned, checked: a wrong shape is the author's bug, named in the log, not a crash mid-answer. */
+function checked(found: unknown, what: string): Completion {
+  const f = found as Partial<Completion> | null | undefined;
+  if (
+    typeof f !== 'object' ||
+    f === null ||
+    !Array.isArray(f.values) ||
+    !f.values.every((v) => typeof v === 'string') ||
+    (f.total !== undefined && !Number.isInteger(f.total)) ||
+    (f.hasMore !== undefined && typeof f.hasMore !== 'boolean')
+  )
+    throw handlerContractError(
+      `the completer of ${what} returned ${JSON.stringify(found) ?? String(found)}: expected { values: string[], total?: integer, hasMore?: boolean }`,
+    );
+  return f as Completion;
+}
 
 export async function completionComplete(core: Core, call: Call): Promise<Result> {
   const { params } = call;
@@ -18,48 +52,62 @@ export async function completionComplete(core: Core, call: Call): Promise<Result
     string
   >;
   let completer: Completer | undefined;
-  // A completer runs under its prompt's or template's time limit, like the handler it completes for.
   let owner: { mrtr: HandlerOptions };
+  let screened: ScreenedRound;
+  const base = { requestId: call.request.id, principal: call.env.principal };
   if (ref.type === 'ref/prompt') {
     const prompt = core.registry.prompts.get(ref.name ?? '');
     if (!prompt) throw invalidParams(`Unknown prompt: ${ref.name}`);
     completer = prompt.completions.get(argument.name);
     owner = prompt;
+    screened = { ...base, method: 'prompts/get', target: prompt.definition.name, requiredScopes: NO_SCOPES };
   } else if (ref.type === 'ref/resource') {
     const template = core.registry.templates.find((t) => t.definition.uriTemplate === ref.uri);
     if (!template) throw invalidParams(`Unknown resource template: ${ref.uri}`);
     completer = template.completions.get(argument.name);
     owner = template;
+    screened = {
+      ...base,
+      method: 'resources/read',
+      target: template.definition.uriTemplate,
+      requiredScopes: NO_SCOPES,
+    };
   } else {
     throw invalidParams(`Invalid params: unknown completion reference type ${String(ref.type)}`);
   }
-  // A completer sees what its prompt or template is about: it needs the same scopes as the handler it completes for.
-  const requiredScopes = owner.mrtr.requiredScopes;
-  if (requiredScopes?.length && core.scopeGuard?.screen) {
-    await core.scopeGuard.screen({
-      requestId: call.request.id,
-      method: ref.type === 'ref/prompt' ? 'prompts/get' : 'resources/read',
-      target: ref.name ?? ref.uri ?? '',
-      principal: call.env.principal,
-      requiredScopes,
-    });
+  screened = { ...screened, requiredScopes: owner.mrtr.requiredScopes ?? NO_SCOPES };
+  // Screened like the round it completes for, before any author code runs; a refusal is logged as the pipeline's is.
+  try {
+    await screenRound(core.guards, screened, core.hookTimeoutMs);
+  } catch (error) {
+    const reason = (error as { reason?: unknown }).reason;
+    core.logger.warn(
+      { method: 'completion/complete', target: screened.target, id: call.request.id, reason },
+      'completion refused',
+    );
+    throw error;
   }
-  const suggested = completer ? completer(argument.value, context) : { values: [] };
+  if (!completer) return answer(EMPTY);
+  const what = `${argument.name} of ${screened.target}`;
+  // A completer runs under its prompt's or template's time limit, like the handler it completes for. A synchronous
+  // one is over before any limit could act (JavaScript cannot stop it), as a synchronous handler's is.
+  const suggested = completer(argument.value, context);
+  if (!isThenable(suggested)) return answer(checked(suggested, what));
   const timeoutMs = owner.mrtr.timeoutMs ?? core.handlerTimeoutMs;
-  const found = (
-    suggested instanceof Promise
-      ? await new Deadline(timeoutMs).race(suggested, () =>
-          timedOutAnswer(
-            'completion/complete',
-            `completion of ${argument.name}`,
-            timeoutMs,
-            call.request,
-            call.env,
-            core.logger,
-          ),
-        )
-      : suggested
-  ) as { values: string[]; total?: number; hasMore?: boolean };
+  const found = await new Deadline(timeoutMs).race(Promise.resolve(suggested), () =>
+    timedOutAnswer(
+      'completion/complete',
+      `completion of ${argument.name}`,
+      timeoutMs,
+      call.request,
+      call.env,
+      core.logger,
+    ),
+  );
+  return answer(checked(found, what));
+}
+
+function answer(found: Completion): Result {
   const completion: JsonObject = { values: found.values.slice(0, 100) };
   if (found.total !== undefined) completion.total = found.total;
   if (found.hasMore !== undefined || found.values.length > 100) completion.hasMore = found.hasMore ?? true;

@@ -19,8 +19,10 @@ export interface Core {
   listTtlMs: number;
   handlerTimeoutMs: number;
   logger: Logger;
-  /** The requiredScopes check, for what runs author code outside the round pipeline (completers). */
-  scopeGuard: RoundGuard | undefined;
+  /** The round guards, for what runs author code outside the round pipeline (completers): they screen it too. */
+  guards: readonly RoundGuard[];
+  /** How long a guard's promise may take before what it guards fails closed. */
+  hookTimeoutMs: number;
 }
 
 export type MethodHandler = (core: Core, call: Call) => MaybePromise<Result>;
