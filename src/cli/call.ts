@@ -1,6 +1,7 @@
 // `mrtr call <url> <tool>`: run one tool call through all its rounds — asking in place in a terminal, answering from
 // --answers in scripts, and printing JSON for machines.
 import {
+  afterLabel,
   capabilitiesFor,
   describeOutcome,
   type InputResolver,
@@ -11,7 +12,6 @@ import {
   type SafeText,
   safe,
   safeLine,
-  safeLines,
   TransportFailure,
   terminalResolver,
 } from '../client/index.js';
@@ -263,11 +263,14 @@ function readCallLine(argv: string[], what: MrtrCommand) {
   };
 }
 
-/** The last lines a stdio server wrote to stderr, framed, when the failure came from its exit. */
+/**
+ * How a call failed, after our label; a message with several lines (a server's error, the last lines a stdio server
+ * wrote to stderr) has every further line quoted.
+ */
 function printFailure(stderr: NodeJS.WriteStream, me: SafeText, message: string): void {
-  const [first, ...rest] = safeLines(message);
-  printLine(stderr, safe`${me}: ${first ?? safe``}`);
-  for (const l of rest) printLine(stderr, safe`  ${l}`);
+  const [first, ...rest] = afterLabel(message);
+  printLine(stderr, safe`${me}: ${first}`);
+  for (const l of rest) printLine(stderr, l);
 }
 
 export function callCommand(argv: string[]): Promise<number> {

@@ -1,12 +1,15 @@
 // `mrtr conformance-client <url>`: the client under test for the official conformance runner
 // (`npx conformance client --command "mrtr conformance-client"`). The scenario comes from MCP_CONFORMANCE_SCENARIO.
 import {
+  afterLabel,
   describeOutcome,
   type InputQuestion,
   McpClient,
   type MrtrOutcome,
   OAuthClient,
   RemoteError,
+  safe,
+  safeLine,
   scriptedResolver,
 } from '../client/index.js';
 import {
@@ -17,6 +20,7 @@ import {
   type Result,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '../protocol/index.js';
+import { printLine } from './terminal/print.js';
 
 type Scenario = (client: McpClient, context: JsonObject) => Promise<void>;
 
@@ -212,7 +216,7 @@ export async function conformanceClientCommand(argv: string[]): Promise<number> 
     // Generous: the runner starts many scenarios at once, on a machine that may be busy with other work.
     mrtr: { timeoutMs: 80_000 },
     requestTimeoutMs: 80_000,
-    onWarning: (m) => process.stderr.write(`warning: ${m}\n`),
+    onWarning: (m) => printLine(process.stderr, safe`warning: ${safeLine(m)}`),
   });
   try {
     await run(client, context);
@@ -220,7 +224,10 @@ export async function conformanceClientCommand(argv: string[]): Promise<number> 
     return 0;
   } catch (error) {
     const detail = error instanceof RemoteError ? ` (JSON-RPC ${error.code})` : '';
-    process.stderr.write(`mrtr conformance-client: ${scenario}: ${(error as Error).message}${detail}\n`);
+    // The message may be the server's: sanitized, and a line of its own never starts with it.
+    const [first, ...rest] = afterLabel(`${(error as Error).message}${detail}`);
+    printLine(process.stderr, safe`mrtr conformance-client: ${safeLine(scenario)}: ${first}`);
+    for (const l of rest) printLine(process.stderr, l);
     return 1;
   } finally {
     await client.close();

@@ -1,13 +1,18 @@
 #!/usr/bin/env node
 // The `mrtr` command line.
+import { afterLabel, safe } from '../client/index.js';
 import { runCli } from './run.js';
+import { printLine } from './terminal/print.js';
 
 runCli(process.argv.slice(2)).then(
   (code) => {
     if (code !== undefined) process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(`mrtr: ${error instanceof Error ? error.message : String(error)}\n`);
+    // An error no command caught may carry a server's words: sanitized, every further line quoted.
+    const [first, ...rest] = afterLabel(error instanceof Error ? error.message : String(error));
+    printLine(process.stderr, safe`mrtr: ${first}`);
+    for (const l of rest) printLine(process.stderr, l);
     process.exitCode = 1;
   },
 );

@@ -1,10 +1,9 @@
 // `mrtr prompt <url> <name>`: get a prompt through all its input rounds, like `mrtr call` does for a tool.
-import { safeText } from '../client/index.js';
 import { isJsonObject, type JsonObject } from '../protocol/index.js';
 import { EXIT, type MrtrCommand, mrtrCommand } from './call.js';
 import { UsageError } from './cli-args.js';
-import { printableJson } from './show-result.js';
-import { printLine, writeData } from './terminal/print.js';
+import { printableJson, printQuoted } from './show-result.js';
+import { writeData } from './terminal/print.js';
 
 export const PROMPT_USAGE = `usage: mrtr prompt <url> <name> [--args JSON] [--answers JSON] [--token T] [--json]
                    [--max-rounds N] [--timeout SECONDS]
@@ -18,8 +17,7 @@ export const PROMPT_USAGE = `usage: mrtr prompt <url> <name> [--args JSON] [--an
 /** "role: text" per message; other content as JSON. */
 function printMessages(result: JsonObject, stream: NodeJS.WriteStream): { pruned: boolean } {
   let pruned = false;
-  const emit = (text: string) =>
-    stream.isTTY ? printLine(stream, safeText(text)) : writeData(stream, `${text}\n`);
+  const emit = (text: string) => (stream.isTTY ? printQuoted(stream, text) : writeData(stream, `${text}\n`));
   if (typeof result.description === 'string') emit(`# ${result.description}`);
   for (const m of Array.isArray(result.messages) ? result.messages : []) {
     if (!isJsonObject(m)) continue;

@@ -1,8 +1,8 @@
 // `mrtr read <url> <uri>`: read a resource through all its input rounds, like `mrtr call` does for a tool.
-import { safeText } from '../client/index.js';
 import { isJsonObject, type JsonObject } from '../protocol/index.js';
 import { type MrtrCommand, mrtrCommand } from './call.js';
-import { printLine, writeData } from './terminal/print.js';
+import { printQuoted } from './show-result.js';
+import { writeData } from './terminal/print.js';
 
 export const READ_USAGE = `usage: mrtr read <url> <uri> [--answers JSON] [--token T] [--json] [--max-rounds N] [--timeout SECONDS]
        mrtr read --stdio <uri> [options] [--env NAME[=VALUE]]… -- <command> [args…]
@@ -12,8 +12,7 @@ export const READ_USAGE = `usage: mrtr read <url> <uri> [--answers JSON] [--toke
 `;
 
 function printContents(result: JsonObject, stream: NodeJS.WriteStream): { pruned: boolean } {
-  const emit = (text: string) =>
-    stream.isTTY ? printLine(stream, safeText(text)) : writeData(stream, `${text}\n`);
+  const emit = (text: string) => (stream.isTTY ? printQuoted(stream, text) : writeData(stream, `${text}\n`));
   for (const c of Array.isArray(result.contents) ? result.contents : []) {
     if (!isJsonObject(c)) continue;
     if (typeof c.text === 'string') emit(c.text);

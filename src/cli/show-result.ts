@@ -1,6 +1,6 @@
-// Printing what a server returned: text for a person on a terminal (sanitized), bytes for a pipe, and JSON that
+// Printing what a server returned: text for a person on a terminal (sanitized, quoted), bytes for a pipe, and JSON that
 // cannot overflow the stack however deep the server nested it.
-import { type SafeText, safe, safeText } from '../client/index.js';
+import { quoteLines, type SafeText, safe } from '../client/index.js';
 import { isJsonObject } from '../protocol/index.js';
 import { printLine, writeData } from './terminal/print.js';
 
@@ -42,6 +42,11 @@ export function printableJson(value: unknown, indent?: number): { text: string; 
   return { text: JSON.stringify(p.value, null, indent), pruned: p.pruned };
 }
 
+/** Server text for a person on a terminal: every line behind the quote gutter, so none passes for a line of ours. */
+export function printQuoted(stream: NodeJS.WritableStream, text: string): void {
+  for (const line of quoteLines(text)) printLine(stream, line);
+}
+
 /** Print a tool result's content blocks: on a terminal as sanitized text, to a pipe as the server's bytes. */
 export function printContent(
   result: { content?: unknown; structuredContent?: unknown },
@@ -49,7 +54,7 @@ export function printContent(
 ): { pruned: boolean } {
   let pruned = false;
   const emit = (text: string) => {
-    if (stream.isTTY) printLine(stream, safeText(text));
+    if (stream.isTTY) printQuoted(stream, text);
     else writeData(stream, `${text}\n`);
   };
   const json = (v: unknown) => {

@@ -1,12 +1,12 @@
 // `mrtr tools <url>`: list a server's tools, with their arguments at a glance.
 import {
+  afterLabel,
   type ClientTransport,
   McpClient,
   ProtocolViolation,
   RemoteError,
   safe,
   safeLine,
-  safeLines,
   TransportFailure,
 } from '../client/index.js';
 import { isJsonObject, type ToolDefinition } from '../protocol/index.js';
@@ -130,17 +130,18 @@ export async function toolsCommand(argv: string[]): Promise<number> {
     const out = process.stdout;
     if (tools.length === 0) printLine(out, safe`(no tools)`);
     const width = Math.min(32, Math.max(0, ...tools.map((t) => safeLine(t.name).length)));
+    // Each line starts with our bullet or indent, never with a tool's name: a tool cannot print a line of ours.
     for (const tool of tools) {
       const about = tool.title ?? tool.description ?? '';
-      printLine(out, safe`${safeLine(safeLine(tool.name).padEnd(width))}  ${safeLine(about)}`);
+      printLine(out, safe`• ${safeLine(safeLine(tool.name).padEnd(width))}  ${safeLine(about)}`);
       const sig = signature(tool);
-      if (sig) printLine(out, safe`${safeLine(' '.repeat(width))}  (${safeLine(sig)})`);
+      if (sig) printLine(out, safe`  ${safeLine(' '.repeat(width))}  (${safeLine(sig)})`);
     }
     return EXIT.ok;
   } catch (error) {
-    const [first, ...rest] = safeLines((error as Error).message);
-    printLine(stderr, safe`mrtr tools: ${first ?? safe``}`);
-    for (const l of rest) printLine(stderr, safe`  ${l}`);
+    const [first, ...rest] = afterLabel((error as Error).message);
+    printLine(stderr, safe`mrtr tools: ${first}`);
+    for (const l of rest) printLine(stderr, l);
     if (error instanceof RemoteError) return EXIT.toolError;
     if (error instanceof ProtocolViolation) return EXIT.protocolError;
     if (error instanceof TransportFailure && error.httpStatus === 404) return EXIT.usage;

@@ -48,6 +48,7 @@ import {
   legacyCapabilities,
   readInitializeResult,
 } from './legacy.js';
+import { LegacyQuestions } from './legacy-questions.js';
 import type { OAuthClient } from './oauth/oauth-client.js';
 import type { InputResolver } from './resolvers.js';
 import { type HeaderBinding, paramHeaders, planToolHeaders } from './tool-headers.js';
@@ -546,19 +547,25 @@ export class McpClient {
   ): Promise<MrtrOutcome<R>> {
     const { progress, meta, ...mrtr } = options;
     const onEvent = mrtr.onEvent;
-    // Legacy sessions ask mid-request instead of with input_required: the same resolvers answer, and a question
-    // nobody here may answer ends the call with needs_person, as it would under MRTR.
+    // Legacy sessions ask mid-request instead of with input_required: the same resolvers answer, under the same
+    // bounds (questions per round, rounds per call), one at a time; a question nobody here may answer ends the call
+    // with needs_person, as it would under MRTR.
     const unanswered: PendingQuestion[] = [];
-    let asked = 0;
-    const serverRequests =
-      (signal: AbortSignal) =>
-      (request: JsonRpcRequest): Promise<JsonRpcResponse> =>
-        answerServerRequest(request, `q${++asked}`, {
+    const declined: DeclinedAnswer[] = [];
+    const driverOptions = { ...this.options.mrtr, ...mrtr };
+    const bounds = {
+      maxRounds: driverOptions.maxRounds ?? CLIENT_DEFAULTS.maxRounds,
+      maxQuestionsPerRound: driverOptions.maxQuestionsPerRound ?? CLIENT_DEFAULTS.maxQuestionsPerRound,
+      declared: this.declared,
+    };
+    const questionsFor = (callSignal: AbortSignal) =>
+      new LegacyQuestions(bounds, (request, key, round, stop) =>
+        answerServerRequest(request, key, {
           resolvers: this.resolvers,
           declared: this.declared,
           ctx: {
-            signal,
-            round: 1,
+            signal: AbortSignal.any([callSignal, stop]),
+            round,
             method,
             target,
             server: this.serverLabel,
@@ -568,18 +575,18 @@ export class McpClient {
           onAsked: (q) =>
             onEvent?.({
               type: 'input_needed',
-              round: 1,
+              round,
               key: q.key,
               kind: q.kind,
               message: q.message,
               why: q.personRequired,
             }),
           onAnswered: (q, by, action) => {
-            if (action === 'decline' || action === 'cancel') declined.push({ round: 1, key: q.key, action });
-            onEvent?.({ type: 'answered', round: 1, key: q.key, by, action });
+            if (action === 'decline' || action === 'cancel') declined.push({ round, key: q.key, action });
+            onEvent?.({ type: 'answered', round, key: q.key, by, action });
           },
-        });
-    const declined: DeclinedAnswer[] = [];
+        }),
+      );
     const driverTarget: DriverTarget = {
       method,
       params: meta ? { ...params, _meta: meta } : params,
@@ -592,17 +599,34 @@ export class McpClient {
         (async () => {
           // The call's own signal (its deadline included) bounds everything a round does, header planning too.
           const headers = headersFor ? await headersFor(signal) : undefined;
-          const answer = serverRequests(signal);
+          const questions = questionsFor(signal);
+          const answer = (request: JsonRpcRequest) => questions.handle(request);
           this.activeCalls.add(answer);
           try {
-            return await this.exchange(method, p, signal, onNotification, headers, progress, answer);
+            return await this.exchange(
+              method,
+              p,
+              AbortSignal.any([signal, questions.signal]),
+              onNotification,
+              headers,
+              progress,
+              answer,
+            );
+          } catch (error) {
+            // Stopped from the questions' side (a bound broken, the person gone): that is how the call ends.
+            throw questions.failure ?? error;
           } finally {
             this.activeCalls.delete(answer);
+            // Nothing is reported while a question is still on screen.
+            await questions.close();
           }
         })(),
     };
-    const outcome = await driveMrtr<R>(driverTarget, { ...this.options.mrtr, ...mrtr });
-    if (unanswered.length > 0 && outcome.status !== 'aborted' && outcome.status !== 'timeout')
+    const outcome = await driveMrtr<R>(driverTarget, driverOptions);
+    // A question nobody here could answer is what the person needs to hear, unless the call ended for something
+    // they cannot fix here: an interruption, the deadline, or the server breaking its bounds.
+    const overrides = ['aborted', 'timeout', 'round_cap', 'protocol_error'];
+    if (unanswered.length > 0 && !overrides.includes(outcome.status))
       return { status: 'needs_person', rounds: outcome.rounds, pending: unanswered };
     if (outcome.status === 'complete' && declined.length > 0) outcome.declined.push(...declined);
     return outcome;

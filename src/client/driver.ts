@@ -13,6 +13,7 @@ import {
 } from '../protocol/index.js';
 import { describeError, ProtocolViolation, RequestAborted, TransportFailure } from './errors.js';
 import { type InputQuestion, type PersonReason, parseInputRequired } from './input.js';
+import { LegacyRoundCap } from './legacy-questions.js';
 import { type InputResolver, isElicitResult, pickResolver, type ResolveContext } from './resolvers.js';
 
 /** The driver's defaults. */
@@ -382,6 +383,9 @@ export async function driveMrtr<R extends Result = Result>(
     }
     if (error instanceof ProtocolViolation)
       return finish({ status: 'protocol_error', rounds, message: error.message });
+    // A legacy server asks inside one request: its rounds of questions are counted where they arrive.
+    if (error instanceof LegacyRoundCap)
+      return finish({ status: 'round_cap', rounds: error.rounds, maxRounds, pending: error.pending });
     if (error instanceof TransportFailure)
       return finish({
         status: 'transport_error',

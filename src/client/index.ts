@@ -74,7 +74,18 @@ export {
   samplingResolver,
   scriptedResolver,
 } from './resolvers.js';
-export { joinSafe, type SafeText, safe, safeLine, safeLines, safeText } from './safe-text.js';
+export {
+  afterLabel,
+  joinSafe,
+  QUOTE,
+  quoteLines,
+  type SafeBlock,
+  type SafeText,
+  safe,
+  safeLine,
+  safeLines,
+  safeText,
+} from './safe-text.js';
 export { INHERITED_ENV_VARS, minimalEnvironment } from './stdio-env.js';
 export { StdioClientTransport, type StdioClientTransportOptions } from './stdio-transport.js';
 export {

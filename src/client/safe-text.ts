@@ -6,6 +6,20 @@ declare const SAFE: unique symbol;
 /** Text that is safe to write to a terminal: no control sequences, no invisible or direction-changing characters. */
 export type SafeText = string & { readonly [SAFE]: true };
 
+declare const BLOCK: unique symbol;
+
+/**
+ * Server text that may span lines, sanitized but not yet printable: a printer takes `SafeText`, so a block must go
+ * through `quoteLines` or `afterLabel`, which put something of ours in front of every line it has.
+ */
+export type SafeBlock = string & { readonly [BLOCK]: true };
+
+/**
+ * What every line of multi-line server text starts with on a terminal. No line of the CLI's own starts with it, so a
+ * server cannot print a line that passes for ours (a fake "✓ verified by mrtr", a fake "round 2 · answered").
+ */
+export const QUOTE = '┆ ' as SafeText;
+
 // Format characters (bidi overrides and isolates, zero-width space/joiners, BOM, tags), line and paragraph
 // separators (U+2028, U+2029) and lone surrogates: invisible on screen, yet they reorder or hide what is shown.
 const INVISIBLE = /[\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/u;
@@ -83,13 +97,27 @@ export function safeLine(text: unknown): SafeText {
  * Server text that may span lines (a message, a result): control sequences and invisible characters removed,
  * newlines and tabs kept. A printer that frames it must prefix every line (see `safeLines`).
  */
-export function safeText(text: unknown): SafeText {
-  return clean(typeof text === 'string' ? text : String(text), true) as SafeText;
+export function safeText(text: unknown): SafeBlock {
+  return clean(typeof text === 'string' ? text : String(text), true) as SafeBlock;
 }
 
-/** Server text split into safe lines, each to be printed behind the printer's own frame. */
+/** Server text split into safe lines, each to be printed behind the printer's own frame (a question's `│`). */
 export function safeLines(text: unknown): SafeText[] {
   return safeText(text).split('\n') as SafeText[];
+}
+
+/** Server text that stands on its own lines (a result, a prompt's messages): every line behind `QUOTE`. */
+export function quoteLines(text: unknown): SafeText[] {
+  return safeLines(text).map((line) => `${QUOTE}${line}` as SafeText);
+}
+
+/**
+ * Server text printed after a label of ours (`mrtr call: <error>`): its first line goes after the label, each further
+ * line behind an indented `QUOTE`, so a newline in an error message cannot start a line of its own.
+ */
+export function afterLabel(text: unknown): [SafeText, ...SafeText[]] {
+  const [first = '' as SafeText, ...rest] = safeLines(text);
+  return [first, ...rest.map((line) => `  ${QUOTE}${line}` as SafeText)];
 }
 
 /**
@@ -102,9 +130,7 @@ export function safe(strings: TemplateStringsArray, ...values: ReadonlyArray<Saf
   return out as SafeText;
 }
 
-/** Join safe pieces. */
+/** Join safe pieces on one line (a separator with a newline is flattened like any other text). */
 export function joinSafe(parts: readonly SafeText[], separator: string): SafeText {
-  return safeText(separator) === separator
-    ? (parts.join(separator) as SafeText)
-    : (parts.join(safeLine(separator)) as SafeText);
+  return parts.join(safeLine(separator)) as SafeText;
 }

@@ -7,6 +7,7 @@ import { RequestAborted } from './errors.js';
 import { type FieldValue, type FormField, parseTyped, readForm, showSent, showValue } from './form.js';
 import type { InputQuestion } from './input.js';
 import { inspectLink } from './link.js';
+import { oneAtATime } from './one-at-a-time.js';
 import type { InputResolver, ResolveContext } from './resolvers.js';
 import { joinSafe, type SafeText, safe, safeLine, safeLines } from './safe-text.js';
 
@@ -204,6 +205,7 @@ export function terminalResolver(options: TerminalResolverOptions = {}): Termina
   const s = style(color);
   const review = options.review ?? true;
   const reader = new LineReader(input, output, options.onInterrupt);
+  const turn = oneAtATime();
   const bar = s.dim(safe`│`);
   // The only way this resolver prints: whole lines of SafeText.
   const write = (line: SafeText) => output.write(`${line}\n`);
@@ -440,19 +442,22 @@ export function terminalResolver(options: TerminalResolverOptions = {}): Termina
     kinds: ['elicitation.form', 'elicitation.url'],
     person: true,
     accepts: (q) => q.kind === 'elicitation.form' || q.kind === 'elicitation.url',
-    async resolve(q, ctx) {
-      try {
-        return q.kind === 'elicitation.url' ? await askUrl(q, ctx) : await askForm(q, ctx);
-      } catch (error) {
-        if (error instanceof Closed) {
-          write(safe``);
-          // The person closed the input (Ctrl-D): they walked away from the call.
-          throw new RequestAborted(new Error('input closed'));
+    // One question on screen at a time, whoever asks (concurrent server requests, concurrent calls): two open
+    // prompts on one terminal would share its keystrokes. A question still waiting its turn is never drawn.
+    resolve: (q, ctx) =>
+      turn(ctx.signal, async () => {
+        try {
+          return q.kind === 'elicitation.url' ? await askUrl(q, ctx) : await askForm(q, ctx);
+        } catch (error) {
+          if (error instanceof Closed) {
+            write(safe``);
+            // The person closed the input (Ctrl-D): they walked away from the call.
+            throw new RequestAborted(new Error('input closed'));
+          }
+          if (error instanceof RequestAborted) write(safe``);
+          throw error;
         }
-        if (error instanceof RequestAborted) write(safe``);
-        throw error;
-      }
-    },
+      }),
     close: () => reader.close(),
   };
 }

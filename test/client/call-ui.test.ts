@@ -82,4 +82,40 @@ describe('the call UI', () => {
     expect(written).toContain('round 1 · answered q1');
     expect(ui.rounds).toBe(1);
   });
+
+  it('draws nothing while a question is open: log lines wait for the answer, progress does not start the spinner', () => {
+    const out = new PassThrough();
+    let written = '';
+    out.on('data', (c: Buffer) => {
+      written += c.toString();
+    });
+    const ui = new CallUi({ out, live: true, color: false, server: () => safeLine('s') });
+    ui.onEvent({ type: 'round', round: 1, method: 'tools/call', target: 't' });
+    ui.onEvent({
+      type: 'input_needed',
+      round: 1,
+      key: 'q1',
+      kind: 'elicitation.form',
+      message: 'm',
+      why: undefined,
+    });
+    const asked = written;
+    const log = {
+      jsonrpc: '2.0',
+      method: 'notifications/message',
+      params: { level: 'info', data: 'meanwhile' },
+    };
+    const progress = {
+      jsonrpc: '2.0',
+      method: 'notifications/progress',
+      params: { progress: 1, message: 'busy' },
+    };
+    ui.onEvent({ type: 'notification', round: 1, notification: log } as never);
+    ui.onEvent({ type: 'notification', round: 1, notification: progress } as never);
+    // The question's prompt is the last thing on screen until it is answered.
+    expect(written).toBe(asked);
+    ui.onEvent({ type: 'answered', round: 1, key: 'q1', by: 'terminal', action: 'accept' });
+    expect(written.slice(asked.length)).toContain('[info] meanwhile');
+    ui.onEvent({ type: 'done', status: 'complete', rounds: 1 });
+  });
 });

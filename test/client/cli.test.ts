@@ -184,7 +184,7 @@ describe('mrtr call (interactive, tmux)', () => {
       expect(s).toContain('round 1 · answered resolution');
       expect(s).toContain('round 2 · answered original');
       expect(s).toContain('round 3 · answered confirm');
-      expect(s).toContain('Bug 42 resolved as Duplicate (duplicate of 7)');
+      expect(s).toContain('┆ Bug 42 resolved as Duplicate (duplicate of 7)');
       expect(s).toContain('✓ done after 3 rounds of questions (4 requests)');
       expect(s).toContain('EXIT=0');
     } finally {

@@ -519,7 +519,7 @@ const ANSWER = () => 'hello';${SERVE}`,
     const r = await mrtr(['call', '--stdio', 't', '--', process.execPath, path]);
     expect(r.code).toBe(7);
     expect(r.stderr).toMatch(
-      /server process exited \(code 3\); its last words on stderr:\n\s+starting\n\s+fatal: DATABASE_URL is not set/,
+      /server process exited \(code 3\); its last words on stderr:\n\s+┆\s+starting\n\s+┆\s+fatal: DATABASE_URL is not set/,
     );
     expect(r.stderr).not.toMatch(FOREIGN);
     const t = await mrtr(['tools', '--stdio', '--', process.execPath, path]);

@@ -3,6 +3,7 @@
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpClient, rootsResolver, scriptedResolver } from '../../src/client/index.js';
+import { deferred } from '../helpers/signals.js';
 import { type FakeServer, fakeServer, json, type Seen } from './helpers.js';
 
 let server: FakeServer | undefined;
@@ -233,6 +234,108 @@ describe('sessions and streams', () => {
       pending: [{ key: 'q1', kind: 'elicitation.url', why: 'url' }],
     });
     expect(answer).toEqual({ action: 'cancel' });
+    await c.close();
+  });
+});
+
+describe('a server that floods a call with requests (HTTP)', () => {
+  it('3 questions at once are put to a person one at a time, in order', async () => {
+    let callId: number | undefined;
+    let call: ServerResponse | undefined;
+    const got: unknown[] = [];
+    server = await legacyServer((b, res) => {
+      if (b.method === 'tools/call') {
+        callId = b.id;
+        call = res;
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        for (let id = 1; id <= 3; id++)
+          res.write(
+            `data: ${JSON.stringify({ jsonrpc: '2.0', id, method: 'elicitation/create', params: { message: `n${id}`, requestedSchema: { type: 'object', properties: {} } } })}\n\n`,
+          );
+        return;
+      }
+      if (b.id !== undefined && b.method === undefined) {
+        got.push(b.result);
+        res.writeHead(202);
+        res.end();
+        if (got.length === 3) call?.end(`data: ${JSON.stringify(text(callId, 'done'))}\n\n`);
+        return;
+      }
+      res.writeHead(405);
+      res.end();
+    });
+    let open = 0;
+    const order: string[] = [];
+    const c = new McpClient({
+      server: server.url,
+      resolvers: [
+        {
+          name: 'person',
+          kinds: ['elicitation.form'],
+          person: true,
+          accepts: () => true,
+          resolve: async (q) => {
+            open++;
+            order.push(`${q.key} opened with ${open} open`);
+            await new Promise((resolve) => setImmediate(resolve));
+            open--;
+            return { action: 'accept', content: {} };
+          },
+        },
+      ],
+    });
+    expect(await c.callTool('t')).toMatchObject({ status: 'complete' });
+    expect(order).toEqual(['q1 opened with 1 open', 'q2 opened with 1 open', 'q3 opened with 1 open']);
+    await c.close();
+  });
+
+  it('40 questions at once: the 33rd refused, the call ends as a protocol error', async () => {
+    const refused = deferred<{ message?: string } | undefined>();
+    server = await legacyServer((b, res) => {
+      if (b.method === 'tools/call') {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        for (let id = 1; id <= 40; id++)
+          res.write(
+            `data: ${JSON.stringify({ jsonrpc: '2.0', id, method: 'elicitation/create', params: { message: `n${id}`, requestedSchema: { type: 'object', properties: {} } } })}\n\n`,
+          );
+        return;
+      }
+      if (b.id !== undefined && b.method === undefined) {
+        if (b.id === 33) refused.resolve((b as { error?: { message?: string } }).error);
+        res.writeHead(202);
+        res.end();
+        return;
+      }
+      res.writeHead(405);
+      res.end();
+    });
+    // A person who never answers: every question stays open until the call withdraws it.
+    const started: string[] = [];
+    const c = new McpClient({
+      server: server.url,
+      resolvers: [
+        {
+          name: 'slow person',
+          kinds: ['elicitation.form'],
+          person: true,
+          accepts: () => true,
+          resolve: (q, ctx) =>
+            new Promise((_, reject) => {
+              started.push(q.key);
+              ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason), { once: true });
+            }),
+        },
+      ],
+    });
+    const o = await c.callTool('t');
+    expect(o).toMatchObject({
+      status: 'protocol_error',
+      message: 'the server asked more than 32 questions in one round',
+    });
+    // Nothing past the first was ever put to the person (the flood may end the call before even that one).
+    expect(started.length).toBeLessThanOrEqual(1);
+    // The 33rd got its error as its own POST (the call's stream, and what was left on it, is dropped).
+    expect((await refused.promise)?.message).toBe('the server asked more than 32 questions in one round');
     await c.close();
   });
 });

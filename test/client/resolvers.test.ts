@@ -300,6 +300,45 @@ describe('terminal resolver', () => {
     await expect(p2).rejects.toMatchObject({ name: 'RequestAborted' });
     r2.close();
   });
+
+  it('asks concurrent questions one at a time: the next is drawn only once the one before is answered', async () => {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    let screen = '';
+    let onPrompt = () => {};
+    output.on('data', (chunk: Buffer) => {
+      screen += chunk.toString();
+      if (screen.endsWith(' › ')) onPrompt();
+    });
+    const prompted = () =>
+      new Promise<void>((resolve) => {
+        onPrompt = resolve;
+      });
+    const r = terminalResolver({ input, output, color: false, review: false });
+    const controller = new AbortController();
+    let first = prompted();
+    const a = r.resolve(question(form({ a: { type: 'string' } }, ['a'], 'First?'), 'one'), ctx());
+    const b = r.resolve(question(form({ b: { type: 'string' } }, ['b'], 'Second?'), 'two'), ctx());
+    const gone = r.resolve(question(form({ c: { type: 'string' } }, ['c'], 'Withdrawn?'), 'three'), {
+      ...ctx(),
+      signal: controller.signal,
+    });
+    await first;
+    expect(screen).toContain('First?');
+    expect(screen).not.toContain('Second?');
+    // A question withdrawn while it waits its turn is never drawn.
+    controller.abort(new Error('the call ended'));
+    await expect(gone).rejects.toMatchObject({ name: 'RequestAborted' });
+    first = prompted();
+    input.write('alpha\n');
+    await expect(a).resolves.toEqual({ action: 'accept', content: { a: 'alpha' } });
+    await first;
+    expect(screen).toContain('Second?');
+    input.write('beta\n');
+    await expect(b).resolves.toEqual({ action: 'accept', content: { b: 'beta' } });
+    expect(screen).not.toContain('Withdrawn?');
+    r.close();
+  });
 });
 
 describe('scripted and policy resolvers', () => {

@@ -25,6 +25,10 @@ export class CallUi {
   private readonly answered = new Map<number, SafeText[]>();
   /** Rounds of questions answered so far: what a person counts as "rounds". */
   private questionRounds = 0;
+  /** Questions asked and not yet answered: while one may be on screen, nothing is drawn over or under its prompt. */
+  private open = 0;
+  /** Lines that arrived while a question was open, printed once it is answered. */
+  private held: SafeText[] = [];
   private readonly o: CallUiOptions;
 
   constructor(options: CallUiOptions) {
@@ -49,7 +53,7 @@ export class CallUi {
   private spin(label: SafeText): void {
     if (!this.o.live) return;
     this.label = label;
-    if (this.timer) return;
+    if (this.timer || this.open > 0) return;
     const draw = () => {
       this.frame = (this.frame + 1) % FRAMES.length;
       writeSafe(this.o.out, safe`\r\x1b[K${this.cyan(safeLine(FRAMES[this.frame]))} ${this.dim(this.label)}`);
@@ -68,8 +72,20 @@ export class CallUi {
 
   line(text: SafeText): void {
     if (!this.o.live) return;
+    if (this.open > 0) {
+      this.held.push(text);
+      return;
+    }
     this.stop();
     printLine(this.o.out, text);
+  }
+
+  /** No question is open any more: print what waited for it. */
+  private settle(): void {
+    this.open = 0;
+    const held = this.held;
+    this.held = [];
+    for (const text of held) this.line(text);
   }
 
   onEvent = (event: MrtrEvent): void => {
@@ -79,8 +95,10 @@ export class CallUi {
         return;
       case 'input_needed':
         this.stop();
+        this.open++;
         return;
       case 'answered': {
+        if (--this.open <= 0) this.settle();
         const list = this.answered.get(event.round) ?? [];
         const how =
           event.action === 'cancel' ? 'cancelled' : event.action === 'decline' ? 'declined' : 'answered';
@@ -89,6 +107,7 @@ export class CallUi {
         return;
       }
       case 'retrying':
+        this.settle();
         if (event.reason === 'state_only')
           this.line(this.dim(safe`  server still working · asking again in ${event.delayMs} ms`));
         else this.flush(event.round - 1);
@@ -107,6 +126,7 @@ export class CallUi {
         return;
       }
       case 'done':
+        this.settle();
         // A legacy server asks within one request: its answers get their round line when the call ends.
         for (const round of [...this.answered.keys()]) this.flush(round);
         this.stop();
