@@ -3,6 +3,7 @@
 import type { AuditVerifier } from './audit-key.js';
 import { GENESIS, recordHash } from './chain.js';
 import { readCheckpoint, type StoredCheckpoint } from './checkpoint.js';
+import { IntentLinks } from './intent-links.js';
 import type { AuditRecord } from './record.js';
 import type { AuditReader, StoredEvent } from './sink.js';
 import { columnDiffering } from './tables.js';
@@ -23,6 +24,11 @@ export interface ChainSummary {
   headSeq: number;
   /** The highest sequence number a valid checkpoint seals (0: none). */
   sealedSeq: number;
+  /**
+   * Rounds whose intent no outcome claims: each began (its handler may have run) and its end was not recorded — a
+   * process killed mid-round, or an outcome its sink refused. Not tampering; worth a look.
+   */
+  unfinished: number;
 }
 
 export interface BadEvent {
@@ -50,8 +56,21 @@ function parseRecord(text: string): AuditRecord | undefined {
   }
 }
 
-/** The first problem of one chain's events (ordered by seq), or undefined. */
-function checkChain(instance: string, events: readonly StoredEvent[]): BadEvent | undefined {
+/** The first problem of one chain's events (ordered by seq), or undefined; and the intents no outcome claims. */
+function checkChain(
+  instance: string,
+  events: readonly StoredEvent[],
+): { bad: BadEvent | undefined; unfinished: number } {
+  const links = new IntentLinks();
+  const bad = firstProblem(instance, events, links);
+  return { bad, unfinished: links.unclaimed };
+}
+
+function firstProblem(
+  instance: string,
+  events: readonly StoredEvent[],
+  links: IntentLinks,
+): BadEvent | undefined {
   let expected = 1;
   let prev = GENESIS;
   for (const e of events) {
@@ -76,6 +95,8 @@ function checkChain(instance: string, events: readonly StoredEvent[]): BadEvent 
     if (recordHash(e.text) !== e.hash) return bad('its hash does not match its content (edited)');
     const differing = e.columns && columnDiffering(record, e.columns);
     if (differing) return bad(`its query column ${differing} differs from its record (edited)`);
+    const unlinked = links.see(record);
+    if (unlinked) return bad(unlinked);
     prev = e.hash;
     expected = e.seq + 1;
   }
@@ -99,9 +120,11 @@ export function verifyTrail(input: VerifyInput): VerifyReport {
     if (bad.unknownKey) firstUnknownKey ??= bad;
     else firstHard ??= bad;
   };
+  const unfinished = new Map<string, number>();
   for (const [instance, list] of byInstance) {
-    const bad = checkChain(instance, list);
-    if (bad) found(bad);
+    const checked = checkChain(instance, list);
+    if (checked.bad) found(checked.bad);
+    unfinished.set(instance, checked.unfinished);
   }
   const notes = [
     ...input.stored.map((c) => ({ note: c.note, from: 'stored' as const, row: c })),
@@ -158,6 +181,7 @@ export function verifyTrail(input: VerifyInput): VerifyReport {
     events: list.length,
     headSeq: list.at(-1)?.seq ?? 0,
     sealedSeq: sealed.get(instance) ?? 0,
+    unfinished: unfinished.get(instance) ?? 0,
   }));
   const firstBad = firstHard ?? firstUnknownKey;
   return {

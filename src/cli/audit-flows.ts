@@ -8,8 +8,9 @@ export interface FlowSummary {
   principal: string | null;
   method: string;
   target: string | null;
+  /** Rounds with an outcome (a round's intent and outcome are one round). */
   rounds: number;
-  /** The outcome of the flow's last round. */
+  /** The outcome of the flow's last round; `proposed` when its last round recorded its intent and no outcome. */
   outcome: AuditRecord['outcome'];
   reason: string | null;
   instances: string[];
@@ -39,14 +40,16 @@ export function flowsOf(records: readonly AuditRecord[], filter: FlowFilter = {}
   const out: FlowSummary[] = [];
   for (const list of flows.values()) {
     const first = list[0]!;
-    const last = list.at(-1)!;
+    const ended = list.filter((r) => r.outcome !== 'proposed');
+    // A last intent with no outcome after it: the round ran (or was about to) and nothing recorded how it ended.
+    const last = list.at(-1)!.outcome === 'proposed' ? list.at(-1)! : (ended.at(-1) ?? list.at(-1)!);
     const summary: FlowSummary = {
       flowId: first.flowId,
       started: first.time,
       principal: first.principal?.sub ?? null,
       method: first.method,
       target: first.target,
-      rounds: list.length,
+      rounds: ended.length + (last.outcome === 'proposed' ? 1 : 0),
       outcome: last.outcome,
       reason: last.reason,
       instances: [...new Set(list.map((r) => r.instance))],

@@ -16,6 +16,7 @@ export function styleFor(out: NodeJS.WriteStream): Style {
 }
 
 const OUTCOME_COLOUR: Record<string, number> = {
+  proposed: 90,
   complete: 32,
   input_required: 36,
   tool_error: 33,
@@ -101,6 +102,12 @@ export function flowTimeline(records: readonly AuditRecord[], style: Style): str
   out += `  intent     ${brief(first.arguments, inner)}\n`;
   out += `  digest     ${s(first.argumentsDigest)}\n`;
   for (const r of records) {
+    if (r.outcome === 'proposed') {
+      // The intent, written before the round's handler ran: its details are the outcome's, which follows.
+      out += `\n${paint(style, `round ${s(r.round)}`, 1)}  ${s(r.time)}  ${s(r.instance)} #${s(r.seq)}  `;
+      out += `${paint(style, 'proposed', OUTCOME_COLOUR.proposed)} (intent recorded before it ran)\n`;
+      continue;
+    }
     const head = `round ${s(r.round)}`;
     out += `\n${paint(style, head, 1)}  ${s(r.time)}  ${s(r.instance)} #${s(r.seq)}  ${r.durationMs.toFixed(1)} ms  `;
     out += `${paint(style, s(r.outcome), OUTCOME_COLOUR[r.outcome])}\n`;
@@ -111,6 +118,7 @@ export function flowTimeline(records: readonly AuditRecord[], style: Style): str
     if (r.outcome === 'refused' || r.outcome === 'error' || r.reason !== null)
       out += `  ${r.outcome === 'refused' ? 'refused ' : 'reason  '}   ${s(r.reason ?? '-')}${r.decidedBy ? ` (by ${s(r.decidedBy)})` : ''}\n`;
     if (r.notes) out += `  notes      ${brief(r.notes, inner)}\n`;
+    if (r.intentSeq !== undefined) out += `  after      intent #${s(r.intentSeq)}\n`;
   }
   return out;
 }
@@ -118,7 +126,7 @@ export function flowTimeline(records: readonly AuditRecord[], style: Style): str
 export function verifyText(report: VerifyReport, style: Style): string {
   let out = '';
   for (const c of report.chains)
-    out += `  ${shown(c.instance)}: ${c.events} events, head #${c.headSeq}, sealed up to #${c.sealedSeq}\n`;
+    out += `  ${shown(c.instance)}: ${c.events} events, head #${c.headSeq}, sealed up to #${c.sealedSeq}${c.unfinished > 0 ? `, ${c.unfinished} round(s) with an intent and no outcome (still running, killed, or their outcome was refused)` : ''}\n`;
   if (report.ok)
     return `${paint(style, 'intact', 32)}: ${report.events} events in ${report.chains.length} chain(s), ${report.checkpoints} checkpoint(s) verified\n${out}`;
   const bad = report.firstBad!;

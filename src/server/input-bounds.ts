@@ -5,19 +5,26 @@
 // is bounded already by the transports (maxBodyBytes, maxLineBytes) for the message as a whole.
 import { invalidParams, isJsonObject, nestsDeeperThan } from '../protocol/index.js';
 
-/** The parts of a request's params a client fills with structured JSON of its own choosing. */
-const BOUNDED = ['arguments', 'inputResponses', '_meta'] as const;
+const tooDeep = (member: string, where: string, maxDepth: number) =>
+  invalidParams(`Invalid params: ${where} nests deeper than ${maxDepth} levels`, {
+    limit: 'maxInputDepth',
+    member,
+    maxDepth,
+  });
 
-/** Throws -32602 naming the member and the limit when one of them nests deeper than `maxDepth` levels. */
+/**
+ * Throws -32602 naming the member (each answer by its key) and the limit when the arguments, an answer or `_meta`
+ * nests deeper than `maxDepth` levels.
+ */
 export function checkInputBounds(params: unknown, maxDepth: number): void {
   if (!isJsonObject(params)) return;
-  for (const name of BOUNDED) {
-    const value = params[name];
-    if (typeof value === 'object' && value !== null && nestsDeeperThan(value, maxDepth))
-      throw invalidParams(`Invalid params: ${name} nests deeper than ${maxDepth} levels (the limit)`, {
-        limit: 'maxInputDepth',
-        member: name,
-        maxDepth,
-      });
+  const { arguments: args, inputResponses: answers, _meta: meta } = params;
+  if (nestsDeeperThan(args, maxDepth)) throw tooDeep('arguments', 'arguments', maxDepth);
+  if (nestsDeeperThan(meta, maxDepth)) throw tooDeep('_meta', '_meta', maxDepth);
+  if (isJsonObject(answers)) {
+    // Each answer on its own, as the round opens them: the error names the one that is too deep.
+    for (const key of Object.keys(answers))
+      if (nestsDeeperThan(answers[key], maxDepth))
+        throw tooDeep('inputResponses', `inputResponses["${key}"]`, maxDepth);
   }
 }

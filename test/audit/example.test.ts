@@ -1,5 +1,5 @@
-// docs/audit.md's example (examples/audit-trail.ts) does what the page says: a two-round call leaves two events,
-// the recipient's address redacted, the note and the step on them.
+// docs/audit.md's example (examples/audit-trail.ts) does what the page says: a two-round call leaves four events,
+// each round's intent before it ran and its outcome after, the recipient's address redacted, the note and the step.
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type AuditRecord, SqliteAuditReader } from '../../src/audit/index.js';
@@ -28,13 +28,16 @@ describe('the docs/audit.md example', () => {
     const reader = new SqliteAuditReader(file);
     const records = (await reader.events()).map((e) => JSON.parse(e.text) as AuditRecord);
     await reader.close();
-    expect(records).toHaveLength(2);
-    expect(records[0]).toMatchObject({
+    expect(records.map((r) => r.outcome)).toEqual(['proposed', 'input_required', 'proposed', 'complete']);
+    expect(records[0]).toMatchObject({ seq: 1, arguments: { path: '/srv/a' }, answers: null });
+    expect(records[2]!.answers).toEqual(records[3]!.answers);
+    expect(records[1]).toMatchObject({
       instance: 'files-1',
       notes: { resource: '/srv/a' },
       outcome: 'input_required',
     });
-    expect(records[1]).toMatchObject({
+    expect(records[3]).toMatchObject({
+      intentSeq: 3,
       answers: {
         recipient: {
           action: 'accept',

@@ -73,7 +73,9 @@ describe('refusals by the HTTP transport', () => {
     expect(ok.status).toBe(200);
     const list = await mcp(url, 'tools/list', {}, { headers: { ...auth, 'mcp-method': 'tools/call' } });
     expect(list.status).toBe(400); // not a round: refused, but no event
-    const [r1, r2, r3, r4, r5, r6] = await records();
+    const [r1, r2, r3, r4, p5, r5, r6] = await records();
+    // The one round that ran left its intent first, with the principal the transport established.
+    expect(p5).toMatchObject({ outcome: 'proposed', principal: { sub: 'ada' } });
     // Checked before the body is read: the event names no method, target or arguments of a caller nobody knows.
     expect(r1).toMatchObject({
       outcome: 'refused',

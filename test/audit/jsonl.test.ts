@@ -18,6 +18,7 @@ import { AUDIT_KEY, auditedServer, call, env, openTrail, tempDir } from './fixtu
 const tmp = tempDir();
 afterAll(() => tmp.remove());
 
+/** `rounds` one-round calls: each leaves two events, its intent and its outcome. */
 async function write(path: string, rounds: number, rotateBytes?: number) {
   const sink = await JsonlAuditSink.open(path, { rotateBytes });
   const trail = await openTrail(sink, { checkpointEvery: 5 });
@@ -46,8 +47,9 @@ describe('JSON lines', () => {
       'key',
       ...Array(5).fill('event'),
       'checkpoint',
-      'event',
-      'event',
+      ...Array(5).fill('event'),
+      'checkpoint',
+      ...Array(4).fill('event'),
       'checkpoint',
     ]);
     expect(lines[1]).toMatchObject({
@@ -62,13 +64,13 @@ describe('JSON lines', () => {
       stored: await reader.checkpoints(),
       verifiers: [AUDIT_KEY.verifier],
     });
-    expect(report).toMatchObject({ ok: true, events: 7, checkpoints: 2 });
+    expect(report).toMatchObject({ ok: true, events: 14, checkpoints: 3 });
     // The same export piped through standard input, as a SIEM's copy would be checked.
     const piped = cli(
       ['verify', '--audit', 'jsonl:-', '--vkey', AUDIT_KEY.verifier.text],
       readFileSync(path, 'utf8'),
     );
-    expect(piped.stdout).toContain('intact: 7 events in 1 chain(s), 2 checkpoint(s) verified');
+    expect(piped.stdout).toContain('intact: 14 events in 1 chain(s), 3 checkpoint(s) verified');
     expect(piped.status).toBe(0);
   });
 
@@ -79,7 +81,7 @@ describe('JSON lines', () => {
     expect(files.length).toBeGreaterThan(2);
     expect(files).toContain('audit.jsonl.000001');
     const result = cli(['verify', '--audit', `jsonl:${path}`, '--vkey', AUDIT_KEY.verifier.text]);
-    expect(result.stdout).toContain('intact: 12 events');
+    expect(result.stdout).toContain('intact: 24 events');
     expect(result.status).toBe(0);
   });
 
@@ -108,7 +110,7 @@ describe('JSON lines', () => {
     await trail.close();
     expect(open()).toEqual([]);
     const result = cli(['verify', '--audit', `jsonl:${path}`, '--vkey', AUDIT_KEY.verifier.text]);
-    expect(result.stdout).toContain('intact: 12 events');
+    expect(result.stdout).toContain('intact: 24 events');
   });
 
   it('fails the round, and names the file, when its file cannot be written', async () => {
@@ -145,7 +147,8 @@ describe('JSON lines', () => {
         .filter((l) => l.type === 'event')
         .map((l) => l.record.seq)
         .sort((a, b) => a - b);
-      expect(seqs).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+      // Round 1's two events went to the file taken away; rounds 2-12 left 3-24.
+      expect(seqs).toEqual(Array.from({ length: 22 }, (_, i) => i + 3));
     }
   });
 
@@ -187,15 +190,16 @@ process.stdout.write(JSON.stringify(settled.map((s) => s.status)));
     const path = join(tmp.dir, 'edited', 'audit.jsonl');
     await write(path, 4);
     const text = readFileSync(path, 'utf8');
+    // Round 3's intent is event 5.
     writeFileSync(path, text.replace('"/f3"', '"/f9"'));
     const edited = cli(['verify', '--audit', `jsonl:${path}`, '--vkey', AUDIT_KEY.verifier.text]);
     expect(edited.stdout).toContain(
-      'first bad event test-1 #3: its hash does not match its content (edited)',
+      'first bad event test-1 #5: its hash does not match its content (edited)',
     );
     expect(edited.status).toBe(1);
     writeFileSync(path, `${text}garbage\n`);
     const garbage = cli(['verify', '--audit', `jsonl:${path}`]);
-    expect(garbage.stderr).toContain(`${path} line 7 is not JSON`);
+    expect(garbage.stderr).toContain(`${path} line 12 is not JSON`);
     expect(garbage.status).toBe(1);
   });
 });

@@ -64,11 +64,13 @@ describe('PostgreSQL sink', () => {
     const events = await reader.events();
     await reader.close();
     const byInstance = (i: string) => events.filter((e) => e.instance === i).map((e) => e.seq);
-    expect(byInstance('pg-a')).toEqual([1, 2, 3, 4, 5, 6]);
-    expect(byInstance('pg-b')).toEqual([1, 2, 3, 4, 5, 6]);
+    // Six rounds on each: each its intent and its outcome.
+    const twelve = Array.from({ length: 12 }, (_, i) => i + 1);
+    expect(byInstance('pg-a')).toEqual(twelve);
+    expect(byInstance('pg-b')).toEqual(twelve);
     const verify = cli(['verify', '--audit', dbUrl('base'), '--vkey', AUDIT_KEY.verifier.text]);
-    expect(verify.stdout).toContain('intact: 12 events in 2 chain(s)');
-    expect(verify.stdout).toContain('pg-a: 6 events, head #6, sealed up to #6');
+    expect(verify.stdout).toContain('intact: 24 events in 2 chain(s)');
+    expect(verify.stdout).toContain('pg-a: 12 events, head #12, sealed up to #12\n');
     expect(verify.status).toBe(0);
   });
 
@@ -80,7 +82,9 @@ describe('PostgreSQL sink', () => {
     expect(shared).toMatchObject({ outcome: 'complete', instances: ['pg-a', 'pg-b'] });
     const shown = JSON.parse(cli(['show', shared.flowId, '--audit', dbUrl('base'), '--json']).stdout);
     expect(shown.rounds.map((r: AuditRecord) => [r.round, r.instance, r.outcome])).toEqual([
+      [0, 'pg-a', 'proposed'],
       [0, 'pg-a', 'input_required'],
+      [1, 'pg-b', 'proposed'],
       [1, 'pg-b', 'complete'],
     ]);
   });
@@ -122,7 +126,7 @@ describe('PostgreSQL sink', () => {
     const db = copy();
     const exported = cli(['checkpoint', '--audit', dbUrl(db)]);
     expect(exported.status).toBe(0);
-    expect(exported.stdout).toContain('mrtr-audit/pg-a\n6\n');
+    expect(exported.stdout).toContain('mrtr-audit/pg-a\n12\n');
     const file = `${process.env.TMPDIR ?? '/tmp'}/mrtr-pg-export-${process.pid}.notes`;
     writeFileSync(file, exported.stdout);
     expect(pg.psql(`DELETE FROM mrtr_audit_events WHERE instance = 'pg-a' AND seq = 2`, db).stderr).toBe('');
@@ -144,7 +148,7 @@ describe('PostgreSQL sink', () => {
       file,
     ]);
     expect(truncated.stdout).toContain(
-      'first bad event pg-b #5: the chain ends at 4, but an exported checkpoint seals 6 events',
+      'first bad event pg-b #5: the chain ends at 4, but an exported checkpoint seals 12 events',
     );
     expect(truncated.status).toBe(1);
     rmSync(file);

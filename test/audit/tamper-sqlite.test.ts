@@ -27,8 +27,10 @@ beforeAll(async () => {
   const core = auditedServer(trail).core;
   // Rounds of a known caller, so that the principal column holds a name an attacker would replace.
   const alice = { ...env, principal: { subject: 'alice' } };
-  for (let i = 1; i <= 10; i++)
-    await core.handle(call(i, 'delete_file', { arguments: { path: `/f${i}` } }), alice);
+  // Five one-round calls, ten events: each round's intent (odd seq) and outcome (even seq). Round i names the file
+  // after its intent's seq, so that event N is the one whose text holds /fN (N odd).
+  for (let i = 1; i <= 5; i++)
+    await core.handle(call(i, 'delete_file', { arguments: { path: `/f${2 * i - 1}` } }), alice);
   await trail.close();
   const reader = new SqliteAuditReader(pristine);
   const checkpoints = await reader.checkpoints();

@@ -431,7 +431,9 @@ describe('chain and checkpoints', () => {
     });
     await reader.close();
     expect(report).toMatchObject({ ok: true, events: 14, checkpoints: 5 });
-    expect(report.chains).toEqual([{ instance: 'test-1', events: 14, headSeq: 14, sealedSeq: 14 }]);
+    expect(report.chains).toEqual([
+      { instance: 'test-1', events: 14, headSeq: 14, sealedSeq: 14, unfinished: 0 },
+    ]);
   });
 
   it('seals a checkpoint every T seconds while events come in', async () => {

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { AuditSigner } from '../../src/audit/audit-key.js';
 import { chain, GENESIS, recordHash, unchainedText } from '../../src/audit/chain.js';
 import { type StoredCheckpoint, sealCheckpoint } from '../../src/audit/checkpoint.js';
-import { toAuditRecord } from '../../src/audit/record.js';
+import { toAuditRecord, toIntentRecord } from '../../src/audit/record.js';
 import { Redactor } from '../../src/audit/redact.js';
 import type { StoredEvent } from '../../src/audit/sink.js';
 import { EVENT_COLUMNS, eventRow, QUERY_COLUMNS, queryColumnsOf } from '../../src/audit/tables.js';
@@ -98,8 +98,8 @@ describe('verifyTrail', () => {
     expect(report.checkpoints).toBe(4);
     // In the order the writers first appear in the input.
     expect(report.chains).toEqual([
-      { instance: 'a-1', events: 5, headSeq: 5, sealedSeq: 5 },
-      { instance: 'b-1', events: 3, headSeq: 3, sealedSeq: 3 },
+      { instance: 'a-1', events: 5, headSeq: 5, sealedSeq: 5, unfinished: 0 },
+      { instance: 'b-1', events: 3, headSeq: 3, sealedSeq: 3, unfinished: 0 },
     ]);
   });
 
@@ -311,5 +311,111 @@ describe('verifyTrail', () => {
       seq: 4,
       problem: 'its hash does not match its content (edited)',
     });
+  });
+});
+
+describe('intents and their outcomes', () => {
+  const round = (requestId: number, target: string) => ({
+    requestId,
+    method: 'tools/call',
+    target,
+    arguments: { path: `/f${requestId}` },
+    principal: { subject: 'alice' },
+    round: 0,
+    flowId: `flow-${requestId}`,
+    inputResponses: undefined,
+    sensitive: undefined,
+    startedAt: NOW.getTime(),
+  });
+  /** A chain of intents and outcomes, each outcome linked to the intent at the seq given (as the writer links them). */
+  function trail(steps: Array<['intent', number, string] | ['outcome', number, string, number | undefined]>) {
+    let head = { seq: 0, hash: GENESIS };
+    return steps.map((step): StoredEvent => {
+      const record =
+        step[0] === 'intent'
+          ? toIntentRecord(round(step[1], step[2]), 'w-1', redactor)
+          : toAuditRecord(
+              {
+                ...round(step[1], step[2]),
+                inputRequests: undefined,
+                outcome: 'complete',
+                reason: undefined,
+                decidedBy: undefined,
+                durationMs: 1,
+              },
+              'w-1',
+              redactor,
+              step[3],
+            );
+      const c = chain(record, unchainedText(record), head);
+      head = { seq: c.record.seq, hash: c.hash };
+      return { instance: 'w-1', seq: c.record.seq, hash: c.hash, text: c.text };
+    });
+  }
+
+  it('finds linked intents and outcomes intact, and counts the intents no outcome claims', () => {
+    const report = verify(
+      trail([
+        ['intent', 1, 'delete_file'],
+        ['intent', 2, 'read_file'],
+        ['outcome', 2, 'read_file', 2],
+        ['outcome', 1, 'delete_file', 1],
+        ['intent', 3, 'delete_file'],
+      ]),
+    );
+    expect(report.ok).toBe(true);
+    expect(report.chains).toEqual([{ instance: 'w-1', events: 5, headSeq: 5, sealedSeq: 0, unfinished: 1 }]);
+  });
+
+  it.each([
+    [
+      'an intent that is not there',
+      [['outcome', 1, 'delete_file', 7]],
+      1,
+      'its intentSeq 7 names no unclaimed intent',
+    ],
+    [
+      'an event that is not an intent',
+      [
+        ['intent', 1, 'delete_file'],
+        ['outcome', 1, 'delete_file', 1],
+        ['outcome', 1, 'delete_file', 2],
+      ],
+      3,
+      'its intentSeq 2 names no unclaimed intent',
+    ],
+    [
+      'an intent claimed twice',
+      [
+        ['intent', 1, 'delete_file'],
+        ['outcome', 1, 'delete_file', 1],
+        ['outcome', 1, 'delete_file', 1],
+      ],
+      3,
+      'its intentSeq 1 names no unclaimed intent',
+    ],
+    [
+      "another request's intent",
+      [
+        ['intent', 1, 'delete_file'],
+        ['outcome', 2, 'delete_file', 1],
+      ],
+      2,
+      'its requestId differs from that of its intent #1',
+    ],
+    [
+      'an intent for another tool',
+      [
+        ['intent', 1, 'read_file'],
+        ['outcome', 1, 'delete_file', 1],
+      ],
+      2,
+      'its target differs from that of its intent #1',
+    ],
+  ] as const)('names an outcome linked to %s', (_name, steps, seq, problem) => {
+    const report = verify(trail(steps as unknown as Parameters<typeof trail>[0]));
+    expect(report.ok).toBe(false);
+    expect(report.firstBad).toMatchObject({ instance: 'w-1', seq });
+    expect(report.firstBad!.problem).toContain(problem);
   });
 });

@@ -207,7 +207,7 @@ describe('the intent is durable before the handler runs', () => {
     expect(attack).toMatchObject({
       error: {
         code: -32602,
-        message: 'Invalid params: arguments nests deeper than 64 levels (the limit)',
+        message: 'Invalid params: arguments nests deeper than 64 levels',
         data: { limit: 'maxInputDepth', member: 'arguments', maxDepth: 64 },
       },
     });
@@ -215,11 +215,7 @@ describe('the intent is durable before the handler runs', () => {
     // Refused before it ran: one event, its outcome, with its reason.
     const stored = await records();
     expect(stored.map((r) => [r.outcome, r.reason, r.arguments])).toEqual([
-      [
-        'refused',
-        'code -32602',
-        { $refused: 'Invalid params: arguments nests deeper than 64 levels (the limit)' },
-      ],
+      ['refused', 'code -32602', { $refused: 'Invalid params: arguments nests deeper than 64 levels' }],
     ]);
     // 64 levels in all is within the limit, and the trail records it.
     await file(2, { title: 'ok', extra: nested(62) });

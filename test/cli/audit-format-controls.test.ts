@@ -64,7 +64,7 @@ describe('mrtr audit output never passes control characters through', () => {
       ok: false,
       events: 1,
       checkpoints: 1,
-      chains: [{ instance: 'i\x1b[1A', events: 1, headSeq: 1, sealedSeq: 0 }],
+      chains: [{ instance: 'i\x1b[1A', events: 1, headSeq: 1, sealedSeq: 0, unfinished: 0 }],
       firstBad: {
         instance: 'i\x1b[1A',
         seq: 1,

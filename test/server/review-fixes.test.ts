@@ -122,13 +122,19 @@ describe('hardening', () => {
     expect(r2.response.result?.content).toEqual([{ type: 'text', text: 'hi Ada' }]);
   });
 
-  it('answers arguments too deeply nested to bind with -32602, not a crash', async () => {
+  it('answers arguments too deeply nested to bind with -32602 naming the limit, not a crash', async () => {
     let deep: unknown = 'leaf';
     for (let i = 0; i < 1500; i++) deep = { d: deep };
     const r = await mcp(endpoint.url, 'tools/call', { name: 'ask_name', arguments: { deep } });
     expect(r.response.error).toMatchObject({
       code: -32602,
-      message: expect.stringContaining('cannot be bound'),
+      message: 'Invalid params: arguments nests deeper than 64 levels',
+    });
+    // _meta is bounded the same way, at the same front door.
+    const m = await mcp(endpoint.url, 'tools/call', { name: 'ask_name', arguments: {} }, { meta: { deep } });
+    expect(m.response.error).toMatchObject({
+      code: -32602,
+      message: 'Invalid params: _meta nests deeper than 64 levels',
     });
   });
 

@@ -2,6 +2,7 @@
 // has observers; the dispatcher turns it into a RoundEvent once the answer is known.
 import type { InputRequests, JsonObject, JsonRpcResponse } from '../../protocol/index.js';
 import { ErrorCode, McpError, RoundRefused } from '../../protocol/index.js';
+import { newFlowId } from '../../state/index.js';
 import type { Principal } from '../context.js';
 import type { RoundEvent, RoundIntent, RoundOutcome } from './observer.js';
 import type { RoundInput } from './state.js';
@@ -34,6 +35,9 @@ export class RoundTrace {
    * them. Undefined when no observer made it wait; throws or rejects when the intent was not recorded.
    */
   intend(target: string): undefined | Promise<void> {
+    // The intent and the outcome of a first round carry the flow id the round will seal, so a trail can show a
+    // flow from its first intent on; made here only when an observer records intents.
+    if (this.round) this.round.flowId ??= newFlowId();
     const intent: { -readonly [K in keyof RoundIntent]: RoundIntent[K] } = {
       requestId: this.requestId,
       method: this.method,
