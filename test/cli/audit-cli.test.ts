@@ -145,9 +145,14 @@ describe('mrtr audit show', () => {
     expect(out.stdout).toContain(`flow ${flowId}  tools/call delete_file`);
     expect(out.stdout).toContain('principal  ada (https://id.test)');
     expect(out.stdout).toContain('intent     {"path":"/srv/report.pdf"}');
-    expect(out.stdout).toMatch(/round 0 {2}\S+ {2}test-1 #1 {2}[\d.]+ ms {2}input_required/);
+    // Each round's intent, then its outcome, which names it.
+    expect(out.stdout).toMatch(/round 0 {2}\S+ {2}test-1 #1 {2}proposed \(intent recorded before it ran\)/);
+    expect(out.stdout).toMatch(/round 0 {2}\S+ {2}test-1 #2 {2}[\d.]+ ms {2}input_required/);
     expect(out.stdout).toContain('asked      consent (elicitation.form)');
-    expect(out.stdout).toMatch(/round 1 {2}\S+ {2}test-1 #2 {2}[\d.]+ ms {2}complete/);
+    expect(out.stdout).toContain('after      intent #1');
+    expect(out.stdout).toMatch(/round 1 {2}\S+ {2}test-1 #3 {2}proposed/);
+    expect(out.stdout).toMatch(/round 1 {2}\S+ {2}test-1 #4 {2}[\d.]+ ms {2}complete/);
+    expect(out.stdout).toContain('after      intent #3');
     expect(out.stdout).toContain('answered   consent: {"action":"accept","content":{"confirm":true}}');
     expect(out.stdout).toContain('steps      delete');
     expect(out.stdout).toContain('notes      {"resource":"/srv/report.pdf"}');
@@ -155,7 +160,12 @@ describe('mrtr audit show', () => {
 
   it('gives JSON, and names a flow it does not know', () => {
     const json = JSON.parse(audit(['show', flowId, '--json']).stdout);
-    expect(json.rounds.map((r: { outcome: string }) => r.outcome)).toEqual(['input_required', 'complete']);
+    expect(json.rounds.map((r: { outcome: string }) => r.outcome)).toEqual([
+      'proposed',
+      'input_required',
+      'proposed',
+      'complete',
+    ]);
     const none = audit(['show', 'nope']);
     expect(none.status).toBe(1);
     expect(none.stderr).toContain(`no flow nope in ${AUDIT}`);
@@ -178,7 +188,7 @@ describe('mrtr audit checkpoint and keygen', () => {
     const notes = splitNotes(readFileSync(file, 'utf8'));
     expect(notes).toHaveLength(1);
     expect(notes[0]).toMatch(
-      /^mrtr-audit\/test-1\n3\n[\w+/]{43}=\ntime \S+\n\n\u2014 mrtr-audit-test \S+\n$/,
+      /^mrtr-audit\/test-1\n5\n[\w+/]{43}=\ntime \S+\n\n\u2014 mrtr-audit-test \S+\n$/,
     );
   });
 
@@ -229,8 +239,11 @@ describe('npm start', () => {
     const events = await reader.events();
     const checkpoints = await reader.checkpoints();
     await reader.close();
-    expect(events.map((e) => JSON.parse(e.text).target)).toEqual(['echo']);
-    expect(checkpoints.map((c) => c.seq)).toEqual([1]);
+    expect(events.map((e) => [JSON.parse(e.text).target, JSON.parse(e.text).outcome])).toEqual([
+      ['echo', 'proposed'],
+      ['echo', 'complete'],
+    ]);
+    expect(checkpoints.map((c) => c.seq)).toEqual([2]);
   });
 });
 
@@ -318,7 +331,7 @@ describe('mrtr serve --audit', () => {
       },
     );
     expect(verify.stderr).not.toContain('is not JSON');
-    expect(verify.stdout).toContain('intact: 1 events in 1 chain(s), 1 checkpoint(s) verified');
+    expect(verify.stdout).toContain('intact: 2 events in 1 chain(s), 1 checkpoint(s) verified');
     expect(verify.status).toBe(0);
   });
 

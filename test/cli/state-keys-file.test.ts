@@ -98,7 +98,8 @@ describe('mrtr serve --audit-key-file', () => {
         ['dist/cli/main.js', 'audit', 'verify', '--audit', audit, '--vkey', verifier],
         { encoding: 'utf8', timeout: 10_000, env: noKeyEnv() },
       );
-      expect(verified.stdout).toMatch(/^intact: 2 events in 2 chain\(s\), 2 checkpoint/);
+      // Each run: one round, its intent and its outcome.
+      expect(verified.stdout).toMatch(/^intact: 4 events in 2 chain\(s\), 2 checkpoint/);
       expect(verified.status).toBe(0);
     } finally {
       if (saved !== undefined) process.env.MRTR_AUDIT_KEY = saved;

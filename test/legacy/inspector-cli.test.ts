@@ -78,9 +78,13 @@ for (const transport of ['http', 'stdio'] as const) {
         { type: 'text', text: 'Indexed 1 root(s), unchanged: file:///work/project' },
       ]);
       const rounds = auditLines(audit);
+      // Each round's intent, then its outcome, both marked as bridged.
       expect(rounds.map((e) => [e.round, e.outcome, e.bridged])).toEqual([
+        [0, 'proposed', '2025-11-25'],
         [0, 'input_required', '2025-11-25'],
+        [1, 'proposed', '2025-11-25'],
         [1, 'input_required', '2025-11-25'],
+        [2, 'proposed', '2025-11-25'],
         [2, 'complete', '2025-11-25'],
       ]);
       expect(new Set(rounds.map((e) => e.flowId)).size).toBe(1);

@@ -38,9 +38,15 @@ export function attackSuite(server: () => WorkflowsServer, plan: () => AttackPla
     expect(r0.response.result?.resultType).toBe('input_required');
     return { s, p, state: r0.response.result?.requestState as string, keys: asked(r0.response.result) };
   };
+  /** The outcome event of request `id` (a round that ran has its intent before it, which must be there too). */
   const eventOf = async (s: WorkflowsServer, id: string) => {
-    const found = (await s.audit()).filter((e) => e.requestId === id);
+    const all = (await s.audit()).filter((e) => e.requestId === id);
+    const found = all.filter((e) => e.outcome !== 'proposed');
     expect(found).toHaveLength(1);
+    const intents = all.filter((e) => e.outcome === 'proposed');
+    // Refused before it ran: no intent; ran: exactly one, the one its outcome names.
+    if (found[0]!.intentSeq === undefined) expect(intents).toEqual([]);
+    else expect(intents.map((e) => e.seq)).toEqual([found[0]!.intentSeq]);
     return found[0]!;
   };
 
