@@ -241,7 +241,7 @@ function readCallLine(argv: string[], what: MrtrCommand) {
           clientId: values['client-id'],
           clientSecret: values['client-secret'],
           scope: values.scope,
-          openBrowser: process.stderr.isTTY === true || process.env.BROWSER !== undefined,
+          interactive: process.stdin.isTTY === true && process.stderr.isTTY === true,
           out: process.stderr,
           me: `mrtr ${what.name}`,
         });
@@ -336,12 +336,30 @@ export async function mrtrCommand(argv: string[], what: MrtrCommand): Promise<nu
   const ui = new CallUi({ out: stderr, live: stderr.isTTY === true, color, server: serverName });
   const asked = new Set<string>();
   // --timeout bounds the whole command: finding out about the server, signing in, and every round.
-  const endsAt = Date.now() + (timeoutS ?? 300) * 1000;
+  const limitMs = (timeoutS ?? 300) * 1000;
+  const startedAt = Date.now();
+  const endsAt = startedAt + limitMs;
   const left = () => Math.max(1, endsAt - Date.now());
+  const timedOut = () =>
+    safe`timed out after ${safeLine(((Date.now() - startedAt) / 1000).toFixed(1))} s (--timeout ${safeLine(String(timeoutS ?? 300))})`;
+  // The command's own deadline, for the discovery that may carry a sign-in: the OAuth requests and the wait for the
+  // browser stop with it, and nothing is left running once the command has given up.
+  const deadline = new AbortController();
+  const deadlineTimer = setTimeout(() => deadline.abort(new Error('the command timed out')), limitMs);
   try {
     try {
-      await client.discover({ signal: controller.signal, timeoutMs: Math.min(30_000, left()) });
+      // Over HTTP the probe may carry a sign-in, which takes a person as long as it takes (within --timeout). A
+      // probe limit that would end with the command's is set a moment past it: the deadline then says what happened.
+      const probeMs = login ? Number.POSITIVE_INFINITY : 30_000;
+      await client.discover({
+        signal: AbortSignal.any([controller.signal, deadline.signal]),
+        timeoutMs: probeMs < left() ? probeMs : left() + 1000,
+      });
     } catch (error) {
+      if (deadline.signal.aborted && !controller.signal.aborted) {
+        printLine(stderr, safe`${me}: ${timedOut()}`);
+        return EXIT.unreachable;
+      }
       // Discovery is only for the server's name; a transport failure, though, means the call cannot work either.
       if (error instanceof TransportFailure) {
         printFailure(stderr, me, error.message);
@@ -404,7 +422,10 @@ export async function mrtrCommand(argv: string[], what: MrtrCommand): Promise<nu
       } else printLine(stderr, safe`${me}: the tool reported an error (${requests})`);
       return code;
     }
-    printFailure(stderr, me, describeOutcome(outcome));
+    // The driver counts only the rounds' share of the limit: the person is told the command's.
+    if (outcome.status === 'timeout')
+      printLine(stderr, safe`${me}: ${timedOut()} (${outcome.rounds} rounds)`);
+    else printFailure(stderr, me, describeOutcome(outcome));
     if (outcome.status === 'needs_person' && !interactive && code !== EXIT.usage) {
       const keys = outcome.pending.filter((p) => p.why === 'no_resolver').map((p) => `"${p.key}": …`);
       printLine(
@@ -416,6 +437,7 @@ export async function mrtrCommand(argv: string[], what: MrtrCommand): Promise<nu
     }
     return code;
   } finally {
+    clearTimeout(deadlineTimer);
     ui.stop();
     process.removeListener('SIGINT', onSigint);
     await client.close();

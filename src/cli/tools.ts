@@ -88,7 +88,7 @@ function readToolsLine(argv: string[]):
           clientId: values['client-id'],
           clientSecret: values['client-secret'],
           scope: values.scope,
-          openBrowser: process.stderr.isTTY === true || process.env.BROWSER !== undefined,
+          interactive: process.stdin.isTTY === true && process.stderr.isTTY === true,
           out: process.stderr,
           me: 'mrtr tools',
         });

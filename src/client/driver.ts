@@ -44,6 +44,8 @@ export const CLIENT_DEFAULTS = Object.freeze({
   refreshSkewMs: 30_000,
   /** Each OAuth discovery, registration or token request: an authorization server that hangs does not hang the call. */
   oauthRequestTimeoutMs: 30_000,
+  /** One HTTP response body (an MCP answer, an SSE event, an OAuth document) is read up to this: 16 MiB. */
+  maxResponseBytes: 16 * 1024 * 1024,
 });
 
 export interface DriverOptions {

@@ -106,7 +106,7 @@ export class HttpClientTransport implements ClientTransport {
     this.label = this.url.href;
     this.endpoint = this.url.host;
     this.options = options;
-    this.maxBytes = options.maxResponseBytes ?? 16 * 1024 * 1024;
+    this.maxBytes = options.maxResponseBytes ?? CLIENT_DEFAULTS.maxResponseBytes;
     this.ownsAgent = options.agent === undefined;
     const AgentClass = this.url.protocol === 'https:' ? https.Agent : http.Agent;
     this.agent = options.agent ?? new AgentClass({ keepAlive: true, maxSockets: 64 });
@@ -214,7 +214,7 @@ export class HttpClientTransport implements ClientTransport {
   }
 
   /** Headers every request carries: the legacy session's, or the 2026-07-28 standard ones. */
-  private async baseHeaders(method: string): Promise<Record<string, string>> {
+  private async baseHeaders(method: string, signal?: AbortSignal): Promise<Record<string, string>> {
     const headers: Record<string, string> = {
       ...this.options.headers,
       'content-type': 'application/json',
@@ -227,7 +227,7 @@ export class HttpClientTransport implements ClientTransport {
     const token =
       typeof this.options.token === 'function'
         ? await this.options.token()
-        : (this.options.token ?? (await this.options.auth?.accessToken(this.url)));
+        : (this.options.token ?? (await this.options.auth?.accessToken(this.url, signal)));
     if (token) headers.authorization = `Bearer ${token}`;
     return headers;
   }
@@ -246,7 +246,7 @@ export class HttpClientTransport implements ClientTransport {
             : error;
         // The sign-in waits for a person; the call's signal (its deadline, Ctrl-C) still ends it.
         await untilAborted(
-          auth.handleChallenge(this.url, error.status, error.wwwAuthenticate, stepUps),
+          auth.handleChallenge(this.url, error.status, error.wwwAuthenticate, stepUps, request.signal),
           request.signal,
         );
         if (error.status === 403) stepUps++;
@@ -258,7 +258,7 @@ export class HttpClientTransport implements ClientTransport {
     if (this.closed) throw new TransportFailure('transport is closed');
     const { message, signal } = request;
     if (signal?.aborted) throw abortError(signal);
-    const headers = await this.baseHeaders(message.method);
+    const headers = await this.baseHeaders(message.method, signal);
     if (!this.session) {
       const meta = message.params?._meta as JsonObject | undefined;
       const version = meta?.[META_PROTOCOL_VERSION];

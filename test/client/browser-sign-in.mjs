@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// $BROWSER for the OAuth interop test: headless Chromium (Debian's, driven by playwright-core) opens the sign-in
+// The person of the OAuth interop test: headless Chromium (Debian's, driven by playwright-core) opens the sign-in
 // link, signs in on oidc-provider's development pages, consents, and follows the redirect back to `mrtr call`.
 import { writeFileSync } from 'node:fs';
 import { chromium } from 'playwright-core';

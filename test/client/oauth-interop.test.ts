@@ -1,7 +1,8 @@
 // `mrtr call` against an MCP server protected by a real OpenID provider (oidc-provider on 127.0.0.1): the 401 leads
-// to discovery, dynamic registration, PKCE and the resource indicator; headless Chromium signs in through the
-// provider's pages; the token is kept in a 0600 file and used again on the next run without a browser.
-import { execFile } from 'node:child_process';
+// to discovery, dynamic registration, PKCE and the resource indicator; the test, as the person, opens the printed
+// link in headless Chromium, which signs in through the provider's pages; the token is kept in a 0600 file and used
+// again on the next run without a browser.
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,6 +28,32 @@ function mrtr(args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
   });
 }
 
+/**
+ * Run `mrtr call` without a terminal, as a person would: it only prints the sign-in link (nothing is opened for
+ * them), and the person opens it — here headless Chromium, once the link is on stderr.
+ */
+function mrtrSigningIn(args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    child.stdin.end();
+    let stdout = '';
+    let stderr = '';
+    let opened = false;
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString('utf8');
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString('utf8');
+      const link = /to go on:\n {2}(http\S+)\n/.exec(stderr)?.[1];
+      if (link && !opened) {
+        opened = true;
+        execFile(process.execPath, [join(ROOT, 'test/client/browser-sign-in.mjs'), link], { env }, () => {});
+      }
+    });
+    child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+  });
+}
+
 let mcp: ProtectedMcp;
 const home = mkdtempSync(join(tmpdir(), 'mrtr-oauth-'));
 beforeAll(async () => {
@@ -44,13 +71,14 @@ describe('mrtr call signs in to an OAuth-protected server', () => {
   }, async () => {
     if (!existsSync('/usr/bin/chromium')) throw new Error('chromium is missing: apt-get install -y chromium');
     const log = join(home, 'browser.json');
+    // $BROWSER is set, yet nothing is opened without a keypress: the test opens the printed link, as a person would.
     const env = {
       ...process.env,
       XDG_CONFIG_HOME: join(home, 'config'),
-      BROWSER: join(ROOT, 'test/client/browser-sign-in.mjs'),
+      BROWSER: '/bin/false',
       MRTR_TEST_BROWSER_LOG: log,
     };
-    const first = await mrtr(['call', mcp.url, 'echo', '--args', '{"message":"hello"}'], env);
+    const first = await mrtrSigningIn(['call', mcp.url, 'echo', '--args', '{"message":"hello"}'], env);
     expect(first.stderr).toMatch(/mrtr call: sign in to 127\.0\.0\.1:\d+ to go on:/);
     expect(first).toMatchObject({ code: 0, stdout: 'hello\n' });
     // The browser went through the provider's login and consent pages, and back to the loopback listener.

@@ -1,6 +1,6 @@
 // The OAuth client's small parts: the Bearer challenge grammar and the token stores. The flows themselves are
 // tested by the conformance runner's auth/* scenarios and against a real oidc-provider (oauth-interop.test.ts).
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -76,5 +76,31 @@ describe('token stores', () => {
 
   it('the resource indicator is the endpoint without its fragment', () => {
     expect(canonicalResource(new URL('HTTPS://MCP.Example.com/mcp#x'))).toBe('https://mcp.example.com/mcp');
+  });
+});
+
+describe('the token directory', () => {
+  it('an existing directory with wider permissions is narrowed to 0700', () => {
+    const tokens = join(dir, 'wide', 'mrtr');
+    mkdirSync(tokens, { recursive: true });
+    chmodSync(tokens, 0o755);
+    fileTokenStore(join(tokens, 'tokens.json')).set('https://a.example/mcp', {
+      tokens: { accessToken: 'A' },
+    });
+    expect(statSync(tokens).mode & 0o777).toBe(0o700);
+  });
+
+  it('a directory under /proc fails with a message naming it (it does not hang)', () => {
+    const store = fileTokenStore(`/proc/mrtr-no-such-dir-${process.pid}/mrtr/tokens.json`);
+    expect(() => store.set('https://a.example/mcp', { tokens: { accessToken: 'A' } })).toThrow(
+      new RegExp(`cannot create the token directory /proc/mrtr-no-such-dir-${process.pid}: ENOENT`),
+    );
+  });
+
+  it('a path through a file fails with a message naming it', () => {
+    const store = fileTokenStore('/etc/hostname/mrtr/tokens.json');
+    expect(() => store.set('https://a.example/mcp', { tokens: { accessToken: 'A' } })).toThrow(
+      /cannot create the token directory \/etc\/hostname\/mrtr: ENOTDIR/,
+    );
   });
 });

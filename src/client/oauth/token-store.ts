@@ -1,8 +1,9 @@
 // Where the OAuth client keeps what it earned: tokens and the registered client, per MCP server. In memory, or in
 // one JSON file under the user's config directory, readable by its owner only (0600).
-import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { ensurePrivateDir } from './private-dir.js';
 
 export interface StoredTokens {
   accessToken: string;
@@ -10,6 +11,13 @@ export interface StoredTokens {
   /** Epoch milliseconds. */
   expiresAt?: number;
   scope?: string;
+  /**
+   * The authorization server that issued them (its metadata's `issuer`): the refresh token goes there and nowhere
+   * else. Tokens kept before this was recorded have none, and are not used with an issuer other than their client's.
+   */
+  issuer?: string;
+  /** The resource (RFC 8707) they were issued for: the access token is sent to that server only. */
+  resource?: string;
 }
 
 export interface StoredClient {
@@ -44,8 +52,9 @@ export function defaultTokenFile(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /**
- * Tokens in one file, keyed by the MCP server's URL, written atomically with mode 0600 (its directory 0700): other
- * users on the machine cannot read them.
+ * Tokens in one file, keyed by the MCP server's URL, written atomically with mode 0600 (its directory 0700, narrowed
+ * if it already existed wider): other users on the machine cannot read them. A directory that cannot be made throws
+ * a `TokenDirectoryError` naming it.
  */
 export function fileTokenStore(path = defaultTokenFile()): TokenStore {
   const read = (): Record<string, ServerCredentials> => {
@@ -64,7 +73,7 @@ export function fileTokenStore(path = defaultTokenFile()): TokenStore {
     set: (server, credentials) => {
       const all = read();
       all[server] = credentials;
-      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      ensurePrivateDir(dirname(path));
       const tmp = `${path}.${process.pid}.tmp`;
       writeFileSync(tmp, `${JSON.stringify(all, null, 2)}\n`, { mode: 0o600 });
       chmodSync(tmp, 0o600);
