@@ -30,7 +30,7 @@ import { rootsFromFlag } from './roots-option.js';
 import { PRUNED_NOTE, printableJson, printContent } from './show-result.js';
 import { openInBrowser, signIn } from './sign-in.js';
 import { stdioTransport, transportFor } from './target.js';
-import { printJson, printLine, printUsage } from './terminal/print.js';
+import { printJson, printLine, printUsage, printUsageError } from './terminal/print.js';
 import { CallUi } from './terminal/ui.js';
 
 export { answerFromCli } from './answers.js';
@@ -287,8 +287,7 @@ export async function mrtrCommand(argv: string[], what: MrtrCommand): Promise<nu
   const stderr = process.stderr;
   const me = safeLine(`mrtr ${what.name}`);
   const usage = (message: SafeText) => {
-    printLine(stderr, safe`${me}: ${message}\n`);
-    printUsage(stderr, what.usage);
+    printUsageError(stderr, what.usage, `mrtr ${what.name} --help`, safe`${me}: ${message}`);
     return EXIT.usage;
   };
   let line: ReturnType<typeof readCallLine>;
