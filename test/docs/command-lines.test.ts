@@ -154,7 +154,7 @@ class Folder {
   }
 
   /** Starts a `serve` line and resolves once it listens; the folder's port is the one it listens on. */
-  async serve(line: string): Promise<{ stderr: () => string }> {
+  async serve(line: string): Promise<{ stderr: () => string; stop: () => Promise<void> }> {
     this.port = await freePort();
     const written = this.written(line, {});
     const child = this.spawn(`exec ${/--port /.test(written) ? written : `${written} --port ${this.port}`}`);
@@ -162,10 +162,11 @@ class Folder {
     let stderr = '';
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     const exited = new Promise<void>((done) => child.once('exit', () => done()));
-    this.servers.push(async () => {
+    const stop = async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await exited;
-    });
+    };
+    this.servers.push(stop);
     await new Promise<void>((resolve, reject) => {
       child.stdout.on('data', (c: Buffer) => {
         stdout += c.toString();
@@ -173,7 +174,7 @@ class Folder {
       });
       child.once('exit', (code) => reject(new Error(`\`${written}\` exited (${code}): ${stderr}`)));
     });
-    return { stderr: () => stderr };
+    return { stderr: () => stderr, stop };
   }
 
   async close() {
@@ -264,6 +265,8 @@ describe('the command lines of README.md and docs/*.md', () => {
       expect(r.code, `${line}: ${r.stdout}${r.stderr}`).toBe(0);
       expect(r.stdout).not.toMatch(/"isError": true/);
     }
+    // Stopped (SIGTERM, and its exit waited for), the server has sealed its last checkpoint: the trail is complete.
+    await served.stop();
     const flows = await f.run(`${l.flows} --json`);
     const flowId = (JSON.parse(flows.stdout) as Array<{ flowId: string | null }>).find(
       (x) => x.flowId,
