@@ -20,6 +20,8 @@ const REPO = join(import.meta.dirname, '../..');
 const LONG = 180_000;
 
 const SKIPPED: Record<string, string> = {
+  './bin/mrtr call':
+    "the README naming the command npm start's lines begin with; test/cli/npm-start.test.ts runs each printed line",
   'npm install && npm start':
     "npm install needs the registry and rewrites node_modules; npm start's own command runs in an empty folder in test/cli/npm-start.test.ts, and the same line with ./bin/mrtr runs here",
   'npm install && npm test': 'the whole suite, of which this test is a part',
@@ -67,12 +69,14 @@ const RUN = {
     verify: './bin/mrtr audit verify --vkey "$MRTR_AUDIT_VKEY"',
     verifyInstalled: 'mrtr audit verify --vkey "$MRTR_AUDIT_VKEY"',
     checkpoint: 'mrtr audit checkpoint --out q4.notes',
+    flowsOfTool: './bin/mrtr audit flows --target check_workspace',
   },
   offline: {
     keys: './bin/mrtr keys generate',
     keysInstalled: 'mrtr keys generate',
     totp: './bin/mrtr users totp alice',
     totpFile: './bin/mrtr users totp alice --totp ./data/totp.json',
+    totpData: './bin/mrtr users totp alice --totp data/totp.json',
     stdioServer: './bin/mrtr serve --fixture example --stdio',
     stdioByPerson:
       './bin/mrtr call --stdio resolve_bug --args \'{"id":4}\' -- ./bin/mrtr serve --stdio --fixture example',
@@ -82,6 +86,7 @@ const RUN = {
   servers: {
     conformance: './bin/mrtr serve --fixture conformance --port 3001',
     workflows: './bin/mrtr serve --fixture workflows --data ./data',
+    exampleOtherPort: './bin/mrtr serve --fixture example --port 3001',
   },
   auth: {
     serve: './bin/mrtr serve --fixture example --port 3000 --tokens tokens.json',
@@ -211,7 +216,7 @@ describe('the command lines of README.md and docs/*.md', () => {
       const r = await f.run(line);
       expect(r, line).toMatchObject({ code: 0, stdout: expect.stringMatching(/^\w+:\S+\n$/) });
     }
-    for (const line of [l.totp, l.totpFile]) {
+    for (const line of [l.totp, l.totpFile, l.totpData]) {
       const r = await f.run(line);
       expect(r.code, `${line}: ${r.stderr}`).toBe(0);
       expect(r.stdout).toMatch(/otpauth:\/\//);
@@ -278,6 +283,9 @@ describe('the command lines of README.md and docs/*.md', () => {
       const r = await f.run(line);
       expect(r.code, `${line}: ${r.stderr}`).toBe(0);
     }
+    const ofTool = await f.run(l.flowsOfTool);
+    expect(ofTool.code, ofTool.stderr).toBe(0);
+    expect(ofTool.stdout).toContain('check_workspace'); // the Inspector's call above
     const show = await f.run(l.show, { '<flowId>': flowId! });
     expect(show.code, show.stderr).toBe(0);
     expect(show.stdout).toContain(`flow ${flowId}`);

@@ -1,6 +1,8 @@
 // The shell command lines of README.md and docs/*.md, as a reader copies them: the lines of ```sh blocks, the
 // `$ `-prompted lines of transcripts and the commands of plain blocks, with `\` continuations joined and trailing
-// `# comments` dropped. Only lines that run something of the project are collected: mrtr, npm, npx, node, curl.
+// `# comments` dropped; and, in the prose, code spans that are a whole `./bin/mrtr …` line (shorter mentions such as
+// `mrtr serve --fixture` are references, not lines to copy). Only lines that run something of the project are
+// collected: mrtr, npm, npx, node, curl.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -37,6 +39,11 @@ export function documentedLines(repo: string): DocumentedLine[] {
         line = dropComment(line).trim().replace(/\s+/g, ' ');
         if (RUNS.test(`${line} `) && !found.some((f) => f.line === line)) found.push({ file, line });
       }
+    }
+    const prose = text.replace(/^```[\s\S]*?^```/gm, '');
+    for (const span of prose.matchAll(/`(\.\/bin\/mrtr [^`]+)`/g)) {
+      const line = (span[1] ?? '').trim().replace(/\s+/g, ' ');
+      if (!found.some((f) => f.line === line)) found.push({ file, line });
     }
   }
   return found;
