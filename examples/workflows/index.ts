@@ -67,7 +67,8 @@ export function workflowsServer(
       'Helpdesk, identity, document search, cloud and privileged-access workflows. Tools ask for what is missing, one round at a time; deletions and grants need a person.',
     handlerTimeoutMs: 5_000,
     ...serverOptions,
-    replay: { leaseMs: 7_000, ...serverOptions.replay },
+    // The lease is the replay guard's, which exists only with a replayStore: without one, asking for it is an error.
+    ...(serverOptions.replayStore ? { replay: { leaseMs: 7_000, ...serverOptions.replay } } : {}),
   });
   registerWorkflows(server, workflowsControls(server, controls), { dataDir });
   return server;

@@ -9,6 +9,7 @@ import {
   McpClient,
   type MrtrOutcome,
   RemoteError,
+  rootsResolver,
   type SafeText,
   safe,
   safeLine,
@@ -25,10 +26,11 @@ import {
   protocolFlag,
   UsageError,
 } from './cli-args.js';
+import { rootsFromFlag } from './roots-option.js';
 import { PRUNED_NOTE, printableJson, printContent } from './show-result.js';
 import { openInBrowser, signIn } from './sign-in.js';
 import { stdioTransport, transportFor } from './target.js';
-import { printJson, printLine, printUsage } from './terminal/print.js';
+import { printJson, printLine, printUsage, printUsageError } from './terminal/print.js';
 import { CallUi } from './terminal/ui.js';
 
 export { answerFromCli } from './answers.js';
@@ -48,6 +50,8 @@ export const CALL_USAGE = `usage: mrtr call <url> <tool> [--args JSON] [--answer
                    "decline"/"cancel" refuse. Only questions it names are answered: an unnamed yes/no
                    is not confirmed for you. Questions a person must answer (consent, second factor,
                    approval, links) are never answered from --answers.
+  --roots DIR      the workspace roots offered to a server that asks (roots/list), repeatable;
+                   default: the working directory; --roots none offers none
   --json           print {"status","rounds","result",…} on stdout
   --max-rounds N   retries at most (default 10)
   --timeout S      total time limit in seconds, answering and signing in included (default 300)
@@ -143,6 +147,7 @@ const CALL_OPTIONS = {
   answers: { type: 'string' },
   'max-rounds': { type: 'string' },
   timeout: { type: 'string' },
+  roots: { type: 'string', multiple: true },
   ...CONNECT_OPTIONS,
 } as const;
 
@@ -155,6 +160,7 @@ interface CallValues {
   json: boolean;
   'max-rounds'?: string;
   timeout?: string;
+  roots?: string[];
   stdio: boolean;
   env?: string[];
   protocol?: string;
@@ -233,6 +239,7 @@ function readCallLine(argv: string[], what: MrtrCommand) {
     throw new UsageError('--timeout must be a number of seconds > 0');
   const env = envFlags(values.env, process.env);
   const protocol = protocolFlag(values.protocol);
+  const roots = rootsFromFlag(values.roots, process.cwd());
   // An HTTP server that answers 401 gets the OAuth sign-in; a stdio server is the person's own process.
   const login =
     values.stdio || values.token !== undefined
@@ -258,6 +265,7 @@ function readCallLine(argv: string[], what: MrtrCommand) {
     transport,
     protocol,
     login,
+    roots,
     json: values.json,
     target,
   };
@@ -282,8 +290,7 @@ export async function mrtrCommand(argv: string[], what: MrtrCommand): Promise<nu
   const stderr = process.stderr;
   const me = safeLine(`mrtr ${what.name}`);
   const usage = (message: SafeText) => {
-    printLine(stderr, safe`${me}: ${message}\n`);
-    printUsage(stderr, what.usage);
+    printUsageError(stderr, what.usage, `mrtr ${what.name} --help`, safe`${me}: ${message}`);
     return EXIT.usage;
   };
   let line: ReturnType<typeof readCallLine>;
@@ -297,7 +304,7 @@ export async function mrtrCommand(argv: string[], what: MrtrCommand): Promise<nu
     printUsage(process.stdout, what.usage);
     return EXIT.ok;
   }
-  const { tool, args, answers, maxRounds, timeoutS, transport, protocol, login } = line as Exclude<
+  const { tool, args, answers, maxRounds, timeoutS, transport, protocol, login, roots } = line as Exclude<
     typeof line,
     { help: true }
   >;
@@ -317,6 +324,8 @@ export async function mrtrCommand(argv: string[], what: MrtrCommand): Promise<nu
       )
     : undefined;
   if (scripted) resolvers.push(scripted.resolver);
+  // The workspace roots are answered without asking anyone, as an IDE or the Inspector does.
+  if (roots.length > 0) resolvers.push(rootsResolver(roots));
   if (interactive) resolvers.push(terminalResolver({ onInterrupt: onSigint, color, openUrl: openInBrowser }));
 
   const client = new McpClient({
@@ -325,7 +334,11 @@ export async function mrtrCommand(argv: string[], what: MrtrCommand): Promise<nu
     resolvers,
     // Always declare form and URL elicitation, so a question nobody here can answer is reported as such rather
     // than refused by the server as a missing capability.
-    capabilities: capabilitiesFor(['elicitation.form', 'elicitation.url']),
+    capabilities: capabilitiesFor([
+      'elicitation.form',
+      'elicitation.url',
+      ...(roots.length > 0 ? ['roots' as const] : []),
+    ]),
     onWarning: (m) => printLine(stderr, safe`${me}: warning: ${safeLine(m)}`),
   });
   const serverName = () => {

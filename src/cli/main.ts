@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // The `mrtr` command line.
 import { afterLabel, safe } from '../client/index.js';
+import { exitQuietlyOnClosedPipe } from './closed-pipe.js';
 import { runCli } from './run.js';
 import { printLine } from './terminal/print.js';
 
+exitQuietlyOnClosedPipe();
 runCli(process.argv.slice(2)).then(
   (code) => {
     if (code !== undefined) process.exitCode = code;

@@ -11,6 +11,7 @@ import { conformanceServer } from './demo-servers/conformance.js';
 import { demoHelp } from './demo-servers/demo-help.js';
 import { exampleServer } from './demo-servers/example.js';
 import { addControlledTools, type ExampleControlsSetup } from './demo-servers/example-controls.js';
+import { explainStartFailure } from './serve-failure.js';
 import { keyringFromFile } from './state-keys-file.js';
 import { storeFromFlag } from './store-option.js';
 
@@ -236,8 +237,7 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
   } catch (error) {
     await audited.trail?.close();
     await opened.store?.close();
-    process.stderr.write(`mrtr serve: cannot start fixture '${fixture}': ${(error as Error).message}\n`);
-    return 1;
+    return startFailed(error, `cannot start fixture '${fixture}'`, fixture);
   }
   if (options.signIn && !values.stdio) {
     const origin = new URL(options.auth?.resource ?? `http://${shownHost}:${port}`).origin;
@@ -280,10 +280,15 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
     say.write(`listening on ${endpoint.url}\n`);
     if (fixture === 'demo') say.write(demoHelp(endpoint.url, totpFile, audited.trail?.verifierKey));
   } catch (error) {
-    process.stderr.write(
-      `mrtr serve: cannot listen on ${values.host}:${port}: ${(error as Error).message}\n`,
-    );
-    return 1;
+    await audited.trail?.close();
+    await opened.store?.close();
+    return startFailed(error, `cannot listen on ${values.host}:${port}`, fixture);
   }
   return undefined;
+}
+
+function startFailed(error: unknown, doing: string, fixture: string): number {
+  const { message, exitCode } = explainStartFailure(error, doing, fixture);
+  process.stderr.write(`${message}\n`);
+  return exitCode;
 }

@@ -15,7 +15,7 @@ import { CONNECT_OPTIONS, envFlags, parseCommandLine, protocolFlag, UsageError }
 import { printableJson } from './show-result.js';
 import { type SignIn, signIn } from './sign-in.js';
 import { stdioTransport, transportFor } from './target.js';
-import { printJson, printLine, printUsage } from './terminal/print.js';
+import { printJson, printLine, printUsage, printUsageError } from './terminal/print.js';
 
 export const TOOLS_USAGE = `usage: mrtr tools <url> [--token T] [--json]
        mrtr tools --stdio [--env NAME[=VALUE]]… [--json] -- <command> [args…]
@@ -108,8 +108,7 @@ export async function toolsCommand(argv: string[]): Promise<number> {
     line = readToolsLine(argv);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    printLine(stderr, safe`mrtr tools: ${safeLine(error.message)}\n`);
-    printUsage(stderr, TOOLS_USAGE);
+    printUsageError(stderr, TOOLS_USAGE, 'mrtr tools --help', safe`mrtr tools: ${safeLine(error.message)}`);
     return EXIT.usage;
   }
   if (line.help) {

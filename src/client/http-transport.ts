@@ -394,6 +394,12 @@ export class HttpClientTransport implements ClientTransport {
         fail(new TransportFailure(`no MCP endpoint at ${this.label} (HTTP 404${said})`, 404));
         return;
       }
+      if (status === 401) {
+        // Not let in, whatever the body says: a refused or missing token, not an answer to the request.
+        const said = m.type === 'response' && 'error' in m.response ? `: ${m.response.error.message}` : '';
+        fail(new TransportFailure(`HTTP 401 from ${this.label}${said || ': not authorized'}`, 401));
+        return;
+      }
       if (m.type !== 'response') {
         if (status < 200 || status >= 300)
           fail(new TransportFailure(`HTTP ${status} from ${this.label}`, status));

@@ -23,7 +23,14 @@ import {
   samePerson,
   stateAt,
 } from './approval-book.js';
-import { apiSeenDigest, approvalSummary, decisionCard, pageDigest, votesList } from './approval-view.js';
+import {
+  apiSeenDigest,
+  approvalSummary,
+  decisionCard,
+  pageDigest,
+  STATUS_TEXT,
+  votesList,
+} from './approval-view.js';
 import { type ControlEvent, pageFailed } from './context.js';
 import { ControlsUsageError, NO_SIGN_IN } from './errors.js';
 import { BodyError, readJsonBody, seeOther, sendJson } from './http-bits.js';
@@ -43,15 +50,6 @@ const personOfSession = (s: PageSession): Person => ({
   issuer: s.issuer,
   ...(s.name === undefined ? {} : { name: s.name }),
 });
-
-const STATUS_TEXT: Record<string, string> = {
-  pending: 'Waiting for a decision',
-  approved: 'Approved — the requester’s next retry carries it out',
-  denied: 'Denied',
-  expired: 'Expired',
-  redeemed: 'Approved and carried out',
-  cancelled: 'Withdrawn by the requester',
-};
 
 export class ApprovalPages {
   constructor(private readonly d: ApprovalPagesDeps) {}
@@ -364,8 +362,8 @@ export class ApprovalPages {
       STATUS_TEXT[state]!,
       html`${votesList(record)}${decisionCard(record)}<p>${
         state === 'pending'
-          ? 'Reviewers see this request in their inbox at /mrtr/approvals. Go back to your app and retry to check.'
-          : 'Go back to your app and retry the call.'
+          ? 'Reviewers see this request in their inbox. Go back to your app and continue there: it asks for the decision again.'
+          : 'Go back to your app and continue there.'
       }</p>`,
     );
   }

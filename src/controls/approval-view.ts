@@ -19,18 +19,42 @@ const duration = (ms: number): string => {
   return hours < 48 ? `${hours} hours` : `${Math.round(hours / 24)} days`;
 };
 
+/**
+ * A reviewer reads labels, not field names: `currentRoles` is "Current roles", `grant_ttl` "Grant ttl". The API keeps
+ * the keys as they are.
+ */
+export function factLabel(key: string): string {
+  const words = key
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/[_-]+/g, ' ')
+    .trim()
+    .toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** The heading of a request's page, by its state, in the words of the people involved. */
+export const STATUS_TEXT: Readonly<Record<string, string>> = {
+  pending: 'Waiting for a decision',
+  approved: 'Approved — it happens when the person who asked continues in their app',
+  denied: 'Denied',
+  expired: 'Expired',
+  redeemed: 'Approved and carried out',
+  cancelled: 'Withdrawn by the person who asked',
+};
+
 /** The facts a decision rests on, and nothing that changes while it is pending (the votes are shown apart). */
 export function decisionCard(r: ApprovalRecord): Html {
   const rows = Object.entries(r.effect).map(
-    ([k, v]) => html`<tr><th scope="row">${k}</th><td>${v === null ? '—' : String(v)}</td></tr>`,
+    ([k, v]) => html`<tr><th scope="row">${factLabel(k)}</th><td>${v === null ? '—' : String(v)}</td></tr>`,
   );
+  const who = r.requester.name ?? r.requester.subject;
   return html`<section class="card" aria-labelledby="what-${r.id}">
 <p><strong>${r.requester.name ?? r.requester.subject}</strong> <span class="muted">(${r.requester.subject})</span> asks for approval.</p>
 <h2 id="what-${r.id}">What will happen</h2>
 <table>${rows}</table>
 <h2>Why</h2><p>${r.reason}</p>
-<h2>How long</h2><p>Open for decision until ${when(r.expiresAt)}. Once approved, the grant is valid for ${duration(r.grantTtlMs)}, for one use by the requester's own request.</p>
-<p class="muted">Needs ${r.approve} approval${r.approve === 1 ? '' : 's'} by the role <strong>${r.role}</strong>; ${r.deny} denial${r.deny === 1 ? '' : 's'} end${r.deny === 1 ? 's' : ''} it. Effect digest <code>${r.effectDigest.slice(0, 16)}</code>.</p>
+<h2>How long</h2><p>Open for decision until ${when(r.expiresAt)}. Once approved, the grant is valid for ${duration(r.grantTtlMs)}: ${who} can then have it done once, from the same request.</p>
+<p class="muted">Needs ${r.approve} approval${r.approve === 1 ? '' : 's'} by the role <strong>${r.role}</strong>; ${r.deny} denial${r.deny === 1 ? '' : 's'} end${r.deny === 1 ? 's' : ''} it. Fingerprint of what will happen: <code>${r.effectDigest.slice(0, 16)}</code>.</p>
 </section>`;
 }
 

@@ -103,10 +103,11 @@ export async function requireApproval(
         throw new FlowEnded('approval request withdrawn by the requester', 'declined');
       }
       const denied = denials > 0 ? `, denied by ${denials} of ${deny}` : '';
-      // The check number makes each round's question new, so an "I opened it" answer is not replayed as a decision.
+      // The count makes each round's question new, so an "I opened it" answer is not replayed as a decision; it
+      // says what it counts, since a person reads it.
       await ctx.ask.url(
         `Still waiting — approved by ${approvals} of ${approve}${denied}. Needs ${approve === 1 ? 'a reviewer' : `${approve} reviewers`} with the role ${o.role}: ${o.reason}. ` +
-          `Open the link to follow the request; retry this call to check again (check ${ctx.round + 1}).`,
+          `Open the link to follow the request; continue here to ask again (request ${ctx.round + 1} of this call).`,
         statusUrl(id),
         { key, humanRequired: 'approval' },
       );

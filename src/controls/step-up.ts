@@ -85,7 +85,7 @@ export async function requireStepUp(
   }
   await ctx.ask.url(
     `Confirm it is you: ${o.reason}. Open the link, sign in and enter the code from your authenticator app, then ` +
-      `retry this call (check ${ctx.round + 1}).`,
+      `continue here (request ${ctx.round + 1} of this call).`,
     pageUrl(id),
     { key, humanRequired: 'second_factor' },
   );

@@ -399,7 +399,9 @@ export class McpServer {
       const leaseMs = (o.handlerTimeoutMs ?? SERVER_DEFAULTS.handlerTimeoutMs) + 10_000;
       guards.unshift(new ReplayGuard(o.replayStore, { leaseMs, ...o.replay }));
     } else if (o.replay)
-      throw new InvalidOptionError('McpServer: replay options need a replayStore to guard with');
+      throw new InvalidOptionError(
+        'McpServer: replay options were given without a replayStore (the replay guard needs one): pass replayStore, or leave replay out',
+      );
     if (this.registry.requiresScopes()) {
       guards.unshift(scopeGuard(o.auth));
     }

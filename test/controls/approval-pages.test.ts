@@ -45,7 +45,7 @@ describe('approval pages in a real browser', () => {
     // Who asks, what exactly, why, how long.
     const card = await bob.page.locator('section.card').textContent();
     expect(card).toContain('Alice (alice) asks for approval');
-    expect(card).toContain('resource');
+    expect(card).toContain('Resource'); // a label, not the effect's key
     expect(card).toContain('prod-db');
     expect(card).toContain(ASK.reason);
     expect(card).toMatch(/Open for decision until \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC/);

@@ -15,7 +15,7 @@ describe('request_access: four-eyes approval', () => {
     expect(q.params.mode).toBe('url');
     expect(q.params._meta['dev.mrtr/humanRequired']).toBe('approval');
     expect(q.params.message).toContain('Still waiting — approved by 0 of 1');
-    expect(q.params.message).toContain('retry this call to check again');
+    expect(q.params.message).toContain('continue here to ask again (request 1 of this call)');
     const status = new URL(q.params.url);
     expect(status.origin).toBe(f.origin);
     expect(status.pathname).toMatch(/^\/mrtr\/approvals\/[\w-]{16}\/status$/);
@@ -87,7 +87,7 @@ describe('request_access: four-eyes approval', () => {
         inputResponses: { approval: { action: 'accept' } },
       });
       expect(reply.result.resultType).toBe('input_required');
-      expect(reply.result.inputRequests.approval.params.message).toContain(`(check ${check})`);
+      expect(reply.result.inputRequests.approval.params.message).toContain(`(request ${check} of this call)`);
     }
   });
 

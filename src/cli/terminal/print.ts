@@ -31,6 +31,21 @@ export function printUsage(stream: NodeJS.WritableStream, usage: string): void {
   stream.write(usage);
 }
 
+/**
+ * What a usage mistake shows: the synopsis (the usage's first paragraph) and where the rest is, then the mistake
+ * itself last, where the eye lands — not under thirty lines of options.
+ */
+export function printUsageError(
+  stream: NodeJS.WritableStream,
+  usage: string,
+  help: string,
+  mistake: SafeText,
+): void {
+  const synopsis = usage.split('\n\n')[0] ?? usage;
+  stream.write(`${synopsis.trimEnd()}\n  (${help} shows every option)\n`);
+  printLine(stream, mistake);
+}
+
 // Characters JSON.stringify leaves raw that a terminal may act on or hide (C1 controls, bidi and zero-width).
 const JSON_UNSAFE = /[\u007f-\u009f\p{Cf}\p{Zl}\p{Zp}]/gu;
 

@@ -1,0 +1,335 @@
+// Every shell command line of README.md and docs/*.md runs as written. Each documented line (collected by
+// documented-lines.ts) has an entry here: run in a folder that has the repository's bin/, dist/ and examples/ and
+// an empty ./data, or skipped with the reason it cannot run in a test. A new line with no entry, or an entry whose
+// line left the docs, fails the first test.
+//
+// The one change made to a line: port 3000 (and 3001) is another free port, since a person's `npm start` may hold
+// 3000 on this machine — a `serve` line without --port gets one, and URLs on 127.0.0.1:3000 name the server the
+// group started. Placeholders a reader fills in (<flowId>, ID, $TOKEN, $MRTR_AUDIT_VKEY) get what they stand for.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { requireBuiltCli } from '../client/helpers.js';
+import { freePort } from '../helpers/free-port.js';
+import { documentedLines } from './documented-lines.js';
+
+const REPO = join(import.meta.dirname, '../..');
+/** Generous: these start real servers and clients; the limit only stops a hang, it measures nothing. */
+const LONG = 180_000;
+
+const SKIPPED: Record<string, string> = {
+  './bin/mrtr call':
+    "the README naming the command npm start's lines begin with; test/cli/npm-start.test.ts runs each printed line",
+  'npm install && npm start':
+    "npm install needs the registry and rewrites node_modules; npm start's own command runs in an empty folder in test/cli/npm-start.test.ts, and the same line with ./bin/mrtr runs here",
+  'npm install && npm test': 'the whole suite, of which this test is a part',
+  'npm run build':
+    'npm test runs it before every run (pretest); test/build/build-swap.test.ts checks what it leaves',
+  './bin/mrtr call http://127.0.0.1:3000/mcp grant_role --token alice-dev-token --args \'{"subject":"carol","role":"on-call"}\'':
+    "needs a person's consent, a TOTP code typed on the step-up page and another person's approval: test/cli/npm-start.test.ts drives grant_role to the end as those people",
+  './bin/mrtr audit show AaI0JmtzkxWZX-JrVJAIuQ':
+    'a flow id of the session the README shows; `./bin/mrtr audit show <flowId>` runs here with a flow of this run',
+  'mrtr audit show lVtVCrwRw8ZfDNLxRCUkQg':
+    'a flow id of the session docs/audit.md shows; `./bin/mrtr audit show <flowId>` runs here with a flow of this run',
+  'npm run build && npm run bench -- --only ours,ours-audit-sqlite --seconds 8 --warmup 2 --repeat 5 --quiet-wait 20 --retries 1':
+    'a benchmark: minutes of load that measure the machine (CONTRIBUTING: never time things in tests); test/bench checks the bench script',
+  'npm run build && npm run bench -- --only ours,ours-guard-sqlite,ours-guard-redis --repeat 3 --seconds 6 --warmup 2 --quiet-wait 15 --retries 1':
+    'a benchmark: minutes of load that measure the machine (CONTRIBUTING: never time things in tests); test/bench checks the bench script',
+  './bin/mrtr serve --fixture workflows --data ./data --port $port --resource http://127.0.0.1:3000/mcp --tokens examples/workflows/tokens.json --state-keys-file ./data/state-keys --store redis://127.0.0.1:6379/0 --audit postgres://mrtr@127.0.0.1:5432/mrtr --audit-instance "mrtr-$port" &':
+    'three instances behind nginx with Redis and PostgreSQL: test/fleet starts this fleet (npm run test:fleet)',
+  'PATH=.tools/node22/node_modules/.bin:$PATH npx conformance client --command "node dist/cli/main.js conformance-client" --scenario tools_call':
+    "the official runner on the private Node 22: test/client/conformance.test.ts runs this scenario and the runner's others",
+};
+
+/** The lines each group below runs; together with SKIPPED, every documented line. */
+const RUN = {
+  demo: {
+    serve:
+      './bin/mrtr serve --fixture demo --port 3000 --tokens examples/workflows/tokens.json --store sqlite:./data/replay.db --audit sqlite:./data/audit.db --audit-key-file ./data/audit-key --state-keys-file ./data/state-keys',
+    tools: './bin/mrtr tools http://127.0.0.1:3000/mcp --token bob-dev-token',
+    callByPerson:
+      './bin/mrtr call http://127.0.0.1:3000/mcp resolve_bug --args \'{"id":42}\' --token bob-dev-token',
+    callScripted:
+      './bin/mrtr call http://127.0.0.1:3000/mcp resolve_bug --args \'{"id":42}\' --token bob-dev-token --answers \'{"resolution":"Fixed","confirm":"yes"}\' --json',
+    prompt:
+      './bin/mrtr prompt http://127.0.0.1:3000/mcp triage_note --token bob-dev-token --answers \'{"severity":"high"}\'',
+    read: './bin/mrtr read http://127.0.0.1:3000/mcp helpdesk://policy --token bob-dev-token',
+    inspectorList:
+      'npx @modelcontextprotocol/inspector --cli http://127.0.0.1:3000/mcp --header "Authorization: Bearer bob-dev-token" --method tools/list',
+    inspectorEcho:
+      'npx @modelcontextprotocol/inspector --cli http://127.0.0.1:3000/mcp --header "Authorization: Bearer bob-dev-token" --method tools/call --tool-name echo --tool-arg message=hi',
+    inspectorRoots:
+      'npx @modelcontextprotocol/inspector --cli http://127.0.0.1:3000/mcp --header "Authorization: Bearer bob-dev-token" --method tools/call --tool-name check_workspace',
+    flowsSince: './bin/mrtr audit flows --since 1h',
+    flows: 'mrtr audit flows',
+    flowsRefused: 'mrtr audit flows --outcome refused --json',
+    show: './bin/mrtr audit show <flowId>',
+    verify: './bin/mrtr audit verify --vkey "$MRTR_AUDIT_VKEY"',
+    verifyInstalled: 'mrtr audit verify --vkey "$MRTR_AUDIT_VKEY"',
+    checkpoint: 'mrtr audit checkpoint --out q4.notes',
+    flowsOfTool: './bin/mrtr audit flows --target check_workspace',
+  },
+  offline: {
+    keys: './bin/mrtr keys generate',
+    keysInstalled: 'mrtr keys generate',
+    totp: './bin/mrtr users totp alice',
+    totpFile: './bin/mrtr users totp alice --totp ./data/totp.json',
+    totpData: './bin/mrtr users totp alice --totp data/totp.json',
+    stdioServer: './bin/mrtr serve --fixture example --stdio',
+    stdioByPerson:
+      './bin/mrtr call --stdio resolve_bug --args \'{"id":4}\' -- ./bin/mrtr serve --stdio --fixture example',
+    stdioScripted:
+      'mrtr call --stdio resolve_bug --args \'{"id":4}\' --answers \'{"resolution":"Fixed","confirm":"yes"}\' -- node dist/cli/main.js serve --stdio --fixture example',
+  },
+  servers: {
+    conformance: './bin/mrtr serve --fixture conformance --port 3001',
+    workflows: './bin/mrtr serve --fixture workflows --data ./data',
+    exampleOtherPort: './bin/mrtr serve --fixture example --port 3001',
+  },
+  auth: {
+    serve: './bin/mrtr serve --fixture example --port 3000 --tokens tokens.json',
+    call: './bin/mrtr call http://127.0.0.1:3000/mcp echo --args \'{"message":"hi"}\' --token alice-dev-token',
+  },
+  approvals: {
+    serve:
+      './bin/mrtr serve --fixture example --tokens examples/workflows/tokens.json --store sqlite:./data/replay.db',
+    request:
+      './bin/mrtr call http://127.0.0.1:3000/mcp request_access --token alice-dev-token --args \'{"resource":"prod-db","reason":"incident 4711"}\'',
+    list: 'curl -H "Authorization: Bearer carol-dev-token" http://127.0.0.1:3000/mrtr/approvals',
+    approve:
+      'curl -H "Authorization: Bearer carol-dev-token" -H \'Content-Type: application/json\' -d \'{"decision":"approve","comment":"ok for incident 4711"}\' http://127.0.0.1:3000/mrtr/approvals/ID',
+    listAsToken: 'curl -H "Authorization: Bearer $TOKEN" http://127.0.0.1:3000/mrtr/approvals',
+    approveAsToken:
+      'curl -H "Authorization: Bearer $TOKEN" -H \'Content-Type: application/json\' -d \'{"decision":"approve","comment":"ok for incident 4711"}\' http://127.0.0.1:3000/mrtr/approvals/ID',
+  },
+  workflows: {
+    serve:
+      './bin/mrtr serve --fixture workflows --data ./data --tokens examples/workflows/tokens.json --store sqlite:./data/replay.db --audit sqlite:./data/audit.db --audit-key-file ./data/audit-key --state-keys-file ./data/state-keys',
+    resize:
+      './bin/mrtr call http://127.0.0.1:3000/mcp resize_vm --args \'{"size":"large"}\' --token alice-dev-token',
+    ticket:
+      './bin/mrtr call http://127.0.0.1:3000/mcp create_ticket --token alice-dev-token --args \'{"title":"Laptop screen broken"}\' --answers \'{"category":"hardware","asset-1":"AST-00003"}\'',
+  },
+};
+
+interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** A folder as a checkout looks to a reader: the repository's programs and examples, a fresh ./data. */
+class Folder {
+  readonly dir = mkdtempSync(join(tmpdir(), 'mrtr-doc-lines-'));
+  port = 3000;
+  env: Record<string, string> = {};
+  private readonly servers: Array<() => Promise<void>> = [];
+
+  constructor() {
+    for (const part of ['bin', 'dist', 'examples', 'node_modules', 'schema', 'package.json'])
+      symlinkSync(join(REPO, part), join(this.dir, part));
+  }
+
+  /** The line as it runs here: ports moved (see the top of the file) and placeholders filled. */
+  private written(line: string, fill: Record<string, string>): string {
+    let out = line
+      .replaceAll('127.0.0.1:3000', `127.0.0.1:${this.port}`)
+      .replace(/--port 300[01]\b/, `--port ${this.port}`);
+    for (const [from, to] of Object.entries(fill)) out = out.replaceAll(from, to);
+    return out;
+  }
+
+  private spawn(line: string) {
+    return spawn('bash', ['-c', line], {
+      cwd: this.dir,
+      env: { ...process.env, PATH: `${join(this.dir, 'bin')}:${process.env.PATH}`, ...this.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  }
+
+  run(line: string, fill: Record<string, string> = {}): Promise<Ran> {
+    const child = this.spawn(this.written(line, fill));
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
+  }
+
+  /** Starts a `serve` line and resolves once it listens; the folder's port is the one it listens on. */
+  async serve(line: string): Promise<{ stderr: () => string; stop: () => Promise<void> }> {
+    this.port = await freePort();
+    const written = this.written(line, {});
+    const child = this.spawn(`exec ${/--port /.test(written) ? written : `${written} --port ${this.port}`}`);
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const exited = new Promise<void>((done) => child.once('exit', () => done()));
+    const stop = async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    };
+    this.servers.push(stop);
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (c: Buffer) => {
+        stdout += c.toString();
+        if (stdout.includes('listening on')) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`\`${written}\` exited (${code}): ${stderr}`)));
+    });
+    return { stderr: () => stderr, stop };
+  }
+
+  async close() {
+    for (const stop of this.servers) await stop();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+const folders: Folder[] = [];
+const folder = () => {
+  const f = new Folder();
+  folders.push(f);
+  return f;
+};
+afterAll(async () => {
+  for (const f of folders) await f.close();
+});
+
+const all = (group: Record<string, string>) => Object.values(group);
+
+describe('the command lines of README.md and docs/*.md', () => {
+  it('each has a run below or a reason it cannot run in a test (and each entry is still documented)', () => {
+    const documented = documentedLines(REPO).map((d) => d.line);
+    const covered = [...Object.keys(SKIPPED), ...Object.values(RUN).flatMap(all)];
+    expect(documented.filter((line) => !covered.includes(line))).toEqual([]);
+    expect(covered.filter((line) => !documented.includes(line))).toEqual([]);
+  });
+
+  it('the lines that need no server', { timeout: LONG }, async () => {
+    requireBuiltCli();
+    const f = folder();
+    const { offline: l } = RUN;
+    for (const line of [l.keys, l.keysInstalled]) {
+      const r = await f.run(line);
+      expect(r, line).toMatchObject({ code: 0, stdout: expect.stringMatching(/^\w+:\S+\n$/) });
+    }
+    for (const line of [l.totp, l.totpFile, l.totpData]) {
+      const r = await f.run(line);
+      expect(r.code, `${line}: ${r.stderr}`).toBe(0);
+      expect(r.stdout).toMatch(/otpauth:\/\//);
+    }
+    expect(existsSync(join(f.dir, 'data/totp.json'))).toBe(true);
+    // With nothing on stdin, a stdio server ends when its input does.
+    const stdio = await f.run(l.stdioServer);
+    expect(stdio.code, stdio.stderr).toBe(0);
+    // Without a terminal, a question only a person answers ends the call with exit 6, naming it.
+    const byPerson = await f.run(l.stdioByPerson);
+    expect(byPerson.code, byPerson.stderr).toBe(6);
+    expect(byPerson.stderr).toMatch(/How was bug 4 resolved\?/);
+    const scripted = await f.run(l.stdioScripted);
+    expect(scripted.code, scripted.stderr).toBe(0);
+    expect(scripted.stdout).toMatch(/Bug 4 resolved as Fixed/);
+  });
+
+  it('the servers the README starts on their own', { timeout: LONG }, async () => {
+    requireBuiltCli();
+    for (const line of all(RUN.servers)) {
+      const f = folder();
+      await f.serve(line);
+      const r = await f.run(`./bin/mrtr tools http://127.0.0.1:3000/mcp --json`);
+      expect(r.code, `${line}: ${r.stderr}`).toBe(0);
+      expect(JSON.parse(r.stdout).tools.length).toBeGreaterThan(0);
+    }
+  });
+
+  it("npm start's server (README), the calls, the Inspector and the audit trail", {
+    timeout: LONG,
+  }, async () => {
+    requireBuiltCli();
+    const f = folder();
+    const { demo: l } = RUN;
+    const served = await f.serve(l.serve);
+    const tools = await f.run(l.tools);
+    expect(tools.code, tools.stderr).toBe(0);
+    expect(tools.stdout).toMatch(/resolve_bug/);
+    const byPerson = await f.run(l.callByPerson);
+    expect(byPerson.code, byPerson.stderr).toBe(6);
+    expect(byPerson.stderr).toMatch(/How was bug 42 resolved\?/);
+    const scripted = await f.run(l.callScripted);
+    expect(scripted.code, scripted.stderr).toBe(0);
+    expect(JSON.parse(scripted.stdout)).toMatchObject({ status: 'complete' });
+    for (const line of [l.prompt, l.read]) {
+      const r = await f.run(line);
+      expect(r.code, `${line}: ${r.stderr}`).toBe(0);
+    }
+    for (const line of [l.inspectorList, l.inspectorEcho, l.inspectorRoots]) {
+      const r = await f.run(line);
+      expect(r.code, `${line}: ${r.stdout}${r.stderr}`).toBe(0);
+      expect(r.stdout).not.toMatch(/"isError": true/);
+    }
+    // Stopped (SIGTERM, and its exit waited for), the server has sealed its last checkpoint: the trail is complete.
+    await served.stop();
+    const flows = await f.run(`${l.flows} --json`);
+    const flowId = (JSON.parse(flows.stdout) as Array<{ flowId: string | null }>).find(
+      (x) => x.flowId,
+    )?.flowId;
+    expect(flowId, flows.stderr).toBeTruthy();
+    f.env.MRTR_AUDIT_VKEY = /its verifier key is (\S+)/.exec(served.stderr())?.[1] ?? '';
+    expect(f.env.MRTR_AUDIT_VKEY).toMatch(/^mrtr-audit\+/);
+    for (const line of [l.flowsSince, l.flows, l.flowsRefused, l.verify, l.verifyInstalled, l.checkpoint]) {
+      const r = await f.run(line);
+      expect(r.code, `${line}: ${r.stderr}`).toBe(0);
+    }
+    const ofTool = await f.run(l.flowsOfTool);
+    expect(ofTool.code, ofTool.stderr).toBe(0);
+    expect(ofTool.stdout).toContain('check_workspace'); // the Inspector's call above
+    const show = await f.run(l.show, { '<flowId>': flowId! });
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stdout).toContain(`flow ${flowId}`);
+    expect(readFileSync(join(f.dir, 'q4.notes'), 'utf8')).toMatch(/mrtr-audit/);
+  });
+
+  it('docs/auth.md: the example with a tokens file, and a call with a token', { timeout: LONG }, async () => {
+    requireBuiltCli();
+    const f = folder();
+    await f.run(`echo '{"alice-dev-token": {"sub": "alice", "roles": ["requester"]}}' > tokens.json`);
+    await f.serve(RUN.auth.serve);
+    const r = await f.run(RUN.auth.call);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/hi/);
+  });
+
+  it('docs/human-controls.md: a request, the inbox, an approval', { timeout: LONG }, async () => {
+    requireBuiltCli();
+    const f = folder();
+    const { approvals: l } = RUN;
+    await f.serve(l.serve);
+    const request = await f.run(l.request);
+    expect(request.code, request.stderr).toBe(6); // waits for a reviewer: a person follows it, in a terminal
+    const inbox = JSON.parse((await f.run(l.list)).stdout);
+    expect(inbox.approvals).toHaveLength(1);
+    f.env.TOKEN = 'bob-dev-token';
+    expect(JSON.parse((await f.run(l.listAsToken)).stdout).approvals).toHaveLength(1);
+    const id = inbox.approvals[0].id as string;
+    const approved = await f.run(l.approve, { '/approvals/ID': `/approvals/${id}` });
+    expect(approved.code).toBe(0);
+    expect(JSON.parse(approved.stdout)).toMatchObject({ state: 'approved' });
+    const again = await f.run(l.approveAsToken, { '/approvals/ID': `/approvals/${id}` });
+    expect(JSON.parse(again.stdout)).toMatchObject({ error: expect.stringMatching(/decided|approved/) });
+  });
+
+  it('docs/workflows.md: the workflows on their databases, two calls', { timeout: LONG }, async () => {
+    requireBuiltCli();
+    const f = folder();
+    const { workflows: l } = RUN;
+    await f.serve(l.serve);
+    const resize = await f.run(l.resize);
+    expect(resize.code, resize.stderr).toBe(6); // asks which VM: a person answers it in a terminal
+    expect(resize.stderr).toMatch(/needs a person/);
+    const ticket = await f.run(l.ticket);
+    expect(ticket.code, ticket.stderr).toBe(0);
+  });
+});
