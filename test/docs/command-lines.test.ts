@@ -31,7 +31,7 @@ const SKIPPED: Record<string, string> = {
     "needs a person's consent, a TOTP code typed on the step-up page and another person's approval: test/cli/npm-start.test.ts drives grant_role to the end as those people",
   './bin/mrtr audit show AaI0JmtzkxWZX-JrVJAIuQ':
     'a flow id of the session the README shows; `./bin/mrtr audit show <flowId>` runs here with a flow of this run',
-  'mrtr audit show lVtVCrwRw8ZfDNLxRCUkQg':
+  'mrtr audit show AaI1zqR_Drfcsitc4QYFNg':
     'a flow id of the session docs/audit.md shows; `./bin/mrtr audit show <flowId>` runs here with a flow of this run',
   'npm run build && npm run bench -- --only ours,ours-audit-sqlite --seconds 8 --warmup 2 --repeat 5 --quiet-wait 20 --retries 1':
     'a benchmark: minutes of load that measure the machine (CONTRIBUTING: never time things in tests); test/bench checks the bench script',
