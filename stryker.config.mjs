@@ -31,7 +31,11 @@ export default {
     'src/audit/chain.ts',
     'src/audit/checkpoint.ts',
     'src/audit/verify.ts',
+    'src/audit/intent-links.ts',
+    'src/audit/tables.ts',
     'src/audit/trail.ts',
+    // The front door's bound on what a request may nest.
+    'src/server/input-bounds.ts',
     // Barrels only re-export.
     '!src/**/index.ts',
   ],

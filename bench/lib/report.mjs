@@ -108,7 +108,7 @@ export function printTable(results, ratios, order) {
   );
   console.log('  srv µs/op: server CPU time per flow (MRTR servers) or per request (bare).');
   console.log(
-    '  audit rows: one event per round, so their req/s is also audit events/s (durable before each answer).',
+    '  audit rows: two events per round (its intent before the tool runs, its outcome before the answer), so audit events/s are twice their req/s.',
   );
   console.log('');
   console.log('ratios:');

@@ -61,7 +61,8 @@ export const SERVER_DEFS = {
       },
     ]),
   ),
-  // The audit trail on each durable sink: what "recorded before answered" costs per flow (2 events per flow).
+  // The audit trail on each durable sink: what "intent before the tool, outcome before the answer" costs per flow
+  // (2 rounds, 4 events per flow).
   ...Object.fromEntries(
     ['sqlite', 'sqlite-full', 'postgres'].map((sink) => [
       `ours-audit-${sink}`,
