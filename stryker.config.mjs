@@ -57,5 +57,8 @@ export default {
   incremental: true,
   incrementalFile: 'reports/stryker-incremental.json',
   tempDirName: '.stryker-tmp',
+  // The build is a symbolic link to a .dist-* folder (scripts/build.mjs), which Stryker cannot copy; the sandbox
+  // links to the checkout's build instead (test/helpers/mutation-dist.ts).
+  ignorePatterns: ['/dist', '/.dist-*'],
   cleanTempDir: true,
 };

@@ -7,6 +7,8 @@ export default defineConfig({
   ...base,
   test: {
     ...base.test,
+    // The sandbox's dist/: a link to the checkout's build (the build's link cannot be copied).
+    globalSetup: ['test/helpers/mutation-dist.ts'],
     // Replaces the base include (mergeConfig would append to it).
     include: [
       'test/state/**/*.test.ts',

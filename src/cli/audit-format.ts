@@ -126,7 +126,7 @@ export function flowTimeline(records: readonly AuditRecord[], style: Style): str
 export function verifyText(report: VerifyReport, style: Style): string {
   let out = '';
   for (const c of report.chains)
-    out += `  ${shown(c.instance)}: ${c.events} events, head #${c.headSeq}, sealed up to #${c.sealedSeq}${c.unfinished > 0 ? `, ${c.unfinished} round(s) with an intent and no outcome (still running, killed, or their outcome was refused)` : ''}\n`;
+    out += `  ${shown(c.instance)}: ${c.events} events, head #${c.headSeq}, sealed up to #${c.sealedSeq}${c.headSeq > c.sealedSeq ? `, ${c.headSeq - c.sealedSeq} not sealed by a given key` : ''}${c.unfinished > 0 ? `, ${c.unfinished} round(s) with an intent and no outcome (still running, killed, or their outcome was refused)` : ''}\n`;
   if (report.ok)
     return `${paint(style, 'intact', 32)}: ${report.events} events in ${report.chains.length} chain(s), ${report.checkpoints} checkpoint(s) verified\n${out}`;
   const bad = report.firstBad!;

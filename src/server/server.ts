@@ -337,6 +337,7 @@ export class McpServer {
       sessionKeys: purposeKeys(keyring, 'mrtr/legacy-session'),
       logger: this.logger,
       ...(store ? { store } : {}),
+      storeTimeoutMs: this.options.hookTimeoutMs ?? SERVER_DEFAULTS.hookTimeoutMs,
       ...(o.relay ? { relay: o.relay } : {}),
       ...(o.sessionMaxAgeMs === undefined ? {} : { sessionMaxAgeMs: o.sessionMaxAgeMs }),
       ...(o.answerTimeoutMs === undefined ? {} : { answerTimeoutMs: o.answerTimeoutMs }),

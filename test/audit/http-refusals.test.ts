@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AuditRecord, SqliteAuditReader, SqliteAuditSink } from '../../src/audit/index.js';
 import { McpError } from '../../src/protocol/index.js';
-import { mcp, rawPost } from '../helpers/mcp-http.js';
+import { META, mcp, rawPost } from '../helpers/mcp-http.js';
 import { auditedServer, HeldSink, openTrail, tempDir } from './fixture.js';
 
 const cleanups: Array<() => void | Promise<void>> = [];
@@ -100,6 +100,32 @@ describe('refusals by the HTTP transport', () => {
       principal: { sub: 'ada', iss: 'https://issuer.test', clientId: 'cli' },
     });
     expect(r6).toBeUndefined();
+  });
+
+  it('records a refusal whose arguments nest past any record (a header mismatch with 20,000 levels) as what was wrong with them', async () => {
+    const tmp = tempDir();
+    cleanups.push(tmp.remove);
+    const path = join(tmp.dir, 'audit.db');
+    const trail = await openTrail(await SqliteAuditSink.open(path));
+    cleanups.push(() => trail.close());
+    const endpoint = await auditedServer(trail).listen({ port: 0 });
+    cleanups.push(() => endpoint.close());
+    // Built as text: JSON.stringify of it would overflow the test's own stack.
+    const deep = `${'['.repeat(20_000)}"leaf"${']'.repeat(20_000)}`;
+    const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":${JSON.stringify(META)},"name":"delete_file","arguments":{"path":"/a","d":${deep}}}}`;
+    const reply = await rawPost(endpoint.url, body, { ...HEADERS, 'mcp-name': 'sign_in' });
+    expect(reply.status).toBe(400);
+    const reader = new SqliteAuditReader(path);
+    const events = (await reader.events()).map((e) => JSON.parse(e.text) as AuditRecord);
+    await reader.close();
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({
+      outcome: 'refused',
+      decidedBy: 'http',
+      target: 'delete_file',
+      arguments: { $refused: 'Invalid params: arguments nests deeper than 64 levels' },
+    });
+    expect(events[0]!.reason).toMatch(/^header_mismatch: /);
   });
 
   it('answers 500 instead of the refusal when its event cannot be stored', async () => {

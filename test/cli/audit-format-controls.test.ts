@@ -83,3 +83,24 @@ describe('mrtr audit output never passes control characters through', () => {
     ).toContain('TAMPERED: first bad event i\\u001b[1A #1');
   });
 });
+
+describe('the verdict on chains', () => {
+  it('says how many events of each chain no given key has sealed, and how many rounds have no outcome', () => {
+    const report: VerifyReport = {
+      ok: true,
+      events: 16,
+      checkpoints: 1,
+      chains: [
+        { instance: 'files-1', events: 14, headSeq: 14, sealedSeq: 14, unfinished: 0 },
+        // A chain no key has sealed: a writer that has not sealed yet, or one someone added without the key.
+        { instance: 'evil-1', events: 2, headSeq: 2, sealedSeq: 0, unfinished: 1 },
+      ],
+      firstBad: undefined,
+    };
+    const text = verifyText(report, { width: 120, color: false });
+    expect(text).toContain('  files-1: 14 events, head #14, sealed up to #14\n');
+    expect(text).toContain(
+      '  evil-1: 2 events, head #2, sealed up to #0, 2 not sealed by a given key, 1 round(s) with an intent and no outcome',
+    );
+  });
+});

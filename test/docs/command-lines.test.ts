@@ -29,7 +29,7 @@ const SKIPPED: Record<string, string> = {
     'npm test runs it before every run (pretest); test/build/build-swap.test.ts checks what it leaves',
   './bin/mrtr call http://127.0.0.1:3000/mcp grant_role --token alice-dev-token --args \'{"subject":"carol","role":"on-call"}\'':
     "needs a person's consent, a TOTP code typed on the step-up page and another person's approval: test/cli/npm-start.test.ts drives grant_role to the end as those people",
-  './bin/mrtr audit show AaI0JmtzkxWZX-JrVJAIuQ':
+  './bin/mrtr audit show AaI15Poe1-QV1KJR9QFMcw':
     'a flow id of the session the README shows; `./bin/mrtr audit show <flowId>` runs here with a flow of this run',
   'mrtr audit show AaI1zqR_Drfcsitc4QYFNg':
     'a flow id of the session docs/audit.md shows; `./bin/mrtr audit show <flowId>` runs here with a flow of this run',

@@ -24,10 +24,12 @@ import {
 } from '../../protocol/index.js';
 import { MemoryStore, type SharedStore } from '../../stores/index.js';
 import { LOG_LEVELS, type LogLevel, type Principal } from '../context.js';
+import { SERVER_DEFAULTS } from '../defaults.js';
 import type { Logger } from '../environment.js';
 import { errorResponse } from '../message.js';
 import type { RequestHandler } from '../request-handler.js';
 import type { AnswerRelay, RelayedAnswer } from './answer-relay.js';
+import { boundedStore } from './bounded-store.js';
 import { keptCapabilities, legacyRequestParams } from './capabilities.js';
 import { QuestionShares } from './fair-share.js';
 import { keptClientInfo, type LegacySession, SessionCodec } from './session.js';
@@ -46,6 +48,8 @@ export interface LegacyBridgeOptions {
   sessionKeys: ReadonlyArray<{ kid: string; key: Uint8Array }>;
   /** Where ended sessions and log levels are kept; shared in a fleet (default: this process's memory). */
   store?: SharedStore;
+  /** How long an operation of `store` may take before the request fails closed (default 10 s, hookTimeoutMs). */
+  storeTimeoutMs?: number;
   /** Carries answers that reach another instance to the one waiting (default: none, one instance). */
   relay?: AnswerRelay;
   logger: Logger;
@@ -137,7 +141,10 @@ export class LegacyBridge {
       perPrincipal: options.maxPendingPerPrincipal ?? LEGACY_DEFAULTS.maxPendingPerPrincipal,
       sessionsPerPrincipal: options.maxSessionsPerPrincipal ?? LEGACY_DEFAULTS.maxSessionsPerPrincipal,
     });
-    this.store = options.store ?? new MemoryStore();
+    this.store = boundedStore(
+      options.store ?? new MemoryStore(),
+      options.storeTimeoutMs ?? SERVER_DEFAULTS.hookTimeoutMs,
+    );
     const idKey = options.sessionKeys[0]?.key;
     if (!idKey) throw new Error('LegacyBridge needs at least one session key');
     this.urlElicitations = new UrlElicitations(idKey);
