@@ -35,6 +35,8 @@ const SKIPPED: Record<string, string> = {
     'a flow id of the session docs/audit.md shows; `./bin/mrtr audit show <flowId>` runs here with a flow of this run',
   'npm run build && npm run bench -- --only ours,ours-audit-sqlite --seconds 8 --warmup 2 --repeat 5 --quiet-wait 20 --retries 1':
     'a benchmark: minutes of load that measure the machine (CONTRIBUTING: never time things in tests); test/bench checks the bench script',
+  'npm run build && npm run bench -- --only ours,ours-audit-sqlite --seconds 5 --warmup 2 --repeat 3 --quiet-wait 10 --retries 1':
+    'a benchmark: minutes of load that measure the machine (CONTRIBUTING: never time things in tests); test/bench checks the bench script',
   'npm run build && npm run bench -- --only ours,ours-guard-sqlite,ours-guard-redis --repeat 3 --seconds 6 --warmup 2 --quiet-wait 15 --retries 1':
     'a benchmark: minutes of load that measure the machine (CONTRIBUTING: never time things in tests); test/bench checks the bench script',
   './bin/mrtr serve --fixture workflows --data ./data --port $port --resource http://127.0.0.1:3000/mcp --tokens examples/workflows/tokens.json --state-keys-file ./data/state-keys --store redis://127.0.0.1:6379/0 --audit postgres://mrtr@127.0.0.1:5432/mrtr --audit-instance "mrtr-$port" &':
