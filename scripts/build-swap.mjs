@@ -10,6 +10,7 @@
 // `npm pack` does not follow a symbolic link, so when npm packs or publishes (npm_command), `dist` is left a real
 // directory; the next ordinary build turns it back into a link (the one moment, on that switch, where `dist` is
 // briefly absent: a directory cannot be renamed over).
+import { randomBytes } from 'node:crypto';
 import {
   existsSync,
   lstatSync,
@@ -45,7 +46,9 @@ export async function buildAndSwap({
   realDirectory = false,
   log = () => {},
 }) {
-  const name = `${PREFIX}${Date.now().toString(36)}-${process.pid}`;
+  // Unique even for two builds of one process in one millisecond: a name reused would compile into the directory
+  // `<link>` points at, under readers' feet. The pid stays last (prune reads it).
+  const name = `${PREFIX}${Date.now().toString(36)}${randomBytes(3).toString('hex')}-${process.pid}`;
   const outDir = join(root, name);
   log(`building into ${name}`);
   await compile(outDir);
@@ -55,6 +58,8 @@ export async function buildAndSwap({
   writeFileSync(join(outDir, COMPLETE), '');
 
   const target = join(root, link);
+  // A reader may have just resolved the old link: the build it points at is kept until the next build.
+  const previous = currentBuild(root, link);
   if (realDirectory) {
     rmSync(join(outDir, COMPLETE));
     replace(target, outDir, root);
@@ -66,7 +71,7 @@ export async function buildAndSwap({
     replace(target, staging, root);
     log(`${link} -> ${name}`);
   }
-  prune(root, link);
+  prune(root, link, previous);
   return outDir;
 }
 
@@ -86,10 +91,11 @@ function replace(target, source, root) {
 }
 
 /**
- * Removes build directories nothing needs: keeps the one `<link>` points at, the KEEP_PREVIOUS newest others, and any
+ * Removes build directories nothing needs: keeps the one `<link>` points at, the one it pointed at before this build
+ * and the newest others up to KEEP_PREVIOUS in all, and any
  * whose building process is still running (a concurrent build); removes the rest, interrupted builds included.
  */
-function prune(root, link) {
+function prune(root, link, previous) {
   const current = currentBuild(root, link);
   const builds = readdirSync(root)
     .filter((entry) => entry.startsWith(PREFIX) && !entry.endsWith('.link'))
@@ -101,7 +107,14 @@ function prune(root, link) {
       mtime: statSync(join(root, entry)).mtimeMs,
     }))
     .sort((a, b) => b.mtime - a.mtime);
+  // The build `<link>` pointed at until now is one of those kept, whatever the clock says (builds a millisecond apart
+  // tie on mtime).
   let kept = 0;
+  const previousBuild = builds.find((build) => build.entry === previous);
+  if (previousBuild) {
+    builds.splice(builds.indexOf(previousBuild), 1);
+    kept++;
+  }
   for (const build of builds) {
     if (!build.complete && isRunning(build.pid)) continue;
     if (build.complete && kept < KEEP_PREVIOUS) {
