@@ -5,8 +5,11 @@
 // is bounded already by the transports (maxBodyBytes, maxLineBytes) for the message as a whole.
 import { invalidParams, isJsonObject, nestsDeeperThan } from '../protocol/index.js';
 
+const tooDeepMessage = (where: string, maxDepth: number) =>
+  `Invalid params: ${where} nests deeper than ${maxDepth} levels`;
+
 const tooDeep = (member: string, where: string, maxDepth: number) =>
-  invalidParams(`Invalid params: ${where} nests deeper than ${maxDepth} levels`, {
+  invalidParams(tooDeepMessage(where, maxDepth), {
     limit: 'maxInputDepth',
     member,
     maxDepth,
@@ -27,4 +30,12 @@ export function checkInputBounds(params: unknown, maxDepth: number): void {
       if (nestsDeeperThan(answers[key], maxDepth))
         throw tooDeep('inputResponses', `inputResponses["${key}"]`, maxDepth);
   }
+}
+
+/**
+ * What a refusal's audit event holds of the arguments: as sent, unless they nest past the limit — no record could
+ * hold them (canonical JSON stops at 1000 levels) — and then what was wrong with them.
+ */
+export function recordableArguments(args: unknown, maxDepth: number): unknown {
+  return nestsDeeperThan(args, maxDepth) ? { $refused: tooDeepMessage('arguments', maxDepth) } : args;
 }

@@ -2,25 +2,15 @@
 // JSON-RPC; stdio: an overlong line, a line that is not JSON-RPC): told to the round observers as `refused` events,
 // so an audit trail holds every refusal, not only the pipeline's. Like a round's answer, the refusal is sent only
 // once the observers have settled.
-import { type JsonRpcRequest, MRTR_METHODS, nestsDeeperThan } from '../protocol/index.js';
+import { type JsonRpcRequest, MRTR_METHODS } from '../protocol/index.js';
 import type { Principal } from './context.js';
 import { SERVER_DEFAULTS } from './defaults.js';
 import type { Logger } from './environment.js';
+import { recordableArguments } from './input-bounds.js';
 import { notifyObservers } from './round/notify.js';
 import type { RoundEvent, RoundObserver } from './round/observer.js';
 
 const MRTR_METHOD_SET: ReadonlySet<string> = new Set(MRTR_METHODS);
-
-/**
- * What the refusal's event holds of the arguments: as sent, unless they nest past the front door's limit, which no
- * record could hold (canonical JSON stops at 1000 levels); then what was wrong with them, as the dispatcher records.
- */
-function recordableArguments(args: unknown): unknown {
-  const limit = SERVER_DEFAULTS.maxInputDepth;
-  return nestsDeeperThan(args, limit)
-    ? { $refused: `Invalid params: arguments nests deeper than ${limit} levels` }
-    : args;
-}
 
 /** The method a refused request is recorded with when no JSON-RPC request could be read from its body. */
 export const UNREAD_METHOD = '(unread)';
@@ -59,7 +49,7 @@ export class TransportRefusals {
       requestId: request?.id ?? '',
       method: request?.method ?? UNREAD_METHOD,
       target: typeof target === 'string' ? target : undefined,
-      arguments: recordableArguments(params.arguments),
+      arguments: recordableArguments(params.arguments, SERVER_DEFAULTS.maxInputDepth),
       principal: this.principal,
       round: 0,
       flowId: undefined,

@@ -5,7 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { ChainedEvent, StoredCheckpoint } from '../../src/audit/index.js';
-import { AuditSigner, type AuditSink, AuditTrail, type AuditTrailOptions } from '../../src/audit/index.js';
+import {
+  type AuditRecord,
+  AuditSigner,
+  type AuditSink,
+  AuditTrail,
+  type AuditTrailOptions,
+  SqliteAuditReader,
+} from '../../src/audit/index.js';
 import type { JsonRpcRequest, JsonRpcResponse } from '../../src/protocol/index.js';
 import { McpServer, type McpServerOptions, text } from '../../src/server/index.js';
 import { Keyring } from '../../src/state/index.js';
@@ -107,6 +114,16 @@ export class HeldSink implements AuditSink {
   }
   close() {
     return this.inner.close();
+  }
+}
+
+/** Every record an SQLite audit file holds, in chain order. */
+export async function recordsIn(path: string): Promise<AuditRecord[]> {
+  const reader = new SqliteAuditReader(path);
+  try {
+    return (await reader.events()).map((e) => JSON.parse(e.text) as AuditRecord);
+  } finally {
+    await reader.close();
   }
 }
 

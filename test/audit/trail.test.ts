@@ -8,7 +8,6 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
-  type AuditRecord,
   AuditTrail,
   openAuditSink,
   SqliteAuditReader,
@@ -27,6 +26,7 @@ import {
   HeldSink,
   openTrail,
   outcomes,
+  recordsIn,
   stateOf,
   tempDir,
 } from './fixture.js';
@@ -44,14 +44,7 @@ async function setup(options: Parameters<typeof openTrail>[1] = {}) {
   const trail = await openTrail(sink, options);
   cleanups.push(() => trail.close());
   const core = auditedServer(trail).core;
-  const records = async (): Promise<AuditRecord[]> => {
-    const reader = new SqliteAuditReader(path);
-    try {
-      return (await reader.events()).map((e) => JSON.parse(e.text) as AuditRecord);
-    } finally {
-      await reader.close();
-    }
-  };
+  const records = () => recordsIn(path);
   return { path, sink, trail, core, records };
 }
 
@@ -213,9 +206,7 @@ describe('refusals by guards', () => {
     expect(replayed).toMatchObject({ error: { code: -32602 } });
     const limited = await core.handle(call(4, 'delete_file', answer(false)), ada);
     expect(limited).toMatchObject({ error: { code: -32600 } });
-    const reader = new SqliteAuditReader(path);
-    const records = (await reader.events()).map((e) => JSON.parse(e.text) as AuditRecord);
-    await reader.close();
+    const records = await recordsIn(path);
     expect(
       outcomes(records)
         .slice(2)
@@ -394,9 +385,7 @@ describe('back-pressure before a round runs', () => {
     const all = [first, ...waiting];
     await expect.poll(() => all.every((a) => a.settled)).toBe(true);
     // What the file holds, not what was attempted: a write that raced the close failed, and its round was refused.
-    const reader = new SqliteAuditReader(join(tmp.dir, 'audit.db'));
-    const stored = (await reader.events()).map((e) => JSON.parse(e.text) as AuditRecord);
-    await reader.close();
+    const stored = await recordsIn(join(tmp.dir, 'audit.db'));
     const recorded = new Set(outcomes(stored).map((r) => r.requestId));
     const intended = new Set(stored.filter((r) => r.outcome === 'proposed').map((r) => r.requestId));
     // The first round's intent was being written when the trail closed: it is stored.

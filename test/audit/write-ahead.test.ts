@@ -5,10 +5,10 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { type AuditRecord, SqliteAuditReader, SqliteAuditSink } from '../../src/audit/index.js';
+import { SqliteAuditSink } from '../../src/audit/index.js';
 import { type McpServerOptions, text } from '../../src/server/index.js';
 import { deferred, track } from '../helpers/signals.js';
-import { auditedServer, call, env, HeldSink, openTrail, tempDir } from './fixture.js';
+import { auditedServer, call, env, HeldSink, openTrail, recordsIn, tempDir } from './fixture.js';
 
 const cleanups: Array<() => void | Promise<void>> = [];
 afterEach(async () => {
@@ -35,14 +35,7 @@ async function setup(
       return text(`filed ${title}`);
     },
   ).core;
-  const records = async (): Promise<AuditRecord[]> => {
-    const reader = new SqliteAuditReader(path);
-    try {
-      return (await reader.events()).map((e) => JSON.parse(e.text) as AuditRecord);
-    } finally {
-      await reader.close();
-    }
-  };
+  const records = () => recordsIn(path);
   const file = (id: number, args: Record<string, unknown> = { title: `t${id}` }) =>
     core.handle(call(id, 'create_ticket', { arguments: args }), env);
   return { sink, trail, core, tickets, records, file };

@@ -2,6 +2,7 @@
 // (a custom SharedStore without timeouts of its own) must not hold 2025 clients' requests open for ever, as it
 // cannot hold a 2026 round's (hookTimeoutMs bounds the guards there).
 import type { SharedStore } from '../../stores/index.js';
+import { isThenable } from '../maybe-async.js';
 import { HookTimeoutError, withinTime } from '../round/time-bound.js';
 
 export function boundedStore(store: SharedStore, limitMs: number): SharedStore {
@@ -11,9 +12,9 @@ export function boundedStore(store: SharedStore, limitMs: number): SharedStore {
       if (typeof member !== 'function') return member;
       return (...args: unknown[]) => {
         const result: unknown = member.apply(target, args);
-        if (typeof (result as { then?: unknown } | null | undefined)?.then !== 'function') return result;
+        if (!isThenable(result)) return result;
         return withinTime(
-          result as PromiseLike<unknown>,
+          result,
           limitMs,
           () => new HookTimeoutError('guard_timeout', "the 2025 bridge's session store", limitMs),
         );

@@ -6,6 +6,7 @@
 import { invalidParams, type JsonObject, type Result, withoutPrototypes } from '../../protocol/index.js';
 import { Deadline } from '../deadline.js';
 import { handlerContractError } from '../errors.js';
+import { isThenable } from '../maybe-async.js';
 import type { HandlerOptions } from '../registry.js';
 import { type ScreenedRound, screenRound } from '../round/guard.js';
 import { timedOutAnswer } from '../round/pipeline.js';
@@ -20,9 +21,6 @@ interface Completion {
 
 const NO_SCOPES: readonly string[] = Object.freeze([]);
 const EMPTY: Completion = Object.freeze({ values: [] }) as Completion;
-
-const isThenable = (value: unknown): value is PromiseLike<unknown> =>
-  typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
 
 /** What a completer returned, checked: a wrong shape is the author's bug, named in the log, not a crash mid-answer. */
 function checked(found: unknown, what: string): Completion {

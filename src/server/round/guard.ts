@@ -5,6 +5,7 @@
 import type { StepLedger } from '../../flow/index.js';
 import { type InputResponse, type Result, RoundRefused } from '../../protocol/index.js';
 import type { Principal } from '../context.js';
+import { isThenable } from '../maybe-async.js';
 import { atMost, HookTimeoutError, withinTime } from './time-bound.js';
 
 /** What a guard knows about the round it judges. Digests, never the token: guards may store what they see. */
@@ -65,10 +66,6 @@ export interface RoundGuard {
   /** The round failed after `admit` let it through: let go of whatever `admit` reserved. Never throws. */
   release?(round: GuardedRound, error: unknown): void | Promise<void>;
 }
-
-/** Any thenable counts (a query builder, another realm's or library's promise): each is awaited as a promise. */
-const isThenable = (value: unknown): value is PromiseLike<unknown> =>
-  typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
 
 /** A guard's pending answer, given up on past `limitMs` (its store hangs): the round then fails closed. */
 function bounded<T>(work: PromiseLike<T>, guard: RoundGuard, limitMs: number): Promise<T> {

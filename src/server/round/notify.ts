@@ -2,12 +2,9 @@
 // its handler runs, and telling each the round's event once it ended. The telling of events is shared by the
 // dispatcher (rounds) and the HTTP transport (requests it refused before they reached the dispatcher), so both hold
 // their answer until a durable observer has settled. Every wait is bounded: an observer that hangs fails the round.
+import { isThenable } from '../maybe-async.js';
 import type { RoundEvent, RoundIntent, RoundObserver } from './observer.js';
 import { HookTimeoutError, withinTime } from './time-bound.js';
-
-/** Any thenable counts: an audit write through a query builder or another library's promise is awaited too. */
-const isThenable = (value: unknown): value is PromiseLike<unknown> =>
-  typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
 
 /** Undefined when nothing was returned to wait for (the fast path); else all of them, bounded by `limitMs`. */
 function waitForAll(

@@ -19,7 +19,6 @@ import {
   type JsonObject,
   kindOfInputRequest,
   McpError,
-  nestsDeeperThan,
   schemaValidator,
 } from '../../protocol/index.js';
 import { NotJsonError, newFlowId, StateTooLargeError } from '../../state/index.js';
@@ -37,8 +36,6 @@ export interface RoundInput {
   /** When the presented state expires (ms since the epoch); undefined on a first call. */
   expiresAt: number | undefined;
 }
-
-const MAX_ANSWER_DEPTH = 64;
 
 const RESPONSE_DEFINITION: Record<InputKind, string> = {
   'elicitation.form': 'ElicitResult',
@@ -60,7 +57,8 @@ const CODE_KIND: Record<string, InputKind> = {
 };
 
 /**
- * Validate the shape of `inputResponses` and open `requestState`. Answers to keys the previous round did not ask
+ * Validate the shape of `inputResponses` and open `requestState`. How deep an answer may nest was checked at the
+ * front door (input-bounds.ts), before any method read the request. Answers to keys the previous round did not ask
  * are dropped; answers without any state are dropped too, since nothing proves the server asked for them.
  */
 export function openRound(
@@ -80,10 +78,6 @@ export function openRound(
       for (const [key, value] of Object.entries(rawResponses)) {
         if (!isJsonObject(value))
           throw invalidParams(`Invalid params: inputResponses["${key}"] must be an object`);
-        if (nestsDeeperThan(value, MAX_ANSWER_DEPTH))
-          throw invalidParams(
-            `Invalid params: inputResponses["${key}"] nests deeper than ${MAX_ANSWER_DEPTH} levels`,
-          );
         inputResponses[key] = value as unknown as InputResponse;
       }
     }
@@ -109,12 +103,6 @@ export function openRound(
       const value = rawResponses[key];
       if (!isJsonObject(value))
         throw invalidParams(`Invalid params: inputResponses["${key}"] must be an object`);
-      // An answer is a form, a message or a list of roots: nothing real nests 64 deep, and deeper would later
-      // overflow the stack when the journal is sealed.
-      if (nestsDeeperThan(value, MAX_ANSWER_DEPTH))
-        throw invalidParams(
-          `Invalid params: inputResponses["${key}"] nests deeper than ${MAX_ANSWER_DEPTH} levels`,
-        );
       const kind = CODE_KIND[envelope.kinds[i] ?? ''];
       if (kind) {
         const validate = schemaValidator(RESPONSE_DEFINITION[kind]);
