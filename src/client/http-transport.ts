@@ -17,6 +17,7 @@ import { abortError, ProtocolViolation, SessionExpired, TransportFailure } from 
 import { describeNetworkError } from './network-errors.js';
 import type { OAuthClient } from './oauth/oauth-client.js';
 import { SseParser } from './sse.js';
+import { failedOnStaleSocket, STALE_SOCKET_RETRIES } from './stale-socket.js';
 import {
   type ClientTransport,
   classifyMessage,
@@ -128,19 +129,25 @@ export class HttpClientTransport implements ClientTransport {
       const body = Buffer.from(JSON.stringify(notification), 'utf8');
       headers['content-length'] = String(body.length);
       await new Promise<void>((resolve, reject) => {
-        const req = this.lib.request(this.url, { method: 'POST', headers, agent: this.agent, signal });
-        req.on('error', (error) => reject(new TransportFailure(describeNetworkError(this.url, error))));
-        req.on('response', (res) => {
-          res.resume();
-          res.on('end', () =>
-            (res.statusCode ?? 0) < 300
-              ? resolve()
-              : reject(
-                  new TransportFailure(`HTTP ${res.statusCode} for ${notification.method}`, res.statusCode),
-                ),
-          );
-        });
-        req.end(body);
+        const send = (tries: number) => {
+          const req = this.lib.request(this.url, { method: 'POST', headers, agent: this.agent, signal });
+          req.on('error', (error) => {
+            if (tries < STALE_SOCKET_RETRIES && failedOnStaleSocket(req, error)) send(tries + 1);
+            else reject(new TransportFailure(describeNetworkError(this.url, error)));
+          });
+          req.on('response', (res) => {
+            res.resume();
+            res.on('end', () =>
+              (res.statusCode ?? 0) < 300
+                ? resolve()
+                : reject(
+                    new TransportFailure(`HTTP ${res.statusCode} for ${notification.method}`, res.statusCode),
+                  ),
+            );
+          });
+          req.end(body);
+        };
+        send(0);
       });
     },
     listen: (answer) => {
@@ -304,16 +311,36 @@ export class HttpClientTransport implements ClientTransport {
           current = req;
         },
       };
-      current = this.lib.request(this.url, { method: 'POST', headers, agent: this.agent });
-      this.handle(current, request, answer, 0);
-      current.end(body);
+      const send = (tries: number) => {
+        current = this.lib.request(this.url, { method: 'POST', headers, agent: this.agent });
+        this.handle(
+          current,
+          request,
+          answer,
+          0,
+          tries < STALE_SOCKET_RETRIES ? () => send(tries + 1) : undefined,
+        );
+        current.end(body);
+      };
+      send(0);
     });
   }
 
-  private handle(req: http.ClientRequest, request: TransportRequest, answer: Answer, resumes: number): void {
+  /** Reads `req`'s answer into `answer`; `sendAgain`, where given, is called instead when `req` met a dead pooled socket. */
+  private handle(
+    req: http.ClientRequest,
+    request: TransportRequest,
+    answer: Answer,
+    resumes: number,
+    sendAgain: (() => void) | undefined,
+  ): void {
     const { message } = request;
     const { done, fail } = answer;
-    req.on('error', (error) => fail(new TransportFailure(describeNetworkError(this.url, error))));
+    req.on('error', (error) => {
+      // Once an answer has begun, its breaking settles the call (res 'aborted'), so nothing is sent twice.
+      if (sendAgain && !answer.isSettled() && failedOnStaleSocket(req, error)) sendAgain();
+      else fail(new TransportFailure(describeNetworkError(this.url, error)));
+    });
     req.on('response', (res) => {
       const status = res.statusCode ?? 0;
       request.onHttpStatus?.(status);
@@ -504,10 +531,14 @@ export class HttpClientTransport implements ClientTransport {
             delete headers['content-type'];
             headers.accept = 'text/event-stream';
             headers['last-event-id'] = lastId;
-            const get = this.lib.request(this.url, { method: 'GET', headers, agent: this.agent });
-            answer.follow(get);
-            this.handle(get, request, answer, resumes + 1);
-            get.end();
+            const resume = (tries: number) => {
+              const get = this.lib.request(this.url, { method: 'GET', headers, agent: this.agent });
+              answer.follow(get);
+              const again = tries < STALE_SOCKET_RETRIES ? () => resume(tries + 1) : undefined;
+              this.handle(get, request, answer, resumes + 1, again);
+              get.end();
+            };
+            resume(0);
           });
         }, wait).unref();
         return;
@@ -526,13 +557,19 @@ export class HttpClientTransport implements ClientTransport {
     const body = Buffer.from(JSON.stringify(response), 'utf8');
     headers['content-length'] = String(body.length);
     await new Promise<void>((resolve) => {
-      const req = this.lib.request(this.url, { method: 'POST', headers, agent: this.agent });
-      req.on('error', () => resolve());
-      req.on('response', (res) => {
-        res.resume();
-        res.on('end', () => resolve());
-      });
-      req.end(body);
+      const send = (tries: number) => {
+        const req = this.lib.request(this.url, { method: 'POST', headers, agent: this.agent });
+        req.on('error', (error) => {
+          if (tries < STALE_SOCKET_RETRIES && failedOnStaleSocket(req, error)) send(tries + 1);
+          else resolve();
+        });
+        req.on('response', (res) => {
+          res.resume();
+          res.on('end', () => resolve());
+        });
+        req.end(body);
+      };
+      send(0);
     });
   }
 
