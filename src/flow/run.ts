@@ -57,8 +57,12 @@ export interface StepLedger {
 }
 
 export type FlowRoundOutcome<R> =
-  /** `usedAsk`: the handler touched ctx.ask this round (then it must not also answer input_required by hand). */
-  | { kind: 'complete'; result: R; usedAsk: boolean }
+  /**
+   * `usedAsk`: `ask` was touched this round. `journal`: what this round's questions and steps resolved to, when
+   * `ask` was touched — the state to carry when the result asks by hand (a round guard asked first, the handler
+   * answered with inputRequired()).
+   */
+  | { kind: 'complete'; result: R; usedAsk: boolean; journal: FlowJournal | undefined }
   | { kind: 'input_required'; inputRequests: InputRequests; journal: FlowJournal }
   | { kind: 'ended'; error: FlowEnded };
 
@@ -131,7 +135,12 @@ function concludeRound<R>(
   // A question left unanswered wins over whatever the handler returned: it returned without that answer.
   if (session && session.pending.length > 0) return { kind: 'input_required', ...session.nextRound() };
   if (outcome === SUSPENDED) throw new Error('flow suspended without a pending question');
-  return { kind: 'complete', result: outcome, usedAsk: session !== undefined };
+  return {
+    kind: 'complete',
+    result: outcome,
+    usedAsk: session !== undefined,
+    journal: session?.nextRound().journal,
+  };
 }
 
 /** One run's view of the journal: answers questions from it, parks the unanswered ones, journals steps. */

@@ -201,9 +201,12 @@ export class McpServer {
     checkIntegerOption('McpServer', 'cacheTtlMs', options.cacheTtlMs, { min: 0 });
     checkIntegerOption('McpServer', 'maxStateBytes', options.maxStateBytes, { max: 1024 ** 3 });
     for (const [i, guard] of (options.guards ?? []).entries()) {
-      if (typeof guard?.name !== 'string' || (guard.admit ?? guard.commit ?? guard.release) === undefined)
+      if (
+        typeof guard?.name !== 'string' ||
+        (guard.admit ?? guard.ask ?? guard.commit ?? guard.release) === undefined
+      )
         throw new InvalidOptionError(
-          `McpServer: guards[${i}] needs a name and at least one of admit, commit, release`,
+          `McpServer: guards[${i}] needs a name and at least one of admit, ask, commit, release`,
         );
     }
     const store = options.replayStore as Partial<SharedStore> | undefined;

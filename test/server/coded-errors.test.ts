@@ -75,7 +75,7 @@ describe('coded errors', () => {
   it('a guard or an observer of the wrong shape is refused at construction, not on every round', () => {
     const opts = { name: 'n', version: '1' };
     expect(() => new McpServer({ ...opts, guards: [{ name: 'g' }] })).toThrow(
-      'McpServer: guards[0] needs a name and at least one of admit, commit, release',
+      'McpServer: guards[0] needs a name and at least one of admit, ask, commit, release',
     );
     expect(() => new McpServer({ ...opts, observers: [{} as never] })).toThrow(
       'McpServer: observers[0] needs an observe(event) function',

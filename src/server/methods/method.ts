@@ -4,14 +4,16 @@ import type { Logger } from '../environment.js';
 import type { MaybePromise } from '../maybe-async.js';
 import type { Registry } from '../registry.js';
 import type { RoundGuard } from '../round/guard.js';
-import type { Call, RoundPipeline } from '../round/pipeline.js';
+import type { Call } from '../round/pipeline.js';
+import type { RoundRunner } from '../round/runner.js';
 
 export type { Call };
 
 /** The server core as the methods see it. */
 export interface Core {
   registry: Registry;
-  pipeline: RoundPipeline;
+  /** Runs tools/call, prompts/get and resources/read rounds: every guard, observer and the state codec. */
+  rounds: RoundRunner;
   serverInfo: Implementation;
   instructions: string | undefined;
   pageSize: number;

@@ -1,7 +1,6 @@
 // prompts/get: check the required arguments, then run the prompt through the round pipeline.
 import { invalidParams, type Result, withoutPrototypes } from '../../protocol/index.js';
 import type { MaybePromise } from '../maybe-async.js';
-import { RoundRequest } from '../round/pipeline.js';
 import { isObjectMemberName } from '../schema-input.js';
 import type { Call, Core } from './method.js';
 
@@ -21,7 +20,10 @@ export function promptsGet(core: Core, call: Call): MaybePromise<Result> {
   const handlerArgs = declared.some((a) => isObjectMemberName(a.name))
     ? (withoutPrototypes(args, 1) as Record<string, string>)
     : args;
-  return core.pipeline.run(
-    new RoundRequest(call, 'prompts/get', name, args, prompt.mrtr, (ctx) => prompt.handler(handlerArgs, ctx)),
-  );
+  return core.rounds.round(call, 'prompts/get', {
+    target: name,
+    arguments: args,
+    options: prompt.mrtr,
+    invoke: (ctx) => prompt.handler(handlerArgs, ctx),
+  });
 }

@@ -1,7 +1,6 @@
 // resources/read: find the resource or template, run it through the round pipeline, set its cache hints.
 import { invalidParams, type Result } from '../../protocol/index.js';
 import type { MaybePromise } from '../maybe-async.js';
-import { RoundRequest } from '../round/pipeline.js';
 import type { Call, Core } from './method.js';
 
 /** Template matching is a regular expression: its input is bounded before it runs. */
@@ -23,15 +22,12 @@ export function resourcesRead(core: Core, call: Call): MaybePromise<Result> {
     }
     return r;
   };
-  return core.pipeline.run(
-    new RoundRequest(
-      call,
-      'resources/read',
-      uri,
-      null,
-      found.mrtr,
-      (ctx) => found.handler(uri, ctx, found.variables),
-      withCacheHints,
-    ),
-  );
+  // A resource's state binds its URI only: its request carries no arguments.
+  return core.rounds.round(call, 'resources/read', {
+    target: uri,
+    arguments: null,
+    options: found.mrtr,
+    invoke: (ctx) => found.handler(uri, ctx, found.variables),
+    finalize: withCacheHints,
+  });
 }

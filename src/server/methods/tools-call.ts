@@ -2,7 +2,6 @@
 import { invalidParams, type Result } from '../../protocol/index.js';
 import { handlerContractError } from '../errors.js';
 import type { MaybePromise } from '../maybe-async.js';
-import { RoundRequest } from '../round/pipeline.js';
 import type { Call, Core } from './method.js';
 
 export function toolsCall(core: Core, call: Call): MaybePromise<Result> {
@@ -23,25 +22,21 @@ export function toolsCall(core: Core, call: Call): MaybePromise<Result> {
         return r;
       }
     : undefined;
-  return core.pipeline.run(
-    new RoundRequest(
-      call,
-      'tools/call',
-      name,
-      args,
-      tool.mrtr,
-      (ctx) => {
-        const checked = tool.args.check(args);
-        if (!checked.ok) {
-          return {
-            content: [{ type: 'text', text: `Invalid arguments for tool ${name}: ${checked.message}` }],
-            isError: true,
-          };
-        }
-        // Not awaited here: a synchronous handler then completes without an extra turn of the event loop.
-        return tool.handler(checked.value as Record<string, unknown>, ctx);
-      },
-      checkOutput,
-    ),
-  );
+  return core.rounds.round(call, 'tools/call', {
+    target: name,
+    arguments: args,
+    options: tool.mrtr,
+    invoke: (ctx) => {
+      const checked = tool.args.check(args);
+      if (!checked.ok) {
+        return {
+          content: [{ type: 'text', text: `Invalid arguments for tool ${name}: ${checked.message}` }],
+          isError: true,
+        };
+      }
+      // Not awaited here: a synchronous handler then completes without an extra turn of the event loop.
+      return tool.handler(checked.value as Record<string, unknown>, ctx);
+    },
+    finalize: checkOutput,
+  });
 }

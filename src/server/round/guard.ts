@@ -4,7 +4,7 @@
 
 import type { StepLedger } from '../../flow/index.js';
 import { type InputResponse, type Result, RoundRefused } from '../../protocol/index.js';
-import type { Principal } from '../context.js';
+import type { Principal, RequestContext } from '../context.js';
 import { isThenable } from '../maybe-async.js';
 import { atMost, HookTimeoutError, withinTime } from './time-bound.js';
 
@@ -61,6 +61,17 @@ export interface RoundGuard {
    */
   // biome-ignore lint/suspicious/noConfusingVoidType: a guard that lets a round through just returns nothing.
   admit?(round: GuardedRound): void | Result | Promise<void | Result>;
+  /**
+   * Once every guard admitted the round and its intent is recorded, before the handler runs: ask the caller the
+   * guard's own questions with `ctx.ask` — a policy's consent, step-up or approval (`mrtr/controls` take this
+   * `ctx`) — without the handler knowing. The questions are sealed into the round's state, journaled ahead of the
+   * handler's own, checked by kind and observed like any other round's; the handler runs only once every asking
+   * guard has returned. Return a result to answer in the handler's place; throw a `RoundRefused` to refuse, or a
+   * `FlowEnded` to end the call (a consent declined). Ask the same questions in the same order on every round of a
+   * flow, as a handler does: the journal replays answers by position.
+   */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a guard with nothing to ask just returns nothing.
+  ask?(round: GuardedRound, ctx: RequestContext): void | Result | Promise<void | Result>;
   /** The round's answer is ready and not yet sent: record what it consumed. A throw fails the round. */
   commit?(round: GuardedRound, result: Result): void | Promise<void>;
   /** The round failed after `admit` let it through: let go of whatever `admit` reserved. Never throws. */
@@ -245,4 +256,26 @@ export function reportRefusal(
     }
   }
   if (pending.length > 0) return Promise.all(pending).then(() => undefined);
+}
+
+/**
+ * Run each admitted guard's `ask` in order, inside the round's flow (so their questions are journaled and sealed);
+ * undefined once all have returned nothing, else the first result a guard answered with, and that guard. A refusal
+ * names its guard.
+ */
+export async function askThroughGuards(
+  asking: readonly RoundGuard[],
+  round: GuardedRound,
+  ctx: RequestContext,
+): Promise<{ result: Result; guard: RoundGuard } | undefined> {
+  for (const guard of asking) {
+    try {
+      const result = await guard.ask?.(round, ctx);
+      if (result) return { result, guard };
+    } catch (error) {
+      blame(error, guard);
+      throw error;
+    }
+  }
+  return undefined;
 }

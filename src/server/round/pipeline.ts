@@ -1,7 +1,13 @@
 // The round pipeline shared by tools/call, prompts/get and resources/read:
 //   open (requestState, answers) → admit (guards) → run (flow + handler) → seal or complete → commit (guards).
 // Guards join by composition; with none, every step runs synchronously for a synchronous handler.
-import { type FlowJournal, type FlowRoundOutcome, runFlowRound, type StepLedger } from '../../flow/index.js';
+import {
+  type Ask,
+  type FlowJournal,
+  type FlowRoundOutcome,
+  runFlowRound,
+  type StepLedger,
+} from '../../flow/index.js';
 import {
   clientSupports,
   ErrorCode,
@@ -25,6 +31,7 @@ import { checkResultShape } from '../result-shape.js';
 import { RoundContext } from './context.js';
 import {
   admitThroughGuards,
+  askThroughGuards,
   commitRound,
   type RoundGuard,
   releaseRound,
@@ -111,6 +118,17 @@ export class RoundRequest {
 
 const NO_SCOPES: readonly string[] = Object.freeze([]);
 
+/** The guards that ask before the handler runs (`RoundGuard.ask`), and the round as they see it. */
+interface AskingGuards {
+  guards: readonly RoundGuard[];
+  view: GuardedRoundView;
+}
+
+/** A guard's answer in the handler's place, from its `ask`: sent as it is, without the method's output check. */
+class GuardAnswer {
+  constructor(readonly result: Result) {}
+}
+
 export class RoundPipeline {
   constructor(private readonly options: RoundPipelineOptions) {}
 
@@ -125,7 +143,7 @@ export class RoundPipeline {
     const guards = this.options.guards;
     if (guards.length === 0) {
       const round = this.open(r, binding);
-      return this.recordedExecute(r, round, binding, undefined);
+      return this.recordedExecute(r, round, binding, undefined, undefined);
     }
     const limitMs = this.options.hookTimeoutMs;
     const screened: ScreenedRound = {
@@ -241,18 +259,20 @@ export class RoundPipeline {
           work.then(letGo, letGo);
           throw error;
         }
-        return thenOrNow(releaseRound(admitted, view, error, limitMs), () => {
-          throw error;
-        });
+        // A refusal after admission (a guard's `ask` refused) is reported to the guards like any other.
+        return thenOrNow(releaseRound(admitted, view, error, limitMs), () => logRefusal(error));
       };
       let steps: StepLedger | undefined;
       for (const guard of admitted) {
         steps = guard.stepLedger?.(view);
         if (steps) break;
       }
+      let asking: AskingGuards | undefined;
+      if (admitted.some((guard) => guard.ask))
+        asking = { guards: admitted.filter((guard) => guard.ask), view };
       let result: MaybePromise<Result>;
       try {
-        result = this.recordedExecute(r, round, binding, steps);
+        result = this.recordedExecute(r, round, binding, steps, asking);
       } catch (error) {
         return failed(error);
       }
@@ -278,6 +298,7 @@ export class RoundPipeline {
     round: RoundInput,
     binding: StateBinding,
     steps: StepLedger | undefined,
+    asking: AskingGuards | undefined,
   ): MaybePromise<Result> {
     let intended: undefined | Promise<void>;
     try {
@@ -285,9 +306,9 @@ export class RoundPipeline {
     } catch (error) {
       throw this.intentNotRecorded(r, error);
     }
-    if (intended === undefined) return this.execute(r, round, binding, steps);
+    if (intended === undefined) return this.execute(r, round, binding, steps, asking);
     return intended.then(
-      () => this.execute(r, round, binding, steps),
+      () => this.execute(r, round, binding, steps, asking),
       (error: unknown) => {
         throw this.intentNotRecorded(r, error);
       },
@@ -312,16 +333,39 @@ export class RoundPipeline {
     );
   }
 
-  /** Run the handler for one round under its time limit, then seal the next round or return the result. */
+  /**
+   * Run the handler for one round under its time limit — after the questions of the guards that ask, in the same
+   * flow — then seal the next round or return the result.
+   */
   private execute(
     r: RoundRequest,
     round: RoundInput,
     binding: StateBinding,
     steps: StepLedger | undefined,
+    asking: AskingGuards | undefined,
   ): MaybePromise<Result> {
     const { request, meta, env } = r;
     const supports = (kind: InputKind) => clientSupports(meta.clientCapabilities, kind);
     const deadline = new Deadline(r.options.timeoutMs ?? this.options.handlerTimeoutMs);
+    // Whether a use of ctx.ask this round was the handler's (then it may not also ask by hand), not a guard's before
+    // it. With no guard asking, every use is the handler's.
+    let askedByHandler = asking === undefined;
+    const body = (getAsk: () => Ask): unknown => {
+      const context = (ask: () => Ask) => new RoundContext(request, meta, env, round, ask, deadline, r.trace);
+      if (asking === undefined) return r.invoke(context(getAsk));
+      return askThroughGuards(asking.guards, asking.view, context(getAsk)).then((answered) => {
+        if (answered) {
+          if (r.trace) r.trace.decidedBy = answered.guard.name;
+          return new GuardAnswer(answered.result);
+        }
+        return r.invoke(
+          context(() => {
+            askedByHandler = true;
+            return getAsk();
+          }),
+        );
+      });
+    };
     let finished: MaybePromise<Result>;
     try {
       const flow = runFlowRound(
@@ -333,12 +377,17 @@ export class RoundPipeline {
           steps,
           onStep: r.trace?.stepRan,
         },
-        (getAsk) => r.invoke(new RoundContext(request, meta, env, round, getAsk, deadline, r.trace)),
+        body,
       );
       // Synchronous all the way when the handler is: no promise, no microtask, no timer.
       finished = thenOrNow(flow, (f: FlowRoundOutcome<unknown>) => {
-        let result = this.finish(f, r, round, binding);
-        if (r.finalize) result = r.finalize(result);
+        let result: Result;
+        if (f.kind === 'complete' && f.result instanceof GuardAnswer)
+          result = { ...f.result.result, resultType: 'complete' };
+        else {
+          result = this.finish(f, r, round, binding, askedByHandler);
+          if (r.finalize) result = r.finalize(result);
+        }
         if (this.options.validateResults) checkResultShape(r.method, result);
         return result;
       });
@@ -366,6 +415,7 @@ export class RoundPipeline {
     r: RoundRequest,
     round: RoundInput,
     binding: StateBinding,
+    askedByHandler: boolean,
   ): Result {
     const { method, target, meta, options } = r;
     if (flow.kind === 'ended') {
@@ -398,11 +448,12 @@ export class RoundPipeline {
     const outcome = flow.result;
     if (outcome instanceof InputRequired) {
       // Mixing would seal a journal out of step with the questions asked: answers could land on the wrong question.
-      if (flow.usedAsk)
+      if (flow.usedAsk && askedByHandler)
         throw handlerContractError(
           `handler for ${method} ${target} used ctx.ask and also returned inputRequired()`,
         );
-      return seal(outcome, undefined);
+      // Guards that asked first left answers in the journal: it travels with the handler's own state.
+      return seal(outcome, flow.journal);
     }
     if (typeof outcome !== 'object' || outcome === null) {
       throw handlerContractError(

@@ -1,0 +1,210 @@
+// The whole MRTR round as one unit: ask the observers for room, screen, open the state, admit, record the intent,
+// run, seal or complete, commit — or release and report the refusal — and tell the observers the round's event.
+// The dispatcher runs every tools/call, prompts/get and resources/read through it; anything else that answers MRTR
+// requests (a gateway whose tools live upstream) runs its rounds through the same unit and gets every guard, every
+// observer and the state codec without re-building any of them.
+import {
+  ErrorCode,
+  type Implementation,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  McpError,
+  MRTR_METHODS,
+  type MrtrMethod,
+  type Result,
+} from '../../protocol/index.js';
+import type { RequestContext } from '../context.js';
+import { SERVER_DEFAULTS } from '../defaults.js';
+import { type Logger, type RequestEnvironment, stderrLogger } from '../environment.js';
+import { checkInputBounds } from '../input-bounds.js';
+import { type MaybePromise, thenOrNow } from '../maybe-async.js';
+import type { HandlerOptions } from '../registry.js';
+import { readRequestMeta } from '../request-meta.js';
+import type { RequestStateCodec } from '../request-state.js';
+import { errorAnswer, resultAnswer, unrecordedAnswer } from './answers.js';
+import type { RoundGuard } from './guard.js';
+import { askObserversForRoom, notifyObservers, recordIntent } from './notify.js';
+import type { RoundIntent, RoundObserver } from './observer.js';
+import { type Call, RoundPipeline, RoundRequest } from './pipeline.js';
+import { RoundTrace } from './trace.js';
+
+export interface RoundRunnerOptions {
+  /** Seals and opens every round's requestState (e.g. `new SealedStateCodec({ keyring, audience })`). */
+  codec: RequestStateCodec;
+  /** Checks every round passes before and after its handler runs, in order. */
+  guards?: readonly RoundGuard[];
+  /** Told every round's intent and outcome, refused ones included; the answer waits for their promises. */
+  observers?: readonly RoundObserver[];
+  logger?: Logger;
+  /** Most input_required rounds one call may take, unless its entry says otherwise (default 10). */
+  maxRounds?: number;
+  /** How long one round of a handler may run, unless its entry sets `timeoutMs` (default 120 s). */
+  handlerTimeoutMs?: number;
+  /** How long a guard's or an observer's promise may take before the round fails closed (default 10 s). */
+  hookTimeoutMs?: number;
+  /** How deep arguments, answers and `_meta` may nest (default 64); checked by `run`, before anything reads them. */
+  maxInputDepth?: number;
+  /** Check every result and question against the official schema before it is sent (development and tests). */
+  validateResults?: boolean;
+  /** Put into every answer's `_meta` (the server's name and version), as the dispatcher does. */
+  serverInfo?: Implementation;
+}
+
+/** What one MRTR request resolved to: the target, what its state is bound to, and the handler that answers it. */
+export interface RoundEntry {
+  /** Tool name, prompt name or resource URI. */
+  target: string;
+  /** What the sealed state is bound to besides the target (default: the request's `arguments`). */
+  arguments?: unknown;
+  /** The handler's MRTR options (time limit, round cap, requiredScopes, sensitive fields, …). */
+  options?: HandlerOptions;
+  /** The handler: a result, `inputRequired(...)`, or questions asked with `ctx.ask` (a promise of either). */
+  invoke(ctx: RequestContext): unknown;
+  /** The last word on a complete result (an output check), applied before guards commit it. */
+  finalize?(result: Result): Result;
+}
+
+/** One MRTR request on its way: the request, its params and `_meta`, the transport's environment. */
+export type RoundCall = Call;
+
+const MRTR_METHOD_SET: ReadonlySet<string> = new Set(MRTR_METHODS);
+
+export class RoundRunner {
+  readonly guards: readonly RoundGuard[];
+  readonly observers: readonly RoundObserver[];
+  readonly hookTimeoutMs: number;
+  private readonly pipeline: RoundPipeline;
+  private readonly logger: Logger;
+  private readonly maxInputDepth: number;
+  private readonly serverInfo: Implementation | undefined;
+  /** Tells every observer a round's intent (RoundTrace.intend); one closure for all rounds. */
+  private readonly recordIntent = (intent: RoundIntent) =>
+    recordIntent(this.observers, intent, this.hookTimeoutMs);
+
+  constructor(options: RoundRunnerOptions) {
+    this.guards = options.guards ?? [];
+    this.observers = options.observers ?? [];
+    this.hookTimeoutMs = options.hookTimeoutMs ?? SERVER_DEFAULTS.hookTimeoutMs;
+    this.logger = options.logger ?? stderrLogger;
+    this.maxInputDepth = options.maxInputDepth ?? SERVER_DEFAULTS.maxInputDepth;
+    this.serverInfo = options.serverInfo;
+    this.pipeline = new RoundPipeline({
+      codec: options.codec,
+      logger: this.logger,
+      maxRounds: options.maxRounds ?? SERVER_DEFAULTS.maxRounds,
+      validateResults: options.validateResults ?? false,
+      handlerTimeoutMs: options.handlerTimeoutMs ?? SERVER_DEFAULTS.handlerTimeoutMs,
+      hookTimeoutMs: this.hookTimeoutMs,
+      guards: this.guards,
+    });
+  }
+
+  /**
+   * Answer one MRTR request (`tools/call`, `prompts/get` or `resources/read`) with `entry`, or with what `resolve`
+   * finds for it (a catalog lookup, which may refuse with an McpError). Checks the input's depth and `_meta` first,
+   * as the dispatcher does. Never throws: failures are JSON-RPC errors, and every outcome is observed.
+   */
+  run(
+    request: JsonRpcRequest,
+    env: RequestEnvironment,
+    entry: RoundEntry | ((call: RoundCall) => MaybePromise<RoundEntry>),
+  ): MaybePromise<JsonRpcResponse> {
+    return this.answer(request, env, (trace) => {
+      if (!MRTR_METHOD_SET.has(request.method))
+        throw new McpError(
+          ErrorCode.MethodNotFound,
+          `Method not found: ${request.method} is not an MRTR method (tools/call, prompts/get, resources/read)`,
+        );
+      checkInputBounds(request.params, this.maxInputDepth);
+      const call: Call = {
+        request,
+        params: request.params ?? {},
+        meta: readRequestMeta(request.params),
+        env,
+        trace,
+      };
+      const found = typeof entry === 'function' ? entry(call) : entry;
+      return thenOrNow(found, (e) => this.round(call, request.method as MrtrMethod, e));
+    });
+  }
+
+  /** The round's stages for a call already checked and resolved (the methods of the dispatcher use this). */
+  round(call: RoundCall, method: MrtrMethod, entry: RoundEntry): MaybePromise<Result> {
+    const args = Object.hasOwn(entry, 'arguments') ? entry.arguments : (call.params.arguments ?? {});
+    return this.pipeline.run(
+      new RoundRequest(call, method, entry.target, args, entry.options ?? {}, entry.invoke, entry.finalize),
+    );
+  }
+
+  /**
+   * Observation around one MRTR request: room first (an observer may hold the round until it has some), a trace
+   * for `route` to fill, the answer — a result or the JSON-RPC error it failed with — and then the round's event,
+   * the answer held until every observer has recorded it. Without observers, `route` runs bare. Never throws.
+   */
+  answer(
+    request: JsonRpcRequest,
+    env: RequestEnvironment,
+    route: (trace: RoundTrace | undefined) => MaybePromise<Result>,
+  ): MaybePromise<JsonRpcResponse> {
+    if (this.observers.length === 0) return this.respond(request, env, undefined, route);
+    let room: Promise<unknown> | undefined;
+    try {
+      room = askObserversForRoom(this.observers, this.hookTimeoutMs);
+    } catch (error) {
+      return unrecordedAnswer(request, error, this.logger);
+    }
+    if (room === undefined) return this.observed(request, env, route);
+    // An observer has no room (an audit queue full of events waiting for the disk): the round waits to start.
+    return room.then(
+      () => this.observed(request, env, route),
+      (error: unknown) => unrecordedAnswer(request, error, this.logger),
+    );
+  }
+
+  private observed(
+    request: JsonRpcRequest,
+    env: RequestEnvironment,
+    route: (trace: RoundTrace | undefined) => MaybePromise<Result>,
+  ): MaybePromise<JsonRpcResponse> {
+    const trace = new RoundTrace(
+      request.id,
+      request.method,
+      request.params,
+      env.principal,
+      this.recordIntent,
+      env.bridged,
+    );
+    return thenOrNow(this.respond(request, env, trace, route), (response) => {
+      let pending: Promise<void> | undefined;
+      try {
+        pending = notifyObservers(this.observers, trace.toEvent(response), this.hookTimeoutMs);
+      } catch (error) {
+        return unrecordedAnswer(response, error, this.logger);
+      }
+      if (pending === undefined) return response;
+      return pending.then(
+        () => response,
+        (error: unknown) => unrecordedAnswer(response, error, this.logger),
+      );
+    });
+  }
+
+  private respond(
+    request: JsonRpcRequest,
+    env: RequestEnvironment,
+    trace: RoundTrace | undefined,
+    route: (trace: RoundTrace | undefined) => MaybePromise<Result>,
+  ): MaybePromise<JsonRpcResponse> {
+    const failed = (error: unknown) => {
+      trace?.failed(error);
+      return errorAnswer(request, error, env, this.logger);
+    };
+    try {
+      const routed = route(trace);
+      if (!(routed instanceof Promise)) return resultAnswer(request, routed, this.serverInfo);
+      return routed.then((result) => resultAnswer(request, result, this.serverInfo), failed);
+    } catch (error) {
+      return failed(error);
+    }
+  }
+}
