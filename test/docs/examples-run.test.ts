@@ -137,6 +137,85 @@ describe('the guard and observer of docs/architecture.md (examples/round-seams.t
   });
 });
 
+describe('the guard that asks and the round runner of docs/architecture.md (examples/round-runner.ts)', () => {
+  it('asks for consent before the tool runs, and the tool runs once the caller says yes', async () => {
+    const { server } = await import('../../examples/round-runner.js');
+    const endpoint = await server.listen({ port: 0 });
+    const asked: string[] = [];
+    // The consent is a question only a person may answer: the scripted resolver stands in for one.
+    const answering = (yes: boolean) =>
+      new McpClient({
+        server: endpoint.url,
+        resolvers: [
+          scriptedResolver(
+            {
+              policy_consent: (q) => {
+                asked.push(q.key);
+                return { action: 'accept', content: { confirm: yes } };
+              },
+            },
+            { person: true },
+          ),
+        ],
+      });
+    const yes = answering(true);
+    const no = answering(false);
+    try {
+      expect(await yes.callTool('delete_report', {})).toMatchObject({
+        status: 'complete',
+        rounds: 2,
+        result: { content: [{ text: 'deleted' }] },
+      });
+      expect(await no.callTool('delete_report', {})).toMatchObject({
+        result: { isError: true, content: [{ text: 'Not done: no consent' }] },
+      });
+    } finally {
+      await yes.close();
+      await no.close();
+      await endpoint.close();
+    }
+    expect(asked).toEqual(['policy_consent', 'policy_consent']);
+  });
+
+  it('runs a round for a tool that lives elsewhere through the same guard and observer', async () => {
+    const { answerCall } = await import('../../examples/round-runner.js');
+    const lines: string[] = [];
+    const log = console.log;
+    console.log = (...parts: unknown[]) => void lines.push(parts.join(' '));
+    const request = (extra: Record<string, unknown>) => ({
+      jsonrpc: '2.0' as const,
+      id: 1,
+      method: 'tools/call',
+      params: {
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+        },
+        name: 'delete_cache',
+        arguments: {},
+        ...extra,
+      },
+    });
+    try {
+      const first = (await answerCall(request({}), new AbortController().signal)) as unknown as {
+        result: { resultType: string; requestState: string };
+      };
+      expect(first.result.resultType).toBe('input_required');
+      const second = await answerCall(
+        request({
+          requestState: first.result.requestState,
+          inputResponses: { policy_consent: { action: 'accept', content: { confirm: true } } },
+        }),
+        new AbortController().signal,
+      );
+      expect(second).toMatchObject({ result: { content: [{ text: 'upstream did delete_cache' }] } });
+    } finally {
+      console.log = log;
+    }
+    expect(lines).toEqual(['delete_cache 0 input_required', 'delete_cache 1 complete']);
+  });
+});
+
 describe('the replay guard of docs/replay.md (examples/replay.ts)', () => {
   let endpoint: HttpEndpoint;
   let refunds: string[];

@@ -40,6 +40,9 @@ export interface ScreenedRound {
   readonly requiredScopes: readonly string[];
 }
 
+/** A result a guard answers with in the handler's place; `resultType` may be left out (it is `complete`). */
+export type GuardResult = Omit<Result, 'resultType'> & { resultType?: 'complete' };
+
 export interface RoundGuard {
   /** Shown in logs and refusal records. */
   readonly name: string;
@@ -71,7 +74,7 @@ export interface RoundGuard {
    * flow, as a handler does: the journal replays answers by position.
    */
   // biome-ignore lint/suspicious/noConfusingVoidType: a guard with nothing to ask just returns nothing.
-  ask?(round: GuardedRound, ctx: RequestContext): void | Result | Promise<void | Result>;
+  ask?(round: GuardedRound, ctx: RequestContext): void | GuardResult | Promise<void | GuardResult>;
   /** The round's answer is ready and not yet sent: record what it consumed. A throw fails the round. */
   commit?(round: GuardedRound, result: Result): void | Promise<void>;
   /** The round failed after `admit` let it through: let go of whatever `admit` reserved. Never throws. */
@@ -267,7 +270,7 @@ export async function askThroughGuards(
   asking: readonly RoundGuard[],
   round: GuardedRound,
   ctx: RequestContext,
-): Promise<{ result: Result; guard: RoundGuard } | undefined> {
+): Promise<{ result: GuardResult; guard: RoundGuard } | undefined> {
   for (const guard of asking) {
     try {
       const result = await guard.ask?.(round, ctx);

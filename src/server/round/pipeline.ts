@@ -33,6 +33,7 @@ import {
   admitThroughGuards,
   askThroughGuards,
   commitRound,
+  type GuardResult,
   type RoundGuard,
   releaseRound,
   reportRefusal,
@@ -126,7 +127,7 @@ interface AskingGuards {
 
 /** A guard's answer in the handler's place, from its `ask`: sent as it is, without the method's output check. */
 class GuardAnswer {
-  constructor(readonly result: Result) {}
+  constructor(readonly result: GuardResult) {}
 }
 
 export class RoundPipeline {
