@@ -51,7 +51,8 @@ const KIND_NAME: Record<InputKind, string> = {
 
 /** Check an upstream's request and build the question that relays it; throws FlowUsageError naming what is wrong. */
 export function forwardedQuestion(upstream: unknown, options: ForwardOptions): Question {
-  const request = checkedCopy(upstream, options);
+  checkOptions(options);
+  const request = checkedCopy(upstream, options.maxBytes ?? FLOW_DEFAULTS.maxForwardedBytes);
   const kind = kindOfInputRequest(request);
   if (!kind)
     throw new FlowUsageError(
@@ -91,8 +92,7 @@ export function forwardedQuestion(upstream: unknown, options: ForwardOptions): Q
  * A deep copy of the upstream's request, as JSON, within the bounds: later edits of the upstream's object cannot
  * change the question between its digest and the wire, and what is asked is plain JSON.
  */
-function checkedCopy(upstream: unknown, options: ForwardOptions): unknown {
-  checkOptions(options);
+function checkedCopy(upstream: unknown, maxBytes: number): unknown {
   const maxDepth = FLOW_DEFAULTS.maxForwardedDepth;
   // Depth first: stringifying or validating a request nested (or looped) without end would overflow the stack.
   if (nestsDeeperThan(upstream, maxDepth))
@@ -104,7 +104,6 @@ function checkedCopy(upstream: unknown, options: ForwardOptions): unknown {
     throw new FlowUsageError(`ask.forward: the request is not JSON (${(error as Error).message})`);
   }
   if (json === undefined) throw new FlowUsageError('ask.forward: not an InputRequest: got nothing to relay');
-  const maxBytes = options.maxBytes ?? FLOW_DEFAULTS.maxForwardedBytes;
   const bytes = Buffer.byteLength(json);
   if (bytes > maxBytes)
     throw new FlowUsageError(
@@ -117,6 +116,8 @@ function checkOptions(options: ForwardOptions): void {
   const { maxBytes, passMeta } = options;
   if (maxBytes !== undefined && !(Number.isSafeInteger(maxBytes) && maxBytes > 0))
     throw new FlowUsageError(`ask.forward: maxBytes must be a positive integer, got ${String(maxBytes)}`);
+  if (passMeta !== undefined && !Array.isArray(passMeta))
+    throw new FlowUsageError('ask.forward: passMeta must be an array of _meta keys');
   for (const key of passMeta ?? []) {
     if (typeof key !== 'string')
       throw new FlowUsageError('ask.forward: passMeta must list _meta keys (strings)');

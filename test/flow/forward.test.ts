@@ -289,6 +289,7 @@ describe('requests ask.forward refuses up front', () => {
       maxBytes: 100,
     });
     await refused(big, 'maxBytes must be a positive integer, got 0', { maxBytes: 0 });
+    await refused(big, 'passMeta must be an array', { passMeta: 'com.example/ui' as never });
     let deep: Record<string, unknown> = {};
     const params = { messages: [{ role: 'user', content: deep }], maxTokens: 5 };
     for (let i = 0; i < 70; i++) deep = deep.next = {};
