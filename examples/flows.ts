@@ -77,5 +77,45 @@ server.tool({ name: 'summarise' }, async (_args, { ask }) => {
 
 // #endregion
 
+/** A stand-in for an upstream MCP server mrtr did not write: it asks where to deploy, then deploys. */
+const deployService = {
+  async call(
+    answers: Record<string, unknown>,
+  ): Promise<{ inputRequests: import('mrtr/protocol').InputRequests } | { done: string }> {
+    const where = answers.where as import('mrtr/protocol').ElicitResult | undefined;
+    if (where?.action === 'accept') return { done: `Deployed to ${String(where.content?.env)}` };
+    if (where) return { done: 'Not deployed' };
+    const requestedSchema = {
+      type: 'object' as const,
+      properties: { env: { type: 'string', enum: ['staging', 'prod'] } },
+    };
+    return {
+      inputRequests: {
+        where: { method: 'elicitation/create', params: { message: 'Where to?', requestedSchema } },
+      },
+    };
+  },
+};
+
+// #region forward
+server.tool({ name: 'deploy' }, async (_args, { ask }) => {
+  if (!(await ask.confirm('Let the deploy service ask you its questions?', { humanRequired: 'consent' })))
+    return text('Nothing sent upstream');
+  const answers: Record<string, unknown> = {};
+  for (;;) {
+    const reply = await deployService.call(answers);
+    if ('done' in reply) return text(reply.done);
+    // The upstream's questions go to our caller together, each under a key of ours; its own key maps the answer back.
+    const relayed = await Promise.all(
+      Object.entries(reply.inputRequests).map(
+        async ([key, request]) => [key, await ask.forward(request)] as const,
+      ),
+    );
+    for (const [key, answer] of relayed) answers[key] = answer;
+  }
+});
+
+// #endregion
+
 /** For test/docs/examples-run.test.ts, which calls these tools. */
 export { server };

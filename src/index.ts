@@ -17,6 +17,8 @@ export {
   elicitationForm,
   FlowEnded,
   type FormSchema,
+  type ForwardedResponse,
+  type ForwardOptions,
   type QuestionOptions,
 } from './flow/index.js';
 export {

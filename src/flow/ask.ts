@@ -15,6 +15,7 @@ import {
 } from '../protocol/index.js';
 import { FlowUsageError } from './errors.js';
 import { type ElicitationForm, elicitationForm, type FormSchema } from './forms.js';
+import { type ForwardedResponse, type ForwardOptions, forwardedQuestion } from './forward.js';
 
 /** A form: a zod object schema, or one converted ahead of time with elicitationForm(). */
 export type FormInput<T> = ElicitationForm<T> | z.ZodType<T>;
@@ -94,6 +95,14 @@ export interface Ask {
   sample(params: CreateMessageRequest['params'], options?: QuestionOptions): Promise<CreateMessageResult>;
   /** Ask for the client's roots. Needs the roots capability. */
   roots(options?: QuestionOptions): Promise<ListRootsResult['roots']>;
+  /**
+   * Relay a question this flow did not write — an upstream server's InputRequest, as it sent it — to the caller,
+   * under this flow's own key (`q<position>` or `key`); the upstream's key stays the forwarding code's, to map the
+   * answer back. Resolves to the caller's answer for that kind (an ElicitResult, decline and cancel included; a
+   * CreateMessageResult; a ListRootsResult), checked and journaled like any question. A request that is not a valid
+   * InputRequest, or is too large, is refused with a FlowUsageError.
+   */
+  forward<R extends InputRequest>(request: R, options?: ForwardOptions): Promise<ForwardedResponse<R>>;
   /** Ask several independent questions in one round: `await ask.all([ask.text(...), ask.confirm(...)])`. */
   all<T extends readonly unknown[]>(questions: [...{ [K in keyof T]: Promise<T[K]> }]): Promise<T>;
   /** Run a side effect once per flow and journal its (JSON) result; later rounds get the journaled value. */
@@ -210,6 +219,16 @@ export function createAsk(resolver: QuestionResolver, supports: (kind: FlowInput
           ),
         }),
       }) as Promise<ListRootsResult['roots']>,
+    forward(request, options = {}) {
+      let question: Question;
+      try {
+        question = forwardedQuestion(request, options);
+      } catch (error) {
+        // Refused before it takes a position, so the refusal is the same on every round.
+        return Promise.reject(error);
+      }
+      return resolver.resolve(question) as Promise<never>;
+    },
     all: (questions) => Promise.all(questions) as never,
     step: (name, run) => resolver.step(name, run),
     supports,

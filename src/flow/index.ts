@@ -5,11 +5,12 @@ export {
   type FlowInputKind,
   type QuestionOptions,
 } from './ask.js';
+export { FLOW_DEFAULTS } from './defaults.js';
 export { FlowUsageError } from './errors.js';
 export { type ElicitationForm, elicitationForm, type FormSchema } from './forms.js';
+export type { ForwardedResponse, ForwardOptions } from './forward.js';
 export { type FlowJournal, isFlowJournal } from './journal.js';
 export {
-  FLOW_DEFAULTS,
   type FlowRoundInput,
   type FlowRoundOutcome,
   runFlowRound,

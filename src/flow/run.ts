@@ -15,6 +15,7 @@ import {
   type Question,
   type QuestionResolver,
 } from './ask.js';
+import { FLOW_DEFAULTS } from './defaults.js';
 import { FlowUsageError } from './errors.js';
 import {
   type AskedQuestion,
@@ -23,12 +24,6 @@ import {
   type JournalEntry,
   questionDigest,
 } from './journal.js';
-
-/** The flow engine's defaults. */
-export const FLOW_DEFAULTS = Object.freeze({
-  /** A person mistypes; an agent guessing at a form should not loop: the fourth invalid answer ends the call. */
-  maxInvalidAnswers: 3,
-});
 
 export interface FlowRoundInput {
   /** The journal opened from requestState (undefined on the first round). */

@@ -32,6 +32,7 @@ export {
   HEADER_PARAM_PREFIX,
   HEADER_PROTOCOL_VERSION,
   type HumanRequiredReason,
+  isMcpReservedMetaKey,
   LATEST_PROTOCOL_VERSION,
   META_CLIENT_CAPABILITIES,
   META_CLIENT_INFO,
@@ -40,6 +41,7 @@ export {
   META_PROTOCOL_VERSION,
   META_RETRY_AFTER_MS,
   META_SERVER_INFO,
+  MRTR_META_PREFIX,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from './meta.js';
 export {
@@ -50,6 +52,7 @@ export {
 export { INVALID_REQUEST_STATE, invalidRequestState, RoundRefused } from './refusal.js';
 export {
   compileJsonSchema,
+  compilePeerSchema,
   describeSchemaErrors,
   precompileSchemaValidators,
   schemaValidator,

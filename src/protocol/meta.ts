@@ -28,3 +28,21 @@ export type HumanRequiredReason = 'consent' | 'second_factor' | 'approval';
  * state-only round (one with no inputRequests), e.g. while an approval is pending elsewhere.
  */
 export const META_RETRY_AFTER_MS = 'dev.mrtr/retryAfterMs';
+
+/** The prefix of every `_meta` key mrtr defines: hints that only mrtr's own code sets. */
+export const MRTR_META_PREFIX = 'dev.mrtr/';
+
+/** `_meta` keys the spec reserves without a prefix: progress and OpenTelemetry trace context. */
+const RESERVED_UNPREFIXED_META_KEYS = new Set(['progressToken', 'traceparent', 'tracestate', 'baggage']);
+
+/**
+ * Whether the spec reserves a `_meta` key for MCP (basic/index.mdx "_meta"): a prefix whose second label is
+ * `modelcontextprotocol` or `mcp` (`io.modelcontextprotocol/`, `dev.mcp/`), or an unprefixed reserved key.
+ */
+export function isMcpReservedMetaKey(key: string): boolean {
+  const slash = key.indexOf('/');
+  if (slash < 0) return RESERVED_UNPREFIXED_META_KEYS.has(key);
+  // Labels are DNS-like, so compared without case: `IO.MCP/` is as reserved as `io.mcp/`.
+  const second = key.slice(0, slash).split('.')[1]?.toLowerCase();
+  return second === 'modelcontextprotocol' || second === 'mcp';
+}

@@ -78,6 +78,23 @@ export function compileJsonSchema(schema: JsonObject): ValidateFunction {
   return authored.compile(schema);
 }
 
+// Schemas a peer sends get a third instance, which forgets each one once compiled (see compilePeerSchema).
+let peer: Ajv2020 | undefined;
+
+/**
+ * Compile a JSON Schema a peer sent (an upstream server's elicitation form). Ajv would keep every schema it ever
+ * compiled, and a peer can send endlessly many, so it forgets this one at once: the caller caches what it reuses.
+ * Throws Ajv's error when the schema itself is invalid.
+ */
+export function compilePeerSchema(schema: JsonObject): ValidateFunction {
+  peer ??= createAjv();
+  try {
+    return peer.compile(schema);
+  } finally {
+    peer.removeSchema(schema);
+  }
+}
+
 /** A short human-readable description of the first validation error, e.g. `params/name must be string`. */
 export function describeSchemaErrors(fn: ValidateFunction): string {
   const err = fn.errors?.[0];

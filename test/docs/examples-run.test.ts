@@ -16,8 +16,9 @@ async function callTool(
   tool: string,
   args: Record<string, unknown>,
   answers: Record<string, InputResponse>,
+  person = false,
 ): Promise<MrtrOutcome> {
-  const client = new McpClient({ server: url, resolvers: [scriptedResolver(answers)] });
+  const client = new McpClient({ server: url, resolvers: [scriptedResolver(answers, { person })] });
   try {
     return await client.callTool(tool, args);
   } finally {
@@ -101,6 +102,14 @@ describe('the flows of docs/flows.md (examples/flows.ts)', () => {
   it('falls back to a text question when the client cannot sample', async () => {
     const answers = { q1: accept({ text: 'A short report.' }) };
     expect(textOf(await callTool(endpoint.url, 'summarise', {}, answers))).toBe('A short report.');
+  });
+
+  it('asks its own consent, then relays the upstream’s question under its own key and maps the answer back', async () => {
+    const answers = { q1: accept({ confirm: true }), q2: accept({ env: 'staging' }) };
+    // The consent is marked for a person: these answers are one's own, given for this call.
+    const outcome = await callTool(endpoint.url, 'deploy', {}, answers, true);
+    expect(textOf(outcome)).toBe('Deployed to staging');
+    expect(outcome.rounds).toBe(3);
   });
 });
 
