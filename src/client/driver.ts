@@ -46,6 +46,12 @@ export const CLIENT_DEFAULTS = Object.freeze({
   oauthRequestTimeoutMs: 30_000,
   /** One HTTP response body (an MCP answer, an SSE event, an OAuth document) is read up to this: 16 MiB. */
   maxResponseBytes: 16 * 1024 * 1024,
+  /**
+   * A pooled keep-alive socket idle this long is closed rather than reused: below the 5 s most servers keep an idle
+   * socket (Node's, uvicorn's), so a request is never written on one the server is closing. (A server's own
+   * `Keep-Alive: timeout=N` hint lowers it to N − 1 s.)
+   */
+  idleSocketMs: 4000,
 });
 
 export interface DriverOptions {

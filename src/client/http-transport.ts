@@ -17,7 +17,6 @@ import { abortError, ProtocolViolation, SessionExpired, TransportFailure } from 
 import { describeNetworkError } from './network-errors.js';
 import type { OAuthClient } from './oauth/oauth-client.js';
 import { SseParser } from './sse.js';
-import { failedOnStaleSocket, STALE_SOCKET_RETRIES } from './stale-socket.js';
 import {
   type ClientTransport,
   classifyMessage,
@@ -37,6 +36,8 @@ export interface HttpClientTransportOptions {
   maxResponseBytes?: number;
   /** Bring your own agent; by default a keep-alive agent owned (and destroyed on close) by the transport. */
   agent?: http.Agent;
+  /** The default agent closes a pooled socket idle this long instead of reusing it (default 4 s). */
+  idleSocketMs?: number;
   /** OAuth 2.1: tokens for this server, and what to do on its 401 or 403 `insufficient_scope` (sign in, step up). */
   auth?: OAuthClient;
 }
@@ -109,8 +110,20 @@ export class HttpClientTransport implements ClientTransport {
     this.options = options;
     this.maxBytes = options.maxResponseBytes ?? CLIENT_DEFAULTS.maxResponseBytes;
     this.ownsAgent = options.agent === undefined;
+    const idle = options.idleSocketMs;
+    if (idle !== undefined && !(Number.isInteger(idle) && idle > 0 && idle <= 0x7fff_ffff))
+      throw new TypeError(`idleSocketMs must be a whole number of ms above 0, got ${String(idle)}`);
     const AgentClass = this.url.protocol === 'https:' ? https.Agent : http.Agent;
-    this.agent = options.agent ?? new AgentClass({ keepAlive: true, maxSockets: 64 });
+    // The idle limit is a socket timeout: the agent closes a pooled socket that reaches it (a socket in use is only
+    // told, and a long answer goes on). Without it, a client whose event loop was busy as the server closed an idle
+    // socket wrote its next request on that socket and lost it to ECONNRESET.
+    this.agent =
+      options.agent ??
+      new AgentClass({
+        keepAlive: true,
+        maxSockets: 64,
+        timeout: options.idleSocketMs ?? CLIENT_DEFAULTS.idleSocketMs,
+      });
   }
 
   /** The legacy (2025) session this transport carries, once `legacy.beginSession` was called. */
@@ -129,25 +142,19 @@ export class HttpClientTransport implements ClientTransport {
       const body = Buffer.from(JSON.stringify(notification), 'utf8');
       headers['content-length'] = String(body.length);
       await new Promise<void>((resolve, reject) => {
-        const send = (tries: number) => {
-          const req = this.lib.request(this.url, { method: 'POST', headers, agent: this.agent, signal });
-          req.on('error', (error) => {
-            if (tries < STALE_SOCKET_RETRIES && failedOnStaleSocket(req, error)) send(tries + 1);
-            else reject(new TransportFailure(describeNetworkError(this.url, error)));
-          });
-          req.on('response', (res) => {
-            res.resume();
-            res.on('end', () =>
-              (res.statusCode ?? 0) < 300
-                ? resolve()
-                : reject(
-                    new TransportFailure(`HTTP ${res.statusCode} for ${notification.method}`, res.statusCode),
-                  ),
-            );
-          });
-          req.end(body);
-        };
-        send(0);
+        const req = this.lib.request(this.url, { method: 'POST', headers, agent: this.agent, signal });
+        req.on('error', (error) => reject(new TransportFailure(describeNetworkError(this.url, error))));
+        req.on('response', (res) => {
+          res.resume();
+          res.on('end', () =>
+            (res.statusCode ?? 0) < 300
+              ? resolve()
+              : reject(
+                  new TransportFailure(`HTTP ${res.statusCode} for ${notification.method}`, res.statusCode),
+                ),
+          );
+        });
+        req.end(body);
       });
     },
     listen: (answer) => {
@@ -311,36 +318,16 @@ export class HttpClientTransport implements ClientTransport {
           current = req;
         },
       };
-      const send = (tries: number) => {
-        current = this.lib.request(this.url, { method: 'POST', headers, agent: this.agent });
-        this.handle(
-          current,
-          request,
-          answer,
-          0,
-          tries < STALE_SOCKET_RETRIES ? () => send(tries + 1) : undefined,
-        );
-        current.end(body);
-      };
-      send(0);
+      current = this.lib.request(this.url, { method: 'POST', headers, agent: this.agent });
+      this.handle(current, request, answer, 0);
+      current.end(body);
     });
   }
 
-  /** Reads `req`'s answer into `answer`; `sendAgain`, where given, is called instead when `req` met a dead pooled socket. */
-  private handle(
-    req: http.ClientRequest,
-    request: TransportRequest,
-    answer: Answer,
-    resumes: number,
-    sendAgain: (() => void) | undefined,
-  ): void {
+  private handle(req: http.ClientRequest, request: TransportRequest, answer: Answer, resumes: number): void {
     const { message } = request;
     const { done, fail } = answer;
-    req.on('error', (error) => {
-      // Once an answer has begun, its breaking settles the call (res 'aborted'), so nothing is sent twice.
-      if (sendAgain && !answer.isSettled() && failedOnStaleSocket(req, error)) sendAgain();
-      else fail(new TransportFailure(describeNetworkError(this.url, error)));
-    });
+    req.on('error', (error) => fail(new TransportFailure(describeNetworkError(this.url, error))));
     req.on('response', (res) => {
       const status = res.statusCode ?? 0;
       request.onHttpStatus?.(status);
@@ -531,14 +518,10 @@ export class HttpClientTransport implements ClientTransport {
             delete headers['content-type'];
             headers.accept = 'text/event-stream';
             headers['last-event-id'] = lastId;
-            const resume = (tries: number) => {
-              const get = this.lib.request(this.url, { method: 'GET', headers, agent: this.agent });
-              answer.follow(get);
-              const again = tries < STALE_SOCKET_RETRIES ? () => resume(tries + 1) : undefined;
-              this.handle(get, request, answer, resumes + 1, again);
-              get.end();
-            };
-            resume(0);
+            const get = this.lib.request(this.url, { method: 'GET', headers, agent: this.agent });
+            answer.follow(get);
+            this.handle(get, request, answer, resumes + 1);
+            get.end();
           });
         }, wait).unref();
         return;
@@ -557,19 +540,13 @@ export class HttpClientTransport implements ClientTransport {
     const body = Buffer.from(JSON.stringify(response), 'utf8');
     headers['content-length'] = String(body.length);
     await new Promise<void>((resolve) => {
-      const send = (tries: number) => {
-        const req = this.lib.request(this.url, { method: 'POST', headers, agent: this.agent });
-        req.on('error', (error) => {
-          if (tries < STALE_SOCKET_RETRIES && failedOnStaleSocket(req, error)) send(tries + 1);
-          else resolve();
-        });
-        req.on('response', (res) => {
-          res.resume();
-          res.on('end', () => resolve());
-        });
-        req.end(body);
-      };
-      send(0);
+      const req = this.lib.request(this.url, { method: 'POST', headers, agent: this.agent });
+      req.on('error', () => resolve());
+      req.on('response', (res) => {
+        res.resume();
+        res.on('end', () => resolve());
+      });
+      req.end(body);
     });
   }
 
