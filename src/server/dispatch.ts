@@ -4,6 +4,7 @@
 import {
   describeSchemaErrors,
   ErrorCode,
+  errorResponse,
   type Implementation,
   invalidParams,
   type JsonRpcRequest,
@@ -23,7 +24,6 @@ import type { Logger, RequestEnvironment } from './environment.js';
 import type { HeaderParam } from './header-params.js';
 import { checkInputBounds } from './input-bounds.js';
 import { type MaybePromise, thenOrNow } from './maybe-async.js';
-import { errorResponse } from './message.js';
 import { type Call, type Core, METHODS } from './methods/index.js';
 import type { Registry } from './registry.js';
 import type { RequestHandler } from './request-handler.js';

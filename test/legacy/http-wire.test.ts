@@ -121,12 +121,12 @@ describe('sessions', () => {
     });
   });
 
-  it('batches are refused with a message saying to send one message per POST', async () => {
+  it('batches are refused with a message saying to send one message at a time', async () => {
     const wire = new LegacyWire(endpoint.url);
     await wire.initialize();
     const res = await wire.post([{ jsonrpc: '2.0', id: 1, method: 'ping' }]);
     expect(res.status).toBe(400);
-    expect(JSON.stringify(await res.json())).toContain('one message per POST');
+    expect(JSON.stringify(await res.json())).toContain('send one message at a time');
   });
 
   it('an answer nobody waits for is 404, never silently dropped', async () => {
