@@ -136,6 +136,18 @@ describe('sessions', () => {
     expect(res.status).toBe(404);
     expect(JSON.stringify(await res.json())).toContain('No request of this session waits');
   });
+
+  it('an answer that is no JSON-RPC response is refused by name, not delivered as an empty result', async () => {
+    const wire = new LegacyWire(endpoint.url);
+    await wire.initialize();
+    const res = await wire.post({ jsonrpc: '2.0', id: 'nobody.1', result: 'yes' });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({
+      jsonrpc: '2.0',
+      id: 'nobody.1',
+      error: { code: -32600, message: 'Invalid Request: result must be an object' },
+    });
+  });
 });
 
 describe('streams', () => {
