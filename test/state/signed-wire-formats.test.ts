@@ -2,8 +2,11 @@
 // id or a requestState issued before a refactor must still open after it, and what is issued must not change shape.
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { Redactor } from '../../src/audit/redact.js';
+import { csrfTokenOf } from '../../src/auth/signin/page-session.js';
 import { SignedValues } from '../../src/auth/signin/signed-value.js';
 import { SessionCodec } from '../../src/server/legacy/session.js';
+import { UrlElicitations } from '../../src/server/legacy/url-elicitations.js';
 import { Keyring, principalDigest, StateCodec } from '../../src/state/index.js';
 
 const T0 = Date.UTC(2026, 10, 29, 12, 0, 0);
@@ -68,5 +71,17 @@ describe('signed wire formats stay byte-identical', () => {
 
   it('a principal digest (principalDigest) for the audit trail', () => {
     expect(principalDigest(secret, alice)).toBe('EyFIsqYYcmmBvuy5pRiRSw');
+  });
+
+  it("the other keyed digests: a page's CSRF token, a URL question's elicitationId, a redacted audit value", () => {
+    const page = { sid: 'sid-1' } as Parameters<typeof csrfTokenOf>[0];
+    expect(csrfTokenOf(page, key)).toBe('Dxbn9PcI_MZBDB8Jug4NTNkuKU9YMiGBmAEeo2BtXBY');
+    const session = { key: 'session-key' } as Parameters<UrlElicitations['idOf']>[0];
+    expect(new UrlElicitations(key).idOf(session, 'https://example.com/verify')).toBe(
+      'kRqQPS_dqRC0xsS56EM5WI',
+    );
+    expect(new Redactor(Buffer.from(key)).keyed({ otp: '123456' })).toBe(
+      'hmac-sha256:UADl48qU9aJ1TSWRRaAnyaLG5nEgdC9-zFoJiVIRZJ8',
+    );
   });
 });
