@@ -1,8 +1,8 @@
 // Sensitive fields: their values never reach the audit trail. Each is replaced by a keyed digest (HMAC-SHA256 of its
 // canonical JSON), so equal values still correlate across events and instances that share the key, while a reader
 // of the trail cannot test guesses of a low-entropy secret (an OTP, a PIN) against an unkeyed hash.
-import crypto, { createHash, createHmac } from 'node:crypto';
-import { canonicalJson } from '../state/index.js';
+import crypto, { createHash } from 'node:crypto';
+import { canonicalJson, hmacSha256 } from '../state/index.js';
 
 // crypto.hash (Node >= 20.12): no Hash object per digest.
 const oneShotHash = (crypto as { hash?: (algorithm: string, data: string, encoding: 'base64url') => string })
@@ -18,9 +18,7 @@ export class Redactor {
   }
   /** `hmac-sha256:` + base64url, over the canonical JSON (`undefined` → the empty string). */
   keyed(value: unknown): string {
-    return `hmac-sha256:${createHmac('sha256', this.#key)
-      .update(value === undefined ? '' : canonicalJson(value))
-      .digest('base64url')}`;
+    return `hmac-sha256:${hmacSha256(this.#key, value === undefined ? '' : canonicalJson(value)).toString('base64url')}`;
   }
   /** `sha256:` + base64url, unkeyed: for arguments with nothing sensitive in them. */
   plain(value: unknown): string {

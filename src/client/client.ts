@@ -9,16 +9,19 @@ import {
   type Implementation,
   type InputKind,
   isJsonObject,
+  isLegacyVersion,
   type JsonObject,
   type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResponse,
   LATEST_PROTOCOL_VERSION,
+  LEGACY_PROTOCOL_VERSIONS,
   META_CLIENT_CAPABILITIES,
   META_CLIENT_INFO,
   META_PROTOCOL_VERSION,
   META_SERVER_INFO,
   MRTR_METHODS,
+  negotiateLegacyVersion,
   type PromptDefinition,
   type ReadResourceResult,
   type ResourceDefinition,
@@ -43,7 +46,6 @@ import {
   answerServerRequest,
   isModernError,
   LEGACY_HINT_STATUSES,
-  LEGACY_PROTOCOL_VERSIONS,
   type LegacyServer,
   legacyCapabilities,
   readInitializeResult,
@@ -150,7 +152,7 @@ export class McpClient {
     this.resolvers = resolvers;
     const forced = options.protocol;
     if (forced !== undefined) {
-      if (LEGACY_PROTOCOL_VERSIONS.includes(forced)) {
+      if (isLegacyVersion(forced)) {
         if (!this.transport.legacy)
           throw new TypeError(`this transport cannot carry the legacy protocol ${forced}`);
         this.era = 'legacy';
@@ -332,9 +334,7 @@ export class McpClient {
     this.opening ??= (async () => {
       const wire = this.transport.legacy;
       if (!wire) throw new ProtocolViolation('this transport cannot carry the legacy protocol');
-      const asked = LEGACY_PROTOCOL_VERSIONS.includes(this.protocolVersion)
-        ? this.protocolVersion
-        : (LEGACY_PROTOCOL_VERSIONS[0] as string);
+      const asked = negotiateLegacyVersion(this.protocolVersion);
       wire.beginSession(asked);
       const message: JsonRpcRequest = {
         jsonrpc: '2.0',

@@ -3,6 +3,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import {
+  type ClassifiedMessage,
+  classifyMessage,
   encodeHeaderValue,
   HEADER_METHOD,
   HEADER_NAME,
@@ -19,7 +21,6 @@ import type { OAuthClient } from './oauth/oauth-client.js';
 import { SseParser } from './sse.js';
 import {
   type ClientTransport,
-  classifyMessage,
   type LegacySessionWire,
   responseMatches,
   type TransportRequest,
@@ -188,13 +189,13 @@ export class HttpClientTransport implements ClientTransport {
           return;
         }
         const parser = new SseParser((event) => {
-          let m: ReturnType<typeof classifyMessage>;
+          let m: ClassifiedMessage;
           try {
             m = classifyMessage(JSON.parse(event.data));
           } catch {
             return; // Not JSON: nothing on this stream belongs to a call, so nothing fails with it.
           }
-          if (m.type !== 'request') return;
+          if (m.kind !== 'request') return;
           const answer = this.standalone;
           if (answer)
             void answer(m.request).then(
@@ -404,25 +405,25 @@ export class HttpClientTransport implements ClientTransport {
       const m = classifyMessage(parsed);
       if (status === 404) {
         // No MCP endpoint at this path: the URL is wrong, whatever the body says (it may say where the endpoint is).
-        const said = m.type === 'response' && 'error' in m.response ? `: ${m.response.error.message}` : '';
+        const said = m.kind === 'response' && 'error' in m.response ? `: ${m.response.error.message}` : '';
         fail(new TransportFailure(`no MCP endpoint at ${this.label} (HTTP 404${said})`, 404));
         return;
       }
       if (status === 401) {
         // Not let in, whatever the body says: a refused or missing token, not an answer to the request.
-        const said = m.type === 'response' && 'error' in m.response ? `: ${m.response.error.message}` : '';
+        const said = m.kind === 'response' && 'error' in m.response ? `: ${m.response.error.message}` : '';
         fail(new TransportFailure(`HTTP 401 from ${this.label}${said || ': not authorized'}`, 401));
         return;
       }
-      if (m.type !== 'response') {
+      if (m.kind !== 'response') {
         if (status < 200 || status >= 300)
           fail(new TransportFailure(`HTTP ${status} from ${this.label}`, status));
         else
           fail(
             new ProtocolViolation(
-              m.type === 'invalid'
+              m.kind === 'invalid'
                 ? `invalid JSON-RPC response: ${m.reason}`
-                : `expected a JSON-RPC response to ${message.method}, got a ${m.type}`,
+                : `expected a JSON-RPC response to ${message.method}, got a ${m.kind}`,
             ),
           );
         return;
@@ -457,7 +458,7 @@ export class HttpClientTransport implements ClientTransport {
         throw new ProtocolViolation(`SSE event for ${message.method} is not valid JSON`);
       }
       const m = classifyMessage(parsed);
-      switch (m.type) {
+      switch (m.kind) {
         case 'invalid':
           throw new ProtocolViolation(`invalid JSON-RPC message on the SSE stream: ${m.reason}`);
         case 'request':

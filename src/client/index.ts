@@ -5,6 +5,7 @@ export {
   declaredKinds,
   INPUT_KINDS,
   type InputKind,
+  LEGACY_PROTOCOL_VERSIONS,
 } from '../protocol/index.js';
 export {
   type CallOptions,
@@ -43,7 +44,6 @@ export {
   type PersonReason,
   parseInputRequired,
 } from './input.js';
-export { LEGACY_PROTOCOL_VERSIONS } from './legacy.js';
 export { inspectLink, type LinkVerdict } from './link.js';
 export { type BearerChallenge, parseBearerChallenge } from './oauth/challenge.js';
 export {

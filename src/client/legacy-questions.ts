@@ -7,8 +7,14 @@
 // every later one get a JSON-RPC error, the call's request is cancelled, and the call ends with the same outcome an
 // MRTR call would (protocol_error, round_cap). Questions are asked in turn, in the order they arrived.
 
-import type { InputKind } from '../protocol/index.js';
-import { ErrorCode, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/index.js';
+import {
+  ErrorCode,
+  errorResponse,
+  type InputKind,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  legacyResponse,
+} from '../protocol/index.js';
 import type { PendingQuestion } from './driver.js';
 import { ProtocolViolation, RequestAborted } from './errors.js';
 import { parseInputRequired } from './input.js';
@@ -39,11 +45,8 @@ export type AnswerOne = (
   signal: AbortSignal,
 ) => Promise<JsonRpcResponse>;
 
-const refusal = (id: JsonRpcRequest['id'], message: string): JsonRpcResponse => ({
-  jsonrpc: '2.0',
-  id,
-  error: { code: ErrorCode.InternalError, message },
-});
+const refusal = (id: JsonRpcRequest['id'], message: string): JsonRpcResponse =>
+  errorResponse(id, ErrorCode.InternalError, message);
 
 export class LegacyQuestions {
   private readonly stop = new AbortController();
@@ -74,8 +77,7 @@ export class LegacyQuestions {
   /** One server-to-client request. Never rejects: whatever happens, the server gets an answer. */
   handle(request: JsonRpcRequest): Promise<JsonRpcResponse> {
     // A ping asks nothing of anyone: answered at once, outside the count.
-    if (request.method === 'ping')
-      return Promise.resolve({ jsonrpc: '2.0', id: request.id, result: {} } as unknown as JsonRpcResponse);
+    if (request.method === 'ping') return Promise.resolve(legacyResponse(request.id, {}));
     if (this.stop.signal.aborted)
       return Promise.resolve(refusal(request.id, `the call has ended: ${this.endedBecause()}`));
     if (this.round === 0 || this.answeredInRound) {

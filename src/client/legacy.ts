@@ -4,24 +4,22 @@
 import {
   type ClientCapabilities,
   ErrorCode,
+  errorResponse,
   type Implementation,
   isJsonObject,
+  isLegacyVersion,
   type JsonObject,
   type JsonRpcRequest,
   type JsonRpcResponse,
+  knowsElicitationModes,
+  LEGACY_PROTOCOL_VERSIONS,
+  legacyResponse,
   type ServerCapabilities,
 } from '../protocol/index.js';
 import type { PendingQuestion } from './driver.js';
 import { describeError, ProtocolViolation, RequestAborted } from './errors.js';
 import { type InputQuestion, parseInputRequired } from './input.js';
 import { type InputResolver, isElicitResult, pickResolver, type ResolveContext } from './resolvers.js';
-
-/** Legacy versions this client speaks, newest first (the one it asks for first). */
-export const LEGACY_PROTOCOL_VERSIONS: readonly string[] = Object.freeze([
-  '2025-11-25',
-  '2025-06-18',
-  '2025-03-26',
-]);
 
 /** Codes only a 2026-07-28 server sends: a 4xx carrying one of them comes from a modern server. */
 const MODERN_ERROR_CODES: ReadonlySet<number> = new Set([
@@ -48,7 +46,7 @@ export interface LegacyServer {
 export function legacyCapabilities(capabilities: ClientCapabilities, version: string): JsonObject {
   const out: JsonObject = {};
   const c = capabilities as JsonObject;
-  if (isJsonObject(c.elicitation)) out.elicitation = version === '2025-11-25' ? c.elicitation : {};
+  if (isJsonObject(c.elicitation)) out.elicitation = knowsElicitationModes(version) ? c.elicitation : {};
   if (isJsonObject(c.sampling)) out.sampling = c.sampling;
   if (isJsonObject(c.roots)) out.roots = c.roots;
   return out;
@@ -57,7 +55,7 @@ export function legacyCapabilities(capabilities: ClientCapabilities, version: st
 /** Read an initialize result: the version the server chose must be one this client speaks. */
 export function readInitializeResult(result: JsonObject): LegacyServer {
   const version = result.protocolVersion;
-  if (typeof version !== 'string' || !LEGACY_PROTOCOL_VERSIONS.includes(version))
+  if (!isLegacyVersion(version))
     throw new ProtocolViolation(
       `the server chose protocol version ${JSON.stringify(version)}, which this client does not speak (it speaks ${LEGACY_PROTOCOL_VERSIONS.join(', ')} and 2026-07-28)`,
     );
@@ -82,16 +80,6 @@ export interface ServerRequestContext {
   unanswered: PendingQuestion[];
 }
 
-/** A result for the server, in the legacy shape (no `resultType`). */
-const reply = (id: JsonRpcRequest['id'], result: JsonObject): JsonRpcResponse =>
-  ({ jsonrpc: '2.0', id, result }) as unknown as JsonRpcResponse;
-
-const error = (id: JsonRpcRequest['id'], code: number, message: string): JsonRpcResponse => ({
-  jsonrpc: '2.0',
-  id,
-  error: { code, message },
-});
-
 /**
  * Answer one server-to-client request of a legacy session through the resolvers, as MRTR's input requests are: the
  * same kinds, the same person-only rules. Questions are keyed `q1`, `q2`, … in the order the call asks them.
@@ -102,7 +90,7 @@ export async function answerServerRequest(
   on: ServerRequestContext,
 ): Promise<JsonRpcResponse> {
   const { id } = request;
-  if (request.method === 'ping') return reply(id, {});
+  if (request.method === 'ping') return legacyResponse(id, {});
   let q: InputQuestion | undefined;
   try {
     q = parseInputRequired(
@@ -113,10 +101,14 @@ export async function answerServerRequest(
       on.declared,
     ).questions[0];
   } catch (e) {
-    return error(id, ErrorCode.InvalidParams, describeError(e));
+    return errorResponse(id, ErrorCode.InvalidParams, describeError(e));
   }
   if (!q)
-    return error(id, ErrorCode.MethodNotFound, `method ${request.method} is not supported by this client`);
+    return errorResponse(
+      id,
+      ErrorCode.MethodNotFound,
+      `method ${request.method} is not supported by this client`,
+    );
   on.onAsked?.(q);
   const resolver = pickResolver(on.resolvers, q, on.ctx);
   if (!resolver) {
@@ -127,17 +119,25 @@ export async function answerServerRequest(
       why: q.personRequired ?? 'no_resolver',
     });
     // The server waits for an answer: a cancel for a question (it can go on), an error for anything else.
-    if (q.kind.startsWith('elicitation')) return reply(id, { action: 'cancel' });
-    return error(id, ErrorCode.InternalError, `nobody here may answer ${request.method}`);
+    if (q.kind.startsWith('elicitation')) return legacyResponse(id, { action: 'cancel' });
+    return errorResponse(id, ErrorCode.InternalError, `nobody here may answer ${request.method}`);
   }
   try {
     const answer = await resolver.resolve(q, on.ctx);
     if (q.kind.startsWith('elicitation') && !isElicitResult(answer))
-      return error(id, ErrorCode.InternalError, `${resolver.name} gave an answer without a valid action`);
+      return errorResponse(
+        id,
+        ErrorCode.InternalError,
+        `${resolver.name} gave an answer without a valid action`,
+      );
     on.onAnswered?.(q, resolver.name, isElicitResult(answer) ? answer.action : undefined);
-    return reply(id, answer as unknown as JsonObject);
+    return legacyResponse(id, answer as unknown as JsonObject);
   } catch (e) {
     if (e instanceof RequestAborted) throw e;
-    return error(id, ErrorCode.InternalError, `${resolver.name} could not answer: ${describeError(e)}`);
+    return errorResponse(
+      id,
+      ErrorCode.InternalError,
+      `${resolver.name} could not answer: ${describeError(e)}`,
+    );
   }
 }

@@ -1,16 +1,19 @@
 // stdio client transport: launch the server as a child process, newline-delimited JSON-RPC on its stdin/stdout.
 // The child gets a minimal environment and its own process group, so that closing ends everything it started.
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import type { JsonObject, JsonRpcNotification, JsonRpcResponse, RequestId } from '../protocol/index.js';
+import {
+  classifyMessage,
+  type JsonObject,
+  type JsonRpcNotification,
+  type JsonRpcResponse,
+  LineSplitter,
+  type RequestId,
+} from '../protocol/index.js';
+import { CLIENT_DEFAULTS } from './driver.js';
 import { abortError, ProtocolViolation, TransportFailure } from './errors.js';
 import { StderrTail } from './stderr-tail.js';
 import { minimalEnvironment } from './stdio-env.js';
-import {
-  type ClientTransport,
-  classifyMessage,
-  type LegacySessionWire,
-  type TransportRequest,
-} from './transport.js';
+import type { ClientTransport, LegacySessionWire, TransportRequest } from './transport.js';
 
 export interface StdioClientTransportOptions {
   command: string;
@@ -25,7 +28,7 @@ export interface StdioClientTransportOptions {
    * lines told when the server exits ('tail').
    */
   stderr?: 'inherit' | 'ignore' | 'tail';
-  /** Longest line accepted from the server. Default 16 MiB. */
+  /** Longest line accepted from the server (a longer one fails the requests in flight). Default 16 MiB. */
   maxLineBytes?: number;
   /** How long to wait for the server to exit after its stdin closes, before SIGTERM then SIGKILL. Default 2000 ms. */
   shutdownGraceMs?: number;
@@ -45,8 +48,7 @@ export class StdioClientTransport implements ClientTransport {
   private readonly options: StdioClientTransportOptions;
   private child: ChildProcessWithoutNullStreams | undefined;
   private readonly pending = new Map<RequestId, Pending>();
-  private chunks: Buffer[] = [];
-  private chunkBytes = 0;
+  private readonly lines: LineSplitter;
   private exited: Promise<void> | undefined;
   private closed = false;
   /** Set once the server has exited: later requests fail with it rather than starting the server again. */
@@ -78,6 +80,12 @@ export class StdioClientTransport implements ClientTransport {
   constructor(options: StdioClientTransportOptions) {
     this.options = options;
     this.label = [options.command, ...(options.args ?? [])].join(' ');
+    // Built here, so that a maxLineBytes that is no cap (NaN, 0) fails now, naming the option.
+    this.lines = new LineSplitter(options.maxLineBytes ?? CLIENT_DEFAULTS.maxResponseBytes, {
+      line: (line) => this.onLine(line),
+      overflow: () =>
+        this.failAll(new ProtocolViolation('server wrote a line longer than the limit on stdout')),
+    });
   }
 
   /** The last lines of the server's stderr, when `stderr: 'tail'` (else []). */
@@ -125,7 +133,7 @@ export class StdioClientTransport implements ClientTransport {
     this.exited = new Promise((resolve) => {
       exitedResolve = resolve;
     });
-    child.stdout.on('data', (chunk: Buffer) => this.onData(chunk));
+    child.stdout.on('data', (chunk: Buffer) => this.lines.push(chunk));
     child.stdin.on('error', () => {}); // EPIPE when the child died; reported through 'exit' below
     child.once('error', (error) => {
       this.dead = new TransportFailure(`cannot run ${this.label}: ${error.message}`);
@@ -159,27 +167,6 @@ export class StdioClientTransport implements ClientTransport {
     return child;
   }
 
-  private onData(chunk: Buffer): void {
-    let from = 0;
-    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, from)) {
-      this.chunks.push(chunk.subarray(from, i));
-      const line = Buffer.concat(this.chunks).toString('utf8').replace(/\r$/, '');
-      this.chunks = [];
-      this.chunkBytes = 0;
-      from = i + 1;
-      if (line.trim() !== '') this.onLine(line);
-    }
-    if (from < chunk.length) {
-      this.chunks.push(chunk.subarray(from));
-      this.chunkBytes += chunk.length - from;
-      if (this.chunkBytes > (this.options.maxLineBytes ?? 16 * 1024 * 1024)) {
-        this.chunks = [];
-        this.chunkBytes = 0;
-        this.failAll(new ProtocolViolation('server wrote a line longer than the limit on stdout'));
-      }
-    }
-  }
-
   private onLine(line: string): void {
     let parsed: unknown;
     try {
@@ -190,7 +177,7 @@ export class StdioClientTransport implements ClientTransport {
       return;
     }
     const m = classifyMessage(parsed);
-    switch (m.type) {
+    switch (m.kind) {
       case 'invalid':
         this.failAll(new ProtocolViolation(`invalid JSON-RPC message on stdout: ${m.reason}`));
         return;

@@ -1,10 +1,5 @@
 // What the client needs from a transport: send one JSON-RPC request, get its response, hear its notifications.
-import {
-  isJsonObject,
-  type JsonRpcNotification,
-  type JsonRpcRequest,
-  type JsonRpcResponse,
-} from '../protocol/index.js';
+import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../protocol/index.js';
 
 export interface TransportRequest {
   message: JsonRpcRequest;
@@ -53,51 +48,6 @@ export interface ClientTransport {
   close(): Promise<void>;
   /** Present on transports that can carry a legacy (2025) session. */
   readonly legacy?: LegacySessionWire;
-}
-
-/** Classify one decoded JSON-RPC message from the server. */
-export function classifyMessage(
-  value: unknown,
-):
-  | { type: 'response'; response: JsonRpcResponse }
-  | { type: 'notification'; notification: JsonRpcNotification }
-  | { type: 'request'; request: JsonRpcRequest }
-  | { type: 'invalid'; reason: string } {
-  if (!isJsonObject(value)) return { type: 'invalid', reason: 'a JSON-RPC message must be an object' };
-  if (value.jsonrpc !== '2.0') return { type: 'invalid', reason: 'jsonrpc must be "2.0"' };
-  if (typeof value.method === 'string') {
-    if ('id' in value) {
-      if (typeof value.id !== 'string' && typeof value.id !== 'number')
-        return { type: 'invalid', reason: 'request id must be a string or a number' };
-      if (value.params !== undefined && !isJsonObject(value.params))
-        return { type: 'invalid', reason: 'request params must be an object' };
-      return { type: 'request', request: value as unknown as JsonRpcRequest };
-    }
-    if (value.params !== undefined && !isJsonObject(value.params))
-      return { type: 'invalid', reason: 'notification params must be an object' };
-    return { type: 'notification', notification: value as unknown as JsonRpcNotification };
-  }
-  const hasResult = 'result' in value;
-  const hasError = 'error' in value;
-  if (hasResult === hasError)
-    return { type: 'invalid', reason: 'a response must carry exactly one of result and error' };
-  if (hasError) {
-    const e = value.error;
-    if (!isJsonObject(e) || !Number.isInteger(e.code) || typeof e.message !== 'string')
-      return { type: 'invalid', reason: 'error must have an integer code and a string message' };
-    if (
-      value.id !== undefined &&
-      value.id !== null &&
-      typeof value.id !== 'string' &&
-      typeof value.id !== 'number'
-    )
-      return { type: 'invalid', reason: 'response id must be a string or a number' };
-    return { type: 'response', response: value as unknown as JsonRpcResponse };
-  }
-  if (typeof value.id !== 'string' && typeof value.id !== 'number')
-    return { type: 'invalid', reason: 'response id must be a string or a number' };
-  if (!isJsonObject(value.result)) return { type: 'invalid', reason: 'result must be an object' };
-  return { type: 'response', response: value as unknown as JsonRpcResponse };
 }
 
 /** True when the response belongs to the request `id` (error responses may lack an id when the request was unreadable). */

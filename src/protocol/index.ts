@@ -27,6 +27,17 @@ export {
   withoutPrototypes,
 } from './json.js';
 export {
+  isLegacyVersion,
+  knowsElicitationModes,
+  LATEST_LEGACY_PROTOCOL_VERSION,
+  LEGACY_PROTOCOL_VERSIONS,
+  legacyResponse,
+  negotiateLegacyVersion,
+  primesStreams,
+} from './legacy.js';
+export { type LineHandlers, LineSplitter } from './line-splitter.js';
+export { type ClassifiedMessage, classifyMessage, errorResponse } from './message.js';
+export {
   HEADER_METHOD,
   HEADER_NAME,
   HEADER_PARAM_PREFIX,

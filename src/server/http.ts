@@ -3,9 +3,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { AuthRefusal, type BearerAuth } from '../auth/index.js';
 import {
+  classifyMessage,
   ErrorCode,
+  errorResponse,
   httpStatusForError,
   isJsonObject,
+  isLegacyVersion,
   type JsonRpcRequest,
   type McpError,
 } from '../protocol/index.js';
@@ -17,8 +20,7 @@ import { HttpExchange, sendJson } from './http-exchange.js';
 import { checkOrigin, checkRequestHeaders, defaultOriginPolicy, type OriginPolicy } from './http-guards.js';
 import type { LegacyBridge } from './legacy/bridge.js';
 import { LegacyHttpFront, type LegacyHttpOptions } from './legacy/http-front.js';
-import { isLegacyVersion } from './legacy/versions.js';
-import { classifyMessage, errorResponse } from './message.js';
+import { refusalOf } from './message.js';
 import { checkIntegerOption, MAX_TIMER_MS } from './option-checks.js';
 import type { RequestHandler } from './request-handler.js';
 import { legacyInitializeError } from './request-meta.js';
@@ -433,9 +435,9 @@ export class HttpServerTransport {
       return;
     }
     const message = classifyMessage(parsed);
-    if (message.kind === 'invalid') {
-      const invalid = message.response;
-      this.refused(res, undefined, 'invalid_message', started, () => sendJson(res, 400, invalid));
+    if (message.kind === 'invalid' || message.kind === 'response') {
+      const refusal = refusalOf(message);
+      this.refused(res, undefined, 'invalid_message', started, () => sendJson(res, 400, refusal));
       return;
     }
     if (message.kind === 'notification') {

@@ -1,7 +1,12 @@
 // mrtr/server: a stateless MCP 2026-07-28 server whose multi-round calls are sealed, bound and bounded.
 // A curated list: what is not named here is internal and may change between releases.
 
-export { INVALID_REQUEST_STATE, RoundRefused } from '../protocol/index.js';
+// The 2025 revisions the bridge speaks: protocol's list, under the name this entry point has always exported.
+export {
+  INVALID_REQUEST_STATE,
+  LEGACY_PROTOCOL_VERSIONS as LEGACY_VERSIONS,
+  RoundRefused,
+} from '../protocol/index.js';
 export { text } from './content.js';
 export {
   type AuditNotes,
@@ -32,7 +37,6 @@ export {
   type LegacyOutbound,
 } from './legacy/bridge.js';
 export type { LegacyHttpOptions } from './legacy/http-front.js';
-export { LEGACY_VERSIONS } from './legacy/versions.js';
 export type {
   CompletionHandler,
   HandlerOptions,

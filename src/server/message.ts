@@ -1,58 +1,26 @@
-// Classify one decoded JSON value as a JSON-RPC request, a notification, or an invalid message.
+// What the server answers a message it will not take, and the JSON text of what it sends. What a message is (request,
+// notification, response, invalid) is protocol's rule: classifyMessage in src/protocol/message.ts.
 import {
+  type ClassifiedMessage,
   ErrorCode,
-  isJsonObject,
-  type JsonObject,
+  errorResponse,
   type JsonRpcErrorResponse,
-  type JsonRpcRequest,
 } from '../protocol/index.js';
 
-export type IncomingMessage =
-  | { kind: 'request'; request: JsonRpcRequest }
-  | { kind: 'notification'; method: string; params: JsonObject | undefined }
-  | { kind: 'invalid'; response: JsonRpcErrorResponse };
-
-export function errorResponse(
-  id: string | number | undefined,
-  code: number,
-  message: string,
-  data?: unknown,
+/**
+ * The -32600 answer to a message a client may not send: an invalid one, or a response (the server asked nothing; a
+ * 2025 client's answers to the bridge's questions are taken before this).
+ */
+export function refusalOf(
+  message: Extract<ClassifiedMessage, { kind: 'invalid' | 'response' }>,
 ): JsonRpcErrorResponse {
-  const error = data === undefined ? { code, message } : { code, message, data };
-  return id === undefined ? { jsonrpc: '2.0', error } : { jsonrpc: '2.0', id, error };
-}
-
-const invalid = (id: string | number | undefined, message: string): IncomingMessage => ({
-  kind: 'invalid',
-  response: errorResponse(id, ErrorCode.InvalidRequest, message),
-});
-
-export function classifyMessage(value: unknown): IncomingMessage {
-  if (Array.isArray(value)) return invalid(undefined, 'Invalid Request: JSON-RPC batches are not supported');
-  if (typeof value !== 'object' || value === null)
-    return invalid(undefined, 'Invalid Request: expected an object');
-  const msg = value as Record<string, unknown>;
-  const rawId = msg.id;
-  const id =
-    typeof rawId === 'string' || (typeof rawId === 'number' && Number.isFinite(rawId)) ? rawId : undefined;
-  if (msg.jsonrpc !== '2.0') return invalid(id, 'Invalid Request: jsonrpc must be "2.0"');
-  if ('result' in msg || 'error' in msg)
-    return invalid(id, 'Invalid Request: clients must not send responses');
-  if (typeof msg.method !== 'string' || msg.method === '')
-    return invalid(id, 'Invalid Request: method must be a string');
-  const params = msg.params;
-  if (params !== undefined && !isJsonObject(params)) {
-    return invalid(id, 'Invalid Request: params must be an object');
-  }
-  if (!('id' in msg))
-    return { kind: 'notification', method: msg.method, params: params as JsonObject | undefined };
-  if (id === undefined) return invalid(undefined, 'Invalid Request: id must be a string or a number');
-  if (typeof rawId === 'number' && !Number.isInteger(rawId))
-    return invalid(undefined, 'Invalid Request: id must be an integer');
-  return {
-    kind: 'request',
-    request: { jsonrpc: '2.0', id, method: msg.method, params: params as JsonObject },
-  };
+  if (message.kind === 'invalid')
+    return errorResponse(message.id, ErrorCode.InvalidRequest, `Invalid Request: ${message.reason}`);
+  return errorResponse(
+    message.response.id ?? undefined,
+    ErrorCode.InvalidRequest,
+    'Invalid Request: clients must not send responses',
+  );
 }
 
 /**

@@ -1,10 +1,12 @@
 // stdio transport (basic/transports/stdio.mdx): newline-delimited JSON-RPC on stdin/stdout, same dispatch as HTTP.
 import type { Readable, Writable } from 'node:stream';
 import {
+  classifyMessage,
   ErrorCode,
+  errorResponse,
   type JsonObject,
-  type JsonRpcRequest,
   type JsonRpcResponse,
+  LineSplitter,
   META_PROTOCOL_VERSION,
 } from '../protocol/index.js';
 import type { Principal } from './context.js';
@@ -12,8 +14,7 @@ import { SERVER_DEFAULTS } from './defaults.js';
 import { type Logger, stderrLogger } from './environment.js';
 import type { LegacyBridge } from './legacy/bridge.js';
 import type { LegacySession } from './legacy/session.js';
-import { LineSplitter } from './line-splitter.js';
-import { classifyMessage, errorResponse, serializeNotification, serializeResponse } from './message.js';
+import { refusalOf, serializeNotification, serializeResponse } from './message.js';
 import { checkIntegerOption } from './option-checks.js';
 import type { RequestHandler } from './request-handler.js';
 import type { RoundObserver } from './round/observer.js';
@@ -38,18 +39,6 @@ export interface StdioOptions {
    * server's requests. `McpServer.stdio()` passes the server's own unless `legacyClients: false`.
    */
   legacy?: LegacyBridge;
-}
-
-/**
- * Whether a line belongs to the 2025 bridge: the handshake that opens a session, and once one is open, the client's
- * answers to the server's requests (every other message goes through the usual checks first).
- */
-function legacyMessage(parsed: unknown, open: boolean): boolean {
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return false;
-  const m = parsed as JsonObject;
-  if (m.jsonrpc !== '2.0') return false;
-  if (m.method === 'initialize' && 'id' in m) return true;
-  return open && m.method === undefined && typeof m.id === 'string' && ('result' in m || 'error' in m);
 }
 
 /** Serve until the input ends. Requests run concurrently; each response is one line. */
@@ -98,7 +87,6 @@ export function serveStdio(handler: RequestHandler, options: StdioOptions = {}):
   };
 
   const onLine = (line: string) => {
-    if (line.trim() === '') return;
     let parsed: unknown;
     try {
       parsed = JSON.parse(line);
@@ -109,36 +97,35 @@ export function serveStdio(handler: RequestHandler, options: StdioOptions = {}):
       );
       return;
     }
-    if (legacy && legacyMessage(parsed, legacySession !== undefined)) {
-      const m = parsed as JsonObject;
-      if (m.method === 'initialize') {
-        track(
-          legacy
-            .initialize(m as unknown as JsonRpcRequest, options.principal)
-            .then(({ response, session }) => {
-              legacySession ??= session;
-              write(response);
-            }),
-        );
-        return;
-      }
-      const session = legacySession!;
-      if (typeof m.method !== 'string') {
-        track(
-          legacy.deliver(session, m).then((delivered) => {
-            if (!delivered)
-              (options.logger ?? stderrLogger).info({ id: m.id }, 'answer for no waiting request');
-          }),
-        );
-        return;
-      }
-    }
     const message = classifyMessage(parsed);
-    if (message.kind === 'invalid') return void refuse('invalid_message', message.response);
+    // The 2025 bridge's: a handshake, which opens the connection's session, and once one is open, the client's
+    // answers to the bridge's questions (whose ids are strings).
+    if (legacy && message.kind === 'request' && message.request.method === 'initialize') {
+      track(
+        legacy.initialize(message.request, options.principal).then(({ response, session }) => {
+          legacySession ??= session;
+          write(response);
+        }),
+      );
+      return;
+    }
+    if (legacy && legacySession && message.kind === 'response' && typeof message.response.id === 'string') {
+      const answer = message.response;
+      track(
+        legacy.deliver(legacySession, answer as unknown as JsonObject).then((delivered) => {
+          if (!delivered)
+            (options.logger ?? stderrLogger).info({ id: answer.id }, 'answer for no waiting request');
+        }),
+      );
+      return;
+    }
+    if (message.kind === 'invalid' || message.kind === 'response')
+      return void refuse('invalid_message', refusalOf(message));
     if (message.kind === 'notification') {
       // notifications/cancelled is how a stdio client cancels an in-flight request.
-      if (message.method === 'notifications/cancelled') {
-        const id = (message.params as JsonObject | undefined)?.requestId;
+      const { method, params } = message.notification;
+      if (method === 'notifications/cancelled') {
+        const id = params?.requestId;
         if (typeof id === 'string' || typeof id === 'number') inFlight.get(id)?.abort();
       }
       return;

@@ -1,14 +1,5 @@
 import * as crypto from 'node:crypto';
-import {
-  createCipheriv,
-  createDecipheriv,
-  createHash,
-  createHmac,
-  createSecretKey,
-  type KeyObject,
-  randomFillSync,
-  timingSafeEqual,
-} from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, type KeyObject, randomFillSync } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { decodeBase64urlStrict, isCanonicalBase64url } from './base64url.js';
 import { canonicalJson } from './canonical-json.js';
@@ -20,6 +11,7 @@ import {
   principalText,
   STATE_FORMAT_VERSION,
 } from './keyring.js';
+import { deriveSubkey, hmacSha256, macMatches } from './signing.js';
 
 /*
  * Token v1 (base64url of):
@@ -251,7 +243,7 @@ function writeFlowId(target: Buffer, offset: number, now: number): void {
 }
 
 function sessionKey(key: DerivedKey, session: Buffer): KeyObject {
-  return createSecretKey(createHmac('sha256', key.enc).update(session).digest());
+  return deriveSubkey(key.enc, session);
 }
 
 interface SealingSession {
@@ -261,7 +253,7 @@ interface SealingSession {
 }
 
 function tag(key: KeyObject, domain: string, text: string, bytes: number): Buffer {
-  return createHmac('sha256', key).update(domain).update(text).digest().subarray(0, bytes);
+  return hmacSha256(key, domain, text).subarray(0, bytes);
 }
 
 /**
@@ -576,7 +568,7 @@ export class StateCodec {
     }
     if (o + BIND_TAGS > end) return MALFORMED;
 
-    if (!timingSafeEqual(body.subarray(o, o + AUD_TAG), this.#audienceTags.get(key)!)) return WRONG_AUDIENCE;
+    if (!macMatches(body.subarray(o, o + AUD_TAG), this.#audienceTags.get(key)!)) return WRONG_AUDIENCE;
     o += AUD_TAG;
     let principal: string;
     try {
@@ -591,11 +583,8 @@ export class StateCodec {
       // unusable method, target or arguments: decided below, after the principal
     }
     // The request tag covers principal and request; only on a mismatch do we look at which one differs.
-    if (
-      request === undefined ||
-      !timingSafeEqual(body.subarray(o + PRN_TAG, o + PRN_TAG + REQ_TAG), request)
-    ) {
-      if (!timingSafeEqual(body.subarray(o, o + PRN_TAG), this.#principalTag(key, principal)))
+    if (request === undefined || !macMatches(body.subarray(o + PRN_TAG, o + PRN_TAG + REQ_TAG), request)) {
+      if (!macMatches(body.subarray(o, o + PRN_TAG), this.#principalTag(key, principal)))
         return WRONG_PRINCIPAL;
       return WRONG_REQUEST;
     }

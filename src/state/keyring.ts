@@ -1,5 +1,6 @@
-import { createHmac, createSecretKey, hkdfSync, type KeyObject, randomBytes } from 'node:crypto';
+import { createSecretKey, hkdfSync, type KeyObject, randomBytes } from 'node:crypto';
 import { isCanonicalBase64url } from './base64url.js';
+import { hmacSha256 } from './signing.js';
 
 /** Version of the sealed token format; part of every key derivation and authenticated in every token. */
 export const STATE_FORMAT_VERSION = 1;
@@ -256,9 +257,5 @@ export function principalDigest(key: Keyring | Uint8Array | string, principal: P
     }
     k = derivePseudonymKey(secret);
   }
-  return createHmac('sha256', k)
-    .update(principalText(principal))
-    .digest()
-    .subarray(0, 16)
-    .toString('base64url');
+  return hmacSha256(k, principalText(principal)).subarray(0, 16).toString('base64url');
 }

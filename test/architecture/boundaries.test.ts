@@ -27,6 +27,9 @@ describe('import boundaries', () => {
       { path: 'state/codec.ts', text: "const m = await import('../flow/index.js');" },
       { path: 'server/round/pipeline.ts', text: "import { Deadline } from '../deadline.js';" },
       { path: 'flow/run.ts', text: "import {\n  type InputRequest,\n} from '../protocol/index.js';" },
+      // auth signs its cookies with state's one signer; state stays at the bottom.
+      { path: 'auth/signin/signed-value.ts', text: "import { KidSigner } from '../../state/index.js';" },
+      { path: 'state/signing.ts', text: "import type { SigningKey } from '../auth/index.js';" },
     ];
     expect(boundaryViolations(planted)).toEqual([
       'protocol/wire.ts → ../server/index.js (protocol may not import server)',
@@ -34,6 +37,7 @@ describe('import boundaries', () => {
       "cli/call.ts → ../client/terminal.js (past client's index.ts: import from client/index.js)",
       'client/sse.ts → ../../test/helpers/x.js (imports from outside src/)',
       'state/codec.ts → ../flow/index.js (state may not import flow)',
+      'state/signing.ts → ../auth/index.js (state may not import auth)',
     ]);
   });
 

@@ -11,7 +11,8 @@ export const ARROWS: Readonly<Record<string, readonly string[]>> = {
   state: [],
   files: [],
   stores: ['files'],
-  auth: ['protocol'],
+  // auth → state: sign-in cookies are signed by state's one HMAC signer (signing.ts); state imports nothing of ours.
+  auth: ['protocol', 'state'],
   flow: ['protocol', 'state'],
   guard: ['protocol', 'state', 'stores'],
   audit: ['protocol', 'state', 'files'],

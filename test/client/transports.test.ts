@@ -71,6 +71,51 @@ describe('stdio transport', () => {
     await c2.close();
   });
 
+  const ping = (id: number) => ({ message: { jsonrpc: '2.0' as const, id, method: 'ping' } });
+
+  it('a line over maxLineBytes fails the requests in flight, even when it arrives whole in one chunk', async () => {
+    const t = new StdioClientTransport({
+      command: process.execPath,
+      args: [
+        '-e',
+        `${READ} rl.on('line', (l) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: JSON.parse(l).id, result: { pad: 'x'.repeat(200) } }) + '\\n'));`,
+      ],
+      stderr: 'ignore',
+      shutdownGraceMs: 200,
+      maxLineBytes: 64,
+    });
+    await expect(t.send(ping(1))).rejects.toThrow('server wrote a line longer than the limit on stdout');
+    await t.close();
+  });
+
+  it('after an overlong line, the rest of it up to its newline is skipped and the next line is read', async () => {
+    // Request 1 gets the first 100 bytes of a line (past the cap); request 2 gets the rest of that line, then its answer.
+    const t = new StdioClientTransport({
+      command: process.execPath,
+      args: [
+        '-e',
+        `${READ} rl.on('line', (l) => {
+          const { id } = JSON.parse(l);
+          if (id === 1) process.stdout.write('{"jsonrpc":"2.0","id":1,"result":{"pad":"' + 'x'.repeat(100));
+          else process.stdout.write('yyyy"}}\\n' + JSON.stringify({ jsonrpc: '2.0', id, result: {} }) + '\\n');
+        });`,
+      ],
+      stderr: 'ignore',
+      shutdownGraceMs: 200,
+      maxLineBytes: 64,
+    });
+    await expect(t.send(ping(1))).rejects.toThrow('longer than the limit');
+    await expect(t.send(ping(2))).resolves.toEqual({ jsonrpc: '2.0', id: 2, result: {} });
+    await t.close();
+  });
+
+  it('refuses a maxLineBytes that would silently disable the cap', () => {
+    for (const maxLineBytes of [Number.NaN, 0, Number.POSITIVE_INFINITY])
+      expect(() => new StdioClientTransport({ command: 'x', maxLineBytes })).toThrow(
+        `maxLineBytes must be an integer from 1 to 9007199254740991, got ${maxLineBytes}`,
+      );
+  });
+
   it('aborting sends notifications/cancelled for the request', async () => {
     // The server says what it got as log notifications, and never answers the call.
     const t = stdioServer(`${READ}

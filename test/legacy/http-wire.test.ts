@@ -121,12 +121,12 @@ describe('sessions', () => {
     });
   });
 
-  it('batches are refused with a message saying to send one message per POST', async () => {
+  it('batches are refused with a message saying to send one message at a time', async () => {
     const wire = new LegacyWire(endpoint.url);
     await wire.initialize();
     const res = await wire.post([{ jsonrpc: '2.0', id: 1, method: 'ping' }]);
     expect(res.status).toBe(400);
-    expect(JSON.stringify(await res.json())).toContain('one message per POST');
+    expect(JSON.stringify(await res.json())).toContain('send one message at a time');
   });
 
   it('an answer nobody waits for is 404, never silently dropped', async () => {
@@ -135,6 +135,18 @@ describe('sessions', () => {
     const res = await wire.answer('nobody.1', { action: 'accept', content: {} });
     expect(res.status).toBe(404);
     expect(JSON.stringify(await res.json())).toContain('No request of this session waits');
+  });
+
+  it('an answer that is no JSON-RPC response is refused by name, not delivered as an empty result', async () => {
+    const wire = new LegacyWire(endpoint.url);
+    await wire.initialize();
+    const res = await wire.post({ jsonrpc: '2.0', id: 'nobody.1', result: 'yes' });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({
+      jsonrpc: '2.0',
+      id: 'nobody.1',
+      error: { code: -32600, message: 'Invalid Request: result must be an object' },
+    });
   });
 });
 

@@ -87,7 +87,7 @@ describe('a tools/call without an id', () => {
       expect(refused.status).toBe(400);
       expect(JSON.parse(refused.text)).toEqual({
         jsonrpc: '2.0',
-        error: { code: -32600, message: 'Invalid Request: id must be a string or a number' },
+        error: { code: -32600, message: 'Invalid Request: id must be a string or an integer' },
       });
     } finally {
       await endpoint.close();
@@ -108,7 +108,7 @@ describe('a tools/call without an id', () => {
     ).toEqual([
       {
         jsonrpc: '2.0',
-        error: { code: -32600, message: 'Invalid Request: id must be a string or a number' },
+        error: { code: -32600, message: 'Invalid Request: id must be a string or an integer' },
       },
     ]);
     expect(runs).toEqual([]);

@@ -118,6 +118,29 @@ describe('stdio transport', () => {
     expect((modern.result as { resultType: string }).resultType).toBe('complete');
   });
 
+  it("refuses a 2025 client's answer that is no JSON-RPC response, naming why, instead of delivering it", async () => {
+    const opened = await send(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 12,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'old', version: '1' },
+        },
+      }),
+      12,
+    );
+    expect(opened.result).toBeDefined();
+    const refused = await send(JSON.stringify({ jsonrpc: '2.0', id: 'nobody.1', result: 'yes' }), 'nobody.1');
+    expect(refused).toEqual({
+      jsonrpc: '2.0',
+      id: 'nobody.1',
+      error: { code: -32600, message: 'Invalid Request: result must be an object' },
+    });
+  });
+
   it('sends progress notifications before the response', async () => {
     const before = stray.length;
     const done = await send(

@@ -2,8 +2,9 @@
 // session cookie, CSRF-protected forms, and two ways in — OIDC against the issuer that mints the access tokens, and,
 // on loopback only, development sign-in with the tokens file. Pages then ask "is the person who opened this the
 // principal of flow X?" (requirePrincipal), the check URL-mode elicitation demands against phishing.
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { macMatches } from '../../state/index.js';
 import type { DevTokens } from '../dev-tokens.js';
 import { AuthRefusal } from '../errors.js';
 import { cookieName, readCookie, setCookie } from './cookies.js';
@@ -59,11 +60,7 @@ function safeReturn(value: string | null | undefined): string {
   return value;
 }
 
-const sameText = (a: string, b: string): boolean => {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-};
+const sameText = (a: string, b: string): boolean => macMatches(Buffer.from(a), Buffer.from(b));
 
 export class BrowserSignIn {
   readonly origin: string;

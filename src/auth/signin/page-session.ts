@@ -1,6 +1,7 @@
 // Who opened a page: the signed session cookie a browser sign-in leaves, and the checks a page makes with it.
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { hmacSha256 } from '../../state/index.js';
 import { readCookie } from './cookies.js';
 import type { SignedValues } from './signed-value.js';
 
@@ -65,5 +66,5 @@ export function readSession(
 
 /** The CSRF token of a session's forms: derived from its id, so it needs no storage and dies with the session. */
 export function csrfTokenOf(session: PageSession, key: Uint8Array): string {
-  return createHmac('sha256', key).update(`mrtr/csrf\n${session.sid}`).digest('base64url');
+  return hmacSha256(key, `mrtr/csrf\n${session.sid}`).toString('base64url');
 }

@@ -7,12 +7,14 @@
 import { randomBytes } from 'node:crypto';
 import {
   ErrorCode,
+  errorResponse,
   isJsonObject,
   type JsonObject,
   type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResponse,
   LATEST_PROTOCOL_VERSION,
+  legacyResponse,
   McpError,
   META_CLIENT_CAPABILITIES,
   META_CLIENT_INFO,
@@ -21,12 +23,12 @@ import {
   META_RETRY_AFTER_MS,
   META_SERVER_INFO,
   MRTR_METHODS,
+  negotiateLegacyVersion,
 } from '../../protocol/index.js';
 import { MemoryStore, type SharedStore } from '../../stores/index.js';
 import { LOG_LEVELS, type LogLevel, type Principal } from '../context.js';
 import { SERVER_DEFAULTS } from '../defaults.js';
 import type { Logger } from '../environment.js';
-import { errorResponse } from '../message.js';
 import type { RequestHandler } from '../request-handler.js';
 import type { AnswerRelay, RelayedAnswer } from './answer-relay.js';
 import { boundedStore } from './bounded-store.js';
@@ -34,7 +36,6 @@ import { keptCapabilities, legacyRequestParams } from './capabilities.js';
 import { QuestionShares } from './fair-share.js';
 import { keptClientInfo, type LegacySession, SessionCodec } from './session.js';
 import { RequestUrlQuestions, UrlElicitations } from './url-elicitations.js';
-import { negotiateLegacyVersion } from './versions.js';
 
 /** Where the bridge writes what belongs to one request: its notifications and its server-to-client requests. */
 export interface LegacyOutbound {
@@ -553,10 +554,6 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
     signal.addEventListener('abort', onAbort, { once: true });
   });
 }
-
-/** A response in a 2025 revision's shape, whose results carry no `resultType`. */
-const legacyResponse = (id: JsonRpcRequest['id'], result: JsonObject): JsonRpcResponse =>
-  ({ jsonrpc: '2.0', id, result }) as unknown as JsonRpcResponse;
 
 /** A 2026-07-28 result as a 2025 client reads it: no `resultType`. */
 function legacyResult(result: JsonObject): JsonObject {

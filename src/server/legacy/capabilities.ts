@@ -1,7 +1,11 @@
 // What of a 2025 client's capabilities the bridge keeps and passes on as MRTR client capabilities, and how MRTR's
 // questions are spelled for a client of an older revision.
-import { type ClientCapabilities, isJsonObject, type JsonObject } from '../../protocol/index.js';
-import { knowsElicitationModes } from './versions.js';
+import {
+  type ClientCapabilities,
+  isJsonObject,
+  type JsonObject,
+  knowsElicitationModes,
+} from '../../protocol/index.js';
 
 const copyObject = (value: unknown, keys: readonly string[]): JsonObject | undefined => {
   if (!isJsonObject(value)) return undefined;

@@ -5,20 +5,22 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
+  classifyMessage,
   ErrorCode,
-  isJsonObject,
+  errorResponse,
+  isLegacyVersion,
+  type JsonObject,
   type JsonRpcRequest,
   MRTR_METHODS,
+  primesStreams,
   RoundRefused,
 } from '../../protocol/index.js';
 import type { Principal } from '../context.js';
 import type { Logger } from '../environment.js';
 import { sendJson } from '../http-exchange.js';
-import { errorResponse } from '../message.js';
 import type { LegacyBridge } from './bridge.js';
 import { EventStream } from './event-stream.js';
 import type { LegacySession } from './session.js';
-import { isLegacyVersion, primesStreams } from './versions.js';
 
 const SESSION_HEADER = 'mcp-session-id';
 const FLOW_METHODS: ReadonlySet<string> = new Set(MRTR_METHODS);
@@ -135,55 +137,43 @@ export class LegacyHttpFront {
       refuse(res, 400, 'Parse error: the body is not valid JSON', ErrorCode.ParseError);
       return;
     }
-    if (Array.isArray(message)) {
-      refuse(res, 400, 'Invalid Request: JSON-RPC batches are not supported; send one message per POST');
+    const classified = classifyMessage(message);
+    if (classified.kind === 'invalid') {
+      refuse(res, 400, `Invalid Request: ${classified.reason}`, ErrorCode.InvalidRequest, classified.id);
       return;
     }
-    if (!isJsonObject(message) || message.jsonrpc !== '2.0') {
-      refuse(res, 400, 'Invalid Request: expected one JSON-RPC 2.0 message');
-      return;
-    }
-    const isRequest = typeof message.method === 'string' && 'id' in message;
-    if (isRequest && message.method === 'initialize' && req.headers[SESSION_HEADER] === undefined) {
-      return this.initialize(res, message as unknown as JsonRpcRequest, principal);
+    if (
+      classified.kind === 'request' &&
+      classified.request.method === 'initialize' &&
+      req.headers[SESSION_HEADER] === undefined
+    ) {
+      return this.initialize(res, classified.request, principal);
     }
     const session = await this.withSession(req, res, principal);
     if (!session) return;
-    if (typeof message.method !== 'string') {
+    if (classified.kind === 'response') {
       // The client's answer to one of our requests, maybe to one another instance sent.
-      if (!('result' in message) && !('error' in message)) {
-        refuse(res, 400, 'Invalid Request: a message needs a method, a result or an error');
-        return;
-      }
-      if (await this.bridge.deliver(session, message, principal)) {
+      if (await this.bridge.deliver(session, classified.response as unknown as JsonObject, principal)) {
         res.writeHead(202).end();
         return;
       }
       refuse(
         res,
         404,
-        `No request of this session waits for an answer with id ${JSON.stringify(message.id)} (already answered, timed out, or its server is gone)`,
+        `No request of this session waits for an answer with id ${JSON.stringify(classified.response.id)} (already answered, timed out, or its server is gone)`,
       );
       return;
     }
-    if (!('id' in message)) {
-      if (message.method === 'notifications/cancelled') {
-        const id = isJsonObject(message.params) ? message.params.requestId : undefined;
-        this.inFlight.get(`${session.key} ${String(id)}`)?.abort();
+    if (classified.kind === 'notification') {
+      const { method, params } = classified.notification;
+      if (method === 'notifications/cancelled') {
+        this.inFlight.get(`${session.key} ${String(params?.requestId)}`)?.abort();
       }
       res.writeHead(202).end();
       return;
     }
-    const id = message.id;
-    if (!(typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id)))) {
-      refuse(res, 400, 'Invalid Request: id must be a string or an integer');
-      return;
-    }
-    if (message.params !== undefined && !isJsonObject(message.params)) {
-      refuse(res, 400, 'Invalid Request: params must be an object', ErrorCode.InvalidRequest, id);
-      return;
-    }
-    const request = message as unknown as JsonRpcRequest;
+    const { request } = classified;
+    const { id } = request;
     res.setHeader(SESSION_HEADER, session.id);
     const flight = `${session.key} ${String(id)}`;
     const abort = new AbortController();

@@ -2,8 +2,9 @@
 // the version negotiated, the client's capabilities and who opened it, signed with a key derived from the
 // keyring. Any instance that shares the keyring can read it, so no session table has to follow the client around.
 // What does change — DELETE ending it, logging/setLevel — lives in the shared store under the id's hash.
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { ClientCapabilities, Implementation, JsonObject } from '../../protocol/index.js';
+import { hmacSha256, KidSigner, type SigningKey } from '../../state/index.js';
 import type { Principal } from '../context.js';
 
 export interface LegacySession {
@@ -29,17 +30,18 @@ interface Payload {
   n: string;
 }
 
-/** The longest session id accepted before any work (a handshake's capabilities are small). */
-export const MAX_SESSION_ID_BYTES = 4096;
-
 export type SessionRefusal = 'malformed' | 'forged' | 'expired' | 'other_principal';
 
 export class SessionCodec {
+  // The id is `kid.body.mac`, the MAC over "kid.body"; ids longer than MAX_SIGNED_TOKEN_BYTES are refused unread.
+  private readonly signer: KidSigner;
   constructor(
-    private readonly keys: ReadonlyArray<{ kid: string; key: Uint8Array }>,
+    keys: readonly SigningKey[],
     private readonly maxAgeMs: number,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.signer = new KidSigner(keys, (kid, body) => `${kid}.${body}`);
+  }
 
   issue(
     protocolVersion: string,
@@ -47,50 +49,39 @@ export class SessionCodec {
     info: Implementation | undefined,
     principal: Principal | undefined,
   ): LegacySession {
-    const { kid, key } = this.keys[0]!;
     const payload: Payload = {
       v: protocolVersion,
       c: capabilities,
-      p: this.principalTag(key, principal),
+      p: this.principalTag(this.signer.current.key, principal),
       t: this.now(),
       n: randomBytes(9).toString('base64url'),
     };
     if (info) payload.i = info;
-    const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
-    const id = `${kid}.${body}.${mac(key, `${kid}.${body}`)}`;
+    const id = this.signer.sign(Buffer.from(JSON.stringify(payload)).toString('base64url'));
     return toSession(id, payload);
   }
 
   /** Open a session id; a refusal names why (the client is told only "not found" or "forbidden"). */
   open(id: string, principal: Principal | undefined): LegacySession | SessionRefusal {
-    if (id.length > MAX_SESSION_ID_BYTES) return 'malformed';
-    const parts = id.split('.');
-    if (parts.length !== 3) return 'malformed';
-    const [kid, body, tag] = parts as [string, string, string];
-    const entry = this.keys.find((k) => k.kid === kid);
-    if (!entry) return 'forged';
-    const expected = Buffer.from(mac(entry.key, `${kid}.${body}`));
-    const given = Buffer.from(tag);
-    if (expected.length !== given.length || !timingSafeEqual(expected, given)) return 'forged';
+    const signed = this.signer.verify(id);
+    if (typeof signed === 'string') return signed;
     let payload: Payload;
     try {
-      payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Payload;
+      payload = JSON.parse(Buffer.from(signed.body, 'base64url').toString('utf8')) as Payload;
     } catch {
       return 'malformed';
     }
     if (typeof payload.t !== 'number' || this.now() - payload.t > this.maxAgeMs) return 'expired';
-    if (payload.p !== this.principalTag(entry.key, principal)) return 'other_principal';
+    if (payload.p !== this.principalTag(signed.key.key, principal)) return 'other_principal';
     return toSession(id, payload);
   }
 
   private principalTag(key: Uint8Array, principal: Principal | undefined): string {
     if (!principal) return '';
-    return mac(key, `principal\0${principal.issuer ?? ''}\0${principal.subject}`).slice(0, 22);
+    return hmacSha256(key, `principal\0${principal.issuer ?? ''}\0${principal.subject}`)
+      .toString('base64url')
+      .slice(0, 22);
   }
-}
-
-function mac(key: Uint8Array, text: string): string {
-  return createHmac('sha256', key).update(text).digest('base64url');
 }
 
 function toSession(id: string, p: Payload): LegacySession {

@@ -4,10 +4,14 @@
 // again (that would prompt the person anew on every check): the bridge answers for it and waits before the next
 // round, woken early when the server's own page reports the URL done. Once a round no longer asks that URL, the
 // client is told it is complete.
-import { createHmac } from 'node:crypto';
-import { isJsonObject, type JsonObject, type JsonRpcNotification } from '../../protocol/index.js';
+import {
+  isJsonObject,
+  type JsonObject,
+  type JsonRpcNotification,
+  knowsElicitationModes,
+} from '../../protocol/index.js';
+import { hmacSha256 } from '../../state/index.js';
 import type { LegacySession } from './session.js';
-import { knowsElicitationModes } from './versions.js';
 
 /** Waits between checks of a URL the client accepted: short first (the person may be quick), then backing off. */
 const FIRST_WAIT_MS = 1000;
@@ -18,7 +22,7 @@ export class UrlElicitations {
   private readonly waiting = new Map<string, Set<() => void>>();
 
   constructor(key: Uint8Array) {
-    this.idKey = createHmac('sha256', key).update('mrtr/elicitation-id').digest();
+    this.idKey = hmacSha256(key, 'mrtr/elicitation-id');
   }
 
   /**
@@ -26,7 +30,7 @@ export class UrlElicitations {
    * completion to the question), keyed so that it tells nothing of the session, the URL or the flow.
    */
   idOf(session: LegacySession, url: string): string {
-    return createHmac('sha256', this.idKey).update(`${session.key}\n${url}`).digest('base64url').slice(0, 22);
+    return hmacSha256(this.idKey, `${session.key}\n${url}`).toString('base64url').slice(0, 22);
   }
 
   /** The server's page reports `url` done: wake the requests waiting to check it again. */

@@ -2,6 +2,7 @@
 // what went wrong (internals logged, not sent), or — when the round could not be recorded — no answer but a -32603.
 import {
   ErrorCode,
+  errorResponse,
   type Implementation,
   type JsonRpcRequest,
   type JsonRpcResponse,
@@ -11,7 +12,6 @@ import {
   RoundRefused,
 } from '../../protocol/index.js';
 import type { Logger, RequestEnvironment } from '../environment.js';
-import { errorResponse } from '../message.js';
 import { HookTimeoutError } from './time-bound.js';
 
 /** The result, with the server's name and version in `_meta` when it has them. */

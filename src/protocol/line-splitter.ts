@@ -1,7 +1,9 @@
-// Newline-delimited framing for stdio with a hard cap per line. node:readline keeps a line in memory until its
-// newline arrives, however long it grows; this splitter never holds more than the cap of any one line.
+// Newline-delimited framing for stdio (basic/transports/stdio.mdx), server and client alike, with a hard cap per line.
+// node:readline keeps a line in memory until its newline arrives, however long it grows; this splitter never holds
+// more than the cap of any one line.
 
 export interface LineHandlers {
+  /** One line, without its LF or CRLF; blank lines carry no message and are not passed on. */
   line(text: string): void;
   /** A line passed the cap: reported once, as soon as it does; the rest of it, up to its newline, is discarded. */
   overflow(): void;
@@ -18,7 +20,13 @@ export class LineSplitter {
   constructor(
     private readonly maxLineBytes: number,
     private readonly handlers: LineHandlers,
-  ) {}
+  ) {
+    // NaN or Infinity would compare false with every size: no cap at all, silently.
+    if (!Number.isSafeInteger(maxLineBytes) || maxLineBytes < 1)
+      throw new RangeError(
+        `maxLineBytes must be an integer from 1 to ${Number.MAX_SAFE_INTEGER}, got ${String(maxLineBytes)}`,
+      );
+  }
 
   /** Bytes of the current, unfinished line held in memory (at most the cap plus one byte for a CR); for tests. */
   get bufferedBytes(): number {
@@ -68,7 +76,8 @@ export class LineSplitter {
       this.handlers.overflow();
       return;
     }
-    this.handlers.line(line.toString('utf8'));
+    const text = line.toString('utf8');
+    if (text.trim() !== '') this.handlers.line(text);
   }
 
   #overflow(): void {
