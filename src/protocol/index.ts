@@ -27,6 +27,11 @@ export {
   withoutPrototypes,
 } from './json.js';
 export {
+  inputRequestFromLegacy,
+  knowsElicitationModes,
+  legacyRequestParams,
+} from './legacy-requests.js';
+export {
   HEADER_METHOD,
   HEADER_NAME,
   HEADER_PARAM_PREFIX,

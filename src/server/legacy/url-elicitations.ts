@@ -5,9 +5,13 @@
 // round, woken early when the server's own page reports the URL done. Once a round no longer asks that URL, the
 // client is told it is complete.
 import { createHmac } from 'node:crypto';
-import { isJsonObject, type JsonObject, type JsonRpcNotification } from '../../protocol/index.js';
+import {
+  isJsonObject,
+  type JsonObject,
+  type JsonRpcNotification,
+  knowsElicitationModes,
+} from '../../protocol/index.js';
 import type { LegacySession } from './session.js';
-import { knowsElicitationModes } from './versions.js';
 
 /** Waits between checks of a URL the client accepted: short first (the person may be quick), then backing off. */
 const FIRST_WAIT_MS = 1000;

@@ -16,8 +16,3 @@ export function negotiateLegacyVersion(requested: unknown): string {
 export function primesStreams(version: string): boolean {
   return version >= '2025-11-25';
 }
-
-/** Elicitation modes (`mode: "form" | "url"`) arrived in 2025-11-25; older clients know only the form. */
-export function knowsElicitationModes(version: string): boolean {
-  return version >= '2025-11-25';
-}
