@@ -21,8 +21,10 @@ export interface ShareLimits {
 export interface ShareRefusals {
   /** The holder holds `count` of its `limit`; its oldest frees its place in `retryAfterSeconds`. */
   perHolder(count: number, limit: number, retryAfterSeconds: number): Error;
-  groupsPerHolder(count: number, limit: number, retryAfterSeconds: number): Error;
-  perGroup(limit: number): Error;
+  /** Needed when the limits bound groups per holder. */
+  groupsPerHolder?(count: number, limit: number, retryAfterSeconds: number): Error;
+  /** Needed when the limits bound each group. */
+  perGroup?(limit: number): Error;
   total(limit: number): Error;
 }
 
@@ -40,12 +42,12 @@ export function slowedRefusal(reason: string, message: string, retryAfterSeconds
 /** Which limit is not a positive integer, as "<option> must be a positive integer, got <value>", or undefined. */
 export function shareLimitProblem(
   limits: ShareLimits,
-  optionOf: Readonly<Record<keyof ShareLimits, string>>,
+  optionOf: Readonly<Partial<Record<keyof ShareLimits, string>>>,
 ): string | undefined {
   for (const [limit, value] of Object.entries(limits)) {
     if (value === undefined) continue;
     if (!Number.isSafeInteger(value) || value < 1)
-      return `${optionOf[limit as keyof ShareLimits]} must be a positive integer, got ${String(value)}`;
+      return `${optionOf[limit as keyof ShareLimits] ?? limit} must be a positive integer, got ${String(value)}`;
   }
   return undefined;
 }
@@ -74,6 +76,11 @@ export class FairShares {
       groupsPerHolder: 'groupsPerHolder',
     });
     if (problem) throw new RangeError(`FairShares: ${problem}`);
+    if (
+      (limits.perGroup !== undefined && !refusals.perGroup) ||
+      (limits.groupsPerHolder !== undefined && !refusals.groupsPerHolder)
+    )
+      throw new TypeError('FairShares: a limit on groups needs the refusal that speaks of it');
   }
 
   /** Things held, all holders together. */
@@ -94,9 +101,9 @@ export class FairShares {
       if (share.held.size >= perHolder)
         return this.refusals.perHolder(share.held.size, perHolder, this.#retryAfter(share));
       if (groupsPerHolder !== undefined && !share.groups.has(group) && share.groups.size >= groupsPerHolder)
-        return this.refusals.groupsPerHolder(share.groups.size, groupsPerHolder, this.#retryAfter(share));
+        return this.refusals.groupsPerHolder!(share.groups.size, groupsPerHolder, this.#retryAfter(share));
       if (perGroup !== undefined && (share.groups.get(group) ?? 0) >= perGroup)
-        return this.refusals.perGroup(perGroup);
+        return this.refusals.perGroup!(perGroup);
     }
     if (this.#holder.size >= total) return this.refusals.total(total);
     return undefined;
