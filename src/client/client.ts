@@ -406,7 +406,8 @@ export class McpClient {
       const answer = calls[calls.length - 1];
       return answer ? answer(request) : refuse('no call is in progress to answer this request');
     }
-    if (rounds.length === 1 && calls.length === 0) return (rounds[0] as UpstreamCall).onServerRequest(request);
+    if (rounds.length === 1 && calls.length === 0)
+      return (rounds[0] as UpstreamCall).onServerRequest(request);
     return refuse(
       `this client has ${rounds.length + calls.length} calls open and cannot tell which one this request belongs to`,
     );

@@ -250,6 +250,31 @@ describe('round() against a 2025 server that asks on each call’s own stream: c
     await client.close();
   });
 
+  it('the client holds at most maxTotal calls, all holders together: one more is refused as busy', async () => {
+    streams = await startLegacyStreamServer();
+    const client = new McpClient({ server: streams.url, capabilities, heldCalls: { maxTotal: 1 } });
+    asked(await client.round('tools/call', confirmDelete('/p'), { holder: 'alice' }));
+    await expect(client.round('tools/call', confirmDelete('/q'), { holder: 'bob' })).rejects.toMatchObject({
+      name: 'McpError',
+      code: -32603,
+      message: 'Busy: 1 calls to 2025 servers already wait for their next round here; try again later',
+    });
+    expect(upstreamCalls()).toBe(1);
+    await client.close();
+  });
+
+  it('heldCalls limits that are not positive are named', () => {
+    const make = (heldCalls: Record<string, number>) => () =>
+      new McpClient({ server: 'http://127.0.0.1:1/mcp', heldCalls });
+    expect(make({ maxPerHolder: 0 })).toThrow(
+      new RangeError('heldCalls.maxPerHolder must be a positive integer, got 0'),
+    );
+    expect(make({ maxTotal: 2.5 })).toThrow('heldCalls.maxTotal must be a positive integer, got 2.5');
+    expect(make({ holdMs: -1 })).toThrow(
+      'heldCalls.holdMs must be a positive number of milliseconds, got -1',
+    );
+  });
+
   it('calls that ask at once: the one past its holder’s share is refused and its upstream call cancelled', async () => {
     streams = await startLegacyStreamServer();
     // A fresh client does not know yet that the server is a 2025 one, so both calls go out before either asks.
