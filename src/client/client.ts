@@ -40,7 +40,15 @@ import {
   type MrtrOutcome,
   type PendingQuestion,
 } from './driver.js';
-import { abortError, ProtocolViolation, RemoteError, SessionExpired, TransportFailure } from './errors.js';
+import {
+  abortError,
+  describeError,
+  ProtocolViolation,
+  RemoteError,
+  SessionExpired,
+  TransportFailure,
+} from './errors.js';
+import { type HeldCallLimits, HeldCalls } from './held-calls.js';
 import { HttpClientTransport } from './http-transport.js';
 import {
   answerServerRequest,
@@ -53,8 +61,11 @@ import {
 import { LegacyQuestions } from './legacy-questions.js';
 import type { OAuthClient } from './oauth/oauth-client.js';
 import type { InputResolver } from './resolvers.js';
+import { checkRoundArguments, type RoundOptions, type RoundResult, readRound } from './round-args.js';
+import { roundParams } from './round-params.js';
 import { type HeaderBinding, paramHeaders, planToolHeaders } from './tool-headers.js';
 import type { ClientTransport } from './transport.js';
+import { type CallEvent, UpstreamCall } from './upstream-call.js';
 
 export const CLIENT_NAME = 'mrtr';
 export const CLIENT_VERSION = '0.1.0';
@@ -87,6 +98,11 @@ export interface McpClientOptions {
   probeTimeoutMs?: number;
   /** Things a person should know but that do not stop the work, e.g. a tool excluded for a bad x-mcp-header. */
   onWarning?: (message: string) => void;
+  /**
+   * Bounds on the 2025 calls `round()` holds open between rounds: how long one waits for its next round (`holdMs`,
+   * default 10 min), how many one holder may hold (`maxPerHolder`, default 100) and all together (`maxTotal`, 1000).
+   */
+  heldCalls?: Partial<HeldCallLimits>;
 }
 
 export interface RequestOptions {
@@ -137,6 +153,10 @@ export class McpClient {
   private opening: Promise<LegacyServer> | undefined;
   /** The server-request answerers of calls in progress (legacy sessions send requests outside their responses). */
   private readonly activeCalls = new Set<(request: JsonRpcRequest) => Promise<JsonRpcResponse>>();
+  /** The 2025 calls round() holds open between rounds. */
+  private readonly held: HeldCalls;
+  /** round() calls not yet ended (in a round or held): who a request outside any call's stream may belong to. */
+  private readonly openRounds = new Set<UpstreamCall>();
 
   constructor(options: McpClientOptions) {
     this.options = options;
@@ -150,6 +170,11 @@ export class McpClient {
     this.capabilities = options.capabilities ?? capabilitiesFor(resolvers.flatMap((r) => [...r.kinds]));
     this.declared = declaredKinds(this.capabilities);
     this.resolvers = resolvers;
+    this.held = new HeldCalls({
+      holdMs: options.heldCalls?.holdMs ?? CLIENT_DEFAULTS.heldCallMs,
+      maxPerHolder: options.heldCalls?.maxPerHolder ?? CLIENT_DEFAULTS.maxHeldCallsPerHolder,
+      maxTotal: options.heldCalls?.maxTotal ?? CLIENT_DEFAULTS.maxHeldCalls,
+    });
     const forced = options.protocol;
     if (forced !== undefined) {
       if (isLegacyVersion(forced)) {
@@ -351,17 +376,7 @@ export class McpClient {
       const server = readInitializeResult(response.result as JsonObject);
       wire.beginSession(server.protocolVersion);
       await wire.notify({ jsonrpc: '2.0', method: 'notifications/initialized' }, signal);
-      // Requests sent outside any response go to the call in progress (the latest one, if several are).
-      wire.listen((request) => {
-        const calls = [...this.activeCalls];
-        const answer = calls[calls.length - 1];
-        if (answer) return answer(request);
-        return Promise.resolve({
-          jsonrpc: '2.0',
-          id: request.id,
-          error: { code: ErrorCode.InternalError, message: 'no call is in progress to answer this request' },
-        });
-      });
+      wire.listen((request) => this.answerOutsideCalls(request));
       this.protocolVersion = server.protocolVersion;
       if (server.serverInfo) this.serverInfo = server.serverInfo;
       this.legacyServer = server;
@@ -370,6 +385,32 @@ export class McpClient {
       this.opening = undefined;
     });
     return this.opening;
+  }
+
+  /**
+   * A request a legacy server sent outside any call's stream (HTTP: the session's GET stream, where the official SDK
+   * sends its questions; stdio: while several requests are in flight). 2025 requests name no call, so it goes to the
+   * call in progress (the latest driven one, if several are) — but never to a round() call unless that call is the
+   * only one open: a held call's question handed to another caller's call would be answered by the wrong person.
+   */
+  private answerOutsideCalls(request: JsonRpcRequest): Promise<JsonRpcResponse> {
+    const refuse = (message: string) =>
+      Promise.resolve<JsonRpcResponse>({
+        jsonrpc: '2.0',
+        id: request.id,
+        error: { code: ErrorCode.InternalError, message },
+      });
+    const calls = [...this.activeCalls];
+    const rounds = [...this.openRounds];
+    if (rounds.length === 0) {
+      const answer = calls[calls.length - 1];
+      return answer ? answer(request) : refuse('no call is in progress to answer this request');
+    }
+    if (rounds.length === 1 && calls.length === 0)
+      return (rounds[0] as UpstreamCall).onServerRequest(request);
+    return refuse(
+      `this client has ${rounds.length + calls.length} calls open and cannot tell which one this request belongs to`,
+    );
   }
 
   /** One request on the legacy session: no per-request `_meta` of 2026-07-28, the session re-opened once if it ended. */
@@ -402,6 +443,16 @@ export class McpClient {
       delete sent._meta;
       if (Object.keys(userMeta).length > 0) sent._meta = userMeta;
       const message: JsonRpcRequest = { jsonrpc: '2.0', id, method, params: sent };
+      // 2025 Streamable HTTP: a closed stream is not a cancellation, so the client says it (stdio's transport does).
+      const cancel = () =>
+        void this.transport.legacy
+          ?.notify({
+            jsonrpc: '2.0',
+            method: 'notifications/cancelled',
+            params: { requestId: id, reason: describeError(signal.reason) },
+          })
+          .catch(() => {});
+      if (this.transport.kind === 'http') signal.addEventListener('abort', cancel, { once: true });
       try {
         return await this.transport.send({ message, signal, onNotification, onServerRequest });
       } catch (error) {
@@ -412,6 +463,8 @@ export class McpClient {
           continue;
         }
         throw error;
+      } finally {
+        signal.removeEventListener('abort', cancel);
       }
     }
   }
@@ -633,6 +686,26 @@ export class McpClient {
   }
 
   /**
+   * The Mcp-Param-* headers a tools/call of `name` with `args` carries (Streamable HTTP and 2026-07-28 only), from
+   * the tool's x-mcp-header annotations; `refresh` lists the tools when the tool is not known yet. Throws for a tool
+   * excluded for a bad annotation, and a TypeError for an argument its header cannot carry.
+   */
+  private async toolCallHeaders(
+    name: string,
+    args: JsonObject,
+    signal: AbortSignal,
+    refresh: (signal: AbortSignal) => Promise<void>,
+  ): Promise<Record<string, string>> {
+    // Mcp-Param-* headers exist on Streamable HTTP only (other transports may ignore x-mcp-header).
+    if (this.transport.kind !== 'http' || this.era === 'legacy') return {};
+    // The tool's x-mcp-header annotations decide which Mcp-Param-* headers the call must carry.
+    if (!this.toolHeaders.has(name)) await refresh(signal);
+    const excluded = this.rejected.get(name);
+    if (excluded !== undefined) throw new ExcludedTool(`tool "${name}" was excluded: ${excluded}`);
+    return paramHeaders(this.toolHeaders.get(name) ?? [], args);
+  }
+
+  /**
    * Call a tool and carry it through every input_required round. Resolves with the outcome; it does not throw for
    * anything the server, the network or the person does. Over HTTP it rejects with a TypeError, before anything is
    * sent, when an `x-mcp-header` argument cannot be carried in its header (an object, an array, or a number that is
@@ -660,18 +733,12 @@ export class McpClient {
         // Only the call's own end (abort, deadline) stops it; a list that fails just leaves the headers unplanned.
         if (signal?.aborted) throw error;
       });
-    const headersFor = async (signal: AbortSignal) => {
-      // Mcp-Param-* headers exist on Streamable HTTP only (other transports may ignore x-mcp-header).
-      if (this.transport.kind !== 'http' || this.era === 'legacy') return {};
-      if (!this.toolHeaders.has(name) && !refreshed) {
+    const headersFor = (signal: AbortSignal) =>
+      this.toolCallHeaders(name, args, signal, async () => {
+        if (refreshed) return;
         refreshed = true;
-        // The tool's x-mcp-header annotations decide which Mcp-Param-* headers the call must carry.
         await refresh(signal);
-      }
-      const excluded = this.rejected.get(name);
-      if (excluded !== undefined) throw new ExcludedTool(`tool "${name}" was excluded: ${excluded}`);
-      return paramHeaders(this.toolHeaders.get(name) ?? [], args);
-    };
+      });
     const outcome = await this.drive<CallToolResult>(
       'tools/call',
       { name, arguments: args },
@@ -709,6 +776,120 @@ export class McpClient {
     return outcome;
   }
 
+  /**
+   * One round of a tools/call, prompts/get or resources/read, and its raw answer: `complete`, or `input_required` with
+   * the server's `inputRequests` and the `requestState` to send back, with their answers, in the next round. Nothing
+   * is answered and no loop is driven. The round is built as the driver builds its rounds (the same `_meta` and
+   * headers); `requestState` goes out byte for byte and `inputResponses` as given.
+   *
+   * A 2025 server asks mid-call instead: its call is held open, its requests come back as `input_required` whose
+   * `requestState` is a handle to the held call — unguessable, good for one round, and only for `options.holder`
+   * (see `heldCalls` for the bounds and the time limit). Throws RemoteError for a JSON-RPC error (its code kept),
+   * TypeError for a bad argument, HeldCallError for a handle it cannot go on with, the 429 RoundRefused of a holder
+   * past its share, and ProtocolViolation, TransportFailure or RequestAborted as `request` does.
+   */
+  async round<R extends Result = Result>(
+    method: string,
+    params: JsonObject,
+    options: RoundOptions = {},
+  ): Promise<RoundResult<R>> {
+    const target = checkRoundArguments(method, params, options);
+    const { requestState, inputResponses, onNotification } = options;
+    const holder = options.holder ?? '';
+    const timeoutMs = options.timeoutMs ?? this.options.mrtr?.timeoutMs ?? CLIENT_DEFAULTS.timeoutMs;
+    const { signal, done } = this.withTimeout({ signal: options.signal, timeoutMs });
+    try {
+      if (signal.aborted) throw abortError(signal);
+      // Whether a requestState is a 2026 server's state or a held call's handle depends on who the server is.
+      if (requestState !== undefined && this.era === 'unknown') await this.probe(signal);
+      if (requestState !== undefined && this.era === 'legacy') {
+        const call = this.held.peek(requestState, holder);
+        if (call.method !== method || call.target !== target)
+          throw new TypeError(
+            `round: requestState holds a ${call.method} of "${call.target}", not a ${method} of "${target}"`,
+          );
+        // Checked before the handle is spent: a round with an answer missing can be sent again, corrected.
+        const problem = call.problemWith(inputResponses ?? {});
+        if (problem !== undefined) throw new TypeError(`round: ${problem}`);
+        this.held.take(requestState, holder);
+        call.answer(inputResponses ?? {});
+        return await this.nextRound<R>(call, holder, signal, onNotification);
+      }
+      if (this.era === 'legacy') {
+        // Refused before anything is sent: a call that would ask could not be held for this holder.
+        const refused = this.held.check(holder);
+        if (refused) throw refused;
+      }
+      const args = isJsonObject(params.arguments) ? params.arguments : {};
+      const headers =
+        method === 'tools/call'
+          ? await this.toolCallHeaders(target, args, signal, (s) =>
+              this.listTools({ signal: s }).then(
+                () => undefined,
+                (error: unknown) => {
+                  // Only the round's own end stops it; a list that fails just leaves the headers unplanned.
+                  if (s.aborted) throw error;
+                },
+              ),
+            )
+          : undefined;
+      const call = new UpstreamCall(method, target, this.declared, this.maxQuestionsPerRound);
+      this.openRounds.add(call);
+      void call.ended.then(() => this.openRounds.delete(call));
+      call.follow(
+        this.exchange(
+          method,
+          roundParams(params, inputResponses, requestState),
+          call.signal,
+          (n) => call.onNotification?.(n),
+          headers,
+          false,
+          call.onServerRequest,
+        ),
+      );
+      return await this.nextRound<R>(call, holder, signal, onNotification);
+    } catch (error) {
+      // streamable-http.mdx: a HeaderMismatch means the tool's schema may have changed; plan its headers anew.
+      if (error instanceof RemoteError && error.code === ErrorCode.HeaderMismatch)
+        this.toolHeaders.delete(target);
+      throw error;
+    } finally {
+      done();
+    }
+  }
+
+  private get maxQuestionsPerRound(): number {
+    return this.options.mrtr?.maxQuestionsPerRound ?? CLIENT_DEFAULTS.maxQuestionsPerRound;
+  }
+
+  /** What the call does next, as one round: its answer, or the questions it asks with the handle that holds it. */
+  private async nextRound<R extends Result>(
+    call: UpstreamCall,
+    holder: string,
+    signal: AbortSignal,
+    onNotification: ((n: JsonRpcNotification) => void) | undefined,
+  ): Promise<RoundResult<R>> {
+    call.onNotification = onNotification;
+    let event: CallEvent;
+    try {
+      event = await call.next(signal);
+    } catch (error) {
+      // The round ended (its signal, its deadline) while the call ran: the upstream call ends with it.
+      call.cancel(error instanceof Error ? error : new Error(String(error)));
+      throw error;
+    } finally {
+      call.onNotification = undefined;
+    }
+    if (event.type === 'failed') throw event.error;
+    if (event.type === 'answered')
+      return readRound<R>(call.method, event.response, this.declared, this.maxQuestionsPerRound);
+    return {
+      resultType: 'input_required',
+      inputRequests: event.inputRequests,
+      requestState: this.held.hold(call, holder),
+    };
+  }
+
   /** Get a prompt, carrying it through every input_required round. */
   getPrompt(
     name: string,
@@ -724,6 +905,7 @@ export class McpClient {
   }
 
   async close(): Promise<void> {
+    this.held.dropAll();
     for (const r of this.resolvers) r.close?.();
     await this.transport.close();
   }

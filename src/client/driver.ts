@@ -15,6 +15,7 @@ import { describeError, ProtocolViolation, RequestAborted, TransportFailure } fr
 import { type InputQuestion, type PersonReason, parseInputRequired } from './input.js';
 import { LegacyRoundCap } from './legacy-questions.js';
 import { type InputResolver, isElicitResult, pickResolver, type ResolveContext } from './resolvers.js';
+import { roundParams } from './round-params.js';
 
 /** The driver's defaults. */
 export const CLIENT_DEFAULTS = Object.freeze({
@@ -52,6 +53,12 @@ export const CLIENT_DEFAULTS = Object.freeze({
    * `Keep-Alive: timeout=N` hint lowers it to N − 1 s.)
    */
   idleSocketMs: 4000,
+  /** A 2025 upstream call that round() holds waits this long for its next round, then is dropped (as the bridge waits). */
+  heldCallMs: 10 * 60 * 1000,
+  /** Held 2025 calls one holder may have: a caller starting calls it never finishes is slowed (429), nobody else. */
+  maxHeldCallsPerHolder: 100,
+  /** Held 2025 calls in all: each keeps an upstream request open, and its questions, in this process. */
+  maxHeldCalls: 1000,
 });
 
 export interface DriverOptions {
@@ -254,8 +261,6 @@ export async function driveMrtr<R extends Result = Result>(
 
   // The original params, frozen in time: every round sends exactly these plus inputResponses / requestState.
   const base = structuredClone(target.params);
-  delete base.inputResponses;
-  delete base.requestState;
 
   let rounds = 0;
   let inputResponses: InputResponses | undefined;
@@ -274,9 +279,7 @@ export async function driveMrtr<R extends Result = Result>(
       if (signal.aborted) throw new RequestAborted(signal.reason);
       rounds++;
       const round = rounds;
-      const params: JsonObject = { ...base };
-      if (inputResponses !== undefined) params.inputResponses = inputResponses;
-      if (requestState !== undefined) params.requestState = requestState;
+      const params = roundParams(base, inputResponses, requestState);
       emit({ type: 'round', round, method: target.method, target: target.target });
       const send = () =>
         target.send(params, signal, (notification) => emit({ type: 'notification', round, notification }));

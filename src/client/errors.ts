@@ -58,3 +58,22 @@ export function abortError(signal: AbortSignal): RequestAborted {
 export function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+export type HeldCallErrorCode =
+  /** No call is held under this requestState for this holder (never was, another holder's, or the client closed). */
+  | 'ERR_HELD_CALL_UNKNOWN'
+  /** The held call waited past its time limit: it was dropped and its upstream call cancelled. */
+  | 'ERR_HELD_CALL_EXPIRED'
+  /** This requestState was already presented: each is good for one round. */
+  | 'ERR_HELD_CALL_USED';
+
+/** `McpClient.round` was given the requestState of a held 2025 call it cannot go on with; `code` says why. */
+export class HeldCallError extends Error {
+  override readonly name = 'HeldCallError';
+  constructor(
+    readonly code: HeldCallErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}

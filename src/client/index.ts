@@ -30,6 +30,8 @@ export {
   type PendingQuestion,
 } from './driver.js';
 export {
+  HeldCallError,
+  type HeldCallErrorCode,
   ProtocolViolation,
   RemoteError,
   RequestAborted,
@@ -37,6 +39,7 @@ export {
   TransportFailure,
 } from './errors.js';
 export { checkContent, checkValue, type FormField, parseTyped, readForm } from './form.js';
+export type { HeldCallLimits } from './held-calls.js';
 export { HttpClientTransport, type HttpClientTransportOptions } from './http-transport.js';
 export {
   type InputQuestion,
@@ -74,6 +77,7 @@ export {
   samplingResolver,
   scriptedResolver,
 } from './resolvers.js';
+export type { RoundOptions, RoundResult } from './round-args.js';
 export {
   afterLabel,
   joinSafe,

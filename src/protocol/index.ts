@@ -35,6 +35,7 @@ export {
   negotiateLegacyVersion,
   primesStreams,
 } from './legacy.js';
+export { inputRequestFromLegacy, legacyRequestParams } from './legacy-requests.js';
 export { type LineHandlers, LineSplitter } from './line-splitter.js';
 export { type ClassifiedMessage, classifyMessage, errorResponse } from './message.js';
 export {

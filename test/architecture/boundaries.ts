@@ -10,6 +10,7 @@ export const ARROWS: Readonly<Record<string, readonly string[]>> = {
   protocol: [],
   state: [],
   files: [],
+  held: ['protocol'],
   stores: ['files'],
   // auth → state: sign-in cookies are signed by state's one HMAC signer (signing.ts); state imports nothing of ours.
   auth: ['protocol', 'state'],
@@ -17,8 +18,8 @@ export const ARROWS: Readonly<Record<string, readonly string[]>> = {
   guard: ['protocol', 'state', 'stores'],
   audit: ['protocol', 'state', 'files'],
   controls: ['protocol', 'state', 'stores', 'auth', 'flow'],
-  server: ['protocol', 'state', 'flow', 'stores', 'guard', 'auth'],
-  client: ['protocol'],
+  server: ['protocol', 'state', 'flow', 'stores', 'guard', 'auth', 'held'],
+  client: ['protocol', 'held'],
   cli: [
     'protocol',
     'state',

@@ -2,7 +2,7 @@
 // project's client in the rounds the text promises, and the docs/state.md example opens what it sealed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpClient, type MrtrOutcome, scriptedResolver } from '../../src/client/index.js';
-import type { InputResponse } from '../../src/protocol/index.js';
+import type { InputResponse, InputResponses } from '../../src/protocol/index.js';
 import type { HttpEndpoint } from '../../src/server/index.js';
 import { generateKeySpec } from '../../src/state/index.js';
 
@@ -266,5 +266,56 @@ describe('the replay guard of docs/replay.md (examples/replay.ts)', () => {
     });
     expect(replay.response.error).toEqual({ code: -32602, message: 'Invalid params: invalid requestState' });
     expect(refunds).toHaveLength(1);
+  });
+});
+
+describe('the one-round example of docs/client.md (examples/client-round.ts)', () => {
+  const confirm: InputResponse = { action: 'accept', content: { confirm: true } };
+
+  it('a 2026-07-28 server: its own questions, each answered in a round of its own', async () => {
+    const { exampleServer } = await import('../../src/cli/demo-servers/example.js');
+    const { callForAlice } = await import('../../examples/client-round.js');
+    const endpoint = await exampleServer().listen({ port: 0 });
+    try {
+      const asked: string[] = [];
+      const result = await callForAlice(
+        endpoint.url,
+        'resolve_bug',
+        { id: 3 },
+        async (inputRequests): Promise<InputResponses> => {
+          asked.push(...Object.keys(inputRequests));
+          return inputRequests.resolution
+            ? { resolution: { action: 'accept', content: { resolution: 'Fixed' } } }
+            : { confirm };
+        },
+      );
+      expect(asked).toEqual(['resolution', 'confirm']);
+      expect(result).toMatchObject({
+        resultType: 'complete',
+        content: [{ text: 'Bug 3 resolved as Fixed' }],
+      });
+    } finally {
+      await endpoint.close();
+    }
+  });
+
+  it('a 2025 server (the official SDK): the same code, its call held between Alice’s rounds', async () => {
+    const { startLegacySdkServer } = await import('../client/sdk-legacy-server.js');
+    const { callForAlice } = await import('../../examples/client-round.js');
+    const server = await startLegacySdkServer();
+    try {
+      const result = await callForAlice(
+        server.url,
+        'confirm_delete',
+        { path: '/tmp/x' },
+        async (inputRequests) => {
+          expect(Object.keys(inputRequests)).toEqual(['q1']);
+          return { q1: confirm };
+        },
+      );
+      expect(result).toMatchObject({ resultType: 'complete', content: [{ text: 'deleted /tmp/x' }] });
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -5,6 +5,7 @@
 // validated and pinned, round cap, principal binding, capability check, guards, audit). Transport-independent:
 // the HTTP and stdio fronts give it a way to send messages and hand it the answers that come back.
 import { randomBytes } from 'node:crypto';
+import { PendingAnswers } from '../../held/index.js';
 import {
   ErrorCode,
   errorResponse,
@@ -14,6 +15,7 @@ import {
   type JsonRpcRequest,
   type JsonRpcResponse,
   LATEST_PROTOCOL_VERSION,
+  legacyRequestParams,
   legacyResponse,
   McpError,
   META_CLIENT_CAPABILITIES,
@@ -32,8 +34,8 @@ import type { Logger } from '../environment.js';
 import type { RequestHandler } from '../request-handler.js';
 import type { AnswerRelay, RelayedAnswer } from './answer-relay.js';
 import { boundedStore } from './bounded-store.js';
-import { keptCapabilities, legacyRequestParams } from './capabilities.js';
-import { QuestionShares } from './fair-share.js';
+import { keptCapabilities } from './capabilities.js';
+import { QuestionShares, shareKey } from './fair-share.js';
 import { keptClientInfo, type LegacySession, SessionCodec } from './session.js';
 import { RequestUrlQuestions, UrlElicitations } from './url-elicitations.js';
 
@@ -95,11 +97,10 @@ export const LEGACY_DEFAULTS = Object.freeze({
 
 const FLOW_METHODS: ReadonlySet<string> = new Set(MRTR_METHODS);
 
-interface Pending {
-  session: string;
-  method: string;
-  /** `by`: the principal of the POST that carried the answer, who the next round runs as. */
-  settle(answer: JsonObject | Error, by?: Principal): void;
+/** A client's answer as it arrived, and `by`: the principal of the POST that carried it, who the next round runs as. */
+interface Arrived {
+  message: JsonObject;
+  by: Principal | undefined;
 }
 
 /** A client's answer and the principal of the request that brought it. */
@@ -120,7 +121,8 @@ export class LegacyBridge {
   readonly instance = randomBytes(6).toString('base64url');
   private readonly codec: SessionCodec;
   private readonly store: SharedStore;
-  private readonly pending = new Map<string, Pending>();
+  /** Questions sent and not yet answered, by request id, grouped by session (held/pending-answers.ts). */
+  private readonly pending: PendingAnswers<Arrived>;
   /** Whose share each waiting question takes (fair-share.ts). */
   private readonly shares: QuestionShares;
   private readonly subscriptions = new Map<string, Set<string>>();
@@ -142,6 +144,7 @@ export class LegacyBridge {
       perPrincipal: options.maxPendingPerPrincipal ?? LEGACY_DEFAULTS.maxPendingPerPrincipal,
       sessionsPerPrincipal: options.maxSessionsPerPrincipal ?? LEGACY_DEFAULTS.maxSessionsPerPrincipal,
     });
+    this.pending = new PendingAnswers(this.shares.shares);
     this.store = boundedStore(
       options.store ?? new MemoryStore(),
       options.storeTimeoutMs ?? SERVER_DEFAULTS.hookTimeoutMs,
@@ -164,9 +167,9 @@ export class LegacyBridge {
 
   /** Stop listening to the relay; requests still waiting for an answer fail. */
   async close(): Promise<void> {
-    for (const p of this.pending.values())
-      p.settle(new McpError(ErrorCode.InternalError, 'The server stopped before the client answered'));
-    this.pending.clear();
+    this.pending.failAll(
+      () => new McpError(ErrorCode.InternalError, 'The server stopped before the client answered'),
+    );
     const stop = await this.unsubscribe.catch(() => undefined);
     this.unsubscribe = Promise.resolve(undefined);
     await stop?.();
@@ -208,11 +211,10 @@ export class LegacyBridge {
   async endSession(session: LegacySession): Promise<void> {
     await this.updateState(session, (s) => ({ ...s, ended: true }));
     this.subscriptions.delete(session.key);
-    for (const [id, p] of this.pending) {
-      if (p.session !== session.key) continue;
-      this.pending.delete(id);
-      p.settle(new McpError(ErrorCode.InvalidRequest, 'The session ended before the client answered'));
-    }
+    this.pending.failGroup(
+      session.key,
+      () => new McpError(ErrorCode.InvalidRequest, 'The session ended before the client answered'),
+    );
   }
 
   /** Answer one request of an initialized session; never throws. */
@@ -376,58 +378,46 @@ export class LegacyBridge {
     const params = isJsonObject(question.params) ? question.params : {};
     const timeoutMs = this.options.answerTimeoutMs ?? LEGACY_DEFAULTS.answerTimeoutMs;
     // Taken by the flow's first principal: a later answer's token is the same subject (the session checked it).
-    const full = this.shares.take(id, principal, session.key, Date.now() + timeoutMs);
-    if (full) return Promise.reject(full);
-    return new Promise<Answered>((resolve, reject) => {
-      const timer = setTimeout(
-        () =>
-          done(
-            new McpError(
-              ErrorCode.InternalError,
-              `The client did not answer ${method} within ${Math.round(timeoutMs / 1000)} s`,
-            ),
-          ),
-        timeoutMs,
-      );
-      timer.unref?.();
-      const onAbort = () => done(new McpError(ErrorCode.InvalidRequest, 'The request was cancelled'));
-      const done = (answer: JsonObject | Error, by?: Principal) => {
-        clearTimeout(timer);
-        out.signal.removeEventListener('abort', onAbort);
-        this.pending.delete(id);
-        this.shares.give(id);
-        if (answer instanceof Error) return reject(answer);
-        if (isJsonObject(answer.error)) {
-          const e = answer.error;
-          const message = typeof e.message === 'string' ? e.message : 'no message';
-          return reject(
-            new McpError(
-              typeof e.code === 'number' && Number.isInteger(e.code) ? e.code : ErrorCode.InternalError,
-              `The client could not answer ${method}: ${message}`,
-            ),
-          );
-        }
-        resolve({ result: isJsonObject(answer.result) ? answer.result : {}, by });
-      };
-      if (out.signal.aborted) return onAbort();
-      out.signal.addEventListener('abort', onAbort, { once: true });
-      this.pending.set(id, { session: session.key, method, settle: done });
-      out.send({
-        jsonrpc: '2.0',
+    const waited = this.pending.wait(
+      {
         id,
-        method,
-        params: legacyRequestParams(method, params, session.protocolVersion),
-      });
+        holder: shareKey(principal),
+        group: session.key,
+        timeoutMs,
+        signal: out.signal,
+        timedOut: () =>
+          new McpError(
+            ErrorCode.InternalError,
+            `The client did not answer ${method} within ${Math.round(timeoutMs / 1000)} s`,
+          ),
+        cancelled: () => new McpError(ErrorCode.InvalidRequest, 'The request was cancelled'),
+        context: undefined,
+      },
+      () =>
+        out.send({
+          jsonrpc: '2.0',
+          id,
+          method,
+          params: legacyRequestParams(method, params, session.protocolVersion),
+        }),
+    );
+    return waited.then(({ message, by }) => {
+      if (isJsonObject(message.error)) {
+        const e = message.error;
+        const said = typeof e.message === 'string' ? e.message : 'no message';
+        throw new McpError(
+          typeof e.code === 'number' && Number.isInteger(e.code) ? e.code : ErrorCode.InternalError,
+          `The client could not answer ${method}: ${said}`,
+        );
+      }
+      return { result: isJsonObject(message.result) ? message.result : {}, by };
     });
   }
 
   private settleLocal(id: string, sessionKey: string, message: JsonObject, by?: Principal): boolean {
-    const p = this.pending.get(id);
-    // An answer counts only in the session that was asked: another session cannot answer for it.
-    if (!p || p.session !== sessionKey) return false;
     if (!('result' in message) && !('error' in message)) return false;
-    p.settle(message, by);
-    return true;
+    // An answer counts only in the session that was asked: another session cannot answer for it.
+    return this.pending.settle(id, sessionKey, { message, by });
   }
 
   private settleRelayed(answer: RelayedAnswer): void {

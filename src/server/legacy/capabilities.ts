@@ -1,5 +1,5 @@
-// What of a 2025 client's capabilities the bridge keeps and passes on as MRTR client capabilities, and how MRTR's
-// questions are spelled for a client of an older revision.
+// What of a 2025 client's capabilities the bridge keeps and passes on as MRTR client capabilities (how MRTR's
+// questions are spelled for a client of an older revision is protocol/legacy-requests.ts).
 import {
   type ClientCapabilities,
   isJsonObject,
@@ -30,13 +30,4 @@ export function keptCapabilities(declared: unknown, version: string): ClientCapa
     caps.roots = declared.roots.listChanged === true ? { listChanged: true } : {};
   }
   return caps;
-}
-
-/** An input request's params as a client of `version` expects them (2025-06-18 has no elicitation `mode`). */
-export function legacyRequestParams(method: string, params: JsonObject, version: string): JsonObject {
-  if (method === 'elicitation/create' && !knowsElicitationModes(version) && params.mode === 'form') {
-    const { mode: _form, ...rest } = params;
-    return rest;
-  }
-  return params;
 }
