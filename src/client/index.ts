@@ -5,6 +5,8 @@ export {
   declaredKinds,
   INPUT_KINDS,
   type InputKind,
+  MrtrError,
+  type MrtrErrorCode,
 } from '../protocol/index.js';
 export {
   type CallOptions,

@@ -1,7 +1,12 @@
 // mrtr/server: a stateless MCP 2026-07-28 server whose multi-round calls are sealed, bound and bounded.
 // A curated list: what is not named here is internal and may change between releases.
 
-export { INVALID_REQUEST_STATE, RoundRefused } from '../protocol/index.js';
+export {
+  INVALID_REQUEST_STATE,
+  MrtrError,
+  type MrtrErrorCode,
+  RoundRefused,
+} from '../protocol/index.js';
 export { text } from './content.js';
 export {
   type AuditNotes,

@@ -8,9 +8,10 @@ export const SRC = resolve(import.meta.dirname, '../../src');
 /** Which rooms each room may import. `.` is src/index.ts, the package's root entry point. */
 export const ARROWS: Readonly<Record<string, readonly string[]>> = {
   protocol: [],
-  state: [],
-  files: [],
-  stores: ['files'],
+  // state, files and stores import protocol for one thing: MrtrError, the base of every error mrtr throws.
+  state: ['protocol'],
+  files: ['protocol'],
+  stores: ['protocol', 'files'],
   auth: ['protocol'],
   flow: ['protocol', 'state'],
   guard: ['protocol', 'state', 'stores'],
