@@ -15,6 +15,7 @@ export class SignedValues {
     /** Separates the purposes that share the keys: a value made for one never opens as another. */
     private readonly purpose: string,
   ) {
+    // Internal assertion: BrowserSignIn refuses empty keys with a SignInConfigError before it gets here.
     if (keys.length === 0) throw new TypeError('SignedValues: at least one key');
     this.byKid = new Map(keys.map((k) => [k.kid, k.key]));
   }
