@@ -19,6 +19,7 @@ import {
   META_PROTOCOL_VERSION,
   META_SERVER_INFO,
   MRTR_METHODS,
+  MrtrError,
   type PromptDefinition,
   type ReadResourceResult,
   type ResourceDefinition,
@@ -152,14 +153,18 @@ export class McpClient {
     if (forced !== undefined) {
       if (LEGACY_PROTOCOL_VERSIONS.includes(forced)) {
         if (!this.transport.legacy)
-          throw new TypeError(`this transport cannot carry the legacy protocol ${forced}`);
+          throw new MrtrError(
+            'ERR_INVALID_OPTION',
+            `this transport cannot carry the legacy protocol ${forced}`,
+          );
         this.era = 'legacy';
         this.protocolVersion = forced;
       } else if (SUPPORTED_PROTOCOL_VERSIONS.includes(forced)) {
         this.era = 'modern';
         this.protocolVersion = forced;
       } else
-        throw new RangeError(
+        throw new MrtrError(
+          'ERR_INVALID_OPTION',
           `protocol ${JSON.stringify(forced)} is not one this client speaks (${[...SUPPORTED_PROTOCOL_VERSIONS, ...LEGACY_PROTOCOL_VERSIONS].join(', ')})`,
         );
     } else if (!this.transport.legacy) this.era = 'modern';
@@ -419,7 +424,10 @@ export class McpClient {
   private withTimeout(options: RequestOptions | undefined): { signal: AbortSignal; done: () => void } {
     const ms = options?.timeoutMs ?? this.options.requestTimeoutMs ?? 60_000;
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new Error(`request timed out after ${ms} ms`)), ms);
+    const timer = setTimeout(
+      () => controller.abort(new MrtrError('ERR_TIMEOUT', `request timed out after ${ms} ms`)),
+      ms,
+    );
     const signal = options?.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
     return { signal, done: () => clearTimeout(timer) };
   }
@@ -743,10 +751,10 @@ function jsonSize(item: unknown): number {
   }
 }
 
-/** The result of a complete outcome, or an Error describing how the call ended otherwise. */
+/** The result of a complete outcome, or an ERR_CALL_INCOMPLETE MrtrError describing how the call ended otherwise. */
 export function unwrapOutcome<R extends Result>(outcome: MrtrOutcome<R>): R {
   if (outcome.status === 'complete') return outcome.result;
-  throw new Error(describeOutcome(outcome));
+  throw new MrtrError('ERR_CALL_INCOMPLETE', describeOutcome(outcome));
 }
 
 /** One line a person can read about how a call ended. */

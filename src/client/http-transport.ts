@@ -11,6 +11,7 @@ import {
   type JsonRpcRequest,
   type JsonRpcResponse,
   META_PROTOCOL_VERSION,
+  MrtrError,
 } from '../protocol/index.js';
 import { CLIENT_DEFAULTS } from './driver.js';
 import { abortError, ProtocolViolation, SessionExpired, TransportFailure } from './errors.js';
@@ -69,7 +70,7 @@ interface Answer {
   follow: (req: http.ClientRequest) => void;
 }
 
-/** A 401 or 403 to answer with OAuth before the request is sent again. */
+/** A 401 or 403 to answer with OAuth before the request is sent again (internal: `send` turns it into a TransportFailure). */
 class AuthChallenge extends Error {
   constructor(
     readonly status: number,
@@ -101,9 +102,17 @@ export class HttpClientTransport implements ClientTransport {
   private closed = false;
 
   constructor(options: HttpClientTransportOptions) {
+    if (!URL.canParse(options.url))
+      throw new MrtrError(
+        'ERR_INVALID_OPTION',
+        `MCP endpoint ${JSON.stringify(String(options.url))} is not a URL`,
+      );
     this.url = new URL(options.url);
     if (this.url.protocol !== 'http:' && this.url.protocol !== 'https:')
-      throw new TypeError(`MCP endpoint must be an http(s) URL, got ${this.url.protocol}`);
+      throw new MrtrError(
+        'ERR_INVALID_OPTION',
+        `MCP endpoint must be an http(s) URL, got ${this.url.protocol}`,
+      );
     this.label = this.url.href;
     this.endpoint = this.url.host;
     this.options = options;
@@ -481,6 +490,7 @@ export class HttpClientTransport implements ClientTransport {
           // Legacy servers ask mid-call on the stream; the answer goes back as its own POST.
           void request.onServerRequest(m.request).then(
             (reply) => this.reply(reply),
+            // The answerer's Errors pass as they are; the Error wrap is only a guard for a non-Error rejection.
             (error: unknown) => fail(error instanceof Error ? error : new Error(String(error))),
           );
           return;

@@ -1,7 +1,13 @@
 // stdio client transport: launch the server as a child process, newline-delimited JSON-RPC on its stdin/stdout.
 // The child gets a minimal environment and its own process group, so that closing ends everything it started.
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import type { JsonObject, JsonRpcNotification, JsonRpcResponse, RequestId } from '../protocol/index.js';
+import {
+  type JsonObject,
+  type JsonRpcNotification,
+  type JsonRpcResponse,
+  MrtrError,
+  type RequestId,
+} from '../protocol/index.js';
 import { abortError, ProtocolViolation, TransportFailure } from './errors.js';
 import { StderrTail } from './stderr-tail.js';
 import { minimalEnvironment } from './stdio-env.js';
@@ -208,6 +214,7 @@ export class StdioClientTransport implements ClientTransport {
         }
         void answer(m.request).then(
           (reply) => this.child?.stdin.write(`${JSON.stringify(reply)}\n`),
+          // The answerer's Errors pass as they are; the Error wrap is only a guard for a non-Error rejection.
           (error: unknown) => this.failAll(error instanceof Error ? error : new Error(String(error))),
         );
         return;
@@ -258,7 +265,9 @@ export class StdioClientTransport implements ClientTransport {
     const { message, signal } = request;
     if (signal?.aborted) return Promise.reject(abortError(signal));
     if (this.pending.has(message.id))
-      return Promise.reject(new TypeError(`request id ${message.id} is already in flight`));
+      return Promise.reject(
+        new MrtrError('ERR_INVALID_ARGUMENT', `request id ${message.id} is already in flight`),
+      );
     const child = this.start();
     const meta = message.params?._meta as JsonObject | undefined;
     return new Promise<JsonRpcResponse>((resolve, reject) => {
