@@ -26,6 +26,8 @@ export {
   type JsonObject,
   LATEST_PROTOCOL_VERSION,
   McpError,
+  MrtrError,
+  type MrtrErrorCode,
   type Result,
 } from './protocol/index.js';
 export {

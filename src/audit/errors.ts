@@ -1,4 +1,5 @@
 // Errors the audit room throws, each with a stable `code` to branch on.
+import { MrtrError } from '../protocol/index.js';
 
 export type AuditErrorCode =
   /** An audit URL, key or option is malformed. */
@@ -10,14 +11,11 @@ export type AuditErrorCode =
   /** The trail was closed; no event is accepted any more. */
   | 'ERR_AUDIT_CLOSED';
 
-export class AuditError extends Error {
+export class AuditError extends MrtrError {
   override readonly name = 'AuditError';
-  constructor(
-    readonly code: AuditErrorCode,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
+  declare readonly code: AuditErrorCode;
+  constructor(code: AuditErrorCode, message: string, options?: { cause?: unknown }) {
+    super(code, message, options);
   }
 }
 

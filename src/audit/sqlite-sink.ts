@@ -141,16 +141,24 @@ export class SqliteAuditSink implements AuditSink {
       if (!waiting) return;
       this.#pending.delete(reply.id);
       if (this.#pending.size === 0) worker.unref();
-      if (reply.error !== undefined) waiting.reject(new Error(reply.error));
+      if (reply.error !== undefined) waiting.reject(new AuditError('ERR_AUDIT_UNAVAILABLE', reply.error));
       else waiting.resolve(reply.result);
     });
     const fail = (error: unknown) => {
-      this.#gone = error instanceof Error ? error : new Error(String(error));
+      const why = error instanceof Error ? error.message : String(error);
+      this.#gone =
+        error instanceof AuditError
+          ? error
+          : new AuditError('ERR_AUDIT_UNAVAILABLE', `the SQLite audit writer thread failed: ${why}`, {
+              cause: error,
+            });
       for (const waiting of this.#pending.values()) waiting.reject(this.#gone);
       this.#pending.clear();
     };
     worker.on('error', fail);
-    worker.on('exit', () => fail(new Error('the SQLite audit writer thread ended')));
+    worker.on('exit', () =>
+      fail(new AuditError('ERR_AUDIT_UNAVAILABLE', 'the SQLite audit writer thread ended')),
+    );
   }
 
   static async open(path: string, options: SqliteAuditSinkOptions = {}): Promise<SqliteAuditSink> {

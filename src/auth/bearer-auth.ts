@@ -1,6 +1,7 @@
 // The OAuth 2.1 resource server duties of an MCP server (authorization/index.mdx): every request carries a bearer
 // token that a verifier accepts, or gets 401 with a challenge that says where to get one; operations needing scopes
 // the token lacks get 403 insufficient_scope; the Protected Resource Metadata says which issuer and scopes.
+import { MrtrError } from '../protocol/index.js';
 import { authorizationHeaders, bearerToken } from './bearer-header.js';
 import { bearerChallenge } from './challenge.js';
 import { AUTH_DEFAULTS } from './defaults.js';
@@ -56,14 +57,19 @@ function checkedPrincipal(principal: AuthPrincipal): AuthPrincipal {
     !strings(principal.scopes)
   )
     throw new AuthRefusal('unavailable', 'verifier_bad_principal', 'the access token could not be checked', {
-      cause: new TypeError('the verifier returned no valid principal (subject, issuer, roles, scopes)'),
+      cause: new BearerAuthConfigError(
+        'the verifier returned no valid principal (subject, issuer, roles, scopes)',
+      ),
     });
   return principal;
 }
 
-export class BearerAuthConfigError extends Error {
+export class BearerAuthConfigError extends MrtrError {
   override readonly name = 'BearerAuthConfigError';
-  readonly code = 'ERR_AUTH_CONFIG';
+  declare readonly code: 'ERR_AUTH_CONFIG';
+  constructor(message: string, options?: ErrorOptions) {
+    super('ERR_AUTH_CONFIG', message, options);
+  }
 }
 
 export class BearerAuth {

@@ -2,6 +2,7 @@
 // anyone who reads the file is everyone in it — so mrtr serve refuses them off loopback unless forced.
 import * as crypto from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
+import { MrtrError } from '../protocol/index.js';
 import { invalidToken } from './errors.js';
 import { type AuthPrincipal, DEV_TOKEN_ISSUER } from './principal.js';
 import { SCOPE_TOKEN } from './scopes.js';
@@ -17,9 +18,12 @@ export interface DevTokenEntry {
   client_id?: string;
 }
 
-export class DevTokensError extends Error {
+export class DevTokensError extends MrtrError {
   override readonly name = 'DevTokensError';
-  readonly code = 'ERR_AUTH_DEV_TOKENS';
+  declare readonly code: 'ERR_AUTH_DEV_TOKENS';
+  constructor(message: string, options?: ErrorOptions) {
+    super('ERR_AUTH_DEV_TOKENS', message, options);
+  }
 }
 
 /** A development tokens file is a handful of demo people, not a user database. */

@@ -1,13 +1,14 @@
 // Why a request was not authenticated, in the terms RFC 6750 §3 gives a resource server to answer with.
+import { MrtrError } from '../protocol/index.js';
 
 /** RFC 6750 error codes, plus `unavailable` (we could not check: the issuer did not answer). */
 export type AuthErrorCode = 'invalid_request' | 'invalid_token' | 'insufficient_scope' | 'unavailable';
 
 /** Thrown by a token verifier or the bearer check; the transport turns it into 401/403/503 + WWW-Authenticate. */
-export class AuthRefusal extends Error {
+export class AuthRefusal extends MrtrError {
   override readonly name = 'AuthRefusal';
   /** Stable machine-readable code (`ERR_AUTH_INVALID_TOKEN`, …): branch on this, never on the message. */
-  readonly code: string;
+  declare readonly code: `ERR_AUTH_${Uppercase<AuthErrorCode>}`;
   readonly error: AuthErrorCode;
   /** HTTP status the answer carries: 401 (no or bad token), 403 (insufficient scope), 503 (issuer unreachable). */
   readonly status: 401 | 403 | 503;
@@ -22,10 +23,13 @@ export class AuthRefusal extends Error {
     message: string,
     options: { scopes?: readonly string[]; cause?: unknown } = {},
   ) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(
+      `ERR_AUTH_${error.toUpperCase() as Uppercase<AuthErrorCode>}`,
+      message,
+      options.cause === undefined ? undefined : { cause: options.cause },
+    );
     this.error = error;
     this.reason = reason;
-    this.code = `ERR_AUTH_${error.toUpperCase()}`;
     this.status = error === 'insufficient_scope' ? 403 : error === 'unavailable' ? 503 : 401;
     this.scopes = options.scopes;
   }

@@ -1,6 +1,7 @@
 // Finding an issuer's JWKS: its metadata document (RFC 8414, with OpenID Connect Discovery as the fallback). Written
 // here rather than with openid-client because that library's discovery needs an OAuth client, which a resource
 // server is not; this is one fetch and two checks.
+import { MrtrError } from '../protocol/index.js';
 
 export interface IssuerMetadata {
   issuer: string;
@@ -41,9 +42,12 @@ export function checkFetchUrl(value: string, what: string, allowInsecureHttp = f
   return `${what} ${value} must be https (plain http only on loopback)`;
 }
 
-export class IssuerMetadataError extends Error {
+export class IssuerMetadataError extends MrtrError {
   override readonly name = 'IssuerMetadataError';
-  readonly code = 'ERR_AUTH_ISSUER_METADATA';
+  declare readonly code: 'ERR_AUTH_ISSUER_METADATA';
+  constructor(message: string, options?: ErrorOptions) {
+    super('ERR_AUTH_ISSUER_METADATA', message, options);
+  }
 }
 
 /**

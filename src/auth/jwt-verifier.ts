@@ -8,6 +8,7 @@ import {
   type JWTVerifyOptions,
   jwtVerify,
 } from 'jose';
+import { MrtrError } from '../protocol/index.js';
 import { type ClaimNames, principalFromClaims } from './claims.js';
 import { AUTH_DEFAULTS } from './defaults.js';
 import { AuthRefusal, invalidToken } from './errors.js';
@@ -49,9 +50,12 @@ export interface JwtVerifierOptions {
   allowInsecureHttp?: boolean;
 }
 
-export class JwtVerifierConfigError extends Error {
+export class JwtVerifierConfigError extends MrtrError {
   override readonly name = 'JwtVerifierConfigError';
-  readonly code = 'ERR_AUTH_CONFIG';
+  declare readonly code: 'ERR_AUTH_CONFIG';
+  constructor(message: string, options?: ErrorOptions) {
+    super('ERR_AUTH_CONFIG', message, options);
+  }
 }
 
 const HMAC_ALGORITHMS = ['HS256', 'HS384', 'HS512'];

@@ -14,6 +14,7 @@ import {
   splitNotes,
   verifyTrail,
 } from '../audit/index.js';
+import { MrtrError } from '../protocol/index.js';
 import { flowsOf, recordsOf, sinceTime } from './audit-flows.js';
 import { flowsTable, flowTimeline, styleFor, verifyText } from './audit-format.js';
 
@@ -94,7 +95,10 @@ export async function auditCommand(argv: string[]): Promise<number> {
     reader = await openAuditReader(values.audit ?? DEFAULT_AUDIT);
   } catch (error) {
     // A trail that cannot be read as one fails verification (1); a wrong URL or a missing file is a usage error (2).
-    return fail((error as Error).message, (error as { code?: string }).code === 'ERR_AUDIT_CORRUPT' ? 1 : 2);
+    return fail(
+      (error as Error).message,
+      error instanceof MrtrError && error.code === 'ERR_AUDIT_CORRUPT' ? 1 : 2,
+    );
   }
   try {
     switch (sub) {

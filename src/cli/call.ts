@@ -16,7 +16,7 @@ import {
   TransportFailure,
   terminalResolver,
 } from '../client/index.js';
-import type { JsonObject, Result } from '../protocol/index.js';
+import { type JsonObject, MrtrError, type Result } from '../protocol/index.js';
 import { cliAnswers } from './answers.js';
 import {
   CONNECT_OPTIONS,
@@ -311,7 +311,7 @@ export async function mrtrCommand(argv: string[], what: MrtrCommand): Promise<nu
   const interactive = process.stdin.isTTY === true && stderr.isTTY === true;
   const color = stderr.isTTY === true && !process.env.NO_COLOR;
   const controller = new AbortController();
-  const onSigint = () => controller.abort(new Error('interrupted'));
+  const onSigint = () => controller.abort(new MrtrError('ERR_ABORTED', 'interrupted'));
   process.once('SIGINT', onSigint);
 
   const resolvers: InputResolver[] = [];
@@ -358,7 +358,10 @@ export async function mrtrCommand(argv: string[], what: MrtrCommand): Promise<nu
   // The command's own deadline, for the discovery that may carry a sign-in: the OAuth requests and the wait for the
   // browser stop with it, and nothing is left running once the command has given up.
   const deadline = new AbortController();
-  const deadlineTimer = setTimeout(() => deadline.abort(new Error('the command timed out')), limitMs);
+  const deadlineTimer = setTimeout(
+    () => deadline.abort(new MrtrError('ERR_TIMEOUT', 'the command timed out')),
+    limitMs,
+  );
   try {
     try {
       // Over HTTP the probe may carry a sign-in, which takes a person as long as it takes (within --timeout). A

@@ -2,10 +2,13 @@
 // "did you mean" for a misspelt option, and the command after `--` kept apart from mrtr's own options.
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { LEGACY_PROTOCOL_VERSIONS } from '../client/index.js';
-import { isJsonObject, type JsonObject, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/index.js';
+import { isJsonObject, type JsonObject, MrtrError, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/index.js';
 
-export class UsageError extends Error {
-  readonly code = 'ERR_USAGE';
+export class UsageError extends MrtrError {
+  declare readonly code: 'ERR_USAGE';
+  constructor(message: string, options?: ErrorOptions) {
+    super('ERR_USAGE', message, options);
+  }
 }
 
 type Options = NonNullable<ParseArgsConfig['options']>;

@@ -17,6 +17,7 @@ import {
   type InputResponse,
   isJsonObject,
   type JsonObject,
+  MrtrError,
   type Result,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '../protocol/index.js';
@@ -24,8 +25,11 @@ import { printLine } from './terminal/print.js';
 
 type Scenario = (client: McpClient, context: JsonObject) => Promise<void>;
 
+/** The server under test did not do what the scenario needs: printed as the scenario's failure. */
+const scenarioFailed = (message: string): MrtrError => new MrtrError('ERR_CONFORMANCE', message);
+
 function expectComplete(name: string, outcome: MrtrOutcome<Result>): void {
-  if (outcome.status !== 'complete') throw new Error(`${name}: ${describeOutcome(outcome)}`);
+  if (outcome.status !== 'complete') throw scenarioFailed(`${name}: ${describeOutcome(outcome)}`);
 }
 
 /** Answer any boolean confirmation with yes, and any other form field with a plausible value. */
@@ -70,7 +74,7 @@ const SCENARIOS: Record<string, Scenario> = {
   tools_call: async (client) => {
     const tools = await client.listTools();
     const add = tools.find((t) => t.name === 'add_numbers');
-    if (!add) throw new Error('add_numbers is not listed');
+    if (!add) throw scenarioFailed('add_numbers is not listed');
     expectComplete('add_numbers', await client.callTool('add_numbers', { a: 5, b: 3 }));
   },
 
@@ -89,9 +93,10 @@ const SCENARIOS: Record<string, Scenario> = {
   'http-custom-headers': async (client, context) => {
     await client.listTools();
     const calls = Array.isArray(context.toolCalls) ? context.toolCalls : [];
-    if (calls.length === 0) throw new Error('MCP_CONFORMANCE_CONTEXT has no toolCalls');
+    if (calls.length === 0) throw scenarioFailed('MCP_CONFORMANCE_CONTEXT has no toolCalls');
     for (const call of calls) {
-      if (!isJsonObject(call) || typeof call.name !== 'string') throw new Error('malformed toolCalls entry');
+      if (!isJsonObject(call) || typeof call.name !== 'string')
+        throw scenarioFailed('malformed toolCalls entry');
       const args = isJsonObject(call.arguments) ? call.arguments : {};
       expectComplete(call.name, await client.callTool(call.name, args));
     }
@@ -131,7 +136,7 @@ const SCENARIOS: Record<string, Scenario> = {
   'json-schema-2020-12-preservation': async (client) => {
     const tools = await client.listTools();
     const focal = tools.find((t) => t.name === 'json_schema_2020_12_tool');
-    if (!focal) throw new Error('json_schema_2020_12_tool is not listed');
+    if (!focal) throw scenarioFailed('json_schema_2020_12_tool is not listed');
     // The schema as received, keyword for keyword: the client keeps tool definitions verbatim.
     expectComplete(
       'json_schema_echo',
@@ -142,7 +147,7 @@ const SCENARIOS: Record<string, Scenario> = {
   'json-schema-ref-no-deref': async (client) => {
     // Listing must not fetch the network $ref in lookup_user's schema; the client never dereferences $refs.
     const tools = await client.listTools();
-    if (!tools.some((t) => t.name === 'lookup_user')) throw new Error('lookup_user is not listed');
+    if (!tools.some((t) => t.name === 'lookup_user')) throw scenarioFailed('lookup_user is not listed');
   },
 };
 
@@ -160,7 +165,8 @@ const authScenario: Scenario = async (client) => {
 async function followRedirect(url: URL): Promise<URL> {
   const response = await fetch(url, { redirect: 'manual' });
   const location = response.headers.get('location');
-  if (!location) throw new Error(`the authorization endpoint answered ${response.status} without a redirect`);
+  if (!location)
+    throw scenarioFailed(`the authorization endpoint answered ${response.status} without a redirect`);
   return new URL(location, url);
 }
 

@@ -21,6 +21,7 @@ import {
   META_PROTOCOL_VERSION,
   META_SERVER_INFO,
   MRTR_METHODS,
+  MrtrError,
   negotiateLegacyVersion,
   type PromptDefinition,
   type ReadResourceResult,
@@ -179,14 +180,18 @@ export class McpClient {
     if (forced !== undefined) {
       if (isLegacyVersion(forced)) {
         if (!this.transport.legacy)
-          throw new TypeError(`this transport cannot carry the legacy protocol ${forced}`);
+          throw new MrtrError(
+            'ERR_INVALID_OPTION',
+            `this transport cannot carry the legacy protocol ${forced}`,
+          );
         this.era = 'legacy';
         this.protocolVersion = forced;
       } else if (SUPPORTED_PROTOCOL_VERSIONS.includes(forced)) {
         this.era = 'modern';
         this.protocolVersion = forced;
       } else
-        throw new RangeError(
+        throw new MrtrError(
+          'ERR_INVALID_OPTION',
           `protocol ${JSON.stringify(forced)} is not one this client speaks (${[...SUPPORTED_PROTOCOL_VERSIONS, ...LEGACY_PROTOCOL_VERSIONS].join(', ')})`,
         );
     } else if (!this.transport.legacy) this.era = 'modern';
@@ -472,7 +477,10 @@ export class McpClient {
   private withTimeout(options: RequestOptions | undefined): { signal: AbortSignal; done: () => void } {
     const ms = options?.timeoutMs ?? this.options.requestTimeoutMs ?? 60_000;
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new Error(`request timed out after ${ms} ms`)), ms);
+    const timer = setTimeout(
+      () => controller.abort(new MrtrError('ERR_TIMEOUT', `request timed out after ${ms} ms`)),
+      ms,
+    );
     const signal = options?.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
     return { signal, done: () => clearTimeout(timer) };
   }
@@ -805,12 +813,13 @@ export class McpClient {
       if (requestState !== undefined && this.era === 'legacy') {
         const call = this.held.peek(requestState, holder);
         if (call.method !== method || call.target !== target)
-          throw new TypeError(
+          throw new MrtrError(
+            'ERR_INVALID_ARGUMENT',
             `round: requestState holds a ${call.method} of "${call.target}", not a ${method} of "${target}"`,
           );
         // Checked before the handle is spent: a round with an answer missing can be sent again, corrected.
         const problem = call.problemWith(inputResponses ?? {});
-        if (problem !== undefined) throw new TypeError(`round: ${problem}`);
+        if (problem !== undefined) throw new MrtrError('ERR_INVALID_ARGUMENT', `round: ${problem}`);
         this.held.take(requestState, holder);
         call.answer(inputResponses ?? {});
         return await this.nextRound<R>(call, holder, signal, onNotification);
@@ -875,7 +884,7 @@ export class McpClient {
       event = await call.next(signal);
     } catch (error) {
       // The round ended (its signal, its deadline) while the call ran: the upstream call ends with it.
-      call.cancel(error instanceof Error ? error : new Error(String(error)));
+      call.cancel(error instanceof Error ? error : new MrtrError('ERR_ABORTED', String(error)));
       throw error;
     } finally {
       call.onNotification = undefined;
@@ -925,10 +934,10 @@ function jsonSize(item: unknown): number {
   }
 }
 
-/** The result of a complete outcome, or an Error describing how the call ended otherwise. */
+/** The result of a complete outcome, or an ERR_CALL_INCOMPLETE MrtrError describing how the call ended otherwise. */
 export function unwrapOutcome<R extends Result>(outcome: MrtrOutcome<R>): R {
   if (outcome.status === 'complete') return outcome.result;
-  throw new Error(describeOutcome(outcome));
+  throw new MrtrError('ERR_CALL_INCOMPLETE', describeOutcome(outcome));
 }
 
 /** One line a person can read about how a call ended. */

@@ -1,14 +1,15 @@
 // The MRTR driver: carries one call through its input_required rounds — bounded, abortable, isolated.
 
-import type { InputKind } from '../protocol/index.js';
 import {
   emptyRecord,
+  type InputKind,
   type InputResponse,
   type InputResponses,
   type JsonObject,
   type JsonRpcError,
   type JsonRpcNotification,
   type JsonRpcResponse,
+  MrtrError,
   type Result,
 } from '../protocol/index.js';
 import { describeError, ProtocolViolation, RequestAborted, TransportFailure } from './errors.js';
@@ -153,8 +154,6 @@ export interface DriverTarget {
   ) => Promise<JsonRpcResponse>;
 }
 
-class TimedOut extends Error {}
-
 /** HTTP statuses a gateway gives when the instance behind it failed: the round may or may not have run. */
 const GATEWAY_FAILURES = new Set([502, 503, 504]);
 /** The replay guard's answer to a retry that arrived while the first attempt still runs (or its instance died). */
@@ -194,6 +193,7 @@ const pendingOf = (q: InputQuestion, why?: PendingQuestion['why']): PendingQuest
   why: why ?? q.personRequired ?? 'no_resolver',
 });
 
+/** Internal: caught below and ended as the `resolver_error` outcome, never thrown at a caller. */
 class ResolverFailed extends Error {
   constructor(
     readonly key: string,
@@ -237,16 +237,16 @@ export async function driveMrtr<R extends Result = Result>(
 ): Promise<MrtrOutcome<R>> {
   const maxRounds = options.maxRounds ?? CLIENT_DEFAULTS.maxRounds;
   if (!Number.isInteger(maxRounds) || maxRounds < 0)
-    throw new RangeError('maxRounds must be an integer >= 0');
+    throw new MrtrError('ERR_INVALID_OPTION', 'maxRounds must be an integer >= 0');
   const timeoutMs = options.timeoutMs ?? CLIENT_DEFAULTS.timeoutMs;
-  if (!(timeoutMs > 0)) throw new RangeError('timeoutMs must be > 0');
+  if (!(timeoutMs > 0)) throw new MrtrError('ERR_INVALID_OPTION', 'timeoutMs must be > 0');
   const initialBackoff = options.backoff?.initialMs ?? 100;
   const maxBackoff = options.backoff?.maxMs ?? 2000;
   const maxRetryAfter = options.maxRetryAfterMs ?? 30_000;
   const maxQuestions = options.maxQuestionsPerRound ?? CLIENT_DEFAULTS.maxQuestionsPerRound;
   const retry = options.retry;
   if (retry !== undefined && !(Number.isInteger(retry.attempts) && retry.attempts >= 0))
-    throw new RangeError('retry.attempts must be an integer >= 0');
+    throw new MrtrError('ERR_INVALID_OPTION', 'retry.attempts must be an integer >= 0');
   const emit = (event: MrtrEvent) => {
     try {
       options.onEvent?.(event);
@@ -256,7 +256,10 @@ export async function driveMrtr<R extends Result = Result>(
   };
 
   const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(new TimedOut(`timed out after ${timeoutMs} ms`)), timeoutMs);
+  const timer = setTimeout(
+    () => deadline.abort(new MrtrError('ERR_TIMEOUT', `timed out after ${timeoutMs} ms`)),
+    timeoutMs,
+  );
   const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
 
   // The original params, frozen in time: every round sends exactly these plus inputResponses / requestState.

@@ -1,30 +1,39 @@
 // Errors the client raises locally. They are never JSON-RPC shaped, so they cannot be mistaken for a server's answer
 // (basic/index.mdx "Error Codes": local errors must not look like errors received from the peer).
-import type { JsonRpcError } from '../protocol/index.js';
+import { type JsonRpcError, MrtrError } from '../protocol/index.js';
 
 /** The server broke the protocol: garbage JSON, a wrong id, an unknown resultType, an undeclared input kind, … */
-export class ProtocolViolation extends Error {
+export class ProtocolViolation extends MrtrError {
   override readonly name = 'ProtocolViolation';
+  declare readonly code: 'ERR_PROTOCOL_VIOLATION';
+  constructor(message: string) {
+    super('ERR_PROTOCOL_VIOLATION', message);
+  }
 }
 
 /** The request never got an answer: connection refused or reset, an HTTP error without a JSON-RPC body, a dead child. */
-export class TransportFailure extends Error {
+export class TransportFailure extends MrtrError {
   override readonly name = 'TransportFailure';
+  declare readonly code: 'ERR_TRANSPORT' | 'ERR_SESSION_EXPIRED' | 'ERR_OAUTH';
   readonly httpStatus: number | undefined;
-  constructor(message: string, httpStatus?: number) {
-    super(message);
+  constructor(message: string, httpStatus?: number, code: TransportFailure['code'] = 'ERR_TRANSPORT') {
+    super(code, message);
     this.httpStatus = httpStatus;
   }
 }
 
 /** A legacy (2025) server ended the session (HTTP 404 on a request carrying its Mcp-Session-Id). */
 export class SessionExpired extends TransportFailure {
+  declare readonly code: 'ERR_SESSION_EXPIRED';
   constructor(message: string) {
-    super(message, 404);
+    super(message, 404, 'ERR_SESSION_EXPIRED');
   }
 }
 
-/** The server answered with a JSON-RPC error response. */
+/**
+ * The server answered with a JSON-RPC error response. Not an MrtrError: its numeric `code` is the server's, the
+ * protocol's JSON-RPC error code (basic/index.mdx "Error Codes").
+ */
 export class RemoteError extends Error {
   override readonly name = 'RemoteError';
   readonly code: number;
@@ -42,11 +51,12 @@ export class RemoteError extends Error {
 }
 
 /** Thrown by transports when the caller's signal aborts; `reason` is the signal's reason. */
-export class RequestAborted extends Error {
+export class RequestAborted extends MrtrError {
   override readonly name = 'RequestAborted';
+  declare readonly code: 'ERR_ABORTED';
   readonly reason: unknown;
   constructor(reason: unknown) {
-    super(reason instanceof Error ? reason.message : 'request aborted');
+    super('ERR_ABORTED', reason instanceof Error ? reason.message : 'request aborted');
     this.reason = reason;
   }
 }
@@ -68,12 +78,10 @@ export type HeldCallErrorCode =
   | 'ERR_HELD_CALL_USED';
 
 /** `McpClient.round` was given the requestState of a held 2025 call it cannot go on with; `code` says why. */
-export class HeldCallError extends Error {
+export class HeldCallError extends MrtrError {
   override readonly name = 'HeldCallError';
-  constructor(
-    readonly code: HeldCallErrorCode,
-    message: string,
-  ) {
-    super(message);
+  declare readonly code: HeldCallErrorCode;
+  constructor(code: HeldCallErrorCode, message: string) {
+    super(code, message);
   }
 }

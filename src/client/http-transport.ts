@@ -13,6 +13,7 @@ import {
   type JsonRpcRequest,
   type JsonRpcResponse,
   META_PROTOCOL_VERSION,
+  MrtrError,
 } from '../protocol/index.js';
 import { CLIENT_DEFAULTS } from './driver.js';
 import { abortError, ProtocolViolation, SessionExpired, TransportFailure } from './errors.js';
@@ -71,7 +72,7 @@ interface Answer {
   follow: (req: http.ClientRequest) => void;
 }
 
-/** A 401 or 403 to answer with OAuth before the request is sent again. */
+/** A 401 or 403 to answer with OAuth before the request is sent again (internal: `send` turns it into a TransportFailure). */
 class AuthChallenge extends Error {
   constructor(
     readonly status: number,
@@ -103,9 +104,17 @@ export class HttpClientTransport implements ClientTransport {
   private closed = false;
 
   constructor(options: HttpClientTransportOptions) {
+    if (!URL.canParse(options.url))
+      throw new MrtrError(
+        'ERR_INVALID_OPTION',
+        `MCP endpoint ${JSON.stringify(String(options.url))} is not a URL`,
+      );
     this.url = new URL(options.url);
     if (this.url.protocol !== 'http:' && this.url.protocol !== 'https:')
-      throw new TypeError(`MCP endpoint must be an http(s) URL, got ${this.url.protocol}`);
+      throw new MrtrError(
+        'ERR_INVALID_OPTION',
+        `MCP endpoint must be an http(s) URL, got ${this.url.protocol}`,
+      );
     this.label = this.url.href;
     this.endpoint = this.url.host;
     this.options = options;
@@ -113,7 +122,10 @@ export class HttpClientTransport implements ClientTransport {
     this.ownsAgent = options.agent === undefined;
     const idle = options.idleSocketMs;
     if (idle !== undefined && !(Number.isInteger(idle) && idle > 0 && idle <= 0x7fff_ffff))
-      throw new TypeError(`idleSocketMs must be a whole number of ms above 0, got ${String(idle)}`);
+      throw new MrtrError(
+        'ERR_INVALID_OPTION',
+        `idleSocketMs must be a whole number of ms above 0, got ${String(idle)}`,
+      );
     const AgentClass = this.url.protocol === 'https:' ? https.Agent : http.Agent;
     // The idle limit is a socket timeout: the agent closes a pooled socket that reaches it (a socket in use is only
     // told, and a long answer goes on). Without it, a client whose event loop was busy as the server closed an idle
@@ -469,6 +481,7 @@ export class HttpClientTransport implements ClientTransport {
           // Legacy servers ask mid-call on the stream; the answer goes back as its own POST.
           void request.onServerRequest(m.request).then(
             (reply) => this.reply(reply),
+            // The answerer's Errors pass as they are; the Error wrap is only a guard for a non-Error rejection.
             (error: unknown) => fail(error instanceof Error ? error : new Error(String(error))),
           );
           return;

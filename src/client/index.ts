@@ -6,6 +6,8 @@ export {
   INPUT_KINDS,
   type InputKind,
   LEGACY_PROTOCOL_VERSIONS,
+  MrtrError,
+  type MrtrErrorCode,
 } from '../protocol/index.js';
 export {
   type CallOptions,

@@ -14,13 +14,14 @@ import {
   type JsonRpcRequest,
   type JsonRpcResponse,
   legacyResponse,
+  MrtrError,
 } from '../protocol/index.js';
 import type { PendingQuestion } from './driver.js';
 import { ProtocolViolation, RequestAborted } from './errors.js';
 import { parseInputRequired } from './input.js';
 import { oneAtATime } from './one-at-a-time.js';
 
-/** A legacy call asked for input past its round cap: the driver ends it as `round_cap`. */
+/** A legacy call asked for input past its round cap: the driver ends it as `round_cap` (internal, never thrown at a caller). */
 export class LegacyRoundCap extends Error {
   constructor(
     readonly rounds: number,
@@ -117,7 +118,8 @@ export class LegacyQuestions {
    * withdrawn, and this resolves once none is left on screen, so nothing is printed over a question.
    */
   async close(): Promise<void> {
-    if (!this.stop.signal.aborted) this.stop.abort(new RequestAborted(new Error('the call ended')));
+    if (!this.stop.signal.aborted)
+      this.stop.abort(new RequestAborted(new MrtrError('ERR_ABORTED', 'the call ended')));
     await Promise.allSettled([...this.inFlight]);
   }
 

@@ -1,15 +1,16 @@
 // Resolvers answer embedded input requests by kind. The driver picks, for every question, the first resolver that
 // handles its kind and accepts it; a question only a person may answer goes only to a resolver with `person: true`.
 
-import type { InputKind } from '../protocol/index.js';
 import {
   type CreateMessageRequest,
   type CreateMessageResult,
   type ElicitResult,
+  type InputKind,
   type InputResponse,
   isJsonObject,
   type JsonObject,
   type ListRootsResult,
+  MrtrError,
 } from '../protocol/index.js';
 import { checkContent, readForm } from './form.js';
 import type { InputQuestion } from './input.js';
@@ -113,7 +114,7 @@ export function scriptedResolver(
     },
     async resolve(q) {
       const a = answerFor(q);
-      if (a === undefined) throw new Error(`no scripted answer for ${q.key}`);
+      if (a === undefined) throw new MrtrError('ERR_INVALID_ARGUMENT', `no scripted answer for ${q.key}`);
       return a;
     },
   };
@@ -166,7 +167,8 @@ export function agentPolicyResolver(options: AgentPolicyOptions): InputResolver 
     accepts: (q) => answerFor(q) !== undefined,
     async resolve(q) {
       const a = answerFor(q);
-      if (a === undefined) throw new Error(`agent policy has no answer for ${q.key}`);
+      if (a === undefined)
+        throw new MrtrError('ERR_INVALID_ARGUMENT', `agent policy has no answer for ${q.key}`);
       return a;
     },
   };

@@ -1,6 +1,7 @@
 // Incremental Server-Sent Events parser (WHATWG "event stream interpretation"), fed decoded text chunks.
 // Hand-written: it is ~60 lines, and we need a hard size bound and "ended mid-event" detection that the
 // general-purpose parsers do not offer.
+import { ProtocolViolation } from './errors.js';
 
 export interface SseEvent {
   event: string;
@@ -69,7 +70,7 @@ export class SseParser {
       this.partialChars += chunk.length - start;
     }
     if (this.partialChars + this.dataChars > this.maxEventChars)
-      throw new RangeError(`SSE event larger than ${this.maxEventChars} characters`);
+      throw new ProtocolViolation(`SSE event larger than ${this.maxEventChars} characters`);
   }
 
   private line(line: string): void {
@@ -92,7 +93,7 @@ export class SseParser {
         this.data.push(value);
         this.dataChars += value.length + 1;
         if (this.dataChars > this.maxEventChars)
-          throw new RangeError(`SSE event larger than ${this.maxEventChars} characters`);
+          throw new ProtocolViolation(`SSE event larger than ${this.maxEventChars} characters`);
         break;
       case 'event':
         this.event = value;

@@ -7,6 +7,7 @@ import {
   type JsonRpcNotification,
   type JsonRpcResponse,
   LineSplitter,
+  MrtrError,
   type RequestId,
 } from '../protocol/index.js';
 import { CLIENT_DEFAULTS } from './driver.js';
@@ -195,6 +196,7 @@ export class StdioClientTransport implements ClientTransport {
         }
         void answer(m.request).then(
           (reply) => this.child?.stdin.write(`${JSON.stringify(reply)}\n`),
+          // The answerer's Errors pass as they are; the Error wrap is only a guard for a non-Error rejection.
           (error: unknown) => this.failAll(error instanceof Error ? error : new Error(String(error))),
         );
         return;
@@ -245,7 +247,9 @@ export class StdioClientTransport implements ClientTransport {
     const { message, signal } = request;
     if (signal?.aborted) return Promise.reject(abortError(signal));
     if (this.pending.has(message.id))
-      return Promise.reject(new TypeError(`request id ${message.id} is already in flight`));
+      return Promise.reject(
+        new MrtrError('ERR_INVALID_ARGUMENT', `request id ${message.id} is already in flight`),
+      );
     const child = this.start();
     const meta = message.params?._meta as JsonObject | undefined;
     return new Promise<JsonRpcResponse>((resolve, reject) => {

@@ -2,6 +2,7 @@
 // a compare-and-set on the record's version: two reviewers voting at once both count, never one over the other.
 // The store has no listing, so an index record names the pending ids (also compare-and-set, pruned on each write).
 import { randomBytes } from 'node:crypto';
+import { MrtrError } from '../protocol/index.js';
 import type { SharedStore } from '../stores/index.js';
 import type { ControlPrincipal } from './context.js';
 import { CONTROLS_DEFAULTS } from './defaults.js';
@@ -66,14 +67,15 @@ export const samePerson = (a: Person, b: Person): boolean =>
   a.issuer !== '' && a.subject === b.subject && a.issuer === b.issuer;
 
 /** Why a vote or a redemption was refused: `forbidden` is the caller's standing (403), `conflict` the record's (409). */
-export class ApprovalRefused extends Error {
+export class ApprovalRefused extends MrtrError {
   override readonly name = 'ApprovalRefused';
+  declare readonly code: 'ERR_APPROVAL_REFUSED';
   constructor(
     readonly kind: 'forbidden' | 'conflict' | 'not_found',
     readonly reason: string,
     message: string,
   ) {
-    super(message);
+    super('ERR_APPROVAL_REFUSED', message);
   }
 }
 
@@ -124,6 +126,7 @@ export class ApprovalBook {
       state: 'pending',
     };
     if (!(await this.store.create(KEY(record.id), JSON.stringify(record), this.ttlOf(record))))
+      // Internal assertion: ids are 96 random bits, so two approvals never share one.
       throw new Error('approval id collision');
     await this.updateIndex((ids) => [...ids, { id: record.id, exp: record.expiresAt }]);
     return record;
@@ -262,6 +265,6 @@ export class ApprovalBook {
         : await this.store.create(INDEX, value, ttl);
       if (done) return;
     }
-    throw new Error('approvals index is contended');
+    throw new MrtrError('ERR_STORE_CONTENDED', 'approvals index is contended');
   }
 }

@@ -111,6 +111,7 @@ export async function requireApproval(
         statusUrl(id),
         { key, humanRequired: 'approval' },
       );
+      // Internal assertion: the question above is new in every round, so it parks the flow and never returns here.
       throw new Error('unreachable: a pending approval question does not resolve');
     }
     // Redeemed: by this flow in an earlier round (the step's journaled result says so), or refused below.

@@ -2,6 +2,7 @@
 // the canonical JSON's SHA-256, so two effects are the same only when every field is.
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../state/index.js';
+import { ControlsUsageError } from './errors.js';
 
 /** What will happen: the tool, the arguments that matter and the facts the author adds (strings, numbers, flags). */
 export type Effect = Readonly<Record<string, string | number | boolean | null>>;
@@ -17,10 +18,11 @@ export function effectLines(effect: Effect): string[] {
 
 export function checkEffect(effect: unknown, where: string): asserts effect is Effect {
   if (typeof effect !== 'object' || effect === null || Array.isArray(effect))
-    throw new TypeError(`${where}: effect must be an object of strings, numbers and booleans`);
+    throw new ControlsUsageError(`${where}: effect must be an object of strings, numbers and booleans`);
   for (const [k, v] of Object.entries(effect)) {
     if (v !== null && !['string', 'number', 'boolean'].includes(typeof v))
-      throw new TypeError(`${where}: effect.${k} must be a string, number, boolean or null`);
+      throw new ControlsUsageError(`${where}: effect.${k} must be a string, number, boolean or null`);
   }
-  if (Object.keys(effect).length === 0) throw new TypeError(`${where}: effect must name at least one fact`);
+  if (Object.keys(effect).length === 0)
+    throw new ControlsUsageError(`${where}: effect must name at least one fact`);
 }

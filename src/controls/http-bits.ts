@@ -1,5 +1,6 @@
 // Small answers the controls' routes share: JSON for the API, a 303 for the pages, a request body as JSON.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { MrtrError } from '../protocol/index.js';
 
 const MAX_JSON_BYTES = 16 * 1024;
 
@@ -18,8 +19,13 @@ export function seeOther(res: ServerResponse, location: string): void {
   res.end();
 }
 
-export class BodyError extends Error {
+/** A request body the approvals API cannot read (wrong type, too large, not a JSON object). */
+export class BodyError extends MrtrError {
   override readonly name = 'BodyError';
+  declare readonly code: 'ERR_REQUEST_BODY';
+  constructor(message: string) {
+    super('ERR_REQUEST_BODY', message);
+  }
 }
 
 /** A small JSON object body (application/json), or a BodyError naming what is wrong. */

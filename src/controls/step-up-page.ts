@@ -2,6 +2,7 @@
 // link is not theirs); POST checks the code and marks the step-up done in the shared store.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type BrowserSignIn, FormError, html, readForm, sendPage } from '../auth/index.js';
+import { MrtrError } from '../protocol/index.js';
 import type { SharedStore } from '../stores/index.js';
 import { type ControlEvent, pageFailed } from './context.js';
 import { ControlsUsageError, NO_SIGN_IN } from './errors.js';
@@ -137,7 +138,7 @@ export class StepUpPage {
       if (await this.d.store.replace(stepUpKey(record.id), entry.version, JSON.stringify(done), this.d.ttlMs))
         return;
     }
-    throw new Error('step-up record could not be marked done');
+    throw new MrtrError('ERR_STORE_CONTENDED', 'step-up record could not be marked done');
   }
 
   private event(action: string, id: string, by: string, detail?: Record<string, unknown>): void {

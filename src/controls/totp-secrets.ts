@@ -3,6 +3,7 @@
 // tokens of one issuer.
 import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { Secret, TOTP } from 'otpauth';
+import { MrtrError } from '../protocol/index.js';
 
 export interface TotpSecrets {
   /** The base32 secret enrolled for `subject`, or undefined. */
@@ -16,9 +17,15 @@ interface SecretsFile {
 
 function readSecretsFile(path: string): SecretsFile {
   if (!existsSync(path)) return { version: 1, users: {} };
-  const parsed = JSON.parse(readFileSync(path, 'utf8')) as SecretsFile;
-  if (parsed?.version !== 1 || typeof parsed.users !== 'object' || parsed.users === null)
-    throw new Error(`${path} is not a TOTP secrets file (version 1)`);
+  const notOurs = () => new MrtrError('ERR_CORRUPT_DATA', `${path} is not a TOTP secrets file (version 1)`);
+  let parsed: SecretsFile;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8')) as SecretsFile;
+  } catch (error) {
+    if (error instanceof SyntaxError) throw notOurs();
+    throw error;
+  }
+  if (parsed?.version !== 1 || typeof parsed.users !== 'object' || parsed.users === null) throw notOurs();
   return parsed;
 }
 

@@ -4,16 +4,17 @@
 // said. Level by level, the first mkdir that fails is named, with the file it was for.
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { MrtrError } from '../protocol/index.js';
 
 /** The directory for a file could not be made: `path` is the level that failed, `cause` the system's error. */
-export class DirectoryError extends Error {
-  readonly code = 'ERR_MAKE_DIRECTORY';
+export class DirectoryError extends MrtrError {
+  declare readonly code: 'ERR_MAKE_DIRECTORY';
   constructor(
     readonly path: string,
     readonly file: string,
     cause: NodeJS.ErrnoException,
   ) {
-    super(`cannot make the directory ${path} for ${file}: ${cause.message}`, { cause });
+    super('ERR_MAKE_DIRECTORY', `cannot make the directory ${path} for ${file}: ${cause.message}`, { cause });
     this.name = 'DirectoryError';
   }
 }

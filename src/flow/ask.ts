@@ -1,6 +1,5 @@
 // The `ask` object a handler awaits: each call is one question (or one step) at a deterministic position.
 import { z } from 'zod';
-import type { InputKind } from '../protocol/index.js';
 import {
   type ClientCapabilities,
   type CreateMessageRequest,
@@ -8,10 +7,12 @@ import {
   type ElicitResult,
   emptyRecord,
   type HumanRequiredReason,
+  type InputKind,
   type InputRequest,
   type JsonObject,
   type ListRootsResult,
   META_HUMAN_REQUIRED,
+  MrtrError,
 } from '../protocol/index.js';
 import { FlowUsageError } from './errors.js';
 import { type ElicitationForm, elicitationForm, type FormSchema } from './forms.js';
@@ -36,13 +37,13 @@ export interface QuestionOptions {
 }
 
 /** Ends the call early with a message, e.g. when the user declines. Tools answer it as an isError result. */
-export class FlowEnded extends Error {
-  readonly code = 'ERR_FLOW_ENDED';
+export class FlowEnded extends MrtrError {
+  declare readonly code: 'ERR_FLOW_ENDED';
   constructor(
     message: string,
     readonly reason: 'declined' | 'cancelled' | 'invalid_answers' | 'ended',
   ) {
-    super(message);
+    super('ERR_FLOW_ENDED', message);
     this.name = 'FlowEnded';
   }
 }

@@ -129,6 +129,7 @@ function concludeRound<R>(
   if (session?.ended) return { kind: 'ended', error: session.ended };
   // A question left unanswered wins over whatever the handler returned: it returned without that answer.
   if (session && session.pending.length > 0) return { kind: 'input_required', ...session.nextRound() };
+  // Internal assertion: SUSPENDED is returned only after a question was parked, so this cannot happen.
   if (outcome === SUSPENDED) throw new Error('flow suspended without a pending question');
   return {
     kind: 'complete',

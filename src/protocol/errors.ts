@@ -12,7 +12,11 @@ export const ErrorCode = {
 } as const;
 export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
 
-/** An error that becomes a JSON-RPC error response with this exact code, message and data. */
+/**
+ * An error that becomes a JSON-RPC error response with this exact code, message and data. Not an MrtrError: its
+ * numeric `code` is the protocol's JSON-RPC code, the one that goes on the wire (RoundRefused and the server's
+ * HookTimeoutError are McpErrors for that reason).
+ */
 export class McpError extends Error {
   readonly code: number;
   readonly data: unknown;

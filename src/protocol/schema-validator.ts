@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { MrtrError } from './mrtr-error.js';
 import type { JsonObject } from './wire.js';
 
 const require = createRequire(import.meta.url);
@@ -52,7 +53,8 @@ export function schemaValidator(definition: string): ValidateFunction {
   let fn = cache.get(definition);
   if (!fn) {
     const compiled = officialAjv().getSchema(`${SCHEMA_ID}#/$defs/${definition}`);
-    if (!compiled) throw new Error(`schema.json has no definition named ${definition}`);
+    if (!compiled)
+      throw new MrtrError('ERR_INVALID_ARGUMENT', `schema.json has no definition named ${definition}`);
     fn = compiled;
     cache.set(definition, fn);
   }

@@ -5,6 +5,7 @@
 import { encodeHeaderValue } from './headers.js';
 import { isJsonObject } from './json.js';
 import { HEADER_PARAM_PREFIX } from './meta.js';
+import { MrtrError } from './mrtr-error.js';
 
 export const X_MCP_HEADER = 'x-mcp-header';
 
@@ -132,7 +133,7 @@ export function argumentAt(args: unknown, path: readonly string[]): unknown {
 /**
  * The header text for one argument value (streamable-http.mdx "Value Encoding"): a string as-is or Base64
  * sentinel-encoded, an integer in decimal, a boolean as `true`/`false`. Undefined when no header is sent (the value
- * is absent or null). Throws a TypeError for a value no header can carry: an object, an array, or a number that
+ * is absent or null). Throws ERR_INVALID_ARGUMENT for a value no header can carry: an object, an array, or a number that
  * is not an integer within ±(2^53−1) ("Integer values MUST be within the safe range").
  */
 export function paramHeaderText(value: unknown): string | undefined {
@@ -141,13 +142,16 @@ export function paramHeaderText(value: unknown): string | undefined {
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   if (typeof value === 'number') {
     if (Number.isSafeInteger(value)) return String(value);
-    throw new TypeError(`${value} is not an integer within ±(2^53−1)`);
+    throw new MrtrError('ERR_INVALID_ARGUMENT', `${value} is not an integer within ±(2^53−1)`);
   }
-  throw new TypeError(`a ${Array.isArray(value) ? 'array' : typeof value} cannot be sent in a header`);
+  throw new MrtrError(
+    'ERR_INVALID_ARGUMENT',
+    `a ${Array.isArray(value) ? 'array' : typeof value} cannot be sent in a header`,
+  );
 }
 
 /**
- * The `Mcp-Param-*` headers for one call, keyed by lower-case header name. Throws a TypeError naming the argument
+ * The `Mcp-Param-*` headers for one call, keyed by lower-case header name. Throws ERR_INVALID_ARGUMENT naming the argument
  * when an annotated value cannot be carried (see paramHeaderText): sending the call without that header would
  * only earn a HeaderMismatch.
  */
@@ -158,8 +162,10 @@ export function paramHeaders(bindings: readonly HeaderBinding[], args: unknown):
     try {
       text = paramHeaderText(argumentAt(args, b.path));
     } catch (error) {
-      throw new TypeError(
+      throw new MrtrError(
+        'ERR_INVALID_ARGUMENT',
         `argument ${b.path.join('.')} cannot be sent in Mcp-Param-${b.header}: ${(error as Error).message}`,
+        { cause: error },
       );
     }
     if (text !== undefined) headers[paramHeaderName(b.header)] = text;

@@ -1,12 +1,13 @@
 // A handler's time limit. JavaScript cannot stop a running handler, so on expiry the request is answered at once,
 // the handler's signal aborts (it should pass ctx.signal to its I/O), and whatever it settles to later is dropped.
+import { MrtrError } from '../protocol/index.js';
 
 /** The abort reason a handler sees when its time is up. */
-export class HandlerTimeoutError extends Error {
+export class HandlerTimeoutError extends MrtrError {
   override readonly name = 'HandlerTimeoutError';
-  readonly code = 'ERR_HANDLER_TIMEOUT';
+  declare readonly code: 'ERR_HANDLER_TIMEOUT';
   constructor(readonly timeoutMs: number) {
-    super(`the handler did not finish within ${timeoutMs} ms`);
+    super('ERR_HANDLER_TIMEOUT', `the handler did not finish within ${timeoutMs} ms`);
   }
 }
 

@@ -1,4 +1,5 @@
 // Errors the server room throws at its callers, each with a stable `code` to branch on (never the message).
+import { MrtrError } from '../protocol/index.js';
 
 export type ServerErrorCode =
   /** A tool, prompt, resource or template was registered that cannot be served (bad schema, name taken, …). */
@@ -8,20 +9,21 @@ export type ServerErrorCode =
   /** A handler broke its contract (returned something that is not a result, mixed ask and inputRequired, …). */
   | 'ERR_HANDLER_CONTRACT';
 
-export class ServerError extends Error {
+export class ServerError extends MrtrError {
   override readonly name = 'ServerError';
-  constructor(
-    readonly code: ServerErrorCode,
-    message: string,
-  ) {
-    super(message);
+  declare readonly code: ServerErrorCode;
+  constructor(code: ServerErrorCode, message: string) {
+    super(code, message);
   }
 }
 
-/** Out-of-range options stay RangeErrors, so code that caught those before still does. */
-export class InvalidOptionError extends RangeError {
+/** An option out of its range or of the wrong type. */
+export class InvalidOptionError extends MrtrError {
   override readonly name = 'InvalidOptionError';
-  readonly code = 'ERR_INVALID_OPTION';
+  declare readonly code: 'ERR_INVALID_OPTION';
+  constructor(message: string) {
+    super('ERR_INVALID_OPTION', message);
+  }
 }
 
 export const registrationError = (message: string): ServerError =>

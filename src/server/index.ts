@@ -5,6 +5,8 @@
 export {
   INVALID_REQUEST_STATE,
   LEGACY_PROTOCOL_VERSIONS as LEGACY_VERSIONS,
+  MrtrError,
+  type MrtrErrorCode,
   RoundRefused,
 } from '../protocol/index.js';
 export { text } from './content.js';

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { MrtrError } from '../protocol/index.js';
 
 // Hand-written rather than a dependency: it is ~40 lines, sits on the hot path of every seal/open, and we want
 // hard failures (non-finite numbers, bigint, cycles via a depth cap) instead of a library's silent choices.
@@ -8,16 +9,19 @@ import { createHash } from 'node:crypto';
 
 const MAX_DEPTH = 1000;
 
-/** The value has no canonical JSON form. A TypeError, so code that caught TypeError before still does. */
-export class NotJsonError extends TypeError {
+/** The value has no canonical JSON form. */
+export class NotJsonError extends MrtrError {
   override readonly name = 'NotJsonError';
-  readonly code = 'ERR_NOT_JSON';
+  declare readonly code: 'ERR_NOT_JSON';
+  constructor(message: string) {
+    super('ERR_NOT_JSON', message);
+  }
 }
 
 /**
  * Canonical JSON text of a JSON value (RFC 8785 style). Equal values give equal text regardless of key order.
  * Object members whose value is `undefined` are omitted, as in JSON.stringify.
- * @throws NotJsonError (a TypeError) for non-finite numbers, bigint, functions, symbols, `undefined` at the top or in arrays,
+ * @throws NotJsonError for non-finite numbers, bigint, functions, symbols, `undefined` at the top or in arrays,
  *   and nesting deeper than 1000 levels (which also catches cycles).
  */
 export function canonicalJson(value: unknown): string {

@@ -3,6 +3,7 @@ import { createCipheriv, createDecipheriv, createHash, type KeyObject, randomFil
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { decodeBase64urlStrict, isCanonicalBase64url } from './base64url.js';
 import { canonicalJson } from './canonical-json.js';
+import { StateRangeError, StateTooLargeError, StateUsageError } from './errors.js';
 import {
   type DerivedKey,
   type Keyring,
@@ -179,24 +180,6 @@ export interface StateCodecOptions {
   compression?: boolean;
   /** Clock in ms since epoch (tests). */
   now?: () => number;
-}
-
-/** Thrown by `seal` when the payload or the resulting token is over its cap. */
-/** A codec option, a seal option or a binding of the wrong type. */
-export class StateUsageError extends TypeError {
-  override readonly name = 'StateUsageError';
-  readonly code = 'ERR_STATE_USAGE';
-}
-
-/** A codec or seal option out of its range; the same code as StateUsageError, still a RangeError. */
-export class StateRangeError extends RangeError {
-  override readonly name = 'StateRangeError';
-  readonly code = 'ERR_STATE_USAGE';
-}
-
-export class StateTooLargeError extends RangeError {
-  override readonly name = 'StateTooLargeError';
-  readonly code = 'ERR_STATE_TOO_LARGE';
 }
 
 const fail = (reason: OpenFailureReason): OpenResult<never> => Object.freeze({ ok: false, reason });
@@ -404,19 +387,28 @@ export class StateCodec {
 
   /**
    * Seals a JSON-serializable payload bound to `binding`.
-   * @throws TypeError/RangeError for a bad payload, binding or option; StateTooLargeError over a cap.
+   * @throws StateUsageError/StateRangeError for a bad payload, binding or option; StateTooLargeError over a cap.
    */
   seal(payload: unknown, binding: StateBinding, options: SealOptions = {}): string {
     const key = this.#current;
     const issuedAt = Math.floor(this.#now());
-    if (!(issuedAt >= 0 && issuedAt <= MAX_UINT48)) throw new RangeError('clock returned an invalid time');
+    if (!(issuedAt >= 0 && issuedAt <= MAX_UINT48))
+      throw new StateRangeError('clock returned an invalid time');
     const ttl = positiveInt('ttlMs', options.ttlMs ?? this.defaultTtlMs, MAX_TTL_MS);
     const round = options.round ?? 1;
     if (!Number.isInteger(round) || round < 0 || round > MAX_ROUND) {
       throw new StateRangeError(`round must be an integer from 0 to ${MAX_ROUND}`);
     }
 
-    const json = JSON.stringify(payload);
+    let json: string | undefined;
+    try {
+      json = JSON.stringify(payload);
+    } catch (error) {
+      // A bigint or a cycle: JSON.stringify's own TypeError, told in the codec's terms.
+      throw new StateUsageError(
+        `requestState payload must be JSON-serializable: ${(error as Error).message}`,
+      );
+    }
     if (typeof json !== 'string') throw new StateUsageError('requestState payload must be JSON-serializable');
     let body = Buffer.from(json, 'utf8');
     if (body.length > this.maxPayloadBytes) {

@@ -13,10 +13,8 @@ export {
   type StateBinding,
   StateCodec,
   type StateCodecOptions,
-  StateRangeError,
-  StateTooLargeError,
-  StateUsageError,
 } from './codec.js';
+export { StateRangeError, StateTooLargeError, StateUsageError } from './errors.js';
 export {
   createEphemeralKeyring,
   generateKeySpec,

@@ -1,5 +1,7 @@
 import { createSecretKey, hkdfSync, type KeyObject, randomBytes } from 'node:crypto';
+import { MrtrError } from '../protocol/index.js';
 import { isCanonicalBase64url } from './base64url.js';
+import { StateUsageError } from './errors.js';
 import { hmacSha256 } from './signing.js';
 
 /** Version of the sealed token format; part of every key derivation and authenticated in every token. */
@@ -12,9 +14,12 @@ export const KID_PATTERN = /^[A-Za-z0-9_-]{1,16}$/;
 const HKDF_SALT = 'mrtr/requestState';
 
 /** A configuration error in a key spec or key list. Messages name the key id, never the secret. */
-export class KeySpecError extends Error {
+export class KeySpecError extends MrtrError {
   override readonly name = 'KeySpecError';
-  readonly code = 'ERR_KEY_SPEC';
+  declare readonly code: 'ERR_KEY_SPEC';
+  constructor(message: string) {
+    super('ERR_KEY_SPEC', message);
+  }
 }
 
 /** One master secret and its id. */
@@ -149,7 +154,7 @@ export function purposeKeys(keyring: Keyring, purpose: string): Array<{ kid: str
 /** @internal */
 export function keyringInternals(keyring: Keyring): KeyringInternals {
   const k = internals.get(keyring);
-  if (k === undefined) throw new TypeError('not a Keyring');
+  if (k === undefined) throw new StateUsageError('not a Keyring');
   return k;
 }
 
@@ -222,13 +227,14 @@ export interface Principal {
 /** @internal Unambiguous text form of a principal, for keyed digests. */
 export function principalText(p: Principal): string {
   if (p === null || typeof p !== 'object' || typeof p.subject !== 'string') {
-    throw new TypeError('principal.subject must be a string');
+    throw new StateUsageError('principal.subject must be a string');
   }
   const issuer = p.issuer ?? null;
   const clientId = p.clientId ?? null;
-  if (issuer !== null && typeof issuer !== 'string') throw new TypeError('principal.issuer must be a string');
+  if (issuer !== null && typeof issuer !== 'string')
+    throw new StateUsageError('principal.issuer must be a string');
   if (clientId !== null && typeof clientId !== 'string')
-    throw new TypeError('principal.clientId must be a string');
+    throw new StateUsageError('principal.clientId must be a string');
   return JSON.stringify([issuer, p.subject, clientId]);
 }
 

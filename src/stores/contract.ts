@@ -1,5 +1,6 @@
 // The one contract every shared store keeps (memory, SQLite, Redis). Guards build their records on these few atomic
 // operations, so a rule written once holds on every store, and a store is tested once by the contract suite.
+import { MrtrError } from '../protocol/index.js';
 
 /** A stored value and its version: a compare-and-set names the version it read. */
 export interface StoredEntry {
@@ -28,12 +29,15 @@ export interface SharedStore {
 }
 
 /** The store could not be reached or answered with an error: guarded rounds fail closed. */
-export class StoreUnavailableError extends Error {
+export class StoreUnavailableError extends MrtrError {
   override readonly name = 'StoreUnavailableError';
+  declare readonly code: 'ERR_STORE_UNAVAILABLE';
   constructor(description: string, cause: unknown) {
-    super(`store ${description} is unavailable: ${cause instanceof Error ? cause.message : String(cause)}`, {
-      cause,
-    });
+    super(
+      'ERR_STORE_UNAVAILABLE',
+      `store ${description} is unavailable: ${cause instanceof Error ? cause.message : String(cause)}`,
+      { cause },
+    );
   }
 }
 
@@ -44,12 +48,15 @@ export const STORE_LIMITS = Object.freeze({
   maxValueBytes: 1024 * 1024,
 });
 
-/** Throws a TypeError naming the problem when a caller breaks the contract (a bug, not an outage). */
+/** Throws ERR_INVALID_ARGUMENT naming the problem when a caller breaks the contract (a bug, not an outage). */
 export function checkEntry(key: string, value?: string, ttlMs?: number): void {
   if (typeof key !== 'string' || key.length === 0 || Buffer.byteLength(key) > STORE_LIMITS.maxKeyBytes)
-    throw new TypeError(`store key must be a non-empty string of at most ${STORE_LIMITS.maxKeyBytes} bytes`);
+    throw new MrtrError(
+      'ERR_INVALID_ARGUMENT',
+      `store key must be a non-empty string of at most ${STORE_LIMITS.maxKeyBytes} bytes`,
+    );
   if (value !== undefined && Buffer.byteLength(value) > STORE_LIMITS.maxValueBytes)
-    throw new TypeError(`store value exceeds ${STORE_LIMITS.maxValueBytes} bytes`);
+    throw new MrtrError('ERR_INVALID_ARGUMENT', `store value exceeds ${STORE_LIMITS.maxValueBytes} bytes`);
   if (ttlMs !== undefined && !(Number.isInteger(ttlMs) && ttlMs > 0))
-    throw new TypeError(`store ttlMs must be a positive integer, got ${ttlMs}`);
+    throw new MrtrError('ERR_INVALID_ARGUMENT', `store ttlMs must be a positive integer, got ${ttlMs}`);
 }

@@ -1,6 +1,6 @@
 // The in-process store: one process only (tests, stdio servers). Entries expire lazily on read and by a sweep that
 // runs every so many writes, so a flood of writes cannot grow the map past what is still alive.
-import { checkEntry, type SharedStore, type StoredEntry } from './contract.js';
+import { checkEntry, type SharedStore, type StoredEntry, StoreUnavailableError } from './contract.js';
 
 interface Slot {
   value: string;
@@ -83,7 +83,7 @@ export class MemoryStore implements SharedStore {
   }
 
   #open(): void {
-    if (this.#closed) throw new Error('store memory is closed');
+    if (this.#closed) throw new StoreUnavailableError(this.description, 'store is closed');
   }
 
   #live(key: string): Slot | undefined {

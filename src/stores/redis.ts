@@ -2,6 +2,7 @@
 // that reads and writes is one Lua script, so it is atomic on the server whatever the number of instances.
 import { createHash } from 'node:crypto';
 import { createClient, type RedisClientType } from 'redis';
+import { MrtrError } from '../protocol/index.js';
 import { checkEntry, type SharedStore, type StoredEntry, StoreUnavailableError } from './contract.js';
 
 export interface RedisStoreOptions {
@@ -150,7 +151,10 @@ export class RedisStore implements SharedStore {
     // A hung Redis (stopped, partitioned) answers nothing and closes nothing: without our own limit a round would
     // wait for as long as the socket stays open.
     const timedOut = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${this.#timeoutMs} ms`)), this.#timeoutMs);
+      timer = setTimeout(
+        () => reject(new MrtrError('ERR_TIMEOUT', `no answer within ${this.#timeoutMs} ms`)),
+        this.#timeoutMs,
+      );
     });
     try {
       return await Promise.race([this.#client.sendCommand(args), timedOut]);

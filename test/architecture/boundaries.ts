@@ -8,11 +8,12 @@ export const SRC = resolve(import.meta.dirname, '../../src');
 /** Which rooms each room may import. `.` is src/index.ts, the package's root entry point. */
 export const ARROWS: Readonly<Record<string, readonly string[]>> = {
   protocol: [],
-  state: [],
-  files: [],
+  // state, files and stores import protocol for one thing: MrtrError, the base of every error mrtr throws.
+  state: ['protocol'],
+  files: ['protocol'],
   held: ['protocol'],
-  stores: ['files'],
-  // auth → state: sign-in cookies are signed by state's one HMAC signer (signing.ts); state imports nothing of ours.
+  stores: ['protocol', 'files'],
+  // auth → state: sign-in cookies are signed by state's one HMAC signer (signing.ts).
   auth: ['protocol', 'state'],
   flow: ['protocol', 'state'],
   guard: ['protocol', 'state', 'stores'],

@@ -118,7 +118,9 @@ describe('driver retry', () => {
     await expect(client().callTool('pay', {}, { retry: { attempts: -1 } })).rejects.toThrow(
       'retry.attempts must be an integer >= 0',
     );
-    await expect(client().callTool('pay', {}, { retry: { attempts: 1.5 } })).rejects.toThrow(RangeError);
+    await expect(client().callTool('pay', {}, { retry: { attempts: 1.5 } })).rejects.toThrow(
+      expect.objectContaining({ code: 'ERR_INVALID_OPTION' }),
+    );
   });
 });
 

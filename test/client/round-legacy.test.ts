@@ -150,9 +150,10 @@ describe('round() against the official SDK’s 2025 server: the call held across
     const first = asked(await client.round('tools/call', confirmDelete('/tmp/d')));
     const round = (params: Record<string, unknown>, inputResponses: Record<string, unknown>) =>
       client.round('tools/call', params, { requestState: first.requestState, inputResponses });
-    await expect(round(confirmDelete('/tmp/d'), {})).rejects.toThrow(
-      new TypeError('round: inputResponses has no answer (an object) to "q1" (elicitation/create)'),
-    );
+    await expect(round(confirmDelete('/tmp/d'), {})).rejects.toMatchObject({
+      code: 'ERR_INVALID_ARGUMENT',
+      message: 'round: inputResponses has no answer (an object) to "q1" (elicitation/create)',
+    });
     await expect(round(confirmDelete('/tmp/d'), { q1: { content: { confirm: true } } })).rejects.toThrow(
       'round: inputResponses.q1 answers elicitation/create without an action of accept, decline or cancel',
     );
@@ -267,7 +268,10 @@ describe('round() against a 2025 server that asks on each call’s own stream: c
     const make = (heldCalls: Record<string, number>) => () =>
       new McpClient({ server: 'http://127.0.0.1:1/mcp', heldCalls });
     expect(make({ maxPerHolder: 0 })).toThrow(
-      new RangeError('heldCalls.maxPerHolder must be a positive integer, got 0'),
+      expect.objectContaining({
+        code: 'ERR_INVALID_OPTION',
+        message: 'heldCalls.maxPerHolder must be a positive integer, got 0',
+      }),
     );
     expect(make({ maxTotal: 2.5 })).toThrow('heldCalls.maxTotal must be a positive integer, got 2.5');
     expect(make({ holdMs: -1 })).toThrow(

@@ -274,7 +274,9 @@ describe('what a round refuses', () => {
     await expect(round('tools/call', params, { timeoutMs: 0 })).rejects.toThrow(
       'round: timeoutMs must be a number > 0, got number',
     );
-    await expect(round('tools/call', params, { requestState: 42 })).rejects.toBeInstanceOf(TypeError);
+    await expect(round('tools/call', params, { requestState: 42 })).rejects.toMatchObject({
+      code: 'ERR_INVALID_ARGUMENT',
+    });
     expect(server.seen).toHaveLength(0);
     await client.close();
     await server.close();

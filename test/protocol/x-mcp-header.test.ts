@@ -6,6 +6,7 @@ import { planToolHeaders as clientPlanToolHeaders, McpClient } from '../../src/c
 import {
   argumentAt,
   type JsonObject,
+  MrtrError,
   paramHeaderMatches,
   paramHeaders,
   paramHeaderText,
@@ -223,7 +224,10 @@ describe('header values (client side)', () => {
     ['an object', { a: 1 }, /an? object cannot be sent/],
     ['an array', ['x'], /an? array cannot be sent/],
   ])('refuses %s, naming the argument and the header', (_name, n, message) => {
-    expect(() => paramHeaders(bindings, { n })).toThrow(TypeError);
+    expect(() => paramHeaders(bindings, { n })).toThrow(MrtrError);
+    expect(() => paramHeaders(bindings, { n })).toThrow(
+      expect.objectContaining({ code: 'ERR_INVALID_ARGUMENT' }),
+    );
     expect(() => paramHeaders(bindings, { n })).toThrow(/^argument n cannot be sent in Mcp-Param-N: /);
     expect(() => paramHeaders(bindings, { n })).toThrow(message);
   });

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { elicitationForm, FlowUsageError } from '../../src/flow/index.js';
+import { MrtrError } from '../../src/protocol/index.js';
 import { InvalidOptionError, McpServer, ServerError, text } from '../../src/server/index.js';
 import { canonicalJson, Keyring, KeySpecError, NotJsonError } from '../../src/state/index.js';
 
@@ -35,10 +36,10 @@ describe('coded errors', () => {
     expect(code(late)).toBe('ERR_REGISTRATION');
   });
 
-  it('options out of range are InvalidOptionError ERR_INVALID_OPTION (still RangeErrors)', () => {
+  it('options out of range are InvalidOptionError ERR_INVALID_OPTION (an MrtrError)', () => {
     const make = () => new McpServer({ name: 'n', version: '1', handlerTimeoutMs: -1 });
     expect(make).toThrow(InvalidOptionError);
-    expect(make).toThrow(RangeError);
+    expect(make).toThrow(MrtrError);
     expect(code(make)).toBe('ERR_INVALID_OPTION');
     expect(code(() => server().http({ maxBodyBytes: 0 }))).toBe('ERR_INVALID_OPTION');
   });

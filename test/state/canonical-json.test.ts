@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { argumentsDigest, canonicalJson } from '../../src/state/index.js';
+import { argumentsDigest, canonicalJson, NotJsonError } from '../../src/state/index.js';
 
 function shuffleKeys(value: unknown, seed: number): unknown {
   if (Array.isArray(value)) return value.map((v, i) => shuffleKeys(v, seed + i));
@@ -70,11 +70,11 @@ describe('canonicalJson', () => {
 
   it('omits undefined members and rejects what JSON cannot say', () => {
     expect(canonicalJson({ a: undefined, b: 1 })).toBe('{"b":1}');
-    expect(() => canonicalJson(Number.NaN)).toThrow(TypeError);
-    expect(() => canonicalJson(Number.POSITIVE_INFINITY)).toThrow(TypeError);
-    expect(() => canonicalJson(10n)).toThrow(TypeError);
-    expect(() => canonicalJson(undefined)).toThrow(TypeError);
-    expect(() => canonicalJson([() => 1])).toThrow(TypeError);
+    expect(() => canonicalJson(Number.NaN)).toThrow(NotJsonError);
+    expect(() => canonicalJson(Number.POSITIVE_INFINITY)).toThrow(NotJsonError);
+    expect(() => canonicalJson(10n)).toThrow(NotJsonError);
+    expect(() => canonicalJson(undefined)).toThrow(NotJsonError);
+    expect(() => canonicalJson([() => 1])).toThrow(NotJsonError);
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
     expect(() => canonicalJson(cyclic)).toThrow(/nesting/);

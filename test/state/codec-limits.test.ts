@@ -2,7 +2,15 @@
 // largest header fits, varints survive their 7-bit boundaries, and a fleet member with a smaller payload cap
 // refuses to inflate what a more generous one sealed.
 import { describe, expect, it } from 'vitest';
-import { Keyring, MAX_ROUND, MAX_TTL_MS, newFlowId, StateCodec } from '../../src/state/index.js';
+import {
+  Keyring,
+  MAX_ROUND,
+  MAX_TTL_MS,
+  newFlowId,
+  StateCodec,
+  StateRangeError,
+  StateTooLargeError,
+} from '../../src/state/index.js';
 import { binding, codec, key, T0 } from './fixtures.js';
 
 const opened = (c: StateCodec, token: string) => {
@@ -27,7 +35,7 @@ describe('codec limits at their edges', () => {
   it('seals a payload of exactly maxPayloadBytes', () => {
     const c = codec([key('k1')], { maxPayloadBytes: 10, compression: false });
     expect(opened(c, c.seal('x'.repeat(8), binding)).payload).toBe('x'.repeat(8)); // "xxxxxxxx" = 10 bytes
-    expect(() => c.seal('x'.repeat(9), binding)).toThrow(RangeError);
+    expect(() => c.seal('x'.repeat(9), binding)).toThrow(StateTooLargeError);
   });
 
   it('accepts the largest TTL, round and flow id together (the longest header)', () => {
@@ -35,8 +43,8 @@ describe('codec limits at their edges', () => {
     const flowId = 'é'.repeat(64); // 128 UTF-8 bytes, the most a flow id may take
     const s = opened(c, c.seal(1, binding, { ttlMs: MAX_TTL_MS, round: MAX_ROUND, flowId }));
     expect(s).toMatchObject({ flowId, round: MAX_ROUND, expiresAt: T0 + MAX_TTL_MS });
-    expect(() => c.seal(1, binding, { flowId: `${flowId}x` })).toThrow(RangeError);
-    expect(() => c.seal(1, binding, { round: MAX_ROUND + 1 })).toThrow(RangeError);
+    expect(() => c.seal(1, binding, { flowId: `${flowId}x` })).toThrow(StateRangeError);
+    expect(() => c.seal(1, binding, { round: MAX_ROUND + 1 })).toThrow(StateRangeError);
     expect(
       new StateCodec({ keyring: new Keyring([key('k2')]), audience: 'a', defaultTtlMs: MAX_TTL_MS }),
     ).toBeInstanceOf(StateCodec);

@@ -3,11 +3,14 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   Keyring,
+  NotJsonError,
   OPEN_FAILURE_REASONS,
   type OpenResult,
   STATE_CODEC_DEFAULTS,
   StateCodec,
+  StateRangeError,
   StateTooLargeError,
+  StateUsageError,
 } from '../../src/state/index.js';
 import { alice, binding, codec, key, payload, T0, testClock } from './fixtures.js';
 
@@ -297,14 +300,16 @@ describe('size cap', () => {
 describe('seal input errors', () => {
   const c = codec([key('k1')]);
   it('throws on programmer errors', () => {
-    expect(() => c.seal(undefined, binding)).toThrow(TypeError);
-    expect(() => c.seal(() => 1, binding)).toThrow(TypeError);
-    expect(() => c.seal(1n, binding)).toThrow(TypeError);
-    expect(() => c.seal(1, binding, { ttlMs: 0 })).toThrow(RangeError);
-    expect(() => c.seal(1, binding, { ttlMs: 1.5 })).toThrow(RangeError);
-    expect(() => c.seal(1, binding, { ttlMs: 2 ** 33 })).toThrow(RangeError);
-    expect(() => c.seal(1, binding, { round: -1 })).toThrow(RangeError);
-    expect(() => c.seal(1, binding, { flowId: '' })).toThrow(TypeError);
+    expect(() => c.seal(undefined, binding)).toThrow(StateUsageError);
+    expect(() => c.seal(() => 1, binding)).toThrow(StateUsageError);
+    // JSON.stringify's own TypeError is told as the codec's error, naming what it could not serialize.
+    expect(() => c.seal(1n, binding)).toThrow(StateUsageError);
+    expect(() => c.seal(1n, binding)).toThrow(/must be JSON-serializable: .*BigInt/);
+    expect(() => c.seal(1, binding, { ttlMs: 0 })).toThrow(StateRangeError);
+    expect(() => c.seal(1, binding, { ttlMs: 1.5 })).toThrow(StateRangeError);
+    expect(() => c.seal(1, binding, { ttlMs: 2 ** 33 })).toThrow(StateRangeError);
+    expect(() => c.seal(1, binding, { round: -1 })).toThrow(StateRangeError);
+    expect(() => c.seal(1, binding, { flowId: '' })).toThrow(StateUsageError);
     // Callers branch on the code, never the message.
     expect(() => c.seal(1, binding, { flowId: '' })).toThrow(
       expect.objectContaining({ code: 'ERR_STATE_USAGE' }),
@@ -312,16 +317,16 @@ describe('seal input errors', () => {
     expect(() => c.seal(1, binding, { round: -1 })).toThrow(
       expect.objectContaining({ code: 'ERR_STATE_USAGE' }),
     );
-    expect(() => c.seal(1, binding, { flowId: 'x'.repeat(129) })).toThrow(RangeError);
-    expect(() => c.seal(1, { ...binding, target: 1 as unknown as string })).toThrow(TypeError);
-    expect(() => c.seal(1, { ...binding, arguments: { n: Number.POSITIVE_INFINITY } })).toThrow(TypeError);
+    expect(() => c.seal(1, binding, { flowId: 'x'.repeat(129) })).toThrow(StateRangeError);
+    expect(() => c.seal(1, { ...binding, target: 1 as unknown as string })).toThrow(StateUsageError);
+    expect(() => c.seal(1, { ...binding, arguments: { n: Number.POSITIVE_INFINITY } })).toThrow(NotJsonError);
   });
 
   it('validates options at construction', () => {
     const keyring = new Keyring([key('k1')]);
     expect(() => new StateCodec({ keyring, audience: '' })).toThrow(/audience/);
-    expect(() => new StateCodec({ keyring, audience: 'a', maxTokenBytes: 0 })).toThrow(RangeError);
-    expect(() => new StateCodec({ keyring: {} as Keyring, audience: 'a' })).toThrow(TypeError);
+    expect(() => new StateCodec({ keyring, audience: 'a', maxTokenBytes: 0 })).toThrow(StateRangeError);
+    expect(() => new StateCodec({ keyring: {} as Keyring, audience: 'a' })).toThrow(StateUsageError);
   });
 });
 

@@ -8,6 +8,7 @@ import {
   KeySpecError,
   parseKeySpec,
   principalDigest,
+  StateUsageError,
 } from '../../src/state/index.js';
 
 const s32 = () => randomBytes(32).toString('base64url');
@@ -170,7 +171,7 @@ describe('principalDigest', () => {
     expect(() => principalDigest(randomBytes(8), p)).toThrow(KeySpecError);
     expect(() => principalDigest('not base64!', p)).toThrow(KeySpecError);
     expect(() => principalDigest(secret, { subject: 1 } as unknown as { subject: string })).toThrow(
-      TypeError,
+      StateUsageError,
     );
   });
 });

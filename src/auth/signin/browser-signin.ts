@@ -4,6 +4,7 @@
 // principal of flow X?" (requirePrincipal), the check URL-mode elicitation demands against phishing.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { MrtrError } from '../../protocol/index.js';
 import { macMatches } from '../../state/index.js';
 import type { DevTokens } from '../dev-tokens.js';
 import { AuthRefusal } from '../errors.js';
@@ -39,9 +40,12 @@ export interface BrowserSignInOptions {
   sessionTtlMs?: number;
 }
 
-export class SignInConfigError extends Error {
+export class SignInConfigError extends MrtrError {
   override readonly name = 'SignInConfigError';
-  readonly code = 'ERR_SIGNIN_CONFIG';
+  declare readonly code: 'ERR_SIGNIN_CONFIG';
+  constructor(message: string, options?: ErrorOptions) {
+    super('ERR_SIGNIN_CONFIG', message, options);
+  }
 }
 
 const isLoopbackAddress = (address: string | undefined): boolean =>

@@ -1,12 +1,16 @@
 // Reading a page's form POST: url-encoded, small, from our own origin.
 import type { IncomingMessage } from 'node:http';
+import { MrtrError } from '../../protocol/index.js';
 
 /** Forms here are a few short fields; anything larger is not one of ours. */
 const MAX_FORM_BYTES = 16 * 1024;
 
-export class FormError extends Error {
+export class FormError extends MrtrError {
   override readonly name = 'FormError';
-  readonly code = 'ERR_PAGE_FORM';
+  declare readonly code: 'ERR_PAGE_FORM';
+  constructor(message: string, options?: ErrorOptions) {
+    super('ERR_PAGE_FORM', message, options);
+  }
 }
 
 /** The fields of a url-encoded POST body; rejects other types and bodies over 16 KiB. */

@@ -22,6 +22,7 @@ export function printLine(stream: NodeJS.WritableStream, line: SafeText): void {
  * use it only when the stream is not a TTY.
  */
 export function writeData(stream: NodeJS.WritableStream & { isTTY?: boolean }, data: string): void {
+  // Internal assertion: every caller checks isTTY first and prints quoted text to a terminal instead.
   if (stream.isTTY) throw new TypeError('writeData is for pipes and files, not terminals');
   stream.write(data);
 }

@@ -3,5 +3,8 @@
 import { TransportFailure } from '../errors.js';
 
 export class OAuthError extends TransportFailure {
-  readonly code = 'ERR_OAUTH';
+  declare readonly code: 'ERR_OAUTH';
+  constructor(message: string, httpStatus?: number) {
+    super(message, httpStatus, 'ERR_OAUTH');
+  }
 }

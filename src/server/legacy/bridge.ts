@@ -25,12 +25,14 @@ import {
   META_RETRY_AFTER_MS,
   META_SERVER_INFO,
   MRTR_METHODS,
+  MrtrError,
   negotiateLegacyVersion,
 } from '../../protocol/index.js';
 import { MemoryStore, type SharedStore } from '../../stores/index.js';
 import { LOG_LEVELS, type LogLevel, type Principal } from '../context.js';
 import { SERVER_DEFAULTS } from '../defaults.js';
 import type { Logger } from '../environment.js';
+import { InvalidOptionError } from '../errors.js';
 import type { RequestHandler } from '../request-handler.js';
 import type { AnswerRelay, RelayedAnswer } from './answer-relay.js';
 import { boundedStore } from './bounded-store.js';
@@ -150,7 +152,7 @@ export class LegacyBridge {
       options.storeTimeoutMs ?? SERVER_DEFAULTS.hookTimeoutMs,
     );
     const idKey = options.sessionKeys[0]?.key;
-    if (!idKey) throw new Error('LegacyBridge needs at least one session key');
+    if (!idKey) throw new InvalidOptionError('LegacyBridge: sessionKeys needs at least one key');
     this.urlElicitations = new UrlElicitations(idKey);
     // Listen for answers relayed from other instances before the first question goes out (ask waits for this).
     const relay = options.relay;
@@ -506,7 +508,7 @@ export class LegacyBridge {
       )
         return;
     }
-    throw new Error('the session state kept changing under this update');
+    throw new MrtrError('ERR_STORE_CONTENDED', 'the session state kept changing under this update');
   }
 
   private ok(request: JsonRpcRequest, result: JsonObject): JsonRpcResponse {
