@@ -1,8 +1,20 @@
-// The arrows between rooms (docs/architecture.md), checked on every import in src/: anything else is a design
-// change to make on purpose, by editing ARROWS in boundaries.ts and the architecture page together.
+// The arrows between rooms, and between the server room's parts (docs/architecture.md), checked on every import in
+// src/: anything else is a design change to make on purpose, by editing ARROWS or SERVER_ARROWS in boundaries.ts and
+// the architecture page together.
 import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ARROWS, boundaryViolations, type SourceFile, SRC, sourceFiles } from './boundaries.js';
+import {
+  ARROWS,
+  boundaryViolations,
+  SERVER_ARROWS,
+  SERVER_ARROWS_TO_MOVE,
+  SERVER_FILES,
+  type SourceFile,
+  SRC,
+  serverPartViolations,
+  sourceFiles,
+} from './boundaries.js';
 
 describe('import boundaries', () => {
   it('every import in src/ follows the arrows between rooms', () => {
@@ -38,6 +50,56 @@ describe('import boundaries', () => {
       'client/sse.ts → ../../test/helpers/x.js (imports from outside src/)',
       'state/codec.ts → ../flow/index.js (state may not import flow)',
       'state/signing.ts → ../auth/index.js (state may not import auth)',
+    ]);
+  });
+
+  it('inside server/, every import follows the arrows between its parts (round, methods, legacy, …)', () => {
+    const violations = serverPartViolations(sourceFiles());
+    const toMove = Object.keys(SERVER_ARROWS_TO_MOVE);
+    expect(violations.filter((v) => !toMove.some((m) => v.startsWith(`${m} `)))).toEqual([]);
+    // A move made leaves its entry behind: remove it, so the rule holds for that file from now on.
+    expect(toMove.filter((m) => !violations.some((v) => v.startsWith(`${m} `)))).toEqual([]);
+  });
+
+  it('every top-level file of server/ has exactly one part, and every part and sub-folder a row', () => {
+    const top = readdirSync(join(SRC, 'server'), { withFileTypes: true });
+    const placed = Object.values(SERVER_FILES).flat();
+    const files = top.filter((e) => e.isFile() && e.name.endsWith('.ts')).map((e) => e.name);
+    expect(files.filter((f) => placed.filter((p) => p === f).length !== 1)).toEqual([]);
+    expect(placed.filter((p) => !files.includes(p))).toEqual([]);
+    const parts = [...Object.keys(SERVER_FILES), ...top.filter((e) => e.isDirectory()).map((e) => e.name)];
+    expect(parts.filter((part) => !(part in SERVER_ARROWS)).sort()).toEqual([]);
+    expect(Object.keys(SERVER_ARROWS).filter((part) => !parts.includes(part))).toEqual([]);
+  });
+
+  it('catches the round reaching a method, the bridge or a transport, a method the bridge, the bridge the core', () => {
+    const planted: SourceFile[] = [
+      { path: 'server/round/pipeline.ts', text: "import { METHODS } from '../methods/index.js';" },
+      { path: 'server/round/runner.ts', text: "import type { LegacyBridge } from '../legacy/bridge.js';" },
+      { path: 'server/round/notify.ts', text: "import { HttpServerTransport } from '../http.js';" },
+      { path: 'server/methods/tools-call.ts', text: "import { SessionStore } from '../legacy/session.js';" },
+      { path: 'server/methods/method.ts', text: "import { Dispatcher } from '../dispatch.js';" },
+      { path: 'server/legacy/bridge.ts', text: "import { RoundRunner } from '../round/runner.js';" },
+      { path: 'server/legacy/session.ts', text: "import type { Registry } from '../registry.js';" },
+      { path: 'server/stdio.ts', text: "import { Dispatcher } from './dispatch.js';" },
+      { path: 'server/registry.ts', text: "import { observe } from './round/notify.js';" },
+      { path: 'server/nowhere.ts', text: '' },
+      // Allowed: the methods use the round, the bridge the wire's framing, anything another room (ARROWS' job).
+      { path: 'server/methods/prompts-get.ts', text: "import { RoundRunner } from '../round/runner.js';" },
+      { path: 'server/legacy/http-front.ts', text: "import { sendJson } from '../http-exchange.js';" },
+      { path: 'server/round/state.ts', text: "import { ask } from '../../flow/index.js';" },
+    ];
+    expect(serverPartViolations(planted)).toEqual([
+      'server/round/pipeline.ts → ../methods/index.js (in server/, round may not import methods)',
+      'server/round/runner.ts → ../legacy/bridge.js (in server/, round may not import legacy)',
+      'server/round/notify.ts → ../http.js (in server/, round may not import transports)',
+      'server/methods/tools-call.ts → ../legacy/session.js (in server/, methods may not import legacy)',
+      'server/methods/method.ts → ../dispatch.js (in server/, methods may not import assembly)',
+      'server/legacy/bridge.ts → ../round/runner.js (in server/, legacy may not import round)',
+      'server/legacy/session.ts → ../registry.js (in server/, legacy may not import core)',
+      'server/stdio.ts → ./dispatch.js (in server/, transports may not import assembly)',
+      'server/registry.ts → ./round/notify.js (in server/, core may not import round)',
+      'server/nowhere.ts (no part in SERVER_FILES or no row in SERVER_ARROWS)',
     ]);
   });
 

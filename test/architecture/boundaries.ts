@@ -1,5 +1,6 @@
 // The arrows between rooms (docs/architecture.md), as data, and the check that reads every import in src/ against
-// them. A room may import only the rooms its row names, and only through their index.ts.
+// them. A room may import only the rooms its row names, and only through their index.ts. Inside the server room, the
+// same for its parts (SERVER_ARROWS).
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
@@ -35,6 +36,68 @@ export const ARROWS: Readonly<Record<string, readonly string[]>> = {
     'client',
   ],
   '.': ['protocol', 'state', 'flow', 'stores', 'guard', 'auth', 'server', 'client'],
+};
+
+/**
+ * The server room's parts. Its sub-folders are parts of their own (`round/`, `methods/`, `legacy/`); its top-level
+ * files are grouped by job here, every one of them, so a new file is placed on purpose.
+ */
+export const SERVER_FILES: Readonly<Record<string, readonly string[]>> = {
+  // What every part speaks: a request's context and environment, errors, defaults, the RequestHandler interface.
+  vocabulary: [
+    'context.ts',
+    'defaults.ts',
+    'environment.ts',
+    'errors.ts',
+    'header-params.ts',
+    'maybe-async.ts',
+    'message.ts',
+    'option-checks.ts',
+    'request-handler.ts',
+  ],
+  // What the dispatcher, the methods and the round read: the catalogue, the state seam, the front door's checks.
+  core: [
+    'content.ts',
+    'deadline.ts',
+    'input-bounds.ts',
+    'pagination.ts',
+    'registry.ts',
+    'request-meta.ts',
+    'request-state.ts',
+    'result-shape.ts',
+    'schema-input.ts',
+    'uri-template.ts',
+  ],
+  // How one request is read and answered on the wire, shared by the transports and the 2025 bridge's HTTP front.
+  framing: ['http-exchange.ts', 'http-guards.ts', 'line-splitter.ts'],
+  transports: ['http.ts', 'stdio.ts', 'transport-refusal.ts'],
+  // What puts the parts together: the dispatcher, McpServer with its requiredScopes guard, the entry point.
+  assembly: ['dispatch.ts', 'index.ts', 'scope-guard.ts', 'server.ts'],
+};
+
+/**
+ * Which parts of the server room each part may import, besides its own files. The round knows no method, bridge
+ * or transport; the methods use the round; the bridge and the transports reach the core only through the
+ * RequestHandler interface (vocabulary), never the dispatcher.
+ */
+export const SERVER_ARROWS: Readonly<Record<string, readonly string[]>> = {
+  vocabulary: [],
+  core: ['vocabulary'],
+  framing: ['vocabulary'],
+  round: ['vocabulary', 'core'],
+  methods: ['vocabulary', 'core', 'round'],
+  legacy: ['vocabulary', 'framing'],
+  transports: ['vocabulary', 'core', 'framing', 'round', 'legacy'],
+  assembly: ['vocabulary', 'core', 'framing', 'round', 'methods', 'legacy', 'transports'],
+};
+
+/**
+ * Imports that break SERVER_ARROWS as the code stands, each with the move that ends it. The test fails once one is
+ * gone, so this list only shrinks.
+ */
+export const SERVER_ARROWS_TO_MOVE: Readonly<Record<string, string>> = {
+  'server/legacy/bounded-store.ts → ../round/time-bound.js':
+    "withinTime and HookTimeoutError bound any hook's promise, not a round's: time-bound.ts belongs beside maybe-async.ts",
 };
 
 export interface SourceFile {
@@ -84,4 +147,36 @@ export function sourceFiles(dir = SRC): SourceFile[] {
     if (!entry.name.endsWith('.ts')) return [];
     return [{ path: relative(SRC, full).split('\\').join('/'), text: readFileSync(full, 'utf8') }];
   });
+}
+
+/** The part of the server room a path under src/server/ belongs to, or undefined for a top-level file with none. */
+export function serverPartOf(pathInServer: string): string | undefined {
+  if (pathInServer.includes('/')) return pathInServer.slice(0, pathInServer.indexOf('/'));
+  return Object.keys(SERVER_FILES).find((part) => SERVER_FILES[part]!.includes(pathInServer));
+}
+
+/** Every import inside src/server/ that breaks SERVER_ARROWS, as "file → specifier (why)". */
+export function serverPartViolations(files: readonly SourceFile[]): string[] {
+  const problems: string[] = [];
+  for (const file of files) {
+    if (!file.path.startsWith('server/')) continue;
+    const from = serverPartOf(file.path.slice('server/'.length));
+    const allowed = from === undefined ? undefined : SERVER_ARROWS[from];
+    if (!allowed) {
+      problems.push(`${file.path} (no part in SERVER_FILES or no row in SERVER_ARROWS)`);
+      continue;
+    }
+    for (const match of file.text.matchAll(IMPORT)) {
+      const specifier = match[1] ?? match[2]!;
+      if (!specifier.startsWith('.')) continue;
+      const target = relative(join(SRC, 'server'), resolve(SRC, dirname(file.path), specifier))
+        .split('\\')
+        .join('/');
+      if (target.startsWith('..')) continue; // another room: ARROWS decides
+      const to = serverPartOf(target.replace(/\.js$/, '.ts'));
+      if (to !== from && !allowed.includes(to ?? '(none)'))
+        problems.push(`${file.path} → ${specifier} (in server/, ${from} may not import ${to ?? target})`);
+    }
+  }
+  return problems;
 }

@@ -25,6 +25,8 @@ const SKIPPED: Record<string, string> = {
   'npm install && npm start':
     "npm install needs the registry and rewrites node_modules; npm start's own command runs in an empty folder in test/cli/npm-start.test.ts, and the same line with ./bin/mrtr runs here",
   'npm install && npm test': 'the whole suite, of which this test is a part',
+  'npm run test:node22':
+    'the whole suite again on Node 22, of which this test is a part (.ci/run runs it after npm test)',
   'npm run build':
     'npm test runs it before every run (pretest); test/build/build-swap.test.ts checks what it leaves',
   './bin/mrtr call http://127.0.0.1:3000/mcp grant_role --token alice-dev-token --args \'{"subject":"carol","role":"on-call"}\'':
