@@ -69,7 +69,7 @@ export const SERVER_FILES: Readonly<Record<string, readonly string[]>> = {
     'uri-template.ts',
   ],
   // How one request is read and answered on the wire, shared by the transports and the 2025 bridge's HTTP front.
-  framing: ['http-exchange.ts', 'http-guards.ts', 'line-splitter.ts'],
+  framing: ['http-exchange.ts', 'http-guards.ts'],
   transports: ['http.ts', 'stdio.ts', 'transport-refusal.ts'],
   // What puts the parts together: the dispatcher, McpServer with its requiredScopes guard, the entry point.
   assembly: ['dispatch.ts', 'index.ts', 'scope-guard.ts', 'server.ts'],
