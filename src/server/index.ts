@@ -2,6 +2,25 @@
 // A curated list: what is not named here is internal and may change between releases.
 
 export { INVALID_REQUEST_STATE, RoundRefused } from '../protocol/index.js';
+export {
+  type Catalog,
+  type CatalogCaller,
+  type CatalogKind,
+  type CatalogOffer,
+  offerOf,
+} from './catalog/catalog.js';
+export {
+  type Completers,
+  type FoundResource,
+  type PromptEntry,
+  promptEntry,
+  type ResourceEntry,
+  type ResourceTemplateEntry,
+  resourceEntry,
+  resourceTemplateEntry,
+  type ToolEntry,
+  toolEntry,
+} from './catalog/entries.js';
 export { text } from './content.js';
 export {
   type AuditNotes,
@@ -17,6 +36,18 @@ export { HandlerTimeoutError } from './deadline.js';
 export { SERVER_DEFAULTS } from './defaults.js';
 export { type Logger, type RequestEnvironment, stderrLogger } from './environment.js';
 export { InvalidOptionError, ServerError, type ServerErrorCode } from './errors.js';
+export type {
+  CompletionHandler,
+  HandlerOptions,
+  PromptHandler,
+  PromptOptions,
+  PromptResult,
+  ResourceHandler,
+  ResourceResult,
+  ToolHandler,
+  ToolOptions,
+  ToolResult,
+} from './handlers.js';
 export type { HeaderParam } from './header-params.js';
 export {
   type HttpEndpoint,
@@ -33,18 +64,6 @@ export {
 } from './legacy/bridge.js';
 export type { LegacyHttpOptions } from './legacy/http-front.js';
 export { LEGACY_VERSIONS } from './legacy/versions.js';
-export type {
-  CompletionHandler,
-  HandlerOptions,
-  PromptHandler,
-  PromptOptions,
-  PromptResult,
-  ResourceHandler,
-  ResourceResult,
-  ToolHandler,
-  ToolOptions,
-  ToolResult,
-} from './registry.js';
 export type { RequestHandler, ServerCore } from './request-handler.js';
 export {
   type OpenedRound,
