@@ -11,7 +11,7 @@ import {
 } from '../protocol/index.js';
 import type { Principal } from './context.js';
 import { SERVER_DEFAULTS } from './defaults.js';
-import { type Logger, stderrLogger } from './environment.js';
+import { closingController, type Logger, stderrLogger } from './environment.js';
 import { InvalidOptionError } from './errors.js';
 import { HttpExchange, sendJson } from './http-exchange.js';
 import { checkOrigin, checkRequestHeaders, defaultOriginPolicy, type OriginPolicy } from './http-guards.js';
@@ -184,6 +184,8 @@ export class HttpServerTransport {
   private readonly originPolicy: OriginPolicy;
   private readonly timeouts: { headersTimeout: number; requestTimeout: number };
   private draining = false;
+  /** Aborted by close(): long-lived requests (subscriptions/listen) answer and end their streams. */
+  private readonly closing = closingController();
   private readonly isDraining = (): boolean => this.draining;
   private readonly refusals: TransportRefusals | undefined;
   private readonly legacy: LegacyHttpFront | undefined;
@@ -470,7 +472,7 @@ export class HttpServerTransport {
       );
       return;
     }
-    const exchange = new HttpExchange(res, principal, this.isDraining);
+    const exchange = new HttpExchange(res, principal, this.isDraining, this.closing.signal);
     let checked: MaybePromise<void>;
     try {
       // A tool's header parameters as this caller finds it: a tool hidden from the caller has none to check.
@@ -540,6 +542,7 @@ export class HttpServerTransport {
           close: (options = {}) => {
             checkIntegerOption('close', 'graceMs', options.graceMs, { min: 0, max: MAX_TIMER_MS });
             this.draining = true;
+            this.closing.abort();
             // A 2025 client's open streams are not idle; they end now and the client resumes with its session.
             this.legacy?.close();
             return closeServer(server, options.graceMs ?? 0);

@@ -1,5 +1,16 @@
+// A server built over a catalog it did not register (the gateway's seam): entries found per caller, possibly async,
+// possibly changing, run through the same round pipeline — and a hidden entry never shows, through any method.
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { createInterface } from 'node:readline';
+import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { JsonRpcNotification, JsonRpcRequest } from '../../src/protocol/index.js';
+import {
+  describeSchemaErrors,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  schemaValidator,
+} from '../../src/protocol/index.js';
 import {
   type Catalog,
   type HttpEndpoint,
@@ -14,6 +25,7 @@ import {
 } from '../../src/server/index.js';
 import { Keyring } from '../../src/state/index.js';
 import { META, mcp } from '../helpers/mcp-http.js';
+import { deferred } from '../helpers/signals.js';
 import { FakeUpstream, gatewayCatalog, type Policy, type UpstreamTool } from './fake-upstream.js';
 
 const KEYS = Keyring.fromSpec(`k1:${Buffer.alloc(32, 9).toString('base64url')}`);
@@ -263,6 +275,215 @@ describe('a round of an upstream tool', () => {
     expect(upstream.calls).toEqual([]);
   });
 });
+
+/** The message is what the spec's schema calls `definition`. */
+function conforms(definition: string, message: unknown): void {
+  const validate = schemaValidator(definition);
+  expect(validate(message), validate(message) ? '' : describeSchemaErrors(validate)).toBe(true);
+}
+
+describe('a catalog that changes', () => {
+  const listen = (server: McpServer, who: Principal, filter: Record<string, unknown>, id: number) => {
+    const notes: JsonRpcNotification[] = [];
+    const signal = new AbortController();
+    const closing = new AbortController();
+    const env: RequestEnvironment = { ...envOf(who, notes), signal: signal.signal, closing: closing.signal };
+    const answer = server.core.handle(request(id, 'subscriptions/listen', { notifications: filter }), env);
+    return { notes, answer, cancel: () => signal.abort(), close: () => closing.abort() };
+  };
+
+  it('announces listChanged, and tells each listener of changes to its own list only', async () => {
+    const upstream = new FakeUpstream([TOOL_A, TOOL_B]);
+    const server = serverOver(gatewayCatalog(upstream, POLICY));
+    expect(await call(server, bob, 'server/discover')).toHaveProperty('result.capabilities.tools', {
+      listChanged: true,
+    });
+    const filter = {
+      toolsListChanged: true,
+      promptsListChanged: true,
+      resourceSubscriptions: ['upstream://x'],
+    };
+    const alices = listen(server, alice, filter, 41);
+    const bobs = listen(server, bob, filter, 42);
+    const promptsOnly = listen(server, alice, { promptsListChanged: true }, 43);
+    // Acknowledged first, with what is honoured: resource updates never; prompts only for who has any.
+    expect(alices.notes).toEqual([
+      {
+        jsonrpc: '2.0',
+        method: 'notifications/subscriptions/acknowledged',
+        params: {
+          _meta: { 'io.modelcontextprotocol/subscriptionId': 41 },
+          notifications: { toolsListChanged: true, promptsListChanged: true },
+        },
+      },
+    ]);
+    expect(bobs.notes[0]?.params).toEqual({
+      _meta: { 'io.modelcontextprotocol/subscriptionId': 42 },
+      notifications: { toolsListChanged: true },
+    });
+    upstream.add({ name: 'c', description: 'Only alice may see c' });
+    expect(alices.notes.slice(1)).toEqual([
+      {
+        jsonrpc: '2.0',
+        method: 'notifications/tools/list_changed',
+        params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 41 } },
+      },
+    ]);
+    expect(bobs.notes).toHaveLength(1);
+    // A kind the listener did not ask for is never sent, even when its own list of that kind changed.
+    expect(promptsOnly.notes.map((n) => n.method)).toEqual(['notifications/subscriptions/acknowledged']);
+    promptsOnly.cancel();
+    conforms('SubscriptionsAcknowledgedNotification', alices.notes[0]);
+    conforms('ToolListChangedNotification', alices.notes[1]);
+    // bob goes away: no answer is read; the server closes: alice's stream ends with its answer.
+    bobs.cancel();
+    alices.close();
+    const ended = (await alices.answer) as JsonRpcResponse & { result: Record<string, unknown> };
+    expect(ended).toMatchObject({
+      id: 41,
+      result: { resultType: 'complete', _meta: { 'io.modelcontextprotocol/subscriptionId': 41 } },
+    });
+    conforms('SubscriptionsListenResultResponse', ended);
+    await bobs.answer;
+    // Both stopped watching: a later change tells nobody.
+    upstream.remove('c');
+    expect([alices.notes.length, bobs.notes.length]).toEqual([2, 1]);
+  });
+
+  it('a server over its own registry offers no listChanged, and a listen ends at once with nothing agreed', async () => {
+    const server = new McpServer({ name: 'static', version: '1', stateKeys: KEYS, logger: quiet }).tool(
+      { name: 'ping', description: 'pong' },
+      () => text('pong'),
+    );
+    expect(await call(server, undefined, 'server/discover')).toHaveProperty('result.capabilities.tools', {});
+    const { notes, answer } = listen(server, alice, { toolsListChanged: true }, 5);
+    expect(await answer).toHaveProperty('result.resultType', 'complete');
+    expect(notes.map((n) => n.params?.notifications)).toEqual([{}]);
+  });
+
+  it('over HTTP: the stream carries the acknowledgement and the change, and ends with its answer on close', async () => {
+    const upstream = new FakeUpstream([TOOL_A]);
+    const endpoint = await serverOver(gatewayCatalog(upstream, POLICY)).listen({
+      port: 0,
+      authenticate: () => alice,
+    });
+    const stream = openStream(endpoint.url, { toolsListChanged: true });
+    expect((await stream.next()).method).toBe('notifications/subscriptions/acknowledged');
+    upstream.add({ name: 'b', description: 'new' });
+    expect(await stream.next()).toEqual({
+      jsonrpc: '2.0',
+      method: 'notifications/tools/list_changed',
+      params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 3 } },
+    });
+    const closed = endpoint.close({ graceMs: 10_000 });
+    expect(await stream.next()).toMatchObject({ id: 3, result: { resultType: 'complete' } });
+    await stream.ended;
+    await closed;
+  });
+});
+
+describe('subscriptions over stdio', () => {
+  it('end with their answers when input ends; a cancelled one gets none', async () => {
+    const upstream = new FakeUpstream([TOOL_A]);
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const next = messagesOf(output);
+    const served = serverOver(gatewayCatalog(upstream, POLICY)).stdio({ input, output, principal: alice });
+    const listen = (id: number) =>
+      `${JSON.stringify({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true }, _meta: META } })}\n`;
+    input.write(listen(8));
+    input.write(listen(9));
+    const acks = [await next(), await next()];
+    expect(acks.map((m) => [m?.method, (m?.params as { _meta?: unknown } | undefined)?._meta])).toEqual([
+      ['notifications/subscriptions/acknowledged', { 'io.modelcontextprotocol/subscriptionId': 8 }],
+      ['notifications/subscriptions/acknowledged', { 'io.modelcontextprotocol/subscriptionId': 9 }],
+    ]);
+    upstream.add({ name: 'b', description: 'new' });
+    expect([await next(), await next()].map((m) => m?.params)).toEqual([
+      { _meta: { 'io.modelcontextprotocol/subscriptionId': 8 } },
+      { _meta: { 'io.modelcontextprotocol/subscriptionId': 9 } },
+    ]);
+    input.write(
+      `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 9 } })}\n`,
+    );
+    input.end();
+    await served;
+    expect(await next()).toMatchObject({
+      id: 8,
+      result: { resultType: 'complete', _meta: { 'io.modelcontextprotocol/subscriptionId': 8 } },
+    });
+    output.end();
+    expect(await next()).toBeUndefined();
+  });
+});
+
+/** The JSON lines a stream carries, one per call, as they come; undefined once it ended. */
+function messagesOf(output: PassThrough): () => Promise<Record<string, unknown> | undefined> {
+  const lines = createInterface({ input: output })[Symbol.asyncIterator]();
+  return async () => {
+    const { value, done } = await lines.next();
+    return done ? undefined : (JSON.parse(value) as Record<string, unknown>);
+  };
+}
+
+/** POST subscriptions/listen and read its SSE stream message by message, as they come. */
+function openStream(url: string, filter: Record<string, unknown>) {
+  const messages: Array<Record<string, unknown>> = [];
+  const waiting: Array<(m: Record<string, unknown>) => void> = [];
+  const ended = deferred();
+  let buffer = '';
+  const req = httpRequest(
+    url,
+    {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'subscriptions/listen',
+      },
+    },
+    (res: IncomingMessage) => {
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        buffer += chunk;
+        let cut = buffer.indexOf('\n\n');
+        while (cut >= 0) {
+          const data = buffer
+            .slice(0, cut)
+            .split('\n')
+            .find((l) => l.startsWith('data: '));
+          buffer = buffer.slice(cut + 2);
+          if (data) {
+            const message = JSON.parse(data.slice(6)) as Record<string, unknown>;
+            const waiter = waiting.shift();
+            if (waiter) waiter(message);
+            else messages.push(message);
+          }
+          cut = buffer.indexOf('\n\n');
+        }
+      });
+      res.on('end', () => ended.resolve());
+    },
+  );
+  req.end(
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'subscriptions/listen',
+      params: { notifications: filter, _meta: META },
+    }),
+  );
+  return {
+    next: () =>
+      new Promise<Record<string, unknown>>((resolve) => {
+        const m = messages.shift();
+        if (m) resolve(m);
+        else waiting.push(resolve);
+      }),
+    ended: ended.promise,
+  };
+}
 
 describe('building a server over a catalog', () => {
   const catalog = gatewayCatalog(new FakeUpstream([]), POLICY);
