@@ -9,6 +9,8 @@ export const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
 export const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
 export const META_LOG_LEVEL = 'io.modelcontextprotocol/logLevel';
 export const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
+/** On every message of a subscriptions/listen stream: the id of the request that opened it. */
+export const META_SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 
 export const HEADER_PROTOCOL_VERSION = 'mcp-protocol-version';
 export const HEADER_METHOD = 'mcp-method';

@@ -11,6 +11,7 @@ export const REQUEST_DEFINITION: Readonly<Record<string, string>> = {
   'resources/templates/list': 'ListResourceTemplatesRequest',
   'resources/read': 'ReadResourceRequest',
   'completion/complete': 'CompleteRequest',
+  'subscriptions/listen': 'SubscriptionsListenRequest',
 };
 
 export const RESULT_DEFINITION: Readonly<Record<string, string>> = {
@@ -23,6 +24,7 @@ export const RESULT_DEFINITION: Readonly<Record<string, string>> = {
   'resources/templates/list': 'ListResourceTemplatesResult',
   'resources/read': 'ReadResourceResult',
   'completion/complete': 'CompleteResult',
+  'subscriptions/listen': 'SubscriptionsListenResult',
 };
 
 /** Error codes whose responses have their own schema definition. */

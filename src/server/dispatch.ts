@@ -16,13 +16,13 @@ import {
   type Result,
   schemaValidator,
 } from '../protocol/index.js';
+import type { Catalog, CatalogCaller } from './catalog/catalog.js';
 import { SERVER_DEFAULTS } from './defaults.js';
 import type { Logger, RequestEnvironment } from './environment.js';
 import type { HeaderParam } from './header-params.js';
 import { checkInputBounds } from './input-bounds.js';
 import type { MaybePromise } from './maybe-async.js';
 import { type Call, type Core, METHODS } from './methods/index.js';
-import type { Registry } from './registry.js';
 import type { RequestHandler } from './request-handler.js';
 import { legacyInitializeError, readRequestMeta } from './request-meta.js';
 import type { RequestStateCodec } from './request-state.js';
@@ -64,7 +64,7 @@ export class Dispatcher implements RequestHandler {
   private readonly maxInputDepth: number;
 
   constructor(
-    private readonly registry: Registry,
+    private readonly catalog: Catalog,
     private readonly options: DispatchOptions,
   ) {
     precompileSchemaValidators([
@@ -89,7 +89,7 @@ export class Dispatcher implements RequestHandler {
       serverInfo: options.serverInfo,
     });
     this.core = {
-      registry,
+      catalog,
       serverInfo: options.serverInfo,
       instructions: options.instructions,
       pageSize: options.pageSize,
@@ -126,8 +126,10 @@ export class Dispatcher implements RequestHandler {
     }
   }
 
-  headerParams(tool: string): HeaderParam[] | undefined {
-    return this.registry.tools.get(tool)?.headerParams;
+  /** The tool as this caller finds it: one hidden from the caller has no header parameters to check. */
+  headerParams(tool: string, caller: CatalogCaller): MaybePromise<HeaderParam[] | undefined> {
+    const found = this.catalog.findTool(tool, caller);
+    return found instanceof Promise ? found.then((entry) => entry?.headerParams) : found?.headerParams;
   }
 
   /** Check the request (depth, `_meta`, schema), find its method and run it. Throws what the client is told. */

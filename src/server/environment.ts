@@ -1,5 +1,6 @@
 // What a transport tells the core about one request, and where the core writes its log lines. Kept apart from the
 // dispatcher so that transports, the round pipeline and handler contexts all depend on this, not on each other.
+import { setMaxListeners } from 'node:events';
 import type { JsonRpcNotification } from '../protocol/index.js';
 import type { Principal } from './context.js';
 
@@ -23,6 +24,11 @@ export interface RequestEnvironment {
   overrideHttpStatus?(status: number, headers: Readonly<Record<string, string>>): void;
   /** Set when the request came from a 2025 client through the legacy bridge: the revision that client speaks. */
   readonly bridged?: string;
+  /**
+   * Aborted when the transport stops taking requests (the HTTP server closing, stdin ended): a long-lived request
+   * (subscriptions/listen) then ends with its answer instead of being cut.
+   */
+  readonly closing?: AbortSignal;
 }
 
 /** Writes one JSON line per event to stderr, so stdout stays clean for the stdio transport. */
@@ -34,3 +40,10 @@ export const stderrLogger: Logger = {
   error: (fields, message) =>
     process.stderr.write(`${JSON.stringify({ level: 'error', message, ...fields })}\n`),
 };
+
+/** A transport's `closing` signal. Every open subscription stream listens to it: many listeners are no leak here. */
+export function closingController(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
+}

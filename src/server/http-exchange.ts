@@ -40,6 +40,8 @@ export class HttpExchange implements RequestEnvironment {
     readonly principal: Principal | undefined,
     /** True once the server is closing: the answer then asks the client not to reuse the connection. */
     private readonly draining: () => boolean,
+    /** Aborted when the server starts closing: a subscriptions/listen stream then ends with its answer. */
+    readonly closing?: AbortSignal,
   ) {}
 
   /** The client closed the response before it was finished. */

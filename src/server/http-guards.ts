@@ -16,6 +16,7 @@ import {
   paramHeaderName,
 } from '../protocol/index.js';
 import type { HeaderParam } from './header-params.js';
+import type { MaybePromise } from './maybe-async.js';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -95,15 +96,16 @@ function single(headers: IncomingHttpHeaders, name: string, rawHeaders: readonly
 
 /**
  * Check the standard headers against the body. Order matters for the spec's error codes: missing `_meta` keys are
- * -32602 (checked by the dispatcher), so only compare the version header when the body states a version.
+ * -32602 (checked by the dispatcher), so only compare the version header when the body states a version. A promise
+ * only when the tool's header parameters are (a catalog that looks its tools up elsewhere); it rejects as this throws.
  */
 export function checkRequestHeaders(
   headers: IncomingHttpHeaders,
   request: JsonRpcRequest,
-  headerParams: (toolName: string) => HeaderParam[] | undefined,
+  headerParams: (toolName: string) => MaybePromise<HeaderParam[] | undefined>,
   /** The request's raw header list (`req.rawHeaders`), to refuse a repeated Mcp-* header. */
   rawHeaders?: readonly string[],
-): void {
+): MaybePromise<void> {
   const read = (name: string) => single(headers, name, rawHeaders);
   const version = read(HEADER_PROTOCOL_VERSION);
   if (version === undefined) throw headerMismatch('the MCP-Protocol-Version header is required');
@@ -137,7 +139,10 @@ export function checkRequestHeaders(
     throw headerMismatch(`Mcp-Name header value '${name}' does not match body value '${bodyName}'`);
   }
   if (request.method === 'tools/call' && typeof bodyName === 'string') {
-    checkParamHeaders(read, request.params?.arguments, headerParams(bodyName));
+    const params = headerParams(bodyName);
+    if (params instanceof Promise)
+      return params.then((found) => checkParamHeaders(read, request.params?.arguments, found));
+    checkParamHeaders(read, request.params?.arguments, params);
   }
 }
 

@@ -10,16 +10,17 @@ import {
   isJsonObject,
   isLegacyVersion,
   type JsonRpcRequest,
-  type McpError,
+  McpError,
 } from '../protocol/index.js';
 import type { Principal } from './context.js';
 import { SERVER_DEFAULTS } from './defaults.js';
-import { type Logger, stderrLogger } from './environment.js';
+import { closingController, type Logger, stderrLogger } from './environment.js';
 import { InvalidOptionError } from './errors.js';
 import { HttpExchange, sendJson } from './http-exchange.js';
 import { checkOrigin, checkRequestHeaders, defaultOriginPolicy, type OriginPolicy } from './http-guards.js';
 import type { LegacyBridge } from './legacy/bridge.js';
 import { LegacyHttpFront, type LegacyHttpOptions } from './legacy/http-front.js';
+import type { MaybePromise } from './maybe-async.js';
 import { refusalOf } from './message.js';
 import { checkIntegerOption, MAX_TIMER_MS } from './option-checks.js';
 import type { RequestHandler } from './request-handler.js';
@@ -185,8 +186,9 @@ export class HttpServerTransport {
   private readonly originPolicy: OriginPolicy;
   private readonly timeouts: { headersTimeout: number; requestTimeout: number };
   private draining = false;
+  /** Aborted by close(): long-lived requests (subscriptions/listen) answer and end their streams. */
+  private readonly closing = closingController();
   private readonly isDraining = (): boolean => this.draining;
-  private readonly headerParamsOf = (tool: string) => this.handler.headerParams(tool);
   private readonly refusals: TransportRefusals | undefined;
   private readonly legacy: LegacyHttpFront | undefined;
 
@@ -472,24 +474,48 @@ export class HttpServerTransport {
       );
       return;
     }
+    const exchange = new HttpExchange(res, principal, this.isDraining, this.closing.signal);
+    let checked: MaybePromise<void>;
     try {
-      checkRequestHeaders(req.headers, request, this.headerParamsOf, req.rawHeaders);
-    } catch (error) {
-      // A legacy client's handshake lacks the modern headers: the same error, plus what its user needs to know.
-      const e =
-        request.method === 'initialize'
-          ? legacyInitializeError(request.params, error as McpError)
-          : (error as McpError);
-      this.refused(res, request, `header_mismatch: ${e.message}`, started, () =>
-        sendJson(res, httpStatusForError(e.code), errorResponse(request.id, e.code, e.message, e.data)),
+      // A tool's header parameters as this caller finds it: a tool hidden from the caller has none to check.
+      checked = checkRequestHeaders(
+        req.headers,
+        request,
+        (tool) => this.handler.headerParams(tool, exchange),
+        req.rawHeaders,
       );
+    } catch (error) {
+      this.headerMismatch(res, request, error, started);
       return;
     }
-    const exchange = new HttpExchange(res, principal, this.isDraining);
+    if (checked instanceof Promise)
+      return checked.then(
+        () => this.dispatch(request, exchange),
+        (error: unknown) => this.headerMismatch(res, request, error, started),
+      );
+    return this.dispatch(request, exchange);
+  }
+
+  private dispatch(request: JsonRpcRequest, exchange: HttpExchange): Promise<void> | undefined {
     const response = this.handler.handleRequest(request, exchange);
     if (response instanceof Promise) return response.then((r) => exchange.finish(r));
     exchange.finish(response);
     return;
+  }
+
+  private headerMismatch(
+    res: ServerResponse,
+    request: JsonRpcRequest,
+    error: unknown,
+    started: number,
+  ): void {
+    // Only a mismatch is the client's fault; a tool lookup that failed is ours (500, logged), and fails closed.
+    if (!(error instanceof McpError)) throw error;
+    // A legacy client's handshake lacks the modern headers: the same error, plus what its user needs to know.
+    const e = request.method === 'initialize' ? legacyInitializeError(request.params, error) : error;
+    this.refused(res, request, `header_mismatch: ${e.message}`, started, () =>
+      sendJson(res, httpStatusForError(e.code), errorResponse(request.id, e.code, e.message, e.data)),
+    );
   }
 
   /** Start listening; resolves once the port is bound. */
@@ -518,6 +544,7 @@ export class HttpServerTransport {
           close: (options = {}) => {
             checkIntegerOption('close', 'graceMs', options.graceMs, { min: 0, max: MAX_TIMER_MS });
             this.draining = true;
+            this.closing.abort();
             // A 2025 client's open streams are not idle; they end now and the client resumes with its session.
             this.legacy?.close();
             return closeServer(server, options.graceMs ?? 0);

@@ -9,6 +9,25 @@ export {
   type MrtrErrorCode,
   RoundRefused,
 } from '../protocol/index.js';
+export {
+  type Catalog,
+  type CatalogCaller,
+  type CatalogKind,
+  type CatalogOffer,
+  offerOf,
+} from './catalog/catalog.js';
+export {
+  type Completers,
+  type FoundResource,
+  type PromptEntry,
+  promptEntry,
+  type ResourceEntry,
+  type ResourceTemplateEntry,
+  resourceEntry,
+  resourceTemplateEntry,
+  type ToolEntry,
+  toolEntry,
+} from './catalog/entries.js';
 export { text } from './content.js';
 export {
   type AuditNotes,
@@ -24,6 +43,18 @@ export { HandlerTimeoutError } from './deadline.js';
 export { SERVER_DEFAULTS } from './defaults.js';
 export { type Logger, type RequestEnvironment, stderrLogger } from './environment.js';
 export { InvalidOptionError, ServerError, type ServerErrorCode } from './errors.js';
+export type {
+  CompletionHandler,
+  HandlerOptions,
+  PromptHandler,
+  PromptOptions,
+  PromptResult,
+  ResourceHandler,
+  ResourceResult,
+  ToolHandler,
+  ToolOptions,
+  ToolResult,
+} from './handlers.js';
 export type { HeaderParam } from './header-params.js';
 export {
   type HttpEndpoint,
@@ -39,18 +70,6 @@ export {
   type LegacyOutbound,
 } from './legacy/bridge.js';
 export type { LegacyHttpOptions } from './legacy/http-front.js';
-export type {
-  CompletionHandler,
-  HandlerOptions,
-  PromptHandler,
-  PromptOptions,
-  PromptResult,
-  ResourceHandler,
-  ResourceResult,
-  ToolHandler,
-  ToolOptions,
-  ToolResult,
-} from './registry.js';
 export type { RequestHandler, ServerCore } from './request-handler.js';
 export {
   type OpenedRound,

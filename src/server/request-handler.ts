@@ -10,8 +10,14 @@ export interface RequestHandler {
    * when it is ready at once, so a transport on the hot path need not wait a microtask for it.
    */
   handleRequest(request: JsonRpcRequest, env: RequestEnvironment): JsonRpcResponse | Promise<JsonRpcResponse>;
-  /** The `x-mcp-header` parameters a tool declares, for the HTTP transport's header ↔ body checks. */
-  headerParams(tool: string): HeaderParam[] | undefined;
+  /**
+   * The `x-mcp-header` parameters a tool declares, for the HTTP transport's header ↔ body checks: the tool as this
+   * request's caller finds it (undefined for one hidden from the caller, as for an unknown one).
+   */
+  headerParams(
+    tool: string,
+    env: RequestEnvironment,
+  ): HeaderParam[] | undefined | Promise<HeaderParam[] | undefined>;
 }
 
 /** The server's own handler, as `McpServer.core` hands it to custom transports and tests. */

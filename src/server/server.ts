@@ -5,6 +5,7 @@ import { ReplayGuard, type ReplayGuardOptions } from '../guard/index.js';
 import type { Implementation, ResourceDefinition, ResourceTemplateDefinition } from '../protocol/index.js';
 import { createEphemeralKeyring, Keyring, purposeKeys, type StateCodecOptions } from '../state/index.js';
 import type { SharedStore } from '../stores/index.js';
+import type { Catalog } from './catalog/catalog.js';
 import { SERVER_DEFAULTS } from './defaults.js';
 import { Dispatcher } from './dispatch.js';
 import { type Logger, stderrLogger } from './environment.js';
@@ -111,6 +112,12 @@ export interface McpServerOptions {
    * out as server-to-client requests (docs/compatibility.md). `false` refuses them with an error naming the version.
    */
   legacyClients?: boolean | LegacyClientOptions;
+  /**
+   * Serve this catalog instead of what `.tool()`, `.prompt()` and `.resource()` register (they then throw): tools,
+   * prompts and resources found per caller, possibly changing while the server runs (a gateway's upstream entries).
+   * Its entries run through the same round pipeline, guards and observers as registered ones.
+   */
+  catalog?: Catalog;
 }
 
 /** Tuning for the 2025 bridge. */
@@ -175,11 +182,27 @@ const OPTION_NAMES: ReadonlySet<string> = new Set(
     auth: true,
     signIn: true,
     legacyClients: true,
+    catalog: true,
   } satisfies Record<keyof McpServerOptions, true>),
 );
 
+/** What a catalog must answer: checked when the server is built, so a wrong object fails there, not per request. */
+const CATALOG_METHODS = [
+  'offers',
+  'listTools',
+  'findTool',
+  'listPrompts',
+  'findPrompt',
+  'listResources',
+  'listResourceTemplates',
+  'findResource',
+  'findResourceTemplate',
+] as const satisfies ReadonlyArray<keyof Catalog>;
+
 export class McpServer {
-  private readonly registry = new Registry();
+  /** What `.tool()` and the others register; undefined on a server built over another catalog. */
+  private readonly registry: Registry | undefined;
+  private readonly catalog: Catalog;
   private dispatcher: Dispatcher | undefined;
   private keyringInUse: Keyring | undefined;
   private browserSignIn: BrowserSignIn | undefined;
@@ -225,14 +248,21 @@ export class McpServer {
       if (typeof observer?.observe !== 'function')
         throw new InvalidOptionError(`McpServer: observers[${i}] needs an observe(event) function`);
     }
+    if (options.catalog === undefined) {
+      this.registry = new Registry();
+      this.catalog = this.registry;
+    } else {
+      checkCatalog(options.catalog);
+      this.registry = undefined;
+      this.catalog = options.catalog;
+    }
   }
 
   tool<S extends ArgumentSchema | undefined = undefined>(
     options: ToolOptions<S>,
     handler: ToolHandler<S>,
   ): this {
-    this.assertOpen();
-    this.registry.addTool(options, handler);
+    this.openRegistry('tool').addTool(options, handler);
     return this;
   }
 
@@ -240,14 +270,12 @@ export class McpServer {
     options: PromptOptions & { complete?: Record<string, CompletionHandler> },
     handler: PromptHandler,
   ): this {
-    this.assertOpen();
-    this.registry.addPrompt(options, handler);
+    this.openRegistry('prompt').addPrompt(options, handler);
     return this;
   }
 
   resource(options: ResourceDefinition & HandlerOptions, handler: ResourceHandler): this {
-    this.assertOpen();
-    this.registry.addResource(options, handler);
+    this.openRegistry('resource').addResource(options, handler);
     return this;
   }
 
@@ -255,8 +283,7 @@ export class McpServer {
     options: ResourceTemplateDefinition & HandlerOptions & { complete?: Record<string, CompletionHandler> },
     handler: ResourceHandler,
   ): this {
-    this.assertOpen();
-    this.registry.addTemplate(options, handler);
+    this.openRegistry('resourceTemplate').addTemplate(options, handler);
     return this;
   }
 
@@ -266,7 +293,7 @@ export class McpServer {
       const o = this.options;
       const serverInfo: Implementation = { name: o.name, version: o.version };
       if (o.title !== undefined) serverInfo.title = o.title;
-      this.dispatcher = new Dispatcher(this.registry, {
+      this.dispatcher = new Dispatcher(this.catalog, {
         serverInfo,
         instructions: o.instructions,
         codec: o.stateCodec ?? this.defaultCodec(),
@@ -406,7 +433,8 @@ export class McpServer {
       throw new InvalidOptionError(
         'McpServer: replay options were given without a replayStore (the replay guard needs one): pass replayStore, or leave replay out',
       );
-    if (this.registry.requiresScopes()) {
+    // Another catalog's entries may come and go, each with its own requiredScopes: it is always checked (fail closed).
+    if (this.registry?.requiresScopes() ?? true) {
       guards.unshift(scopeGuard(o.auth));
     }
     return guards;
@@ -440,9 +468,27 @@ export class McpServer {
     return new SealedStateCodec(codecOptions);
   }
 
-  private assertOpen(): void {
+  private openRegistry(what: string): Registry {
+    if (!this.registry)
+      throw registrationError(
+        `McpServer.${what}(): this server serves the catalog given in its options; add entries to that catalog instead`,
+      );
     if (this.dispatcher) throw registrationError('register tools, prompts and resources before serving');
+    return this.registry;
   }
+}
+
+function checkCatalog(catalog: Catalog): void {
+  const c = catalog as unknown as Partial<Record<string, unknown>> | null;
+  const missing = CATALOG_METHODS.filter((name) => typeof c?.[name] !== 'function');
+  if (missing.length > 0)
+    throw new InvalidOptionError(`McpServer: catalog needs the Catalog methods ${missing.join(', ')}`);
+  if (typeof c?.sameForEveryone !== 'boolean')
+    throw new InvalidOptionError(
+      'McpServer: catalog.sameForEveryone must be true or false (whether every caller sees the same lists)',
+    );
+  if (c.watch !== undefined && typeof c.watch !== 'function')
+    throw new InvalidOptionError('McpServer: catalog.watch, when present, must be a function');
 }
 
 /** One PageRoutes over several: the first that handles a path answers it. */

@@ -11,7 +11,7 @@ import {
 } from '../protocol/index.js';
 import type { Principal } from './context.js';
 import { SERVER_DEFAULTS } from './defaults.js';
-import { type Logger, stderrLogger } from './environment.js';
+import { closingController, type Logger, stderrLogger } from './environment.js';
 import type { LegacyBridge } from './legacy/bridge.js';
 import type { LegacySession } from './legacy/session.js';
 import { refusalOf, serializeNotification, serializeResponse } from './message.js';
@@ -49,6 +49,8 @@ export function serveStdio(handler: RequestHandler, options: StdioOptions = {}):
   const maxLine = options.maxLineBytes ?? SERVER_DEFAULTS.maxLineBytes;
   const inFlight = new Map<string | number, AbortController>();
   const pending = new Set<Promise<void>>();
+  /** Aborted when input ends: open subscriptions answer, so the loop can finish. */
+  const closing = closingController();
   const write = (message: JsonRpcResponse) => output.write(`${serializeResponse(message)}\n`);
   const refusals = options.observers?.length
     ? new TransportRefusals(options.observers, options.logger ?? stderrLogger, 'stdio', options.principal)
@@ -146,6 +148,7 @@ export function serveStdio(handler: RequestHandler, options: StdioOptions = {}):
             principal: options.principal,
             signal: abort.signal,
             notify: writeNotification,
+            closing: closing.signal,
           });
     const task = Promise.resolve(answer)
       .then((response) => {
@@ -184,6 +187,8 @@ export function serveStdio(handler: RequestHandler, options: StdioOptions = {}):
       if (finished) return;
       finished = true;
       splitter.end();
+      // Requests in flight still get their answers; open subscriptions end with theirs.
+      closing.abort();
       Promise.allSettled([...pending]).then(() => resolve());
     };
     input.once('end', finish);

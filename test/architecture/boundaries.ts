@@ -59,6 +59,7 @@ export const SERVER_FILES: Readonly<Record<string, readonly string[]>> = {
   core: [
     'content.ts',
     'deadline.ts',
+    'handlers.ts',
     'input-bounds.ts',
     'pagination.ts',
     'registry.ts',
@@ -82,13 +83,15 @@ export const SERVER_FILES: Readonly<Record<string, readonly string[]>> = {
  */
 export const SERVER_ARROWS: Readonly<Record<string, readonly string[]>> = {
   vocabulary: [],
-  core: ['vocabulary'],
+  core: ['vocabulary', 'catalog'],
+  // The Catalog seam: what a server serves, found per caller; the registry (core) is its static implementation.
+  catalog: ['vocabulary', 'core'],
   framing: ['vocabulary'],
   round: ['vocabulary', 'core'],
-  methods: ['vocabulary', 'core', 'round'],
+  methods: ['vocabulary', 'core', 'catalog', 'round'],
   legacy: ['vocabulary', 'framing'],
   transports: ['vocabulary', 'core', 'framing', 'round', 'legacy'],
-  assembly: ['vocabulary', 'core', 'framing', 'round', 'methods', 'legacy', 'transports'],
+  assembly: ['vocabulary', 'core', 'catalog', 'framing', 'round', 'methods', 'legacy', 'transports'],
 };
 
 /**

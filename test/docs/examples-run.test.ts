@@ -319,3 +319,51 @@ describe('the one-round example of docs/client.md (examples/client-round.ts)', (
     }
   });
 });
+
+describe('the catalog of docs/architecture.md (examples/catalog.ts)', () => {
+  it('shows each caller the tools of its roles only, and tells a listener when its own list changes', async () => {
+    const { server, tools } = await import('../../examples/catalog.js');
+    const { META } = await import('../helpers/mcp-http.js');
+    const ops = { subject: 'olga', roles: ['ops'] };
+    const dev = { subject: 'dan', roles: ['dev'] };
+    const notes: unknown[] = [];
+    const env = (principal: typeof ops) => ({
+      principal,
+      signal: new AbortController().signal,
+      notify: (n: unknown) => void notes.push(n),
+    });
+    const ask = (principal: typeof ops, method: string, params: Record<string, unknown> = {}) =>
+      server.core.handle(
+        { jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: META } },
+        env(principal),
+      );
+    expect(await ask(ops, 'tools/list')).toHaveProperty('result.tools.0.name', 'restart');
+    expect(await ask(dev, 'tools/list')).toHaveProperty('result.tools', []);
+    expect(await ask(dev, 'tools/call', { name: 'restart', arguments: {} })).toHaveProperty(
+      'error.message',
+      'Unknown tool: restart',
+    );
+    const closing = new AbortController();
+    const listening = server.core.handle(
+      {
+        jsonrpc: '2.0',
+        id: 'listen-1',
+        method: 'subscriptions/listen',
+        params: { notifications: { toolsListChanged: true }, _meta: META },
+      },
+      { ...env(dev), closing: closing.signal },
+    );
+    tools.add('ops', 'drain', 'drained'); // not dan's: he hears nothing
+    tools.add('dev', 'lint', 'linted');
+    closing.abort();
+    await listening;
+    expect(notes).toEqual([
+      expect.objectContaining({ method: 'notifications/subscriptions/acknowledged' }),
+      expect.objectContaining({ method: 'notifications/tools/list_changed' }),
+    ]);
+    expect(await ask(dev, 'tools/call', { name: 'lint', arguments: {} })).toHaveProperty(
+      'result.content.0.text',
+      'linted',
+    );
+  });
+});

@@ -453,9 +453,14 @@ export class LegacyBridge {
     return {};
   }
 
-  /** What initialize tells the client: the server's own discovery, as a 2025 revision spells it. */
+  /**
+   * What initialize tells the client: the server's own discovery for this caller, as a 2025 revision spells it. Kept
+   * for later handshakes only when it is the same for every caller (cacheScope public): a catalog filtered per caller
+   * is asked again for each, so no caller is told what another may see.
+   */
   private discover(principal: Principal | undefined): Promise<JsonObject> {
-    this.discovered ??= Promise.resolve(
+    if (this.discovered) return this.discovered;
+    return Promise.resolve(
       this.inner.handleRequest(
         {
           jsonrpc: '2.0',
@@ -468,19 +473,20 @@ export class LegacyBridge {
         { principal, signal: new AbortController().signal, notify: () => {} },
       ),
     ).then((response) => {
-      if ('error' in response) {
-        this.discovered = undefined;
+      if ('error' in response)
         throw new McpError(response.error.code, response.error.message, response.error.data);
-      }
       const r = response.result;
       const caps = { ...(r.capabilities as JsonObject) };
+      // The bridge sends a 2025 session no list_changed notifications, so it does not promise them.
+      for (const kind of ['tools', 'prompts', 'resources'])
+        if (isJsonObject(caps[kind])) caps[kind] = withoutListChanged(caps[kind]);
       // resources/subscribe is answered by the bridge for every resource server.
       if (isJsonObject(caps.resources)) caps.resources = { ...caps.resources, subscribe: true };
       const out: JsonObject = { capabilities: caps, serverInfo: (r._meta as JsonObject)?.[META_SERVER_INFO] };
       if (typeof r.instructions === 'string') out.instructions = r.instructions;
+      if (r.cacheScope === 'public') this.discovered ??= Promise.resolve(out);
       return out;
     });
-    return this.discovered;
   }
 
   private stateKey(session: LegacySession): string {
@@ -550,5 +556,10 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
 /** A 2026-07-28 result as a 2025 client reads it: no `resultType`. */
 function legacyResult(result: JsonObject): JsonObject {
   const { resultType: _complete, ...rest } = result;
+  return rest;
+}
+
+function withoutListChanged(capability: JsonObject): JsonObject {
+  const { listChanged: _notSent, ...rest } = capability;
   return rest;
 }

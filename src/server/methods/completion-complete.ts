@@ -2,12 +2,13 @@
 // sees what its prompt or template is about, so it passes the same screening as the handler it completes for —
 // every guard's `screen` (requiredScopes' 403, a refusal limit's 429), under the same principal, method and target —
 // and runs under the same time limit. It is not observed (docs/architecture.md, "Completions"): it has no state, no
-// answers and no effect, and a client asks one per keystroke.
+// answers and no effect, and a client asks one per keystroke. A prompt or template the catalog hides from this caller
+// is not found: the answer is the one for an unknown name.
 import { invalidParams, type JsonObject, type Result, withoutPrototypes } from '../../protocol/index.js';
 import { Deadline } from '../deadline.js';
 import { handlerContractError } from '../errors.js';
+import type { HandlerOptions } from '../handlers.js';
 import { isThenable } from '../maybe-async.js';
-import type { HandlerOptions } from '../registry.js';
 import { type ScreenedRound, screenRound } from '../round/guard.js';
 import { timedOutAnswer } from '../round/pipeline.js';
 import type { Call, Core } from './method.js';
@@ -54,13 +55,13 @@ export async function completionComplete(core: Core, call: Call): Promise<Result
   let screened: ScreenedRound;
   const base = { requestId: call.request.id, principal: call.env.principal };
   if (ref.type === 'ref/prompt') {
-    const prompt = core.registry.prompts.get(ref.name ?? '');
+    const prompt = await core.catalog.findPrompt(ref.name ?? '', call.env);
     if (!prompt) throw invalidParams(`Unknown prompt: ${ref.name}`);
     completer = prompt.completions.get(argument.name);
     owner = prompt;
     screened = { ...base, method: 'prompts/get', target: prompt.definition.name, requiredScopes: NO_SCOPES };
   } else if (ref.type === 'ref/resource') {
-    const template = core.registry.templates.find((t) => t.definition.uriTemplate === ref.uri);
+    const template = await core.catalog.findResourceTemplate(ref.uri ?? '', call.env);
     if (!template) throw invalidParams(`Unknown resource template: ${ref.uri}`);
     completer = template.completions.get(argument.name);
     owner = template;

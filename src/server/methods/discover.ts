@@ -1,25 +1,37 @@
-// server/discover: the versions and capabilities this server offers (basic/lifecycle.mdx).
+// server/discover: the versions and capabilities this server offers (basic/lifecycle.mdx), as this caller sees them.
 import { type Result, type ServerCapabilities, SUPPORTED_PROTOCOL_VERSIONS } from '../../protocol/index.js';
-import type { Registry } from '../registry.js';
-import type { Core } from './method.js';
+import type { CatalogOffer } from '../catalog/catalog.js';
+import type { MaybePromise } from '../maybe-async.js';
+import type { Call, Core } from './method.js';
 
-export function serverCapabilities(registry: Registry): ServerCapabilities {
+/**
+ * The capabilities for one caller's offer. `listChanged` only when the catalog can change: subscriptions/listen then
+ * tells listeners (basic/patterns/subscriptions.mdx).
+ */
+function serverCapabilities(offer: CatalogOffer, canChange: boolean): ServerCapabilities {
+  const kind = () => (canChange ? { listChanged: true } : {});
   const caps: ServerCapabilities = {};
-  if (registry.tools.size > 0) caps.tools = {};
-  if (registry.prompts.size > 0) caps.prompts = {};
-  if (registry.resources.size > 0 || registry.templates.length > 0) caps.resources = {};
-  if (registry.prompts.size > 0 || registry.templates.length > 0) caps.completions = {};
+  if (offer.tools) caps.tools = kind();
+  if (offer.prompts) caps.prompts = kind();
+  if (offer.resources) caps.resources = kind();
+  if (offer.completions) caps.completions = {};
   caps.logging = {};
   return caps;
 }
 
-export function serverDiscover(core: Core): Result {
+export function serverDiscover(core: Core, call: Call): MaybePromise<Result> {
+  const offer = core.catalog.offers(call.env);
+  return offer instanceof Promise ? offer.then((o) => discovered(core, o)) : discovered(core, offer);
+}
+
+function discovered(core: Core, offer: CatalogOffer): Result {
   const result: Result = {
     resultType: 'complete',
     supportedVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
-    capabilities: serverCapabilities(core.registry),
+    capabilities: serverCapabilities(offer, core.catalog.watch !== undefined),
     ttlMs: core.listTtlMs,
-    cacheScope: 'public',
+    // What a catalog filtered per caller offers is that caller's: no shared cache may keep it.
+    cacheScope: core.catalog.sameForEveryone ? 'public' : 'private',
   };
   if (core.instructions !== undefined) result.instructions = core.instructions;
   return result;

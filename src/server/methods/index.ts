@@ -5,6 +5,7 @@ import { promptsList, resourcesList, resourceTemplatesList, toolsList } from './
 import type { MethodHandler } from './method.js';
 import { promptsGet } from './prompts-get.js';
 import { resourcesRead } from './resources-read.js';
+import { subscriptionsListen } from './subscriptions-listen.js';
 import { toolsCall } from './tools-call.js';
 
 export type { Call, Core, MethodHandler } from './method.js';
@@ -20,4 +21,5 @@ export const METHODS: Readonly<Record<string, MethodHandler>> = Object.assign(Ob
   'tools/call': toolsCall,
   'prompts/get': promptsGet,
   'resources/read': resourcesRead,
+  'subscriptions/listen': subscriptionsListen,
 } satisfies Record<string, MethodHandler>);

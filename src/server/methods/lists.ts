@@ -1,5 +1,8 @@
-// tools/list, prompts/list, resources/list and resources/templates/list: one page each, with cache hints.
+// tools/list, prompts/list, resources/list and resources/templates/list: one page each of the caller's own list (a
+// cursor is an offset into it, so it says nothing of entries the caller cannot see), with cache hints.
 import type { Result } from '../../protocol/index.js';
+import type { Catalog, CatalogCaller } from '../catalog/catalog.js';
+import type { MaybePromise } from '../maybe-async.js';
 import { paginate } from '../pagination.js';
 import type { Call, Core } from './method.js';
 
@@ -14,17 +17,29 @@ function listPage<T extends { definition: unknown }>(
     resultType: 'complete',
     [field]: page.map((item) => item.definition),
     ttlMs: core.listTtlMs,
-    cacheScope: 'public',
+    // A list filtered per caller must not reach a shared cache (server/utilities/caching.mdx).
+    cacheScope: core.catalog.sameForEveryone ? 'public' : 'private',
   };
   if (nextCursor !== undefined) result.nextCursor = nextCursor;
   return result;
 }
 
-export const toolsList = (core: Core, call: Call): Result =>
-  listPage(core, call, 'tools', [...core.registry.tools.values()]);
-export const promptsList = (core: Core, call: Call): Result =>
-  listPage(core, call, 'prompts', [...core.registry.prompts.values()]);
-export const resourcesList = (core: Core, call: Call): Result =>
-  listPage(core, call, 'resources', [...core.registry.resources.values()]);
-export const resourceTemplatesList = (core: Core, call: Call): Result =>
-  listPage(core, call, 'resourceTemplates', core.registry.templates);
+/** The method that pages over one of the catalog's lists; no promise when the catalog answers at once. */
+const lister =
+  (
+    field: string,
+    list: (catalog: Catalog, caller: CatalogCaller) => MaybePromise<readonly { definition: unknown }[]>,
+  ) =>
+  (core: Core, call: Call): MaybePromise<Result> => {
+    const items = list(core.catalog, call.env);
+    return items instanceof Promise
+      ? items.then((found) => listPage(core, call, field, found))
+      : listPage(core, call, field, items);
+  };
+
+export const toolsList = lister('tools', (catalog, caller) => catalog.listTools(caller));
+export const promptsList = lister('prompts', (catalog, caller) => catalog.listPrompts(caller));
+export const resourcesList = lister('resources', (catalog, caller) => catalog.listResources(caller));
+export const resourceTemplatesList = lister('resourceTemplates', (catalog, caller) =>
+  catalog.listResourceTemplates(caller),
+);

@@ -1,8 +1,8 @@
 // What every method handler gets: the request on its way, and the parts of the server core it may use.
 import type { Implementation, Result } from '../../protocol/index.js';
+import type { Catalog } from '../catalog/catalog.js';
 import type { Logger } from '../environment.js';
 import type { MaybePromise } from '../maybe-async.js';
-import type { Registry } from '../registry.js';
 import type { RoundGuard } from '../round/guard.js';
 import type { Call } from '../round/pipeline.js';
 import type { RoundRunner } from '../round/runner.js';
@@ -11,7 +11,8 @@ export type { Call };
 
 /** The server core as the methods see it. */
 export interface Core {
-  registry: Registry;
+  /** Where every method finds its tools, prompts and resources, for the caller of the request. */
+  catalog: Catalog;
   /** Runs tools/call, prompts/get and resources/read rounds: every guard, observer and the state codec. */
   rounds: RoundRunner;
   serverInfo: Implementation;

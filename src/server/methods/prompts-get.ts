@@ -1,12 +1,25 @@
 // prompts/get: check the required arguments, then run the prompt through the round pipeline.
 import { invalidParams, type Result, withoutPrototypes } from '../../protocol/index.js';
+import type { PromptEntry } from '../catalog/entries.js';
 import type { MaybePromise } from '../maybe-async.js';
 import { isObjectMemberName } from '../schema-input.js';
 import type { Call, Core } from './method.js';
 
 export function promptsGet(core: Core, call: Call): MaybePromise<Result> {
   const name = call.params.name as string;
-  const prompt = core.registry.prompts.get(name);
+  const found = core.catalog.findPrompt(name, call.env);
+  return found instanceof Promise
+    ? found.then((prompt) => getPrompt(core, call, name, prompt))
+    : getPrompt(core, call, name, found);
+}
+
+/** A prompt hidden from this caller is not found either: the same error as for an unknown name. */
+function getPrompt(
+  core: Core,
+  call: Call,
+  name: string,
+  prompt: PromptEntry | undefined,
+): MaybePromise<Result> {
   if (!prompt) throw invalidParams(`Unknown prompt: ${name}`, { name });
   const args = (call.params.arguments ?? {}) as Record<string, string>;
   const declared = prompt.definition.arguments ?? [];

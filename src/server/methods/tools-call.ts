@@ -1,12 +1,20 @@
 // tools/call: check the arguments, run the tool through the round pipeline, enforce its outputSchema.
 import { invalidParams, type Result } from '../../protocol/index.js';
+import type { ToolEntry } from '../catalog/entries.js';
 import { handlerContractError } from '../errors.js';
 import type { MaybePromise } from '../maybe-async.js';
 import type { Call, Core } from './method.js';
 
 export function toolsCall(core: Core, call: Call): MaybePromise<Result> {
   const name = call.params.name as string;
-  const tool = core.registry.tools.get(name);
+  const found = core.catalog.findTool(name, call.env);
+  return found instanceof Promise
+    ? found.then((tool) => callTool(core, call, name, tool))
+    : callTool(core, call, name, found);
+}
+
+/** A tool hidden from this caller is not found either: the same error, byte for byte, as for an unknown name. */
+function callTool(core: Core, call: Call, name: string, tool: ToolEntry | undefined): MaybePromise<Result> {
   if (!tool) throw invalidParams(`Unknown tool: ${name}`, { name });
   const args = call.params.arguments ?? {};
   const check = tool.checkOutput;
