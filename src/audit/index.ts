@@ -7,7 +7,6 @@ export {
   readCheckpoint,
   type StoredCheckpoint,
   sealCheckpoint,
-  splitNotes,
 } from './checkpoint.js';
 export { AUDIT_DEFAULTS } from './defaults.js';
 export { AuditError, type AuditErrorCode } from './errors.js';
@@ -23,7 +22,6 @@ export { AuditTrail, type AuditTrailOptions } from './trail.js';
 export {
   type BadEvent,
   type ChainSummary,
-  readForVerify,
   type VerifyInput,
   type VerifyReport,
   verifyTrail,

@@ -2,7 +2,8 @@
 // canonical JSON), so equal values still correlate across events and instances that share the key, while a reader
 // of the trail cannot test guesses of a low-entropy secret (an OTP, a PIN) against an unkeyed hash.
 import crypto, { createHash } from 'node:crypto';
-import { canonicalJson, hmacSha256 } from '../state/index.js';
+import { canonicalJson } from '../state/index.js';
+import { hmacSha256 } from '../state/internal.js';
 
 // crypto.hash (Node >= 20.12): no Hash object per digest.
 const oneShotHash = (crypto as { hash?: (algorithm: string, data: string, encoding: 'base64url') => string })

@@ -25,17 +25,12 @@ export {
   BrowserSignIn,
   type BrowserSignInOptions,
   type ExpectedPrincipal,
-  escapeHtml,
   FormError,
-  Html,
-  html,
   isSamePrincipal,
   type OidcSignInOptions,
   type PageSession,
-  readForm,
   SIGNIN_DEFAULTS,
   SignInConfigError,
   type SigningKey,
-  sendPage,
 } from './signin/index.js';
 export type { TokenVerifier } from './verifier.js';

@@ -1,14 +1,12 @@
 // `--answers` for `mrtr call`: a map from input key to answer, read the way people write it ("yes", "17", a
 // choice's title), answering only the questions it names, and telling what did not fit or was never asked.
 import {
-  type FormField,
   type InputQuestion,
   type InputResolver,
-  parseTyped,
-  readForm,
   type ScriptedAnswer,
   scriptedResolver,
 } from '../client/index.js';
+import { type FormField, parseTyped, readForm } from '../client/internal.js';
 import {
   type ElicitResult,
   emptyRecord,

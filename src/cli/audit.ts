@@ -10,10 +10,9 @@ import {
   AuditSigner,
   AuditVerifier,
   openAuditReader,
-  readForVerify,
-  splitNotes,
   verifyTrail,
 } from '../audit/index.js';
+import { readForVerify, splitNotes } from '../audit/internal.js';
 import { MrtrError } from '../protocol/index.js';
 import { flowsOf, recordsOf, sinceTime } from './audit-flows.js';
 import { flowsTable, flowTimeline, styleFor, verifyText } from './audit-format.js';

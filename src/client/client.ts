@@ -793,7 +793,7 @@ export class McpClient {
    * A 2025 server asks mid-call instead: its call is held open, its requests come back as `input_required` whose
    * `requestState` is a handle to the held call — unguessable, good for one round, and only for `options.holder`
    * (see `heldCalls` for the bounds and the time limit). Throws RemoteError for a JSON-RPC error (its code kept),
-   * TypeError for a bad argument, HeldCallError for a handle it cannot go on with, the 429 RoundRefused of a holder
+   * MrtrError ERR_INVALID_ARGUMENT for a bad argument, HeldCallError for a handle it cannot go on with, the 429 RoundRefused of a holder
    * past its share, and ProtocolViolation, TransportFailure or RequestAborted as `request` does.
    */
   async round<R extends Result = Result>(

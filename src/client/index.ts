@@ -40,7 +40,6 @@ export {
   SessionExpired,
   TransportFailure,
 } from './errors.js';
-export { checkContent, checkValue, type FormField, parseTyped, readForm } from './form.js';
 export type { HeldCallLimits } from './held-calls.js';
 export { HttpClientTransport, type HttpClientTransportOptions } from './http-transport.js';
 export {
@@ -51,12 +50,7 @@ export {
 } from './input.js';
 export { inspectLink, type LinkVerdict } from './link.js';
 export { type BearerChallenge, parseBearerChallenge } from './oauth/challenge.js';
-export {
-  canonicalResource,
-  OAuthClient,
-  type OAuthClientOptions,
-  OAuthError,
-} from './oauth/oauth-client.js';
+export { canonicalResource, OAuthClient, type OAuthClientOptions, OAuthError } from './oauth/oauth-client.js';
 export {
   defaultTokenFile,
   fileTokenStore,
@@ -94,10 +88,6 @@ export {
 } from './safe-text.js';
 export { INHERITED_ENV_VARS, minimalEnvironment } from './stdio-env.js';
 export { StdioClientTransport, type StdioClientTransportOptions } from './stdio-transport.js';
-export {
-  type TerminalResolver,
-  type TerminalResolverOptions,
-  terminalResolver,
-} from './terminal.js';
+export { type TerminalResolver, type TerminalResolverOptions, terminalResolver } from './terminal.js';
 export { type HeaderBinding, paramHeaders, planToolHeaders, type ToolHeaderPlan } from './tool-headers.js';
 export type { ClientTransport, TransportRequest } from './transport.js';

@@ -9,12 +9,9 @@ import {
   type BearerAuth,
   type BrowserSignIn,
   FormError,
-  type Html,
-  html,
   type PageSession,
-  readForm,
-  sendPage,
 } from '../auth/index.js';
+import { type Html, html, readForm, sendPage } from '../auth/internal.js';
 import {
   type ApprovalBook,
   type ApprovalRecord,

@@ -1,7 +1,7 @@
 // What a reviewer is shown of a request, as HTML for the pages and as JSON for the API — and the digest of exactly
 // that view, which a vote records (and a page's form carries back, so a vote for a view that changed is refused).
 import { createHash } from 'node:crypto';
-import { type Html, html } from '../auth/index.js';
+import { type Html, html } from '../auth/internal.js';
 import { canonicalJson } from '../state/index.js';
 import { type ApprovalRecord, countOf, stateAt } from './approval-book.js';
 import { effectLines } from './effect.js';

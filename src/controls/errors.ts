@@ -1,4 +1,4 @@
-import { html } from '../auth/index.js';
+import { html } from '../auth/internal.js';
 import { MrtrError } from '../protocol/index.js';
 // A tool author's misuse of the controls (no signed-in pages to send people to, an anonymous caller): a bug to fix,
 // not a refusal to show the person.

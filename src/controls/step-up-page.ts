@@ -1,7 +1,8 @@
 // The step-up page: GET /mrtr/step-up/<id> shows the code form to the flow's own principal (anyone else is told the
 // link is not theirs); POST checks the code and marks the step-up done in the shared store.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type BrowserSignIn, FormError, html, readForm, sendPage } from '../auth/index.js';
+import { type BrowserSignIn, FormError } from '../auth/index.js';
+import { html, readForm, sendPage } from '../auth/internal.js';
 import { MrtrError } from '../protocol/index.js';
 import type { SharedStore } from '../stores/index.js';
 import { type ControlEvent, pageFailed } from './context.js';

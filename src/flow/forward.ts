@@ -160,6 +160,13 @@ function withMeta(request: JsonObject, options: ForwardOptions): JsonObject {
   const params = isJsonObject(request.params) ? { ...request.params } : undefined;
   const upstreamMeta = params?._meta;
   if (params) delete params._meta;
+  if (params && request.method === 'sampling/createMessage') {
+    // Context from the caller's servers must not travel to an untrusted upstream ("thisServer", relayed, would mean
+    // this one), and tools ask for a client capability (sampling.tools) this relay does not check: neither passes.
+    if (params.tools !== undefined || params.toolChoice !== undefined)
+      throw new FlowUsageError('ask.forward: a sampling request with tools cannot be relayed');
+    if (params.includeContext !== undefined && params.includeContext !== 'none') delete params.includeContext;
+  }
   const meta = emptyRecord<unknown>();
   if (isJsonObject(upstreamMeta))
     for (const key of options.passMeta ?? [])

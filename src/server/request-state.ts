@@ -1,6 +1,6 @@
 // The seam where the MRTR pipeline opens requestState before a handler runs and seals it after, and the default
 // implementation on the sealed codec of `src/state/` (AES-256-GCM, key rotation, bindings, size cap).
-import type { FlowJournal } from '../flow/index.js';
+import type { FlowJournal } from '../flow/internal.js';
 import {
   type OpenFailureReason,
   type StateBinding,

@@ -29,11 +29,3 @@ export {
   STATE_FORMAT_VERSION,
   type StateKey,
 } from './keyring.js';
-export {
-  deriveSubkey,
-  hmacSha256,
-  KidSigner,
-  MAX_SIGNED_TOKEN_BYTES,
-  macMatches,
-  type SigningKey,
-} from './signing.js';

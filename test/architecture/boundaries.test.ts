@@ -46,7 +46,7 @@ describe('import boundaries', () => {
     expect(boundaryViolations(planted)).toEqual([
       'protocol/wire.ts → ../server/index.js (protocol may not import server)',
       'server/http.ts → ../client/index.js (server may not import client)',
-      "cli/call.ts → ../client/terminal.js (past client's index.ts: import from client/index.js)",
+      "cli/call.ts → ../client/terminal.js (past client's index.ts and internal.ts: import from client/index.js or client/internal.js)",
       'client/sse.ts → ../../test/helpers/x.js (imports from outside src/)',
       'state/codec.ts → ../flow/index.js (state may not import flow)',
       'state/signing.ts → ../auth/index.js (state may not import auth)',
@@ -101,6 +101,49 @@ describe('import boundaries', () => {
       'server/registry.ts → ./round/notify.js (in server/, core may not import round)',
       'server/nowhere.ts (no part in SERVER_FILES or no row in SERVER_ARROWS)',
     ]);
+  });
+
+  it('what a room lends (internal.ts) is no public export: its index.ts names none of it, no package path reaches it', async () => {
+    const files = sourceFiles();
+    const names = (text: string) =>
+      [...text.matchAll(/export(?:\s+type)?\s*\{([^}]*)\}/g)].flatMap((m) =>
+        (m[1] ?? '')
+          .split(',')
+          .map(
+            (x) =>
+              x
+                .replace(/\btype\s+/, '')
+                .split(' as ')
+                .pop()
+                ?.trim() ?? '',
+          )
+          .filter(Boolean),
+      );
+    const lenders = files.filter((f) => /^[a-z]+\/internal\.ts$/.test(f.path));
+    expect(lenders.map((f) => f.path).sort()).toEqual([
+      'audit/internal.ts',
+      'auth/internal.ts',
+      'client/internal.ts',
+      'flow/internal.ts',
+      'state/internal.ts',
+    ]);
+    // Every public entry point: the room's own index.ts, the root, and the server's and client's re-exports.
+    const entries = files.filter((f) => f.path === 'index.ts' || /^[a-z]+\/index\.ts$/.test(f.path));
+    const leaks = lenders.flatMap((lender) => {
+      const lent = new Set(names(lender.text));
+      const room = lender.path.split('/')[0];
+      return entries.flatMap((entry) =>
+        names(entry.text)
+          .filter(
+            (n) => lent.has(n) && (entry.path === `${room}/index.ts` || entry.text.includes(`../${room}/`)),
+          )
+          .map((n) => `${entry.path} exports ${n}, which ${lender.path} lends`),
+      );
+    });
+    expect(leaks).toEqual([]);
+    const { readFile } = await import('node:fs/promises');
+    const pkg = JSON.parse(await readFile(join(SRC, '../package.json'), 'utf8')) as { exports: object };
+    expect(JSON.stringify(pkg.exports)).not.toContain('internal');
   });
 
   it('entry points list what they export: no `export *`, so what is public is a decision', () => {

@@ -1,5 +1,6 @@
 // The arrows between rooms (docs/architecture.md), as data, and the check that reads every import in src/ against
-// them. A room may import only the rooms its row names, and only through their index.ts. Inside the server room, the
+// them. A room may import only the rooms its row names, and only through their index.ts (public) or internal.ts (lent
+// to other rooms, never a package entry point). Inside the server room, the
 // same for its parts (SERVER_ARROWS).
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -135,8 +136,11 @@ export function boundaryViolations(files: readonly SourceFile[]): string[] {
       if (!allowed) problems.push(`${file.path} → ${specifier} (room "${from}" has no row in ARROWS)`);
       else if (!allowed.includes(to))
         problems.push(`${file.path} → ${specifier} (${from} may not import ${to})`);
-      else if (target !== `${to}/index.js`) {
-        problems.push(`${file.path} → ${specifier} (past ${to}'s index.ts: import from ${to}/index.js)`);
+      // index.ts is the room's public face (its package entry point); internal.ts what it lends to other rooms only.
+      else if (target !== `${to}/index.js` && target !== `${to}/internal.js`) {
+        problems.push(
+          `${file.path} → ${specifier} (past ${to}'s index.ts and internal.ts: import from ${to}/index.js or ${to}/internal.js)`,
+        );
       }
     }
   }

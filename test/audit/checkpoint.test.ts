@@ -7,8 +7,8 @@ import {
   GENESIS,
   readCheckpoint,
   sealCheckpoint,
-  splitNotes,
 } from '../../src/audit/index.js';
+import { splitNotes } from '../../src/audit/internal.js';
 
 // The example in the documentation of Go's note package.
 const GO_SIGNER = 'PRIVATE+KEY+PeterNeumann+c74f20a3+AYEKFALVFGyNhPJEMzD1QIDr+Y7hfZx09iUvxdXHKDFz';

@@ -8,12 +8,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { chain, unchainedText } from '../../src/audit/chain.js';
 import {
   GENESIS,
-  readForVerify,
   recordHash,
   SqliteAuditReader,
   SqliteAuditSink,
   verifyTrail,
 } from '../../src/audit/index.js';
+import { readForVerify } from '../../src/audit/internal.js';
 import { columnDiffering, queryColumnsOf } from '../../src/audit/tables.js';
 import { AUDIT_KEY, auditedServer, call, env, openTrail, tempDir } from './fixture.js';
 

@@ -4,13 +4,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import {
-  AuditSigner,
-  AuditVerifier,
-  SqliteAuditReader,
-  SqliteAuditSink,
-  splitNotes,
-} from '../../src/audit/index.js';
+import { AuditSigner, AuditVerifier, SqliteAuditReader, SqliteAuditSink } from '../../src/audit/index.js';
+import { splitNotes } from '../../src/audit/internal.js';
 import { flowsTable, styleFor } from '../../src/cli/audit-format.js';
 import { accept, auditedServer, call, env, openTrail, stateOf, tempDir } from '../audit/fixture.js';
 import { freePort } from '../helpers/free-port.js';

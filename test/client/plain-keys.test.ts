@@ -3,14 +3,13 @@
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
-  checkContent,
   type InputQuestion,
   McpClient,
   parseInputRequired,
-  readForm,
   scriptedResolver,
   terminalResolver,
 } from '../../src/client/index.js';
+import { checkContent, readForm } from '../../src/client/internal.js';
 import type { JsonObject } from '../../src/protocol/index.js';
 import { askThenEchoServer, confirmForm, type FakeServer } from './helpers.js';
 

@@ -4,15 +4,13 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import {
   agentPolicyResolver,
-  checkContent,
   type InputQuestion,
   parseInputRequired,
-  parseTyped,
   type ResolveContext,
-  readForm,
   scriptedResolver,
   terminalResolver,
 } from '../../src/client/index.js';
+import { checkContent, parseTyped, readForm } from '../../src/client/internal.js';
 import type { JsonObject } from '../../src/protocol/index.js';
 
 const ALL = new Set(['elicitation.form', 'elicitation.url', 'sampling', 'roots'] as const);

@@ -1,11 +1,6 @@
 // Runs single rounds of the flow engine directly (no server, no sealing): fast enough for mutation testing.
-import {
-  type Ask,
-  type FlowInputKind,
-  type FlowJournal,
-  type FlowRoundOutcome,
-  runFlowRound,
-} from '../../src/flow/index.js';
+import type { Ask, FlowInputKind } from '../../src/flow/index.js';
+import { type FlowJournal, type FlowRoundOutcome, runFlowRound } from '../../src/flow/internal.js';
 import type { InputResponse } from '../../src/protocol/index.js';
 
 export type Body<R> = (ask: Ask) => Promise<R> | R;

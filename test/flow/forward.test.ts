@@ -264,6 +264,19 @@ describe('requests ask.forward refuses up front', () => {
     );
   });
 
+  it("drops a sampling request's context from other servers and refuses one with tools", async () => {
+    const sample = (extra: Record<string, unknown>) =>
+      ({
+        method: 'sampling/createMessage',
+        params: { messages: [], maxTokens: 5, ...extra },
+      }) as InputRequest;
+    const r1 = asking(await round((ask) => ask.forward(sample({ includeContext: 'allServers' }))));
+    expect(r1.inputRequests.q1).toEqual(sample({}));
+    const none = asking(await round((ask) => ask.forward(sample({ includeContext: 'none' }))));
+    expect(none.inputRequests.q1).toEqual(sample({ includeContext: 'none' }));
+    await refused(sample({ tools: [] }), 'a sampling request with tools cannot be relayed');
+  });
+
   it('refuses a form whose schema cannot be checked', async () => {
     const negative = { type: 'object', properties: { a: { type: 'string', minLength: -1 } } };
     await refused(

@@ -2,7 +2,8 @@
 // engine: as question keys, as answers' keys, and as form field names.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { elicitationForm, type FlowJournal, runFlowRound } from '../../src/flow/index.js';
+import { elicitationForm } from '../../src/flow/index.js';
+import { type FlowJournal, runFlowRound } from '../../src/flow/internal.js';
 import type { InputResponse, InputResponses } from '../../src/protocol/index.js';
 
 const KEYS = ['__proto__', 'constructor', 'prototype'] as const;

@@ -1,6 +1,6 @@
 // Guards that ask: a round guard's `ask` puts its own questions before the handler's — sealed, journaled, checked by
 // kind and observed like the handler's — so a policy can inject a consent round the tool's code knows nothing of.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { FlowEnded } from '../../src/flow/index.js';
 import type { JsonRpcRequest, JsonRpcResponse } from '../../src/protocol/index.js';
@@ -14,6 +14,7 @@ import {
 } from '../../src/server/index.js';
 import { Keyring } from '../../src/state/index.js';
 import { META } from '../helpers/mcp-http.js';
+import { deferred } from '../helpers/signals.js';
 
 const quiet = { info() {}, warn() {}, error() {} };
 const env = { principal: undefined, signal: new AbortController().signal, notify() {} };
@@ -285,5 +286,38 @@ describe('a guard that asks', () => {
       content: [{ text: 'declined by policy' }],
     });
     expect(runs).toEqual([]);
+  });
+
+  it('keeps the tool from starting once the round was answered while a guard was still deciding', async () => {
+    vi.useFakeTimers();
+    try {
+      const runs: string[] = [];
+      const lookup = deferred<void>();
+      const slow: RoundGuard = {
+        name: 'slow-lookup',
+        ask: () => lookup.promise, // a store that takes its time, asking nothing
+      };
+      const core = new McpServer({
+        name: 'slow',
+        version: '1',
+        stateKeys: KEYS,
+        logger: quiet,
+        guards: [slow],
+      }).tool({ name: 'pay', description: 'Pays', timeoutMs: 100 }, () => {
+        runs.push('paid');
+        return text('paid');
+      }).core;
+      const answered = core.handle(call('pay', {}, {}), env);
+      await vi.advanceTimersByTimeAsync(100);
+      expect(result(await answered)).toMatchObject({
+        isError: true,
+        content: [{ text: 'pay did not finish within 100 ms' }],
+      });
+      lookup.resolve();
+      await vi.runAllTimersAsync();
+      expect(runs).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -6,7 +6,7 @@ import {
   KidSigner,
   MAX_SIGNED_TOKEN_BYTES,
   macMatches,
-} from '../../src/state/index.js';
+} from '../../src/state/internal.js';
 
 const keyA = { kid: 'a', key: new Uint8Array(32).fill(1) };
 const keyB = { kid: 'b', key: new Uint8Array(32).fill(2) };

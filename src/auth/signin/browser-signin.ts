@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MrtrError } from '../../protocol/index.js';
-import { macMatches } from '../../state/index.js';
+import { macMatches } from '../../state/internal.js';
 import type { DevTokens } from '../dev-tokens.js';
 import { AuthRefusal } from '../errors.js';
 import { cookieName, readCookie, setCookie } from './cookies.js';

@@ -1,7 +1,7 @@
 // Who opened a page: the signed session cookie a browser sign-in leaves, and the checks a page makes with it.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { hmacSha256 } from '../../state/index.js';
+import { hmacSha256 } from '../../state/internal.js';
 import { readCookie } from './cookies.js';
 import type { SignedValues } from './signed-value.js';
 

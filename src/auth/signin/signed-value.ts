@@ -1,7 +1,7 @@
 // Small signed, expiring values (the session cookie, the sign-in transaction): `kid.payload.mac`, HMAC-SHA256 over
 // purpose, kid and payload, keys from the server's keyring so any instance opens what another one signed. Signed, not
 // encrypted: nothing secret goes in (who is signed in, a PKCE verifier that is useless without the code).
-import { KidSigner, type SigningKey } from '../../state/index.js';
+import { KidSigner, type SigningKey } from '../../state/internal.js';
 
 export type { SigningKey };
 

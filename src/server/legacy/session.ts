@@ -4,7 +4,7 @@
 // What does change — DELETE ending it, logging/setLevel — lives in the shared store under the id's hash.
 import { createHash, randomBytes } from 'node:crypto';
 import type { ClientCapabilities, Implementation, JsonObject } from '../../protocol/index.js';
-import { hmacSha256, KidSigner, type SigningKey } from '../../state/index.js';
+import { hmacSha256, KidSigner, type SigningKey } from '../../state/internal.js';
 import type { Principal } from '../context.js';
 
 export interface LegacySession {

@@ -10,7 +10,7 @@ import {
   type JsonRpcNotification,
   knowsElicitationModes,
 } from '../../protocol/index.js';
-import { hmacSha256 } from '../../state/index.js';
+import { hmacSha256 } from '../../state/internal.js';
 import type { LegacySession } from './session.js';
 
 /** Waits between checks of a URL the client accepted: short first (the person may be quick), then backing off. */

@@ -1,13 +1,8 @@
 // The round pipeline shared by tools/call, prompts/get and resources/read:
 //   open (requestState, answers) → admit (guards) → run (flow + handler) → seal or complete → commit (guards).
 // Guards join by composition; with none, every step runs synchronously for a synchronous handler.
-import {
-  type Ask,
-  type FlowJournal,
-  type FlowRoundOutcome,
-  runFlowRound,
-  type StepLedger,
-} from '../../flow/index.js';
+import type { Ask, StepLedger } from '../../flow/index.js';
+import { type FlowJournal, type FlowRoundOutcome, runFlowRound } from '../../flow/internal.js';
 import {
   clientSupports,
   ErrorCode,
@@ -20,7 +15,7 @@ import {
   RoundRefused,
 } from '../../protocol/index.js';
 import { InputRequired, type RequestContext } from '../context.js';
-import { Deadline } from '../deadline.js';
+import { Deadline, HandlerTimeoutError } from '../deadline.js';
 import type { Logger, RequestEnvironment } from '../environment.js';
 import { handlerContractError } from '../errors.js';
 import { type MaybePromise, thenOrNow } from '../maybe-async.js';
@@ -355,6 +350,9 @@ export class RoundPipeline {
       const context = (ask: () => Ask) => new RoundContext(request, meta, env, round, ask, deadline, r.trace);
       if (asking === undefined) return r.invoke(context(getAsk));
       return askThroughGuards(asking.guards, asking.view, context(getAsk)).then((answered) => {
+        // The round was answered already (its time limit passed, or the client left) while a guard asked: the
+        // handler must not start an effect nobody was told of.
+        if (deadline.expired || env.signal.aborted) throw new HandlerTimeoutError(deadline.timeoutMs);
         if (answered) {
           if (r.trace) r.trace.decidedBy = answered.guard.name;
           return new GuardAnswer(answered.result);

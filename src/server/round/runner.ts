@@ -166,14 +166,25 @@ export class RoundRunner {
     env: RequestEnvironment,
     route: (trace: RoundTrace | undefined) => MaybePromise<Result>,
   ): MaybePromise<JsonRpcResponse> {
-    const trace = new RoundTrace(
-      request.id,
-      request.method,
-      request.params,
-      env.principal,
-      this.recordIntent,
-      env.bridged,
-    );
+    let trace: RoundTrace;
+    try {
+      trace = new RoundTrace(
+        request.id,
+        request.method,
+        request.params,
+        env.principal,
+        this.recordIntent,
+        env.bridged,
+      );
+    } catch (error) {
+      // A request or environment nobody could read (a caller of run() that passed a broken one): answered, not thrown.
+      return errorAnswer(
+        request ?? ({} as JsonRpcRequest),
+        error,
+        env ?? ({} as RequestEnvironment),
+        this.logger,
+      );
+    }
     return thenOrNow(this.respond(request, env, trace, route), (response) => {
       let pending: Promise<void> | undefined;
       try {

@@ -1,7 +1,7 @@
 // The two ends of a round's requestState: open it (and keep only answers to keys the previous round asked) before
 // the handler runs, and seal the next one when the handler asks for more input.
 
-import { type FlowJournal, isFlowJournal } from '../../flow/index.js';
+import { type FlowJournal, isFlowJournal } from '../../flow/internal.js';
 import {
   type ClientCapabilities,
   capabilitiesFor,

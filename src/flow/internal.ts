@@ -1,0 +1,3 @@
+// Lent to the other rooms of mrtr, not public API (mrtr/flow is index.ts): the flow engine the round pipeline drives.
+export { type FlowJournal, isFlowJournal } from './journal.js';
+export { type FlowRoundInput, type FlowRoundOutcome, runFlowRound } from './run.js';
