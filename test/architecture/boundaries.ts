@@ -55,6 +55,7 @@ export const SERVER_FILES: Readonly<Record<string, readonly string[]>> = {
     'message.ts',
     'option-checks.ts',
     'request-handler.ts',
+    'time-bound.ts',
   ],
   // What the dispatcher, the methods and the round read: the catalogue, the state seam, the front door's checks.
   core: [
@@ -99,10 +100,7 @@ export const SERVER_ARROWS: Readonly<Record<string, readonly string[]>> = {
  * Imports that break SERVER_ARROWS as the code stands, each with the move that ends it. The test fails once one is
  * gone, so this list only shrinks.
  */
-export const SERVER_ARROWS_TO_MOVE: Readonly<Record<string, string>> = {
-  'server/legacy/bounded-store.ts → ../round/time-bound.js':
-    "withinTime and HookTimeoutError bound any hook's promise, not a round's: time-bound.ts belongs beside maybe-async.ts",
-};
+export const SERVER_ARROWS_TO_MOVE: Readonly<Record<string, string>> = {};
 
 export interface SourceFile {
   /** Path relative to src/, with forward slashes. */

@@ -3,7 +3,7 @@
 // cannot hold a 2026 round's (hookTimeoutMs bounds the guards there).
 import type { SharedStore } from '../../stores/index.js';
 import { isThenable } from '../maybe-async.js';
-import { HookTimeoutError, withinTime } from '../round/time-bound.js';
+import { HookTimeoutError, withinTime } from '../time-bound.js';
 
 export function boundedStore(store: SharedStore, limitMs: number): SharedStore {
   return new Proxy(store, {

@@ -12,7 +12,7 @@ import {
   RoundRefused,
 } from '../../protocol/index.js';
 import type { Logger, RequestEnvironment } from '../environment.js';
-import { HookTimeoutError } from './time-bound.js';
+import { HookTimeoutError } from '../time-bound.js';
 
 /** The result, with the server's name and version in `_meta` when it has them. */
 export function resultAnswer(

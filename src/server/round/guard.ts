@@ -6,7 +6,7 @@ import type { StepLedger } from '../../flow/index.js';
 import { type InputResponse, type Result, RoundRefused } from '../../protocol/index.js';
 import type { Principal, RequestContext } from '../context.js';
 import { isThenable } from '../maybe-async.js';
-import { atMost, HookTimeoutError, withinTime } from './time-bound.js';
+import { atMost, HookTimeoutError, withinTime } from '../time-bound.js';
 
 /** What a guard knows about the round it judges. Digests, never the token: guards may store what they see. */
 export interface GuardedRound {

@@ -3,8 +3,8 @@
 // dispatcher (rounds) and the HTTP transport (requests it refused before they reached the dispatcher), so both hold
 // their answer until a durable observer has settled. Every wait is bounded: an observer that hangs fails the round.
 import { isThenable } from '../maybe-async.js';
+import { HookTimeoutError, withinTime } from '../time-bound.js';
 import type { RoundEvent, RoundIntent, RoundObserver } from './observer.js';
-import { HookTimeoutError, withinTime } from './time-bound.js';
 
 /** Undefined when nothing was returned to wait for (the fast path); else all of them, bounded by `limitMs`. */
 function waitForAll(

@@ -23,6 +23,7 @@ import type { HandlerOptions } from '../registry.js';
 import type { RequestMeta } from '../request-meta.js';
 import type { RequestStateCodec, StateBinding } from '../request-state.js';
 import { checkResultShape } from '../result-shape.js';
+import { HookTimeoutError } from '../time-bound.js';
 import { RoundContext } from './context.js';
 import {
   admitThroughGuards,
@@ -37,7 +38,6 @@ import {
 } from './guard.js';
 import { GuardedRoundView } from './guarded-round.js';
 import { openRound, type RoundInput, sealRound } from './state.js';
-import { HookTimeoutError } from './time-bound.js';
 import type { RoundTrace } from './trace.js';
 
 export interface RoundPipelineOptions {

@@ -1,7 +1,7 @@
 // A time bound on the promises of code the server waits for but does not own: a guard's store, an observer's sink.
 // A store that hangs (a Redis that stopped answering, a disk that stalled) must not hold requests open for ever:
 // past the bound the server stops waiting and answers, failing closed where waiting guarded something.
-import { ErrorCode, McpError } from '../../protocol/index.js';
+import { ErrorCode, McpError } from '../protocol/index.js';
 
 /** Why a round's guard or observer was given up on. Sent as -32603, with the reason in `data` for the trail. */
 export class HookTimeoutError extends McpError {
