@@ -1,5 +1,5 @@
 // Small builders for the results handlers return most often.
-import type { ToolResult } from './registry.js';
+import type { ToolResult } from './handlers.js';
 
 /** A tool result with one text block. */
 export function text(value: string, options: { isError?: boolean } = {}): ToolResult {

@@ -26,21 +26,6 @@ import type {
 } from './handlers.js';
 import type { ArgumentSchema } from './schema-input.js';
 
-// The author-facing types lived here first; rooms that import them from here keep working.
-export type {
-  Awaitable,
-  CompletionHandler,
-  HandlerOptions,
-  PromptHandler,
-  PromptOptions,
-  PromptResult,
-  ResourceHandler,
-  ResourceResult,
-  ToolHandler,
-  ToolOptions,
-  ToolResult,
-} from './handlers.js';
-
 export class Registry implements Catalog {
   readonly sameForEveryone = true;
   private readonly tools = new Map<string, ToolEntry>();

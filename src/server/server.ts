@@ -10,6 +10,15 @@ import { SERVER_DEFAULTS } from './defaults.js';
 import { Dispatcher } from './dispatch.js';
 import { type Logger, stderrLogger } from './environment.js';
 import { InvalidOptionError, registrationError } from './errors.js';
+import type {
+  CompletionHandler,
+  HandlerOptions,
+  PromptHandler,
+  PromptOptions,
+  ResourceHandler,
+  ToolHandler,
+  ToolOptions,
+} from './handlers.js';
 import {
   type HttpEndpoint,
   HttpServerTransport,
@@ -19,16 +28,7 @@ import {
 import type { AnswerRelay } from './legacy/answer-relay.js';
 import { LegacyBridge, type LegacyBridgeOptions } from './legacy/bridge.js';
 import { checkIntegerOption, MAX_TIMER_MS } from './option-checks.js';
-import {
-  type CompletionHandler,
-  type HandlerOptions,
-  type PromptHandler,
-  type PromptOptions,
-  Registry,
-  type ResourceHandler,
-  type ToolHandler,
-  type ToolOptions,
-} from './registry.js';
+import { Registry } from './registry.js';
 import type { ServerCore } from './request-handler.js';
 import { type RequestStateCodec, SealedStateCodec } from './request-state.js';
 import type { RoundGuard } from './round/guard.js';

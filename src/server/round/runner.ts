@@ -16,9 +16,9 @@ import {
 import type { RequestContext } from '../context.js';
 import { SERVER_DEFAULTS } from '../defaults.js';
 import { type Logger, type RequestEnvironment, stderrLogger } from '../environment.js';
+import type { HandlerOptions } from '../handlers.js';
 import { checkInputBounds } from '../input-bounds.js';
 import { type MaybePromise, thenOrNow } from '../maybe-async.js';
-import type { HandlerOptions } from '../registry.js';
 import { readRequestMeta } from '../request-meta.js';
 import type { RequestStateCodec } from '../request-state.js';
 import { errorAnswer, resultAnswer, unrecordedAnswer } from './answers.js';
