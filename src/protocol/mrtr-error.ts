@@ -94,6 +94,11 @@ export const MRTR_ERROR_CODES = Object.freeze([
   'ERR_HELD_CALL_EXPIRED',
   /** A held call's requestState was presented twice: each is good for one round. */
   'ERR_HELD_CALL_USED',
+  // gateway
+  /** A gateway config that cannot work (an upstream's credentials: a secret's variable unset, its file unreadable). */
+  'ERR_GATEWAY_CONFIG',
+  /** The credentials an upstream needs could not be obtained for this caller (no token to exchange, exchange refused). */
+  'ERR_GATEWAY_EGRESS',
   // cli
   /** A command line that cannot be run (unknown option, missing value, bad flag). */
   'ERR_USAGE',
