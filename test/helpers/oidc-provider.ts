@@ -1,12 +1,17 @@
 // A real OpenID provider (oidc-provider) on 127.0.0.1 for the auth tests: a confidential test client, test users,
-// JWT access tokens for one resource (RFC 8707), and a count of how often its JWKS was fetched.
+// JWT access tokens for one resource (RFC 8707), and a count of how often its JWKS was fetched. On request, an RFC 8693
+// token exchange grant (oidc-provider has none built in) that trades one of its own access tokens for one meant for
+// another audience, same subject: what a gateway presents to the servers behind it.
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import Provider from 'oidc-provider';
+import { createLocalJWKSet, jwtVerify } from 'jose';
+import Provider, { errors, type KoaContextWithOIDC } from 'oidc-provider';
 
 export const TEST_CLIENT = { id: 'mrtr-test', secret: 'mrtr-test-secret-that-is-long-enough' };
 export const SCOPES = 'openid profile bugs:read bugs:write';
+export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
+const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
 
 export interface TestUser {
   name: string;
@@ -22,6 +27,8 @@ export interface RunningProvider {
   provider: Provider;
   /** How many times the JWKS endpoint has been asked. */
   jwksFetches(): number;
+  /** How many token exchange requests reached the grant (granted or refused). */
+  exchanges(): number;
   /** Mint a JWT access token for `user` (or for the client itself) through the provider's own token model. */
   accessToken(options: {
     user?: string;
@@ -48,6 +55,11 @@ export async function startOidcProvider(options: {
   redirectUris?: string[];
   keys?: JsonWebKey[];
   port?: number;
+  /**
+   * Let the test client exchange tokens (RFC 8693): a subject token must be this provider's JWT access token for
+   * `resource`; the new token is for one of `audiences` (asked as `audience` or `resource`).
+   */
+  tokenExchange?: { audiences: string[] };
 }): Promise<RunningProvider> {
   const server: Server = createServer();
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
@@ -66,7 +78,11 @@ export async function startOidcProvider(options: {
       {
         client_id: TEST_CLIENT.id,
         client_secret: TEST_CLIENT.secret,
-        grant_types: ['authorization_code', 'client_credentials'],
+        grant_types: [
+          'authorization_code',
+          'client_credentials',
+          ...(options.tokenExchange ? [TOKEN_EXCHANGE_GRANT] : []),
+        ],
         response_types: ['code'],
         redirect_uris: options.redirectUris ?? ['http://127.0.0.1/callback'],
         token_endpoint_auth_method: 'client_secret_basic',
@@ -110,6 +126,65 @@ export async function startOidcProvider(options: {
     cookies: { keys: ['test-cookie-key-0123456789abcdef'] },
   } as never);
   provider.proxy = false;
+  let exchanges = 0;
+  const exchange = options.tokenExchange;
+  if (exchange) {
+    // The public halves of the signing keys: a subject token is checked as any resource server of ours would.
+    const jwks = createLocalJWKSet({
+      keys: (keys as Array<JsonWebKey & { kid?: string }>).map(({ kty, n, e, kid, alg, use }) => ({
+        kty,
+        n,
+        e,
+        kid,
+        alg,
+        use,
+      })) as never,
+    });
+    provider.registerGrantType(
+      TOKEN_EXCHANGE_GRANT,
+      async (ctx: KoaContextWithOIDC) => {
+        exchanges++;
+        const params = ctx.oidc.params as Record<string, string | undefined>;
+        if (params.subject_token_type !== ACCESS_TOKEN_TYPE)
+          throw new errors.InvalidRequest('subject_token_type must be an access token');
+        if (params.requested_token_type !== undefined && params.requested_token_type !== ACCESS_TOKEN_TYPE)
+          throw new errors.InvalidRequest('only access tokens are issued');
+        let sub: string | undefined;
+        try {
+          ({
+            payload: { sub },
+          } = await jwtVerify(params.subject_token ?? '', jwks, { issuer, audience: options.resource }));
+        } catch {
+          throw new errors.InvalidGrant('subject_token is not a valid access token');
+        }
+        if (!sub) throw new errors.InvalidGrant('subject_token names no subject');
+        const target = params.audience ?? params.resource;
+        if (target === undefined || !exchange.audiences.includes(target))
+          throw new errors.InvalidTarget('unknown audience');
+        const rs = new provider.ResourceServer(target, resourceServer(target));
+        const granted = (params.scope ?? 'bugs:read')
+          .split(' ')
+          .filter((s) => rs.scope.split(' ').includes(s));
+        const token = new provider.AccessToken({
+          accountId: sub,
+          grantId: randomUUID(),
+          client: ctx.oidc.client,
+          scope: granted.join(' '),
+          resourceServer: rs,
+          ...(USERS[sub] ? { extra: { roles: USERS[sub]!.roles } } : {}),
+        } as never);
+        const value = await token.save();
+        ctx.body = {
+          access_token: value,
+          issued_token_type: ACCESS_TOKEN_TYPE,
+          token_type: 'Bearer',
+          expires_in: token.expiration,
+          scope: token.scope,
+        };
+      },
+      ['subject_token', 'subject_token_type', 'requested_token_type', 'audience', 'resource', 'scope'],
+    );
+  }
   let fetches = 0;
   const callback = provider.callback();
   server.on('request', (req, res) => {
@@ -121,6 +196,7 @@ export async function startOidcProvider(options: {
     provider,
     keys: { private: keys },
     jwksFetches: () => fetches,
+    exchanges: () => exchanges,
     async accessToken({ user, scope = 'bugs:read', audience = options.resource, ttlSec }) {
       const client = await provider.Client.find(TEST_CLIENT.id);
       const rs = new provider.ResourceServer(audience, {

@@ -125,6 +125,7 @@ export class TokenExchangeEgress implements Egress {
       throw new EgressRefused('no_subject_token', {
         hint: 'the request carried no bearer token to exchange',
       });
+    signal?.throwIfAborted();
     // A digest, not the token, in the key: the map holds no caller's token in the clear.
     const digest = createHash('sha256').update(subjectToken).digest('base64url');
     const key = `${caller.issuer ?? ''}\n${caller.subject}\n${digest}`;
