@@ -26,7 +26,7 @@ export interface PinCommandPlan {
   readonly book: PinBook;
   /** True when the book gained or replaced a pin: save it. */
   readonly changed: boolean;
-  /** Accept patterns that matched no tool listed now (a typo, or an upstream that did not answer). */
+  /** Accept patterns that matched no tool listed now (a typo, or an upstream that did not answer); not in `lines`. */
   readonly unmatched: string[];
 }
 
@@ -96,7 +96,6 @@ export function pinCommandPlan(
       lines.push(`gone      ${key} (pinned, not listed by ${upstream} now; the pin is kept)`);
   }
   const unmatched = patterns.filter((pattern) => !pattern.used).map((pattern) => pattern.pattern);
-  for (const pattern of unmatched) lines.push(`no tool listed now matches --accept ${pattern}`);
   lines.push(summary(sorted.length, counts));
   return { lines, book: updated, changed: counts.pinned + counts.accepted > 0, unmatched };
 }
