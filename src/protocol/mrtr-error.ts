@@ -99,6 +99,8 @@ export const MRTR_ERROR_CODES = Object.freeze([
   'ERR_GATEWAY_CONFIG',
   /** The credentials an upstream needs could not be obtained for this caller (no token to exchange, exchange refused). */
   'ERR_GATEWAY_EGRESS',
+  /** The gateway's lock file of pinned tool definitions cannot be read, or is not in the form mrtr writes it. */
+  'ERR_GATEWAY_PINS',
   // cli
   /** A command line that cannot be run (unknown option, missing value, bad flag). */
   'ERR_USAGE',
