@@ -94,6 +94,9 @@ export const MRTR_ERROR_CODES = Object.freeze([
   'ERR_HELD_CALL_EXPIRED',
   /** A held call's requestState was presented twice: each is good for one round. */
   'ERR_HELD_CALL_USED',
+  // gateway
+  /** The gateway's config file cannot be used: the message starts with FILE:LINE: and names the key and the fault. */
+  'ERR_GATEWAY_CONFIG',
   // cli
   /** A command line that cannot be run (unknown option, missing value, bad flag). */
   'ERR_USAGE',
