@@ -123,7 +123,7 @@ export function parseGatewayConfig(text: string, file: string): GatewayConfig {
   return { file: resolve(file), upstreams, policy: compilePolicy(rules, { file, lineOf }) };
 }
 
-function readUpstream(site: Site, baseDir: string): GatewayUpstreamConfig {
+function readUpstream(site: ConfigSite, baseDir: string): GatewayUpstreamConfig {
   const fields = site.map(UPSTREAM_KEYS);
   const get = (key: (typeof UPSTREAM_KEYS)[number]) => {
     const value = fields.get(key);
@@ -171,7 +171,7 @@ function readUpstream(site: Site, baseDir: string): GatewayUpstreamConfig {
 const resolveFrom = (baseDir: string, path: string): string =>
   isAbsolute(path) ? path : resolve(baseDir, path);
 
-function httpUrl(site: Site): string {
+function httpUrl(site: ConfigSite): string {
   const text = site.text();
   let url: URL;
   try {
@@ -184,7 +184,7 @@ function httpUrl(site: Site): string {
   return text;
 }
 
-function readEnv(site: Site): Record<string, string> {
+function readEnv(site: ConfigSite): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of site.entries()) {
     if (!ENV_NAME.test(name)) value.fail(`"${name}" is not an environment variable name`);
@@ -195,7 +195,7 @@ function readEnv(site: Site): Record<string, string> {
   return env;
 }
 
-function readCredentials(site: Site, baseDir: string): UpstreamCredentials {
+function readCredentials(site: ConfigSite, baseDir: string): UpstreamCredentials {
   // First the type (any key of any type may be there), then the keys that type takes.
   const typeSite = site.map([...new Set(Object.values(CREDENTIAL_KEYS).flat())]).get('type');
   if (!typeSite || typeSite.missing)

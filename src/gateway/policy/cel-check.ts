@@ -35,7 +35,7 @@ export const record = (name: string, fields: Record<string, StaticType>): Static
   name,
   fields,
 });
-export { BOOL as BOOL_TYPE, STRING as STRING_TYPE };
+export { STRING as STRING_TYPE };
 
 /** Names that denote types as values, as in `type(args.n) == int`. */
 const TYPE_NAMES = new Set([
