@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
-import { ConfigSite, choose, GatewayConfigError, type ConfigSite as Site } from './config-errors.js';
+import { ConfigSite, choose, GatewayConfigError } from './config-errors.js';
 import { compilePolicy, type Policy } from './policy/index.js';
 import { readRules } from './policy/read-rules.js';
 
