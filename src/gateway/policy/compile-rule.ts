@@ -1,0 +1,148 @@
+// One rule, checked for meaning and made runnable: its tool globs compiled, its condition parsed and type-checked,
+// its defaults filled in. What a rule says that cannot work is a GatewayConfigError at the rule's line.
+import { configError, type GatewayConfigError } from '../config-errors.js';
+import { type Condition, ConditionCompileError, compileCondition } from './condition.js';
+import { type CanonicalRule, orderedControls, sortedSet } from './digest.js';
+import { compileGlob, type Glob, splitToolPattern } from './glob.js';
+import {
+  type ApprovalRequirement,
+  CONTROLS,
+  type Control,
+  type PolicyCaller,
+  type PolicyRule,
+  type RateLimit,
+  type ToolRef,
+} from './types.js';
+
+export const DEFAULT_APPROVAL_EXPIRY_MS = 24 * 3_600_000;
+
+export interface CompiledRule {
+  readonly name: string;
+  readonly deny: boolean;
+  readonly reason: string | undefined;
+  readonly when: Condition | undefined;
+  readonly require: readonly Control[];
+  readonly approval: ApprovalRequirement | undefined;
+  readonly rateLimit: RateLimit | undefined;
+  readonly canonical: CanonicalRule;
+  matchesTool(ref: ToolRef): boolean;
+  matchesCaller(caller: PolicyCaller): boolean;
+}
+
+export interface RulePlace {
+  readonly file: string;
+  readonly lineOf?: ((index: number, key?: keyof PolicyRule) => number | undefined) | undefined;
+}
+
+export function compileRule(rule: PolicyRule, index: number, place: RulePlace): CompiledRule {
+  const line = (key?: keyof PolicyRule) => place.lineOf?.(index, key) ?? place.lineOf?.(index);
+  const fail = (key: keyof PolicyRule | undefined, problem: string): GatewayConfigError =>
+    configError(place.file, line(key), key ? `rules[${index}].${key}` : `rules[${index}]`, problem);
+
+  const ruleLine = line();
+  const name =
+    rule.name ?? (ruleLine === undefined ? `rule ${index + 1}` : `rule ${index + 1} (line ${ruleLine})`);
+
+  if (rule.tools.length === 0) throw fail('tools', 'must name at least one tool, as files/read_*');
+  const tools = rule.tools.map((pattern) => {
+    const parts = splitToolPattern(pattern);
+    if (!parts)
+      throw fail('tools', `"${pattern}" must be <upstream>/<tool glob>, as files/read_* or tickets/*`);
+    return { upstream: compileGlob(parts.upstream), tool: compileGlob(parts.tool) };
+  });
+
+  for (const key of ['roles', 'subjects', 'scopes'] as const)
+    if (rule[key]?.length === 0)
+      throw fail(key, 'is empty, so the rule matches nobody; leave it out or list someone');
+  // An allow rule that names nobody would silently grant nothing: refused. A deny rule that names nobody denies
+  // everyone — read the other way it would silently deny nothing, the unsafe direction.
+  const everyone = rule.deny === true && !rule.roles && !rule.subjects && !rule.scopes;
+  if (!everyone && !rule.roles && !rule.subjects && !rule.scopes)
+    throw fail(
+      undefined,
+      'an allow rule must say who it is for (roles, subjects or scopes); with none it matches nobody ("*" in roles is anyone signed in)',
+    );
+
+  const require = orderedControls(rule.require ?? []);
+  for (const control of rule.require ?? [])
+    if (!CONTROLS.includes(control))
+      throw fail('require', `unknown control "${control}" (choose ${CONTROLS.join(', ')})`);
+  const deny = rule.deny === true;
+  if (deny && (require.length > 0 || rule.approval || rule.rateLimit))
+    throw fail(
+      rule.require ? 'require' : rule.approval ? 'approval' : 'rateLimit',
+      'a deny rule refuses the call; it cannot also require controls or set a rate limit',
+    );
+  if (require.includes('approval') && !rule.approval)
+    throw fail(
+      'require',
+      'approval is required, so the rule needs approval: { role: ... } saying who approves',
+    );
+  if (rule.approval && !require.includes('approval'))
+    throw fail('approval', 'is set but require does not list approval; add it to require or remove this');
+  const approval = rule.approval && {
+    role: rule.approval.role,
+    approvals: rule.approval.approvals ?? 1,
+    expiresInMs: rule.approval.expiresInMs ?? DEFAULT_APPROVAL_EXPIRY_MS,
+  };
+  if (approval && (approval.role.trim() === '' || approval.role === '*'))
+    throw fail('approval', 'role must name the role of the approvers (not empty, not "*")');
+  if (approval && (!Number.isInteger(approval.approvals) || approval.approvals < 1))
+    throw fail('approval', 'approvals must be a whole number of at least 1');
+  if (approval && !(approval.expiresInMs > 0)) throw fail('approval', 'expiresIn must be more than zero');
+  const rateLimit = rule.rateLimit;
+  if (
+    rateLimit &&
+    (!Number.isInteger(rateLimit.requests) || rateLimit.requests < 1 || !(rateLimit.perMs > 0))
+  )
+    throw fail('rateLimit', 'needs requests (a whole number, at least 1) per a duration of more than zero');
+
+  let when: Condition | undefined;
+  if (rule.when !== undefined) {
+    try {
+      when = compileCondition(rule.when);
+    } catch (error) {
+      if (error instanceof ConditionCompileError) throw fail('when', error.message);
+      throw error;
+    }
+  }
+
+  const roles = rule.roles && new Set(rule.roles);
+  const anyRole = roles?.has('*') ?? false;
+  const subjects = rule.subjects && new Set(rule.subjects);
+  const scopes = rule.scopes;
+  const matchesGlobs = (globs: { upstream: Glob; tool: Glob }, ref: ToolRef) =>
+    globs.upstream(ref.upstream) && globs.tool(ref.tool);
+
+  return {
+    name,
+    deny,
+    reason: rule.reason,
+    when,
+    require,
+    approval,
+    rateLimit,
+    canonical: {
+      name: rule.name ?? null,
+      tools: sortedSet(rule.tools) ?? [],
+      roles: sortedSet(rule.roles),
+      subjects: sortedSet(rule.subjects),
+      scopes: sortedSet(rule.scopes),
+      reason: rule.reason ?? null,
+      rateLimit: rateLimit ?? null,
+      require,
+      approval: approval ?? null,
+      deny,
+      when: when?.canonical ?? null,
+    },
+    matchesTool: (ref) => tools.some((globs) => matchesGlobs(globs, ref)),
+    // Every kind of "who" the rule states must hold: any listed role, one of the subjects, all the scopes.
+    matchesCaller(caller) {
+      if (everyone) return true;
+      if (roles && !anyRole && !caller.roles.some((r) => roles.has(r))) return false;
+      if (subjects && !subjects.has(caller.subject)) return false;
+      if (scopes && !scopes.every((s) => caller.scopes.includes(s))) return false;
+      return true;
+    },
+  };
+}

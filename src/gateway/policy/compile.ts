@@ -1,0 +1,137 @@
+// The policy engine: deny by default, every matching rule considered, any matching deny wins. A condition that
+// cannot be evaluated (a missing field, a type mismatch, a value that is not a bool) fails closed for what it
+// guards: a deny rule's denies, an allow rule's does not allow. Several allow rules that match add up: every control
+// any of them requires, every rate limit; of their approvals the one asking the most approvers (the first such rule
+// in the file on a tie, its role), with the shortest expiry of them all.
+import { configError } from '../config-errors.js';
+import { type CompiledRule, compileRule, type RulePlace } from './compile-rule.js';
+import { type ConditionBindings, conditionBindings } from './condition.js';
+import { orderedControls, policyDigest } from './digest.js';
+import type {
+  ApprovalRequirement,
+  Control,
+  Decision,
+  Policy,
+  PolicyCaller,
+  PolicyRule,
+  ToolRef,
+} from './types.js';
+
+export type CompilePolicyOptions = RulePlace;
+
+/** Safe to show any caller: they say no more than a rule's own `reason`. */
+const MESSAGES = {
+  no_rule: "The gateway's policy does not allow you to call this tool.",
+  denied: "The gateway's policy refuses this call.",
+  condition_error: "The gateway's policy could not decide on this call, so it refuses it.",
+} as const;
+
+export function compilePolicy(rules: readonly PolicyRule[], options: CompilePolicyOptions): Policy {
+  const compiled = rules.map((rule, i) => compileRule(rule, i, options));
+  const seen = new Map<string, number>();
+  compiled.forEach((rule, i) => {
+    const first = seen.get(rule.name);
+    if (first !== undefined)
+      throw configError(
+        options.file,
+        options.lineOf?.(i, 'name') ?? options.lineOf?.(i),
+        `rules[${i}].name`,
+        `"${rule.name}" is already the name of rules[${first}]; rule names must be unique`,
+      );
+    seen.set(rule.name, i);
+  });
+  return new CompiledPolicy(compiled, policyDigest(compiled.map((r) => r.canonical)));
+}
+
+class CompiledPolicy implements Policy {
+  readonly #rules: readonly CompiledRule[];
+
+  constructor(
+    rules: readonly CompiledRule[],
+    readonly digest: string,
+  ) {
+    this.#rules = rules;
+  }
+
+  get ruleCount(): number {
+    return this.#rules.length;
+  }
+
+  controlsUsed(): Control[] {
+    return orderedControls(this.#rules.flatMap((r) => r.require));
+  }
+
+  visible(caller: PolicyCaller, ref: ToolRef): boolean {
+    let allowed = false;
+    for (const rule of this.#rules) {
+      if (!rule.matchesTool(ref) || !rule.matchesCaller(caller)) continue;
+      if (!rule.deny) allowed = true;
+      // A conditional deny may not apply to a given call: the tool stays listed and decide() judges each call.
+      else if (!rule.when) return false;
+    }
+    return allowed;
+  }
+
+  decide(caller: PolicyCaller, ref: ToolRef, args: Readonly<Record<string, unknown>>): Decision {
+    let bindings: ConditionBindings | undefined; // made once, and only if some matching rule has a condition
+    const allowing: CompiledRule[] = [];
+    let undecided: { rule: string; detail: string } | undefined;
+    for (const rule of this.#rules) {
+      if (!rule.matchesTool(ref) || !rule.matchesCaller(caller)) continue;
+      if (rule.when) {
+        bindings ??= conditionBindings(caller, ref, args);
+        const result = rule.when.evaluate(bindings);
+        if (!result.ok) {
+          const detail = `rule "${rule.name}": when: ${result.error}`;
+          if (rule.deny)
+            return {
+              allow: false,
+              rule: rule.name,
+              reason: 'condition_error',
+              detail,
+              message: MESSAGES.condition_error,
+            };
+          undecided ??= { rule: rule.name, detail };
+          continue;
+        }
+        if (!result.value) continue;
+      }
+      if (rule.deny)
+        return { allow: false, rule: rule.name, reason: 'denied', message: rule.reason ?? MESSAGES.denied };
+      allowing.push(rule);
+    }
+    if (allowing.length === 0) {
+      if (undecided)
+        return {
+          allow: false,
+          rule: undecided.rule,
+          reason: 'condition_error',
+          detail: undecided.detail,
+          message: MESSAGES.condition_error,
+        };
+      return { allow: false, reason: 'no_rule', message: MESSAGES.no_rule };
+    }
+    const approval = strictestApproval(allowing);
+    return {
+      allow: true,
+      rules: allowing.map((r) => r.name),
+      require: orderedControls(allowing.flatMap((r) => r.require)),
+      ...(approval ? { approval } : {}),
+      rateLimits: allowing.flatMap((r) =>
+        r.rateLimit ? [{ rule: r.name, requests: r.rateLimit.requests, perMs: r.rateLimit.perMs }] : [],
+      ),
+    };
+  }
+}
+
+/** Most approvers wins (the first such rule on a tie, with its role); the shortest expiry of all applies. */
+function strictestApproval(rules: readonly CompiledRule[]): ApprovalRequirement | undefined {
+  let strictest: ApprovalRequirement | undefined;
+  let expiresInMs = Number.POSITIVE_INFINITY;
+  for (const { approval } of rules) {
+    if (!approval) continue;
+    if (!strictest || approval.approvals > strictest.approvals) strictest = approval;
+    expiresInMs = Math.min(expiresInMs, approval.expiresInMs);
+  }
+  return strictest && { role: strictest.role, approvals: strictest.approvals, expiresInMs };
+}

@@ -1,0 +1,144 @@
+// A rule's `when`: a CEL expression over the call — `args` (its arguments, a map of dyn), `caller` ({subject,
+// issuer, roles, scopes}) and `tool` ({upstream, name}). Parsed and type-checked at load; evaluated per call by a plan
+// made once. `matches` is CEL's RE2 (linear time): an argument cannot make a condition's regular expression blow up.
+// JSON numbers that are whole become CEL ints, so `args.count > 5`, `args.count == 5` and `args.count % 2 == 0` read
+// as written; other numbers are doubles (CEL compares int and double as numbers).
+import { type CelInput, celEnv, isCelError, parse, plan, unparse } from '@bufbuild/cel';
+import { strings } from '@bufbuild/cel/ext';
+import { ConditionChecker, DYN, listOf, mapOf, record, STRING_TYPE, typeName } from './cel-check.js';
+import type { PolicyCaller, ToolRef } from './types.js';
+
+const ENV = celEnv({ funcs: strings });
+
+const VARIABLES = {
+  args: mapOf(STRING_TYPE, DYN),
+  caller: record('caller', {
+    subject: STRING_TYPE,
+    issuer: STRING_TYPE,
+    roles: listOf(STRING_TYPE),
+    scopes: listOf(STRING_TYPE),
+  }),
+  tool: record('tool', { upstream: STRING_TYPE, name: STRING_TYPE }),
+};
+
+/** Arguments nested deeper than this are refused (the condition fails closed) rather than walked. */
+const MAX_ARGUMENT_DEPTH = 64;
+
+/** What a condition reads, converted once per decision and shared by every rule's condition. */
+export interface ConditionBindings {
+  readonly vars: Record<string, CelInput>;
+  /** Set when the arguments could not be converted: every condition then fails closed with this reason. */
+  readonly argsError?: string;
+}
+
+export type ConditionResult =
+  | { readonly ok: true; readonly value: boolean }
+  | { readonly ok: false; readonly error: string };
+
+export interface Condition {
+  /** The expression as written. */
+  readonly source: string;
+  /** The expression as CEL prints it back: layout-free, for the policy digest. */
+  readonly canonical: string;
+  evaluate(bindings: ConditionBindings): ConditionResult;
+}
+
+/** A `when` CEL cannot parse or would refuse to run; the message is CEL's reason. */
+export class ConditionCompileError extends Error {
+  override readonly name = 'ConditionCompileError';
+}
+
+export function compileCondition(source: string): Condition {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(source);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new ConditionCompileError(`syntax error at ${message.replace(/^<input>:/, '')}`);
+  }
+  let result: ReturnType<ConditionChecker['check']>;
+  try {
+    result = new ConditionChecker(ENV, VARIABLES).check(parsed.expr);
+  } catch (error) {
+    throw new ConditionCompileError(error instanceof Error ? error.message : String(error));
+  }
+  // dyn passes here (`args.confirmed` may well be a bool); a value that is not a bool fails closed when evaluated.
+  if (result.kind !== 'dyn' && !(result.kind === 'scalar' && result.name === 'bool'))
+    throw new ConditionCompileError(`a condition must give a bool, and this one gives ${typeName(result)}`);
+  const run = plan(ENV, parsed);
+  return {
+    source,
+    canonical: unparse(parsed),
+    evaluate(bindings) {
+      if (bindings.argsError !== undefined) return { ok: false, error: bindings.argsError };
+      let value: unknown;
+      try {
+        value = run(bindings.vars);
+      } catch (error) {
+        // The evaluator is not supposed to throw; if it does, the condition is still undecided, and fails closed.
+        value = error instanceof Error ? error : new Error(String(error));
+      }
+      if (isCelError(value) || value instanceof Error) return { ok: false, error: value.message };
+      if (typeof value !== 'boolean') return { ok: false, error: `gave ${describeValue(value)}, not a bool` };
+      return { ok: true, value };
+    },
+  };
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (typeof value === 'bigint') return 'an int';
+  if (typeof value === 'number') return 'a double';
+  if (typeof value === 'string') return 'a string';
+  return 'a value';
+}
+
+class ArgumentsTooDeep extends Error {}
+
+/** A JSON value as CEL input: objects as Maps (an argument named `constructor` is just a key), whole numbers as ints. */
+function toCel(value: unknown, depth: number): CelInput {
+  if (depth > MAX_ARGUMENT_DEPTH)
+    throw new ArgumentsTooDeep(`arguments nested deeper than ${MAX_ARGUMENT_DEPTH}`);
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+    case 'bigint':
+      return value;
+    case 'number':
+      return Number.isSafeInteger(value) ? BigInt(value) : value;
+    case 'object': {
+      if (value === null) return null;
+      if (Array.isArray(value)) return value.map((item) => toCel(item, depth + 1));
+      const map = new Map<string, CelInput>();
+      for (const [key, item] of Object.entries(value))
+        if (item !== undefined) map.set(key, toCel(item, depth + 1));
+      return map;
+    }
+    default:
+      throw new ArgumentsTooDeep(`an argument of type ${typeof value} has no JSON form`);
+  }
+}
+
+/** The variables of one decision: made once, read by every condition that decision evaluates. */
+export function conditionBindings(
+  caller: PolicyCaller,
+  ref: ToolRef,
+  args: Readonly<Record<string, unknown>>,
+): ConditionBindings {
+  const callerMap = new Map<string, CelInput>([
+    ['subject', caller.subject],
+    ['roles', [...caller.roles]],
+    ['scopes', [...caller.scopes]],
+  ]);
+  if (caller.issuer !== undefined) callerMap.set('issuer', caller.issuer);
+  const tool = new Map<string, CelInput>([
+    ['upstream', ref.upstream],
+    ['name', ref.tool],
+  ]);
+  try {
+    return { vars: { args: toCel(args, 0), caller: callerMap, tool } };
+  } catch (error) {
+    if (!(error instanceof ArgumentsTooDeep)) throw error;
+    return { vars: { caller: callerMap, tool }, argsError: error.message };
+  }
+}

@@ -1,0 +1,14 @@
+// The gateway's policy: rules over upstream tools and callers, with CEL conditions over the call's arguments.
+export { type CompilePolicyOptions, compilePolicy } from './compile.js';
+export { DEFAULT_APPROVAL_EXPIRY_MS } from './compile-rule.js';
+export {
+  type ApprovalRequirement,
+  CONTROLS,
+  type Control,
+  type Decision,
+  type Policy,
+  type PolicyCaller,
+  type PolicyRule,
+  type RateLimit,
+  type ToolRef,
+} from './types.js';

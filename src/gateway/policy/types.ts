@@ -1,0 +1,100 @@
+// The policy's vocabulary: who calls (PolicyCaller), what (ToolRef), the rules as a config states them (PolicyRule),
+// and what the policy answers (Decision).
+
+/** The controls a rule can require before a call goes upstream. */
+export type Control = 'consent' | 'step_up' | 'approval';
+export const CONTROLS: readonly Control[] = Object.freeze(['consent', 'step_up', 'approval']);
+
+export interface PolicyCaller {
+  readonly subject: string;
+  readonly issuer?: string | undefined;
+  readonly roles: readonly string[];
+  readonly scopes: readonly string[];
+}
+
+export interface ToolRef {
+  /** The upstream's name in the config. */
+  readonly upstream: string;
+  /** The tool's name as the upstream lists it. */
+  readonly tool: string;
+}
+
+export interface ApprovalRequirement {
+  /** Who may approve: callers with this role (never the caller who asks). */
+  readonly role: string;
+  /** How many distinct approvers. */
+  readonly approvals: number;
+  /** How long an approval request stays open. */
+  readonly expiresInMs: number;
+}
+
+export interface RateLimit {
+  readonly requests: number;
+  readonly perMs: number;
+}
+
+/** One rule as a config file (or a program) states it; compilePolicy checks it and makes it runnable. */
+export interface PolicyRule {
+  /** Shown in decisions and the audit trail; default `rule N (line L)`. Unique. */
+  readonly name?: string | undefined;
+  /** `<upstream>/<tool glob>`: `*` any run of characters within the part, `?` one character. */
+  readonly tools: readonly string[];
+  /**
+   * Any of these roles; `*` is anyone authenticated. Every kind of "who" given must hold. An allow rule must give
+   * at least one; a deny rule that gives none applies to everyone.
+   */
+  readonly roles?: readonly string[] | undefined;
+  /** Any of these subjects, exactly. */
+  readonly subjects?: readonly string[] | undefined;
+  /** All of these scopes. */
+  readonly scopes?: readonly string[] | undefined;
+  /** Shown to a caller this rule refuses. */
+  readonly reason?: string | undefined;
+  readonly rateLimit?: RateLimit | undefined;
+  readonly require?: readonly Control[] | undefined;
+  /** Required exactly when `require` holds `approval`; approvals default 1, expiresInMs 24 h. */
+  readonly approval?:
+    | {
+        readonly role: string;
+        readonly approvals?: number | undefined;
+        readonly expiresInMs?: number | undefined;
+      }
+    | undefined;
+  readonly deny?: boolean | undefined;
+  /** A CEL condition over `args`, `caller` and `tool`; the rule applies only when it is true. */
+  readonly when?: string | undefined;
+}
+
+export type Decision =
+  | {
+      readonly allow: true;
+      /** The allow rules that matched. */
+      readonly rules: string[];
+      /** Every control any of them requires, in the order consent, step_up, approval. */
+      readonly require: Control[];
+      readonly approval?: ApprovalRequirement;
+      /** Every rate limit of every matching rule. */
+      readonly rateLimits: { rule: string; requests: number; perMs: number }[];
+    }
+  | {
+      readonly allow: false;
+      /** The rule that refused (a deny rule, or an allow rule whose condition could not be evaluated). */
+      readonly rule?: string;
+      readonly reason: 'no_rule' | 'denied' | 'condition_error';
+      /** For the audit trail, never for the caller: which condition failed and why. */
+      readonly detail?: string;
+      /** Safe to show the caller: says no more than the rule's own `reason` text. */
+      readonly message: string;
+    };
+
+export interface Policy {
+  /** The policy's version: SHA-256 (base64url) of its rules in canonical form. Comments and layout do not change it. */
+  readonly digest: string;
+  readonly ruleCount: number;
+  /** Whether the caller may see the tool listed: an allow rule could let them call it (conditions aside). */
+  visible(caller: PolicyCaller, ref: ToolRef): boolean;
+  /** Whether the caller may call the tool with these (path-normalized) arguments, and under which controls. */
+  decide(caller: PolicyCaller, ref: ToolRef, args: Readonly<Record<string, unknown>>): Decision;
+  /** The controls some rule requires, in the order consent, step_up, approval. */
+  controlsUsed(): Control[];
+}
