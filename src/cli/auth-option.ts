@@ -41,6 +41,8 @@ export function authFromFlags(
   host: string,
   endpoint: string,
   say: (line: string) => void,
+  /** Wraps the verifier before BearerAuth uses it (the gateway keeps each request's token for token exchange). */
+  wrapVerifier: (verifier: TokenVerifier) => TokenVerifier = (v) => v,
 ): { auth: BearerAuth | undefined; signIn?: SignInSetup } | { error: string } {
   const jwtFlags = (['issuer', 'audience', 'jwks-uri'] as const).filter((f) => flags[f] !== undefined);
   if (flags.tokens === undefined && jwtFlags.length === 0) {
@@ -99,7 +101,7 @@ export function authFromFlags(
       }
     }
     const auth = new BearerAuth({
-      verifier,
+      verifier: wrapVerifier(verifier),
       resource,
       ...(scopes && scopes.length > 0 ? { scopesSupported: scopes } : {}),
     });

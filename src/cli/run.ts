@@ -2,6 +2,7 @@
 import { auditCommand } from './audit.js';
 import { callCommand } from './call.js';
 import { conformanceClientCommand } from './conformance-client.js';
+import { gatewayCommand } from './gateway.js';
 import { keysCommand } from './keys.js';
 import { promptCommand } from './prompt.js';
 import { readCommand } from './read.js';
@@ -34,6 +35,9 @@ commands:
         secret in MRTR_CLIENT_SECRET)
         [--totp FILE]  the TOTP secrets for step-up (default data/totp.json); the example's request_access and
         grant_role keep approvals and step-ups in --store (else in memory); the inbox is /mrtr/approvals
+  gateway --config FILE [--lock FILE] [--locked] [serve's flags]     (mrtr gateway --help)
+        put consent, step-up, approval, rate limits, replay guards and the audit trail in front of other MCP
+        servers (stdio commands or HTTP URLs); gateway pin shows and accepts their tool definitions
   users totp <subject> [--totp FILE]
         enrol a person's authenticator app for step-up: prints the otpauth:// URI and a QR code
   audit flows|show|verify|checkpoint|keygen [--audit URL]
@@ -62,6 +66,8 @@ export async function runCli(argv: string[]): Promise<number | undefined> {
         return 0;
       }
       return serveCommand(rest);
+    case 'gateway':
+      return gatewayCommand(rest);
     case 'tools':
       return toolsCommand(rest);
     case 'call':

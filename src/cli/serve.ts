@@ -1,6 +1,7 @@
 // `mrtr serve`: run one of the built-in demo servers over Streamable HTTP or stdio.
 import { constants } from 'node:os';
 import { parseArgs } from 'node:util';
+import type { TokenVerifier } from '../auth/index.js';
 import type { HumanControls } from '../controls/index.js';
 import type { McpServer, McpServerOptions } from '../server/index.js';
 import { Keyring } from '../state/index.js';
@@ -67,42 +68,32 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 /** How long a stopping server waits for requests in progress, unless --drain-ms says otherwise. */
 const DEFAULT_DRAIN_MS = 10_000;
 
+/** The flags `mrtr serve` and `mrtr gateway` share (parseArgs options). */
+export const SERVE_FLAG_OPTIONS = {
+  data: { type: 'string', default: './data' },
+  host: { type: 'string', default: '127.0.0.1' },
+  port: { type: 'string', default: '3000' },
+  stdio: { type: 'boolean', default: false },
+  'state-keys': { type: 'string' },
+  'state-keys-file': { type: 'string' },
+  'drain-ms': { type: 'string' },
+  store: { type: 'string' },
+  ...AUTH_FLAG_OPTIONS,
+  audit: { type: 'string' },
+  'audit-instance': { type: 'string' },
+  'audit-key-file': { type: 'string' },
+  totp: { type: 'string', default: DEFAULT_TOTP_FILE },
+  'modern-only': { type: 'boolean', default: false },
+} as const;
+
 export async function serveCommand(argv: string[]): Promise<number | undefined> {
-  let values: AuthFlags & {
-    fixture?: string;
-    data?: string;
-    host?: string;
-    port?: string;
-    stdio?: boolean;
-    'state-keys'?: string;
-    'state-keys-file'?: string;
-    'drain-ms'?: string;
-    store?: string;
-    audit?: string;
-    'audit-instance'?: string;
-    'audit-key-file'?: string;
-    totp?: string;
-    'modern-only'?: boolean;
-  };
+  let values: ServeFlags & { fixture?: string };
   try {
     ({ values } = parseArgs({
       args: argv,
       options: {
         fixture: { type: 'string', default: 'example' },
-        data: { type: 'string', default: './data' },
-        host: { type: 'string', default: '127.0.0.1' },
-        port: { type: 'string', default: '3000' },
-        stdio: { type: 'boolean', default: false },
-        'state-keys': { type: 'string' },
-        'state-keys-file': { type: 'string' },
-        'drain-ms': { type: 'string' },
-        store: { type: 'string' },
-        ...AUTH_FLAG_OPTIONS,
-        audit: { type: 'string' },
-        'audit-instance': { type: 'string' },
-        'audit-key-file': { type: 'string' },
-        totp: { type: 'string', default: DEFAULT_TOTP_FILE },
-        'modern-only': { type: 'boolean', default: false },
+        ...SERVE_FLAG_OPTIONS,
       },
       strict: true,
     }));
@@ -119,23 +110,74 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
     );
     return 2;
   }
+  return startServer('serve', values, make, {
+    fixture,
+    startError: `cannot start fixture '${fixture}'`,
+    banner:
+      fixture === 'demo' ? (url, verifierKey, totpFile) => demoHelp(url, totpFile, verifierKey) : undefined,
+  });
+}
+
+/** What a served program adds to `mrtr serve`'s start-up: its name in messages, and the help it prints once up. */
+export interface StartHooks {
+  /** The fixture name start failures are explained for (explainStartFailure). */
+  fixture: string;
+  /** What a failure to build the server was doing (`cannot start fixture 'demo'`). */
+  startError: string;
+  /** Printed once listening (the demo's try-it lines). */
+  banner?: (url: string, verifierKey: string | undefined, totpFile: string) => string;
+  /** Run on SIGHUP (the gateway reloads its policy). */
+  onHangUp?: () => void;
+  /** Wraps the token verifier the auth flags make (see authFromFlags). */
+  wrapVerifier?: (verifier: TokenVerifier) => TokenVerifier;
+  /** Run once the listener closed, before the stores do. */
+  onClose?: () => Promise<void>;
+}
+
+/** The flags every served program shares (listener, keys, stores, auth, audit, TOTP). */
+export type ServeFlags = AuthFlags & {
+  data?: string;
+  host?: string;
+  port?: string;
+  stdio?: boolean;
+  'state-keys'?: string;
+  'state-keys-file'?: string;
+  'drain-ms'?: string;
+  store?: string;
+  audit?: string;
+  'audit-instance'?: string;
+  'audit-key-file'?: string;
+  totp?: string;
+  'modern-only'?: boolean;
+};
+
+/** Open the stores, auth and audit the flags name, build the server with `make`, and serve it until a signal. */
+export async function startServer(
+  command: string,
+  values: ServeFlags,
+  make: Fixture,
+  hooks: StartHooks,
+): Promise<number | undefined> {
+  const { fixture } = hooks;
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    process.stderr.write(`mrtr serve: --port must be an integer from 0 to 65535, got '${values.port}'\n`);
+    process.stderr.write(
+      `mrtr ${command}: --port must be an integer from 0 to 65535, got '${values.port}'\n`,
+    );
     return 2;
   }
   const drain = values['drain-ms'];
   const drainMs = drain === undefined ? DEFAULT_DRAIN_MS : /^\d+$/.test(drain) ? Number(drain) : Number.NaN;
   if (!(drainMs <= MAX_TIMER_MS)) {
     process.stderr.write(
-      `mrtr serve: --drain-ms must be an integer from 0 to ${MAX_TIMER_MS}, got '${drain}'\n`,
+      `mrtr ${command}: --drain-ms must be an integer from 0 to ${MAX_TIMER_MS}, got '${drain}'\n`,
     );
     return 2;
   }
   const options: Partial<McpServerOptions> = {};
   const keysFile = values['state-keys-file'];
   if (keysFile !== undefined && values['state-keys'] !== undefined) {
-    process.stderr.write('mrtr serve: give --state-keys or --state-keys-file, not both\n');
+    process.stderr.write(`mrtr ${command}: give --state-keys or --state-keys-file, not both\n`);
     return 2;
   }
   // A flag, then the environment (a fleet's shared keys), then the file (one machine).
@@ -143,7 +185,7 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
   if (spec === undefined && keysFile !== undefined) {
     const fromFile = keyringFromFile(keysFile, (line) => process.stderr.write(`${line}\n`));
     if ('error' in fromFile) {
-      process.stderr.write(`mrtr serve: ${fromFile.error}\n`);
+      process.stderr.write(`mrtr ${command}: ${fromFile.error}\n`);
       return 2;
     }
     options.stateKeys = fromFile.keyring;
@@ -151,13 +193,13 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
     try {
       options.stateKeys = Keyring.fromSpec(spec);
     } catch (error) {
-      process.stderr.write(`mrtr serve: invalid state keys: ${(error as Error).message}\n`);
+      process.stderr.write(`mrtr ${command}: invalid state keys: ${(error as Error).message}\n`);
       return 2;
     }
   }
   const opened = await storeFromFlag(values.store, (line) => process.stderr.write(`${line}\n`));
   if ('error' in opened) {
-    process.stderr.write(`mrtr serve: ${opened.error}\n`);
+    process.stderr.write(`mrtr ${command}: ${opened.error}\n`);
     return 2;
   }
   if (opened.store) options.replayStore = opened.store;
@@ -170,7 +212,7 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
       relay = await RedisAnswerRelay.connect(values.store, () => {});
     } catch (error) {
       process.stderr.write(
-        `mrtr serve: cannot reach ${opened.store?.description} for 2025 clients' answers: ${(error as Error).message}\n`,
+        `mrtr ${command}: cannot reach ${opened.store?.description} for 2025 clients' answers: ${(error as Error).message}\n`,
       );
       await opened.store?.close();
       return 2;
@@ -186,23 +228,27 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
     (values.tokens ?? values.issuer)
   ) {
     process.stderr.write(
-      'mrtr serve: with --port 0 the URL is not known in advance: give --resource URL too\n',
+      `mrtr ${command}: with --port 0 the URL is not known in advance: give --resource URL too\n`,
     );
     await opened.store?.close();
     return 2;
   }
-  const authed = authFromFlags(values, host, `http://${shownHost}:${port}/mcp`, (line) =>
-    process.stderr.write(`${line}\n`),
+  const authed = authFromFlags(
+    values,
+    host,
+    `http://${shownHost}:${port}/mcp`,
+    (line) => process.stderr.write(`${line}\n`),
+    hooks.wrapVerifier,
   );
   if ('error' in authed) {
-    process.stderr.write(`mrtr serve: ${authed.error}\n`);
+    process.stderr.write(`mrtr ${command}: ${authed.error}\n`);
     await opened.store?.close();
     return 2;
   }
   if (authed.auth) {
     if (values.stdio) {
       process.stderr.write(
-        'mrtr serve: --tokens and --issuer are for HTTP; a stdio server trusts its parent process\n',
+        `mrtr ${command}: --tokens and --issuer are for HTTP; a stdio server trusts its parent process\n`,
       );
       await opened.store?.close();
       return 2;
@@ -217,7 +263,7 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
   );
   if ('error' in audited) {
     await opened.store?.close();
-    process.stderr.write(`mrtr serve: ${audited.error}\n`);
+    process.stderr.write(`mrtr ${command}: ${audited.error}\n`);
     return 2;
   }
   if (audited.trail) options.observers = [audited.trail];
@@ -231,18 +277,19 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
       controls: {
         store: controlsStore,
         totpFile,
-        onEvent: (event) => process.stderr.write(`mrtr serve: ${event.control} ${JSON.stringify(event)}\n`),
+        onEvent: (event) =>
+          process.stderr.write(`mrtr ${command}: ${event.control} ${JSON.stringify(event)}\n`),
       },
     });
   } catch (error) {
     await audited.trail?.close();
     await opened.store?.close();
-    return startFailed(error, `cannot start fixture '${fixture}'`, fixture);
+    return startFailed(error, hooks.startError, fixture);
   }
   if (options.signIn && !values.stdio) {
     const origin = new URL(options.auth?.resource ?? `http://${shownHost}:${port}`).origin;
     process.stderr.write(
-      `mrtr serve: approvals inbox at ${origin}/mrtr/approvals; step-up codes checked against ${totpFile} (enrol: mrtr users totp SUBJECT --totp ${totpFile})\n`,
+      `mrtr ${command}: approvals inbox at ${origin}/mrtr/approvals; step-up codes checked against ${totpFile} (enrol: mrtr users totp SUBJECT --totp ${totpFile})\n`,
     );
   }
   if (values.stdio) {
@@ -255,17 +302,18 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
     let stopping = false;
     const stop = (signal: NodeJS.Signals) => {
       if (stopping) {
-        process.stderr.write(`mrtr serve: ${signal} again, closing now\n`);
+        process.stderr.write(`mrtr ${command}: ${signal} again, closing now\n`);
         // The shell's convention for "ended by signal N": 130 for SIGINT, 143 for SIGTERM.
         process.exit(128 + constants.signals[signal]);
       }
       stopping = true;
       process.stderr.write(
-        `mrtr serve: ${signal}: finishing requests in progress (up to ${drainMs / 1000} s; again to stop now)\n`,
+        `mrtr ${command}: ${signal}: finishing requests in progress (up to ${drainMs / 1000} s; again to stop now)\n`,
       );
       endpoint
         .close({ graceMs: drainMs })
         // The trail seals a last checkpoint once the last round is answered.
+        .then(() => hooks.onClose?.())
         .then(() => audited.trail?.close())
         .then(() => relay?.close())
         .then(() => opened.store?.close())
@@ -278,7 +326,8 @@ export async function serveCommand(argv: string[]): Promise<number | undefined> 
     // what is for a person goes to stderr there.
     const say = values.audit === 'jsonl:-' ? process.stderr : process.stdout;
     say.write(`listening on ${endpoint.url}\n`);
-    if (fixture === 'demo') say.write(demoHelp(endpoint.url, totpFile, audited.trail?.verifierKey));
+    if (hooks.banner) say.write(hooks.banner(endpoint.url, audited.trail?.verifierKey, totpFile));
+    if (hooks.onHangUp) process.on('SIGHUP', hooks.onHangUp);
   } catch (error) {
     await audited.trail?.close();
     await opened.store?.close();

@@ -208,7 +208,8 @@ export class StdioClientTransport implements ClientTransport {
           for (const p of this.pending.values()) if (p.progressToken === token) p.onNotification?.(n);
           return;
         }
-        if (this.pending.size === 1) {
+        // A list change is about the server, never about the request in flight: it goes to the transport's listener.
+        if (this.pending.size === 1 && !n.method.endsWith('/list_changed')) {
           for (const p of this.pending.values()) p.onNotification?.(n);
           return;
         }

@@ -23,7 +23,23 @@ export const ARROWS: Readonly<Record<string, readonly string[]>> = {
   controls: ['protocol', 'state', 'stores', 'auth', 'flow'],
   server: ['protocol', 'state', 'flow', 'stores', 'guard', 'auth', 'held'],
   client: ['protocol', 'held'],
+  // The gateway stands on every room a server author uses, and on the client to reach its upstreams.
+  gateway: [
+    'protocol',
+    'state',
+    'files',
+    'flow',
+    'stores',
+    'guard',
+    'auth',
+    'audit',
+    'controls',
+    'server',
+    'client',
+    'held',
+  ],
   cli: [
+    'gateway',
     'protocol',
     'state',
     'files',

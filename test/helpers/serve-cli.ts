@@ -10,11 +10,19 @@ export interface ServedCli {
   stop: () => Promise<void>;
 }
 
-export function serveCli(args: string[]): Promise<ServedCli> {
-  const child = spawn(process.execPath, ['dist/cli/main.js', 'serve', ...args]);
-  onTestFinished(() => {
+/** `command` is `serve` or `gateway` (the gateway takes serve's flags and prints the same line). */
+export function serveCli(args: string[], command: 'serve' | 'gateway' = 'serve'): Promise<ServedCli> {
+  const child = spawn(process.execPath, ['dist/cli/main.js', command, ...args]);
+  const kill = () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
+  };
+  // Started in a test: killed when it ends. Started in beforeAll: the file's afterAll stops it, and at worst the
+  // test process's exit does.
+  try {
+    onTestFinished(kill);
+  } catch {
+    process.once('exit', kill);
+  }
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
@@ -27,6 +35,6 @@ export function serveCli(args: string[]): Promise<ServedCli> {
       const m = /listening on (\S+)/.exec(c.toString());
       if (m) resolve({ url: m[1]!, stderr: () => stderr, stop });
     });
-    child.once('exit', () => reject(new Error(`serve exited early: ${stderr}`)));
+    child.once('exit', () => reject(new Error(`${command} exited early: ${stderr}`)));
   });
 }

@@ -1,15 +1,10 @@
 // The two ways egress fails: the operator's config cannot work (found at start, names what to fix), or the
 // credentials could not be obtained for this caller (found per request, safe to show that caller as it is).
 import { MrtrError } from '../../protocol/index.js';
+import { GatewayConfigError } from '../config-errors.js';
 
-/** An upstream's credentials config that cannot work: the message names the variable, file or field to fix. */
-export class GatewayConfigError extends MrtrError {
-  override readonly name = 'GatewayConfigError';
-  declare readonly code: 'ERR_GATEWAY_CONFIG';
-  constructor(message: string, options?: ErrorOptions) {
-    super('ERR_GATEWAY_CONFIG', message, options);
-  }
-}
+// An upstream's credentials config that cannot work is the config's error like any other: one class, one code.
+export { GatewayConfigError };
 
 /** Why a caller's upstream credentials could not be obtained, for the log and for branching. */
 export type EgressRefusalReason =

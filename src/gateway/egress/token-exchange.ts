@@ -3,6 +3,7 @@
 // only, never upstream. What the issuer answers is kept per (issuer, subject, token) until shortly before it expires.
 import { createHash } from 'node:crypto';
 import * as oauth from 'oauth4webapi';
+import { MrtrError } from '../../protocol/index.js';
 import { EgressRefused, GatewayConfigError, oauthErrorCode } from './errors.js';
 import { readSecret } from './secret.js';
 import { TokenCache } from './token-cache.js';
@@ -12,6 +13,9 @@ export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exch
 export const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
 
 export type TokenExchangeConfig = Extract<EgressConfig, { type: 'token-exchange' }>;
+
+/** The operator's detail of a refusal (its `cause`): never shown to the caller. */
+const egressDetail = (message: string) => new MrtrError('ERR_GATEWAY_EGRESS', message);
 
 export interface TokenExchangeOptions {
   /** Where `clientSecretEnv` is looked up (default process.env). */
@@ -169,18 +173,19 @@ export class TokenExchangeEgress implements Egress {
       }
       try {
         const as = await oauth.processDiscoveryResponse(this.#issuer, response);
-        if (typeof as.token_endpoint !== 'string') throw new Error('it names no token_endpoint');
+        if (typeof as.token_endpoint !== 'string')
+          throw new MrtrError('ERR_GATEWAY_EGRESS', 'it names no token_endpoint');
         return as;
       } catch (error) {
         throw new EgressRefused('issuer_unavailable', {
-          cause: new Error(
+          cause: egressDetail(
             `the metadata of issuer ${this.#config.issuer} is not usable: ${(error as Error).message}`,
           ),
         });
       }
     }
     throw new EgressRefused('issuer_unavailable', {
-      cause: new Error(`no metadata for issuer ${this.#config.issuer} (${problems.join('; ')})`),
+      cause: egressDetail(`no metadata for issuer ${this.#config.issuer} (${problems.join('; ')})`),
     });
   }
 
@@ -213,16 +218,18 @@ export class TokenExchangeEgress implements Egress {
     // Sent upstream as Bearer, so nothing else will do; and the caller's own token back is a passthrough.
     if (answer.token_type !== 'bearer')
       throw new EgressRefused('bad_response', {
-        cause: new Error(`${where}: token_type ${answer.token_type}, not Bearer`),
+        cause: egressDetail(`${where}: token_type ${answer.token_type}, not Bearer`),
       });
     const issued = (answer as { issued_token_type?: unknown }).issued_token_type;
     if (issued !== undefined && issued !== ACCESS_TOKEN_TYPE)
       throw new EgressRefused('bad_response', {
-        cause: new Error(`${where}: issued_token_type ${String(issued).slice(0, 100)}, not an access token`),
+        cause: egressDetail(
+          `${where}: issued_token_type ${String(issued).slice(0, 100)}, not an access token`,
+        ),
       });
     if (answer.access_token === subjectToken)
       throw new EgressRefused('bad_response', {
-        cause: new Error(`${where}: the issuer gave back the caller's own token`),
+        cause: egressDetail(`${where}: the issuer gave back the caller's own token`),
       });
     const lifetimeMs = answer.expires_in === undefined ? undefined : answer.expires_in * 1000;
     return {
@@ -247,21 +254,21 @@ function refusal(error: unknown, where: string, subjectToken: string): EgressRef
     const description = error.error_description ? `: ${scrub(error.error_description)}` : '';
     return new EgressRefused('exchange_refused', {
       ...(code === undefined ? {} : { oauthError: code }),
-      cause: new Error(`${where}: HTTP ${error.status} ${code ?? '(no usable error code)'}${description}`),
+      cause: egressDetail(`${where}: HTTP ${error.status} ${code ?? '(no usable error code)'}${description}`),
     });
   }
   if (error instanceof oauth.WWWAuthenticateChallengeError) {
     const code = oauthErrorCode(error.cause[0]?.parameters.error);
     return new EgressRefused('exchange_refused', {
       ...(code === undefined ? {} : { oauthError: code }),
-      cause: new Error(
+      cause: egressDetail(
         `${where}: HTTP ${error.status} with a WWW-Authenticate challenge ${code ?? ''}`.trim(),
       ),
     });
   }
   if (error instanceof oauth.OperationProcessingError || error instanceof oauth.UnsupportedOperationError)
-    return new EgressRefused('bad_response', { cause: new Error(`${where}: ${scrub(error.message)}`) });
+    return new EgressRefused('bad_response', { cause: egressDetail(`${where}: ${scrub(error.message)}`) });
   return new EgressRefused('issuer_unavailable', {
-    cause: new Error(`${where}: ${scrub((error as Error)?.message ?? String(error))}`),
+    cause: egressDetail(`${where}: ${scrub((error as Error)?.message ?? String(error))}`),
   });
 }

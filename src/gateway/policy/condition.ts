@@ -5,6 +5,7 @@
 // as written; other numbers are doubles (CEL compares int and double as numbers).
 import { type CelInput, celEnv, isCelError, parse, plan, unparse } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
+import { MrtrError } from '../../protocol/index.js';
 import { ConditionChecker, DYN, listOf, mapOf, record, STRING_TYPE, typeName } from './cel-check.js';
 import type { PolicyCaller, ToolRef } from './types.js';
 
@@ -44,8 +45,11 @@ export interface Condition {
 }
 
 /** A `when` CEL cannot parse or would refuse to run; the message is CEL's reason. */
-export class ConditionCompileError extends Error {
+export class ConditionCompileError extends MrtrError {
   override readonly name = 'ConditionCompileError';
+  constructor(message: string) {
+    super('ERR_GATEWAY_CONFIG', message);
+  }
 }
 
 export function compileCondition(source: string): Condition {
@@ -76,7 +80,7 @@ export function compileCondition(source: string): Condition {
         value = run(bindings.vars);
       } catch (error) {
         // The evaluator is not supposed to throw; if it does, the condition is still undecided, and fails closed.
-        value = error instanceof Error ? error : new Error(String(error));
+        return { ok: false, error: error instanceof Error ? error.message : String(error) };
       }
       if (isCelError(value) || value instanceof Error) return { ok: false, error: value.message };
       if (typeof value !== 'boolean') return { ok: false, error: `gave ${describeValue(value)}, not a bool` };
@@ -93,7 +97,12 @@ function describeValue(value: unknown): string {
   return 'a value';
 }
 
-class ArgumentsTooDeep extends Error {}
+/** Internal signal of toCel: arguments a condition cannot read (too deep, no JSON form). */
+class ArgumentsTooDeep extends MrtrError {
+  constructor(message: string) {
+    super('ERR_INVALID_ARGUMENT', message);
+  }
+}
 
 /** A JSON value as CEL input: objects as Maps (an argument named `constructor` is just a key), whole numbers as ints. */
 function toCel(value: unknown, depth: number): CelInput {

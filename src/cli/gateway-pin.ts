@@ -1,0 +1,93 @@
+// `mrtr gateway pin`: list every upstream's tools now, compare them with the lock file, and pin or accept what the
+// admin names. Without --accept or --all it changes nothing: it shows each tool's status and, for a changed one,
+// what changed line by line (--diff is accepted for clarity; showing is the default).
+import { parseArgs } from 'node:util';
+import {
+  egressFor,
+  loadGatewayConfig,
+  PinBook,
+  pinCommandPlan,
+  type SeenTool,
+  Upstream,
+} from '../gateway/index.js';
+import type { JsonObject } from '../protocol/index.js';
+import { defaultLockFile } from './gateway.js';
+
+export async function pinCommand(argv: string[]): Promise<number> {
+  let values: { config?: string; lock?: string; diff?: boolean; accept?: string[]; all?: boolean };
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        config: { type: 'string' },
+        lock: { type: 'string' },
+        diff: { type: 'boolean', default: false },
+        accept: { type: 'string', multiple: true },
+        all: { type: 'boolean', default: false },
+      },
+      strict: true,
+    }));
+  } catch (error) {
+    process.stderr.write(`mrtr gateway pin: ${(error as Error).message}\n`);
+    return 2;
+  }
+  if (values.config === undefined) {
+    process.stderr.write('mrtr gateway pin: --config FILE is required\n');
+    return 2;
+  }
+  const lock = values.lock ?? defaultLockFile(values.config);
+  let book: PinBook;
+  let upstreams: Upstream[];
+  try {
+    const config = loadGatewayConfig(values.config);
+    book = PinBook.load(lock);
+    upstreams = config.upstreams.map(
+      (spec) =>
+        new Upstream(spec, {
+          egress: egressFor(spec.credentials ?? { type: 'none' }),
+          log: (line) => process.stderr.write(`mrtr gateway pin: ${line}\n`),
+          timeoutMs: 30_000,
+          maxCallers: 1,
+        }),
+    );
+  } catch (error) {
+    process.stderr.write(`mrtr gateway pin: ${(error as Error).message}\n`);
+    return 2;
+  }
+  const seen: SeenTool[] = [];
+  let failed = false;
+  try {
+    for (const upstream of upstreams) {
+      try {
+        for (const definition of await upstream.listTools({ subject: '' }))
+          seen.push({
+            upstream: upstream.name,
+            tool: definition.name,
+            definition: definition as unknown as JsonObject,
+          });
+      } catch (error) {
+        failed = true;
+        process.stderr.write(
+          `mrtr gateway pin: upstream ${upstream.name}: cannot list its tools: ${(error as Error).message}\n`,
+        );
+      }
+    }
+  } finally {
+    await Promise.allSettled(upstreams.map((u) => u.close()));
+  }
+  let plan: ReturnType<typeof pinCommandPlan>;
+  try {
+    plan = pinCommandPlan(book, seen, { accept: values.accept, all: values.all });
+  } catch (error) {
+    process.stderr.write(`mrtr gateway pin: ${(error as Error).message}\n`);
+    return 2;
+  }
+  for (const line of plan.lines) process.stdout.write(`${line}\n`);
+  for (const pattern of plan.unmatched)
+    process.stderr.write(`mrtr gateway pin: --accept ${pattern} matched no tool listed now\n`);
+  if (plan.changed) {
+    plan.book.save();
+    process.stdout.write(`wrote ${lock}; a running gateway takes it on SIGHUP\n`);
+  }
+  return failed || plan.unmatched.length > 0 ? 1 : 0;
+}

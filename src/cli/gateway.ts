@@ -1,0 +1,153 @@
+// `mrtr gateway`: serve the gateway in front of the upstreams a config file names, with `mrtr serve`'s flags for
+// the listener, auth, stores and audit; `mrtr gateway pin` shows and accepts upstream tool definitions;
+// `mrtr gateway check` reads a config and its policy without starting anything.
+import { dirname, join, parse as parsePath } from 'node:path';
+import { parseArgs } from 'node:util';
+import { totpSecretsFile } from '../controls/index.js';
+import {
+  Gateway,
+  type GatewayConfig,
+  GatewayConfigError,
+  loadGatewayConfig,
+  PinBook,
+  type RememberingVerifier,
+  rememberingVerifier,
+} from '../gateway/index.js';
+import { pinCommand } from './gateway-pin.js';
+import { SERVE_FLAG_OPTIONS, type ServeFlags, startServer } from './serve.js';
+
+export const GATEWAY_USAGE = `usage: mrtr gateway --config FILE [--lock FILE] [--locked] [--host H] [--port P] [serve's flags]
+       mrtr gateway pin --config FILE [--lock FILE] [--diff] [--accept UPSTREAM/TOOL]… [--all]
+       mrtr gateway check --config FILE
+
+  serve the gateway: every upstream's tools under <upstream>__<tool>, listed and callable only as the config's
+  rules allow, with consent, step-up, approval and rate limits before a call reaches its upstream. The flags of
+  mrtr serve apply: --tokens FILE | --issuer URL --audience AUD, --store, --audit, --audit-key-file,
+  --state-keys-file, --totp. SIGHUP reloads the config's rules (calls in progress keep going).
+  --lock FILE   the pinned tool definitions (default: FILE.lock.json beside the config); a tool whose definition
+                changed since it was pinned is withheld until accepted with mrtr gateway pin --accept
+  --locked      withhold tools the lock file does not list (default: pin them at first sight)
+`;
+
+/** Where the pins are kept unless --lock says: `gateway.yaml` → `gateway.lock.json` beside it. */
+export function defaultLockFile(configFile: string): string {
+  const { dir, name } = parsePath(configFile);
+  return join(dir || dirname(configFile), `${name}.lock.json`);
+}
+
+export async function gatewayCommand(argv: string[]): Promise<number | undefined> {
+  const [sub, ...rest] = argv;
+  if (sub === 'pin') return pinCommand(rest);
+  if (sub === 'check') return checkCommand(rest);
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(GATEWAY_USAGE);
+    return 0;
+  }
+  let values: ServeFlags & { config?: string; lock?: string; locked?: boolean };
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        config: { type: 'string' },
+        lock: { type: 'string' },
+        locked: { type: 'boolean', default: false },
+        ...SERVE_FLAG_OPTIONS,
+      },
+      strict: true,
+    }));
+  } catch (error) {
+    process.stderr.write(`mrtr gateway: ${(error as Error).message}\n${GATEWAY_USAGE}`);
+    return 2;
+  }
+  if (values.config === undefined) {
+    process.stderr.write(`mrtr gateway: --config FILE is required\n${GATEWAY_USAGE}`);
+    return 2;
+  }
+  if (values.stdio) {
+    process.stderr.write(
+      'mrtr gateway: the gateway serves over HTTP only (its controls send people to its pages)\n',
+    );
+    return 2;
+  }
+  const configFile = values.config;
+  let config: GatewayConfig;
+  let pins: PinBook;
+  try {
+    config = loadGatewayConfig(configFile);
+    pins = PinBook.load(values.lock ?? defaultLockFile(configFile));
+  } catch (error) {
+    process.stderr.write(`mrtr gateway: ${(error as Error).message}\n`);
+    return 2;
+  }
+  const say = (line: string) => process.stderr.write(`mrtr gateway: ${line}\n`);
+  let gateway: Gateway | undefined;
+  // Each request's verified token, for upstreams whose credentials are exchanged per caller (RFC 8693).
+  const remembering: { current?: RememberingVerifier } = {};
+  return startServer(
+    'gateway',
+    values,
+    (options, { controls }) => {
+      const needsPages = config.policy.controlsUsed().some((c) => c === 'step_up' || c === 'approval');
+      if (needsPages && !options.signIn)
+        throw new GatewayConfigError(
+          "the rules require step_up or approval, which send people to the gateway's pages: give --tokens FILE or --issuer URL --audience AUD",
+        );
+      gateway = new Gateway({
+        config,
+        server: options,
+        store: controls.store,
+        controls: { totp: totpSecretsFile(controls.totpFile), onEvent: controls.onEvent },
+        pins,
+        locked: values.locked ?? false,
+        log: say,
+        tokenOf: (principal) => remembering.current?.tokenOf(principal),
+      });
+      return gateway.server;
+    },
+    {
+      fixture: 'gateway',
+      startError: `cannot start the gateway for ${configFile}`,
+      banner: (url) =>
+        `gateway in front of ${config.upstreams.map((u) => u.name).join(', ')}; policy ${config.policy.digest.slice(0, 12)}; try: mrtr tools ${url}\n`,
+      onHangUp: () => {
+        try {
+          const next = loadGatewayConfig(configFile);
+          const lock = values.lock ?? defaultLockFile(configFile);
+          for (const line of gateway?.reload(next, PinBook.load(lock)) ?? []) say(line);
+          say(`SIGHUP: policy reloaded from ${configFile} (version ${next.policy.digest.slice(0, 12)})`);
+        } catch (error) {
+          say(`SIGHUP: the policy in force is kept: ${(error as Error).message}`);
+        }
+      },
+      wrapVerifier: (verifier) => {
+        remembering.current = rememberingVerifier(verifier);
+        return remembering.current.verifier;
+      },
+      onClose: () => gateway?.close() ?? Promise.resolve(),
+    },
+  );
+}
+
+async function checkCommand(argv: string[]): Promise<number> {
+  let values: { config?: string };
+  try {
+    ({ values } = parseArgs({ args: argv, options: { config: { type: 'string' } }, strict: true }));
+  } catch (error) {
+    process.stderr.write(`mrtr gateway check: ${(error as Error).message}\n`);
+    return 2;
+  }
+  if (values.config === undefined) {
+    process.stderr.write('mrtr gateway check: --config FILE is required\n');
+    return 2;
+  }
+  try {
+    const config = loadGatewayConfig(values.config);
+    process.stdout.write(
+      `${values.config}: ${config.upstreams.length} upstreams, ${config.policy.ruleCount} rules, policy version ${config.policy.digest}\n`,
+    );
+    return 0;
+  } catch (error) {
+    process.stderr.write(`mrtr gateway check: ${(error as Error).message}\n`);
+    return 2;
+  }
+}

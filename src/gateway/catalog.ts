@@ -1,0 +1,275 @@
+// What the gateway serves: every upstream's tools under `<upstream>__<tool>`, listed from the upstream, cached, and
+// shown to each caller only as the policy allows. A tool the policy hides for a caller does not exist for that
+// caller: not in its list or its pages, not findable by name (the answer is the one for an unknown name), and a
+// change to it is not signalled. A tool whose definition changed since it was pinned is withheld from everyone
+// until an admin accepts the change (pins.ts).
+import type { JsonObject, ToolDefinition } from '../protocol/index.js';
+import {
+  type Catalog,
+  type CatalogCaller,
+  type CatalogKind,
+  type ToolEntry,
+  type ToolHandler,
+  toolEntry,
+} from '../server/index.js';
+import { callerOf } from './caller.js';
+import type { EgressCaller } from './egress/index.js';
+import { exposedName, splitExposedName } from './names.js';
+import { definitionDigest, type PinBook } from './pins/index.js';
+import type { Policy } from './policy/index.js';
+import type { Upstream } from './upstream.js';
+
+/** One upstream tool as the gateway serves it. */
+export interface GatewayTool {
+  readonly upstream: Upstream;
+  /** The tool's name upstream. */
+  readonly tool: string;
+  /** The name callers see. */
+  readonly name: string;
+  /** The upstream's definition as it was listed (and pinned). */
+  readonly definition: ToolDefinition;
+  /** Digest of that definition: consents and approvals bind it. */
+  readonly digest: string;
+  readonly entry: ToolEntry;
+}
+
+/** What runs a call to an upstream tool: the gateway's forwarding handler. */
+export type ForwardingHandler = (tool: Omit<GatewayTool, 'entry'>) => ToolHandler<JsonObject>;
+
+export interface GatewayCatalogOptions {
+  readonly upstreams: readonly Upstream[];
+  /** The policy in force (read on every request: a reload swaps it). */
+  readonly policy: () => Policy;
+  /** The pinned definitions in force (a reload swaps the book). */
+  readonly pins: () => PinBook;
+  /** With a lock file given as locked, a tool never pinned is withheld too. */
+  readonly locked: boolean;
+  readonly handler: ForwardingHandler;
+  /** How long an upstream's listing is served from the cache (ms). */
+  readonly refreshMs: number;
+  readonly log: (line: string) => void;
+  /** The request's verified token, for a per-caller token exchange when listing. */
+  readonly tokenOf: (principal: object | undefined) => string | undefined;
+  readonly now?: () => number;
+}
+
+interface Listing {
+  readonly tools: ReadonlyMap<string, GatewayTool>;
+  readonly at: number;
+}
+
+export class GatewayCatalog implements Catalog {
+  readonly sameForEveryone = false;
+  readonly #byName = new Map<string, Upstream>();
+  readonly #listings = new Map<string, Listing>();
+  readonly #loading = new Map<string, Promise<Listing>>();
+  readonly #watchers = new Set<() => void>();
+  /** Bumped by invalidate(): a listing that started before it is not kept as current. */
+  #generation = 0;
+  readonly #now: () => number;
+
+  constructor(private readonly options: GatewayCatalogOptions) {
+    this.#now = options.now ?? Date.now;
+    for (const upstream of options.upstreams) {
+      this.#byName.set(upstream.name, upstream);
+      upstream.onToolsChanged(() => this.invalidate(upstream.name));
+    }
+  }
+
+  /** Forget an upstream's listing (it said its tools changed, or a pin was accepted): the next request lists anew. */
+  invalidate(upstream?: string): void {
+    this.#generation++;
+    if (upstream === undefined) this.#listings.clear();
+    else this.#listings.delete(upstream);
+    for (const w of [...this.#watchers]) w();
+  }
+
+  /** Every tool of every upstream, hidden ones included: for `mrtr gateway pin` and the policy's what-if. */
+  async allTools(caller: CatalogCaller): Promise<GatewayTool[]> {
+    const listings = await Promise.all(this.options.upstreams.map((u) => this.#listing(u, caller)));
+    return listings.flatMap((l) => [...l.tools.values()]);
+  }
+
+  /** The tool behind an exposed name if `caller` may see it, else undefined (as if it did not exist). */
+  async route(name: string, caller: CatalogCaller): Promise<GatewayTool | undefined> {
+    const split = splitExposedName(name);
+    const upstream = split && this.#byName.get(split.upstream);
+    if (!(split && upstream)) return undefined;
+    const tool = (await this.#listing(upstream, caller)).tools.get(split.tool);
+    return tool && this.#visible(tool, caller) ? tool : undefined;
+  }
+
+  async listTools(caller: CatalogCaller): Promise<ToolEntry[]> {
+    const all = await this.allTools(caller);
+    return all.filter((t) => this.#visible(t, caller)).map((t) => t.entry);
+  }
+
+  async findTool(name: string, caller: CatalogCaller): Promise<ToolEntry | undefined> {
+    return (await this.route(name, caller))?.entry;
+  }
+
+  // Everyone may be offered tools: upstreams can list tools at any time, so saying so tells nothing of hidden ones.
+  offers() {
+    return { tools: true, prompts: false, resources: false, completions: false };
+  }
+
+  watch(caller: CatalogCaller, changed: (kind: CatalogKind) => void): () => void {
+    let seen: string | undefined;
+    const names = async () => (await this.listTools(caller)).map((t) => t.definition.name).join('\n');
+    void names().then(
+      (n) => {
+        seen = n;
+      },
+      () => {},
+    );
+    const watcher = () => {
+      void names().then(
+        (now) => {
+          // A caller hears only of a change to what it sees: a signal is itself information.
+          if (seen !== undefined && now !== seen) changed('tools');
+          seen = now;
+        },
+        () => {},
+      );
+    };
+    this.#watchers.add(watcher);
+    return () => this.#watchers.delete(watcher);
+  }
+
+  listPrompts = () => [];
+  findPrompt = () => undefined;
+  listResources = () => [];
+  listResourceTemplates = () => [];
+  findResource = () => undefined;
+  findResourceTemplate = () => undefined;
+
+  #visible(tool: GatewayTool, caller: CatalogCaller): boolean {
+    const who = callerOf(caller.principal);
+    return (
+      who !== undefined &&
+      this.options.policy().visible(who, { upstream: tool.upstream.name, tool: tool.tool })
+    );
+  }
+
+  async #listing(upstream: Upstream, caller: CatalogCaller): Promise<Listing> {
+    const cached = this.#listings.get(upstream.name);
+    if (cached && this.#now() - cached.at < this.options.refreshMs) return cached;
+    let loading = this.#loading.get(upstream.name);
+    if (!loading) {
+      loading = this.#load(upstream, caller).finally(() => this.#loading.delete(upstream.name));
+      this.#loading.set(upstream.name, loading);
+    }
+    return loading;
+  }
+
+  async #load(upstream: Upstream, caller: CatalogCaller): Promise<Listing> {
+    const at = this.#now();
+    const generation = this.#generation;
+    let definitions: ToolDefinition[];
+    try {
+      definitions = await upstream.listTools(egressCallerOf(caller, this.options.tokenOf));
+    } catch (error) {
+      this.options.log(`upstream ${upstream.name}: cannot list its tools: ${(error as Error).message}`);
+      // An upstream that is down serves nothing until it answers again; the last good listing is kept meanwhile.
+      return this.#listings.get(upstream.name) ?? { tools: new Map(), at };
+    }
+    const previous = this.#listings.get(upstream.name)?.tools;
+    const tools = new Map<string, GatewayTool>();
+    let pinned = false;
+    for (const definition of definitions) {
+      const name = exposedName(upstream.name, definition.name);
+      if (name === undefined) {
+        this.options.log(
+          `upstream ${upstream.name}: tool ${definition.name} withheld: its gateway name would exceed 128 characters`,
+        );
+        continue;
+      }
+      const digest = definitionDigest(definition as unknown as JsonObject);
+      const check = this.options
+        .pins()
+        .check(upstream.name, definition.name, definition as unknown as JsonObject);
+      if (check.status === 'changed') {
+        this.options.log(
+          `upstream ${upstream.name}: tool ${definition.name} withheld: its definition changed since it was pinned (mrtr gateway pin --diff shows how; --accept serves it)`,
+        );
+        continue;
+      }
+      if (check.status === 'new') {
+        if (this.options.locked) {
+          this.options.log(
+            `upstream ${upstream.name}: tool ${definition.name} withheld: not in the lock file`,
+          );
+          continue;
+        }
+        this.options.pins().pin(upstream.name, definition.name, definition as unknown as JsonObject);
+        pinned = true;
+      }
+      const kept = previous?.get(definition.name);
+      if (kept && kept.digest === digest) {
+        tools.set(definition.name, kept);
+        continue;
+      }
+      const built = this.#build(upstream, definition, name, digest);
+      if (built) tools.set(definition.name, built);
+    }
+    if (pinned) this.options.pins().save();
+    const listing = { tools, at };
+    if (generation === this.#generation) this.#listings.set(upstream.name, listing);
+    return listing;
+  }
+
+  #build(
+    upstream: Upstream,
+    definition: ToolDefinition,
+    name: string,
+    digest: string,
+  ): GatewayTool | undefined {
+    const base = { upstream, tool: definition.name, name, definition, digest };
+    try {
+      const entry = toolEntry(
+        {
+          name,
+          title: definition.title,
+          description: definition.description,
+          input: checkedSchema(definition.inputSchema as JsonObject | undefined),
+          annotations: definition.annotations,
+        },
+        this.options.handler(base) as ToolHandler<JsonObject>,
+      );
+      // Callers see the upstream's schemas as it wrote them (its dialect included); its results are its own to keep to.
+      if (definition.inputSchema !== undefined) entry.definition.inputSchema = definition.inputSchema;
+      if (definition.outputSchema !== undefined) entry.definition.outputSchema = definition.outputSchema;
+      return { ...base, entry };
+    } catch (error) {
+      this.options.log(
+        `upstream ${upstream.name}: tool ${definition.name} withheld: ${(error as Error).message}`,
+      );
+      return undefined;
+    }
+  }
+}
+
+/**
+ * The schema the gateway checks arguments with. Many servers (every one built on the 2025 SDKs) declare JSON Schema
+ * draft-07; the keywords tool inputs use (type, properties, required, enum, items as one schema, bounds, formats)
+ * mean the same in 2020-12, so the declaration is dropped for the check. The upstream still checks its own.
+ */
+function checkedSchema(schema: JsonObject | undefined): JsonObject | undefined {
+  if (schema === undefined || typeof schema.$schema !== 'string') return schema;
+  if (!/^https?:\/\/json-schema\.org\/draft-0[4-7]\/schema#?$/.test(schema.$schema)) return schema;
+  const { $schema: _dialect, ...rest } = schema;
+  return rest;
+}
+
+/** Who an upstream request is made for, for its egress credentials (their own token, for a token exchange). */
+export function egressCallerOf(
+  caller: Pick<CatalogCaller, 'principal'>,
+  tokenOf: (principal: object | undefined) => string | undefined,
+): EgressCaller {
+  const subjectToken = tokenOf(caller.principal);
+  return {
+    subject: caller.principal?.subject ?? '',
+    ...(caller.principal?.issuer !== undefined ? { issuer: caller.principal.issuer } : {}),
+    ...(subjectToken !== undefined ? { subjectToken } : {}),
+  };
+}

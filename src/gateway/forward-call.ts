@@ -1,0 +1,107 @@
+// The handler behind every upstream tool: call the upstream with the arguments the controls passed, and relay the
+// upstream's own questions to the caller. Each upstream round is an ask.step, so its answer — the upstream's
+// requestState included — is journaled inside the gateway's sealed state: bound to this caller, this exact request
+// (the upstream, the tool, the arguments) and a short expiry. A caller cannot carry it to another user, upstream or
+// call, and the upstream is never called twice for the same round. Its questions go to the caller with ask.forward
+// under the gateway's own keys, checked by kind, and their answers go back under the upstream's keys.
+import { RemoteError } from '../client/index.js';
+import type { InputRequest, JsonObject } from '../protocol/index.js';
+import type { RequestContext, ToolHandler, ToolResult } from '../server/index.js';
+import { argumentsDigest } from '../state/index.js';
+import type { GatewayTool } from './catalog.js';
+import { egressCallerOf } from './catalog.js';
+import { holderOf } from './holder.js';
+
+/** The most upstream rounds one call may take (each asks the caller once): past it the call ends. */
+export const MAX_UPSTREAM_ROUNDS = 20;
+
+/** What the gateway does to arguments before they are judged and sent: the path spellings made one (paths.ts). */
+export type ArgumentsPrep = (tool: Omit<GatewayTool, 'entry'>, args: JsonObject) => JsonObject;
+
+type UpstreamReply =
+  | { kind: 'complete'; result: JsonObject }
+  | { kind: 'asked'; inputRequests: Record<string, InputRequest>; requestState: string | undefined }
+  | { kind: 'failed'; message: string };
+
+const failure = (message: string): ToolResult => ({
+  content: [{ type: 'text', text: message }],
+  isError: true,
+});
+
+export function forwardingHandler(
+  prepare: ArgumentsPrep,
+  tokenOf: (principal: object | undefined) => string | undefined,
+) {
+  return (tool: Omit<GatewayTool, 'entry'>): ToolHandler<JsonObject> =>
+    async (args: JsonObject, ctx: RequestContext) => {
+      const sent = prepare(tool, args);
+      const caller = egressCallerOf(ctx, tokenOf);
+      const client = tool.upstream.clientFor(caller);
+      let requestState: string | undefined;
+      let inputResponses: JsonObject | undefined;
+      const started = Date.now();
+      for (let n = 1; n <= MAX_UPSTREAM_ROUNDS; n++) {
+        const reply = await ctx.ask.step(`mrtr/gateway/upstream-${n}`, async (): Promise<UpstreamReply> => {
+          try {
+            const answer = await client.round(
+              'tools/call',
+              { name: tool.tool, arguments: sent },
+              { requestState, inputResponses, holder: holderOf(ctx), signal: ctx.signal },
+            );
+            if (answer.resultType === 'input_required')
+              return {
+                kind: 'asked',
+                inputRequests: answer.inputRequests as Record<string, InputRequest>,
+                requestState: answer.requestState,
+              };
+            return { kind: 'complete', result: answer as unknown as JsonObject };
+          } catch (error) {
+            tool.upstream.failed(caller, error);
+            const why = error instanceof RemoteError ? error.message : (error as Error).message;
+            return { kind: 'failed', message: `upstream ${tool.upstream.name} failed: ${why}` };
+          }
+        });
+        if (reply.kind === 'failed') {
+          ctx.audit.note({
+            upstream: { name: tool.upstream.name, tool: tool.tool, rounds: n, failed: reply.message },
+          });
+          return failure(reply.message);
+        }
+        if (reply.kind === 'complete') {
+          const result = passedOn(reply.result);
+          ctx.audit.note({
+            upstream: {
+              name: tool.upstream.name,
+              tool: tool.tool,
+              rounds: n,
+              latencyMs: Date.now() - started,
+              answerDigest: argumentsDigest(result),
+            },
+          });
+          return result;
+        }
+        const keys = Object.keys(reply.inputRequests);
+        const answers = await ctx.ask.all(
+          keys.map((key) => ctx.ask.forward(reply.inputRequests[key] as InputRequest)),
+        );
+        inputResponses = {};
+        keys.forEach((key, i) => {
+          (inputResponses as Record<string, unknown>)[key] = answers[i];
+        });
+        requestState = reply.requestState;
+      }
+      return failure(
+        `upstream ${tool.upstream.name} asked more than ${MAX_UPSTREAM_ROUNDS} rounds of questions`,
+      );
+    };
+}
+
+/** The upstream's result as the gateway passes it on: its content and outcome, not its protocol fields. */
+function passedOn(result: JsonObject): ToolResult {
+  const out: ToolResult = {
+    content: Array.isArray(result.content) ? (result.content as ToolResult['content']) : [],
+  };
+  if (result.structuredContent !== undefined) out.structuredContent = result.structuredContent as JsonObject;
+  if (result.isError === true) out.isError = true;
+  return out;
+}

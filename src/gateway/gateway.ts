@@ -1,0 +1,135 @@
+// The gateway put together: an McpServer whose catalog is the upstreams' tools (filtered per caller by the policy),
+// whose policy guard asks the controls a call needs before the forwarding handler calls the upstream, and whose
+// replay guard, auth and audit trail are the ones `mrtr serve` uses. The policy can be swapped while it runs
+// (SIGHUP): calls in progress keep going, and every later round is judged by the new one.
+import { HumanControls, type HumanControlsOptions } from '../controls/index.js';
+import { McpServer, type McpServerOptions } from '../server/index.js';
+import type { SharedStore } from '../stores/index.js';
+import { GatewayCatalog } from './catalog.js';
+import type { GatewayConfig } from './config.js';
+import { egressFor } from './egress/index.js';
+import { forwardingHandler } from './forward-call.js';
+import { normalizePathArguments } from './paths.js';
+import type { PinBook } from './pins/index.js';
+import type { Policy } from './policy/index.js';
+import { PolicyGuard } from './policy-guard.js';
+import { RateLimiter } from './rate-limit.js';
+import { Upstream } from './upstream.js';
+
+export const GATEWAY_DEFAULTS = Object.freeze({
+  /** How long an upstream's tool list is served from the cache before it is listed again. */
+  refreshMs: 60_000,
+  /** Time limit of one upstream request (a listing, a round). */
+  upstreamTimeoutMs: 120_000,
+  /** Upstream clients kept for per-caller credentials. */
+  maxCallersPerUpstream: 1000,
+});
+
+export interface GatewayOptions {
+  readonly config: GatewayConfig;
+  /** The server's options: auth, sign-in, state keys, replay store, observers (the audit trail). */
+  readonly server?: Partial<McpServerOptions>;
+  /** Where approvals, step-ups and rate-limit buckets live: share it between instances. */
+  readonly store: SharedStore;
+  /** The human controls' other options (TOTP secrets, events). */
+  readonly controls?: Omit<HumanControlsOptions, 'store'>;
+  readonly pins: PinBook;
+  /** Withhold tools that are not in the lock file (default: pin them at first sight). */
+  readonly locked?: boolean;
+  readonly log?: (line: string) => void;
+  readonly refreshMs?: number;
+  readonly upstreamTimeoutMs?: number;
+  /**
+   * The verified bearer token of the request a principal came with (`rememberingVerifier(…).tokenOf`): the subject
+   * token of a per-caller token exchange. Never sent upstream itself.
+   */
+  readonly tokenOf?: (principal: object | undefined) => string | undefined;
+}
+
+export class Gateway {
+  readonly server: McpServer;
+  readonly controls: HumanControls;
+  readonly catalog: GatewayCatalog;
+  readonly upstreams: readonly Upstream[];
+  #policy: Policy;
+  #config: GatewayConfig;
+  #pins: PinBook;
+
+  constructor(options: GatewayOptions) {
+    const log = options.log ?? (() => {});
+    this.#config = options.config;
+    this.#policy = options.config.policy;
+    this.#pins = options.pins;
+    const policy = () => this.#policy;
+    const timeoutMs = options.upstreamTimeoutMs ?? GATEWAY_DEFAULTS.upstreamTimeoutMs;
+    this.upstreams = options.config.upstreams.map(
+      (spec) =>
+        new Upstream(spec, {
+          egress: egressFor(spec.credentials ?? { type: 'none' }),
+          log,
+          timeoutMs,
+          maxCallers: GATEWAY_DEFAULTS.maxCallersPerUpstream,
+        }),
+    );
+    const specs = new Map(options.config.upstreams.map((s) => [s.name, s]));
+    // What was judged is what is sent: the same spelling of every path for the policy and for the upstream.
+    const prepare = (tool: { upstream: Upstream }, args: Record<string, unknown>) => {
+      const spec = specs.get(tool.upstream.name);
+      return normalizePathArguments(args, { names: spec?.pathArguments, base: spec?.cwd }) as typeof args;
+    };
+    this.catalog = new GatewayCatalog({
+      upstreams: this.upstreams,
+      policy,
+      pins: () => this.#pins,
+      locked: options.locked ?? false,
+      handler: forwardingHandler(prepare as never, options.tokenOf ?? (() => undefined)),
+      refreshMs: options.refreshMs ?? GATEWAY_DEFAULTS.refreshMs,
+      log,
+      tokenOf: options.tokenOf ?? (() => undefined),
+    });
+    // The guard needs the controls and the controls attach to the server the guard guards: the guard reads them
+    // when a round comes, by then both exist.
+    const guard = new PolicyGuard({
+      catalog: this.catalog,
+      policy,
+      prepare: prepare as never,
+      controls: () => this.controls,
+      rates: new RateLimiter(options.store),
+    });
+    this.server = new McpServer({
+      name: 'mrtr-gateway',
+      version: '0.1.0',
+      instructions: `A gateway in front of ${this.upstreams.map((u) => u.name).join(', ')}: tools are named <upstream>__<tool>.`,
+      ...options.server,
+      catalog: this.catalog,
+      guards: [...(options.server?.guards ?? []), guard],
+    });
+    this.controls = new HumanControls({ ...options.controls, store: options.store }).attach(this.server);
+  }
+
+  /** The policy in force. */
+  get policy(): Policy {
+    return this.#policy;
+  }
+
+  /**
+   * Take a new config's policy (and the lock file's pins, re-read); calls in progress keep going and are judged by it from their next round. Upstreams
+   * are not changed by a reload (restart the gateway for that): returns what was not taken, for the log.
+   */
+  reload(config: GatewayConfig, pins?: PinBook): string[] {
+    const ignored: string[] = [];
+    const before = JSON.stringify(this.#config.upstreams);
+    if (JSON.stringify(config.upstreams) !== before)
+      ignored.push('upstreams changed: restart the gateway to use the new upstreams');
+    this.#policy = config.policy;
+    this.#config = { ...this.#config, policy: config.policy };
+    if (pins) this.#pins = pins;
+    // Lists differ under the new policy: tell listening callers (each hears only of its own).
+    this.catalog.invalidate();
+    return ignored;
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled(this.upstreams.map((u) => u.close()));
+  }
+}

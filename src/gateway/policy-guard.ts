@@ -1,0 +1,120 @@
+// The policy on every round of a gateway call, before the upstream hears of it: who may call this tool with these
+// arguments, within which rate, and which controls must pass first — consent to the exact effect, a second factor on
+// the gateway's own page, a second person's approval. The controls are asked as the guard's own questions (sealed,
+// journaled, observed); the forwarding handler runs only once every one of them has passed. Each control is bound to
+// the effect: the upstream, the tool, the digest of its pinned definition, the digest of the arguments, and the
+// policy's version — so a change to any of them between rounds re-asks or refuses, never carries an old yes.
+import type { HumanControls } from '../controls/index.js';
+import type { JsonObject } from '../protocol/index.js';
+import type { GuardedRound, GuardResult, RequestContext, RoundGuard } from '../server/index.js';
+import { argumentsDigest } from '../state/index.js';
+import { callerOf } from './caller.js';
+import type { GatewayCatalog, GatewayTool } from './catalog.js';
+import type { ArgumentsPrep } from './forward-call.js';
+import type { Decision, Policy } from './policy/index.js';
+import { type RateLimiter, rateKey, rateLimited } from './rate-limit.js';
+
+/** Longest argument text shown in a consent or approval (the digest binds all of it). */
+const PREVIEW_CHARS = 600;
+
+export interface PolicyGuardOptions {
+  readonly catalog: GatewayCatalog;
+  readonly policy: () => Policy;
+  readonly prepare: ArgumentsPrep;
+  /** The controls (they attach to the server this guard guards, so they are made after it). */
+  readonly controls: () => HumanControls;
+  readonly rates: RateLimiter;
+}
+
+const refusal = (message: string): GuardResult => ({
+  content: [{ type: 'text', text: message }],
+  isError: true,
+});
+
+/** What a consent or an approval is for: everything that decides what the upstream will do. */
+export function effectOf(tool: Omit<GatewayTool, 'entry'>, args: JsonObject, policy: Policy) {
+  const text = JSON.stringify(args);
+  return {
+    upstream: tool.upstream.name,
+    tool: tool.tool,
+    arguments: text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS)}…` : text,
+    argumentsDigest: argumentsDigest(args),
+    definition: tool.digest,
+    policy: policy.digest,
+  };
+}
+
+export class PolicyGuard implements RoundGuard {
+  readonly name = 'gateway-policy';
+
+  constructor(private readonly options: PolicyGuardOptions) {}
+
+  async ask(round: GuardedRound, ctx: RequestContext): Promise<GuardResult | undefined> {
+    if (round.method !== 'tools/call') return undefined;
+    const tool = await this.options.catalog.route(round.target, ctx);
+    // Not a gateway tool this caller may see: the catalog already answered as for an unknown name.
+    if (!tool) return refusal(`Unknown tool: ${round.target}`);
+    const policy = this.options.policy();
+    const who = callerOf(round.principal);
+    const args = this.options.prepare(tool, (round.arguments ?? {}) as JsonObject);
+    const decision: Decision = who
+      ? policy.decide(who, { upstream: tool.upstream.name, tool: tool.tool }, args)
+      : { allow: false, reason: 'no_rule', message: 'the gateway refuses anonymous calls' };
+    ctx.audit.note({
+      gateway: {
+        upstream: tool.upstream.name,
+        tool: tool.tool,
+        definition: tool.digest,
+        policy: policy.digest,
+        decision: decision.allow
+          ? { allow: true, rules: decision.rules, require: decision.require }
+          : {
+              allow: false,
+              rule: decision.rule ?? null,
+              reason: decision.reason,
+              detail: decision.detail ?? null,
+            },
+      },
+    });
+    if (!decision.allow) return refusal(decision.message);
+    if (round.round === 0) await this.#takeRates(decision, round, tool);
+    const effect = effectOf(tool, args, policy);
+    const controls = this.options.controls();
+    const what = `${tool.upstream.name} ${tool.tool}`;
+    for (const control of decision.require) {
+      if (control === 'consent')
+        await controls.consent(ctx, { effect, message: `The gateway asks: call ${what}?` });
+      else if (control === 'step_up')
+        await controls.stepUp(ctx, {
+          reason: `The gateway's policy asks for a second factor before ${what}.`,
+        });
+      else if (control === 'approval' && decision.approval)
+        await controls.approval(ctx, {
+          role: decision.approval.role,
+          reason: `${ctx.principal?.subject ?? 'someone'} asks to call ${what} through the gateway`,
+          effect,
+          approve: decision.approval.approvals,
+          expiresInMs: decision.approval.expiresInMs,
+        });
+    }
+    return undefined;
+  }
+
+  /** Each rate limit of the deciding rules takes one token per call (its first round), per caller and tool. */
+  async #takeRates(decision: Extract<Decision, { allow: true }>, round: GuardedRound, tool: GatewayTool) {
+    for (const limit of decision.rateLimits) {
+      const key = rateKey(
+        limit.rule,
+        round.principal?.issuer ?? '',
+        round.principal?.subject ?? '',
+        tool.name,
+      );
+      const taken = await this.options.rates.take(key, limit);
+      if (!taken.ok)
+        throw rateLimited(
+          taken.retryAfterMs,
+          `Rate limit: ${limit.requests} calls of ${tool.name} per ${Math.round(limit.perMs / 1000)} s; retry later`,
+        );
+    }
+  }
+}
