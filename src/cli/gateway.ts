@@ -13,12 +13,14 @@ import {
   type RememberingVerifier,
   rememberingVerifier,
 } from '../gateway/index.js';
+import { gatewayDemoHelp, prepareGatewayDemo } from './gateway-demo.js';
 import { pinCommand } from './gateway-pin.js';
 import { SERVE_FLAG_OPTIONS, type ServeFlags, startServer } from './serve.js';
 
 export const GATEWAY_USAGE = `usage: mrtr gateway --config FILE [--lock FILE] [--locked] [--host H] [--port P] [serve's flags]
        mrtr gateway pin --config FILE [--lock FILE] [--diff] [--accept UPSTREAM/TOOL]… [--all]
        mrtr gateway check --config FILE
+       mrtr gateway demo [--port P] [--data DIR]   (npm run gateway:demo)
 
   serve the gateway: every upstream's tools under <upstream>__<tool>, listed and callable only as the config's
   rules allow, with consent, step-up, approval and rate limits before a call reaches its upstream. The flags of
@@ -35,10 +37,15 @@ export function defaultLockFile(configFile: string): string {
   return join(dir || dirname(configFile), `${name}.lock.json`);
 }
 
-export async function gatewayCommand(argv: string[]): Promise<number | undefined> {
+export async function gatewayCommand(
+  argv: string[],
+  /** What to print once listening (the demo's try-it lines); default a one-line summary. */
+  help?: (url: string) => string,
+): Promise<number | undefined> {
   const [sub, ...rest] = argv;
   if (sub === 'pin') return pinCommand(rest);
   if (sub === 'check') return checkCommand(rest);
+  if (sub === 'demo') return demoCommand(rest);
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(GATEWAY_USAGE);
     return 0;
@@ -108,6 +115,7 @@ export async function gatewayCommand(argv: string[]): Promise<number | undefined
       fixture: 'gateway',
       startError: `cannot start the gateway for ${configFile}`,
       banner: (url) =>
+        help?.(url) ??
         `gateway in front of ${config.upstreams.map((u) => u.name).join(', ')}; policy ${config.policy.digest.slice(0, 12)}; try: mrtr tools ${url}\n`,
       onHangUp: () => {
         try {
@@ -125,6 +133,47 @@ export async function gatewayCommand(argv: string[]): Promise<number | undefined
       },
       onClose: () => gateway?.close() ?? Promise.resolve(),
     },
+  );
+}
+
+/**
+ * The gateway in front of the official filesystem server, on a share under --data (default ./data), with dev tokens,
+ * a SQLite replay store and audit trail: what `npm run gateway:demo` runs.
+ */
+async function demoCommand(argv: string[]): Promise<number | undefined> {
+  let values: { port?: string; data?: string };
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: { port: { type: 'string', default: '3100' }, data: { type: 'string', default: './data' } },
+      strict: true,
+    }));
+  } catch (error) {
+    process.stderr.write(`mrtr gateway demo: ${(error as Error).message}\n`);
+    return 2;
+  }
+  const data = values.data ?? './data';
+  const demo = prepareGatewayDemo(data);
+  return gatewayCommand(
+    [
+      '--config',
+      demo.config,
+      '--port',
+      values.port ?? '3100',
+      '--tokens',
+      demo.tokens,
+      '--store',
+      `sqlite:${join(data, 'gateway-demo', 'replay.db')}`,
+      '--audit',
+      `sqlite:${join(data, 'gateway-demo', 'audit.db')}`,
+      '--audit-key-file',
+      join(data, 'gateway-demo', 'audit-key'),
+      '--state-keys-file',
+      join(data, 'gateway-demo', 'state-keys'),
+      '--totp',
+      join(data, 'gateway-demo', 'totp.json'),
+    ],
+    (url) => gatewayDemoHelp(url, demo.share),
   );
 }
 

@@ -159,6 +159,8 @@ export async function startServer(
   hooks: StartHooks,
 ): Promise<number | undefined> {
   const { fixture } = hooks;
+  // The flag readers speak as `mrtr serve`; under another command they speak as that one.
+  const say = (line: string) => process.stderr.write(`${line.replace(/^mrtr serve:/, `mrtr ${command}:`)}\n`);
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     process.stderr.write(
@@ -183,7 +185,7 @@ export async function startServer(
   // A flag, then the environment (a fleet's shared keys), then the file (one machine).
   const spec = values['state-keys'] ?? process.env.MRTR_STATE_KEYS;
   if (spec === undefined && keysFile !== undefined) {
-    const fromFile = keyringFromFile(keysFile, (line) => process.stderr.write(`${line}\n`));
+    const fromFile = keyringFromFile(keysFile, say);
     if ('error' in fromFile) {
       process.stderr.write(`mrtr ${command}: ${fromFile.error}\n`);
       return 2;
@@ -197,7 +199,7 @@ export async function startServer(
       return 2;
     }
   }
-  const opened = await storeFromFlag(values.store, (line) => process.stderr.write(`${line}\n`));
+  const opened = await storeFromFlag(values.store, say);
   if ('error' in opened) {
     process.stderr.write(`mrtr ${command}: ${opened.error}\n`);
     return 2;
@@ -233,13 +235,7 @@ export async function startServer(
     await opened.store?.close();
     return 2;
   }
-  const authed = authFromFlags(
-    values,
-    host,
-    `http://${shownHost}:${port}/mcp`,
-    (line) => process.stderr.write(`${line}\n`),
-    hooks.wrapVerifier,
-  );
+  const authed = authFromFlags(values, host, `http://${shownHost}:${port}/mcp`, say, hooks.wrapVerifier);
   if ('error' in authed) {
     process.stderr.write(`mrtr ${command}: ${authed.error}\n`);
     await opened.store?.close();
@@ -259,7 +255,7 @@ export async function startServer(
   const audited = await auditFromFlag(
     values.audit,
     { instance: values['audit-instance'], keyFile: values['audit-key-file'], stdio: values.stdio ?? false },
-    (line) => process.stderr.write(`${line}\n`),
+    say,
   );
   if ('error' in audited) {
     await opened.store?.close();
@@ -324,9 +320,9 @@ export async function startServer(
     // Ready only once a signal would be handled: whoever waits for this line may stop us right after it. With
     // --audit jsonl:- stdout is the trail, which `mrtr audit verify --audit jsonl:-` reads line by line as JSON, so
     // what is for a person goes to stderr there.
-    const say = values.audit === 'jsonl:-' ? process.stderr : process.stdout;
-    say.write(`listening on ${endpoint.url}\n`);
-    if (hooks.banner) say.write(hooks.banner(endpoint.url, audited.trail?.verifierKey, totpFile));
+    const out = values.audit === 'jsonl:-' ? process.stderr : process.stdout;
+    out.write(`listening on ${endpoint.url}\n`);
+    if (hooks.banner) out.write(hooks.banner(endpoint.url, audited.trail?.verifierKey, totpFile));
     if (hooks.onHangUp) process.on('SIGHUP', hooks.onHangUp);
   } catch (error) {
     await audited.trail?.close();

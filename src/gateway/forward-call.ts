@@ -16,7 +16,7 @@ import { holderOf } from './holder.js';
 export const MAX_UPSTREAM_ROUNDS = 20;
 
 /** What the gateway does to arguments before they are judged and sent: the path spellings made one (paths.ts). */
-export type ArgumentsPrep = (tool: Omit<GatewayTool, 'entry'>, args: JsonObject) => JsonObject;
+export type ArgumentsPrep = (tool: Pick<GatewayTool, 'upstream'>, args: JsonObject) => JsonObject;
 
 type UpstreamReply =
   | { kind: 'complete'; result: JsonObject }

@@ -8,7 +8,7 @@ import type { SharedStore } from '../stores/index.js';
 import { GatewayCatalog } from './catalog.js';
 import type { GatewayConfig } from './config.js';
 import { egressFor } from './egress/index.js';
-import { forwardingHandler } from './forward-call.js';
+import { type ArgumentsPrep, forwardingHandler } from './forward-call.js';
 import { normalizePathArguments } from './paths.js';
 import type { PinBook } from './pins/index.js';
 import type { Policy } from './policy/index.js';
@@ -73,16 +73,16 @@ export class Gateway {
     );
     const specs = new Map(options.config.upstreams.map((s) => [s.name, s]));
     // What was judged is what is sent: the same spelling of every path for the policy and for the upstream.
-    const prepare = (tool: { upstream: Upstream }, args: Record<string, unknown>) => {
+    const prepare: ArgumentsPrep = (tool, args) => {
       const spec = specs.get(tool.upstream.name);
-      return normalizePathArguments(args, { names: spec?.pathArguments, base: spec?.cwd }) as typeof args;
+      return normalizePathArguments(args, { names: spec?.pathArguments, base: spec?.cwd });
     };
     this.catalog = new GatewayCatalog({
       upstreams: this.upstreams,
       policy,
       pins: () => this.#pins,
       locked: options.locked ?? false,
-      handler: forwardingHandler(prepare as never, options.tokenOf ?? (() => undefined)),
+      handler: forwardingHandler(prepare, options.tokenOf ?? (() => undefined)),
       refreshMs: options.refreshMs ?? GATEWAY_DEFAULTS.refreshMs,
       log,
       tokenOf: options.tokenOf ?? (() => undefined),
@@ -92,7 +92,7 @@ export class Gateway {
     const guard = new PolicyGuard({
       catalog: this.catalog,
       policy,
-      prepare: prepare as never,
+      prepare,
       controls: () => this.controls,
       rates: new RateLimiter(options.store),
     });

@@ -56,7 +56,13 @@ export class PolicyGuard implements RoundGuard {
     if (!tool) return refusal(`Unknown tool: ${round.target}`);
     const policy = this.options.policy();
     const who = callerOf(round.principal);
-    const args = this.options.prepare(tool, (round.arguments ?? {}) as JsonObject);
+    let args: JsonObject;
+    try {
+      args = this.options.prepare(tool, (round.arguments ?? {}) as JsonObject);
+    } catch (error) {
+      // A path no file system could hold (a NUL in it): refused before the policy or the upstream sees it.
+      return refusal(`Invalid arguments: ${(error as Error).message}`);
+    }
     const decision: Decision = who
       ? policy.decide(who, { upstream: tool.upstream.name, tool: tool.tool }, args)
       : { allow: false, reason: 'no_rule', message: 'the gateway refuses anonymous calls' };
@@ -83,7 +89,10 @@ export class PolicyGuard implements RoundGuard {
     const what = `${tool.upstream.name} ${tool.tool}`;
     for (const control of decision.require) {
       if (control === 'consent')
-        await controls.consent(ctx, { effect, message: `The gateway asks: call ${what}?` });
+        await controls.consent(ctx, {
+          effect,
+          message: `Allow ${tool.tool} on ${tool.upstream.name}, exactly as below?`,
+        });
       else if (control === 'step_up')
         await controls.stepUp(ctx, {
           reason: `The gateway's policy asks for a second factor before ${what}.`,

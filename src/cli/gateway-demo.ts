@@ -1,0 +1,100 @@
+// `mrtr gateway demo` (`npm run gateway:demo`): the gateway in front of the official filesystem server, on a small
+// share made under --data, with a policy like docs/gateway.md's — reads for everyone, writes with consent, moves with
+// a second person's approval, nothing under secret/ — and the lines to type to try each rule.
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Single-quoted for a POSIX shell: the JSON below has no single quote. */
+const q = (json: unknown) => `'${JSON.stringify(json)}'`;
+
+/** The package's own directory (dist/cli/ → ../..): where the demo's dev tokens are. */
+const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The filesystem server as installed beside mrtr, else fetched by npx (as its README runs it). */
+function filesystemServer(share: string): string[] {
+  try {
+    const entry = createRequire(import.meta.url).resolve(
+      '@modelcontextprotocol/server-filesystem/dist/index.js',
+    );
+    return [process.execPath, entry, share];
+  } catch {
+    return ['npx', '-y', '@modelcontextprotocol/server-filesystem', share];
+  }
+}
+
+export interface GatewayDemo {
+  /** The config file written (kept if it exists: edit it and send SIGHUP). */
+  config: string;
+  tokens: string;
+  share: string;
+}
+
+/** Make the share and the config under `dataDir` (once), and say where they are. */
+export function prepareGatewayDemo(dataDir: string): GatewayDemo {
+  const home = resolve(dataDir, 'gateway-demo');
+  const share = join(home, 'share');
+  mkdirSync(join(share, 'public'), { recursive: true });
+  mkdirSync(join(share, 'secret'), { recursive: true });
+  const seed = (path: string, text: string) => {
+    if (!existsSync(path)) writeFileSync(path, text);
+  };
+  seed(join(share, 'public', 'hello.txt'), 'Hello from the share.\n');
+  seed(join(share, 'secret', 'key.txt'), 'not for the agent\n');
+  const config = join(home, 'gateway.yaml');
+  const secret = join(share, 'secret');
+  seed(
+    config,
+    `# The gateway demo's config (mrtr gateway demo). Edit the rules and send SIGHUP to reload them.
+upstreams:
+  - name: files
+    command: ${JSON.stringify(filesystemServer(share))}
+    cwd: ${JSON.stringify(share)}
+rules:
+  - tools: ["files/read_*", "files/list_*", "files/search_files", "files/get_file_info"]
+    roles: ["*"]
+  - tools: ["files/write_file", "files/edit_file", "files/create_directory"]
+    roles: [requester]
+    require: [consent]
+  - tools: ["files/move_file"]
+    roles: [requester]
+    require: [approval]
+    approval: { role: approver, approvals: 1 }
+  - tools: ["files/*"]
+    when: >-
+      (has(args.path) && args.path.startsWith(${JSON.stringify(secret)})) ||
+      (has(args.source) && args.source.startsWith(${JSON.stringify(secret)})) ||
+      (has(args.destination) && args.destination.startsWith(${JSON.stringify(secret)}))
+    reason: "secret/ is not for agents"
+    deny: true
+`,
+  );
+  return { config, tokens: join(PACKAGE_ROOT, 'examples', 'workflows', 'tokens.json'), share };
+}
+
+/** What the demo prints once it listens: a line to type per rule. */
+export function gatewayDemoHelp(url: string, share: string): string {
+  const origin = new URL(url).origin;
+  const call = (tool: string, token: string, args: unknown) =>
+    `  ./bin/mrtr call ${url} ${tool} --token ${token} --args ${q(args)}`;
+  return [
+    '',
+    `Try it (a share at ${share}; tokens: alice-dev-token requester, bob-dev-token approver):`,
+    '  # what each person may call',
+    `  ./bin/mrtr tools ${url} --token alice-dev-token`,
+    '  # a read, for anyone',
+    call('files__read_text_file', 'bob-dev-token', { path: join(share, 'public', 'hello.txt') }),
+    '  # secret/ is denied, however the path is spelled',
+    call('files__read_text_file', 'bob-dev-token', { path: `${share}/public/../secret/key.txt` }),
+    '  # a write asks alice to consent to exactly this write (in a terminal)',
+    call('files__write_file', 'alice-dev-token', { path: join(share, 'public', 'note.txt'), content: 'hi' }),
+    '  # a move waits for bob to approve it (in a terminal; bob approves in the inbox)',
+    call('files__move_file', 'alice-dev-token', {
+      source: join(share, 'public', 'note.txt'),
+      destination: join(share, 'public', 'moved.txt'),
+    }),
+    `Approvals inbox (sign in as bob): ${origin}/mrtr/approvals`,
+    '',
+  ].join('\n');
+}
