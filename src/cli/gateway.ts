@@ -94,10 +94,15 @@ export async function gatewayCommand(
     'gateway',
     values,
     (options, { controls }) => {
+      // Every rule is about who calls: without auth every caller is anonymous, and no rule allows anonymous calls.
+      if (!options.auth)
+        throw new GatewayConfigError(
+          'the gateway needs to know who calls: give --tokens FILE (development) or --issuer URL --audience AUD',
+        );
       const needsPages = config.policy.controlsUsed().some((c) => c === 'step_up' || c === 'approval');
       if (needsPages && !options.signIn)
         throw new GatewayConfigError(
-          "the rules require step_up or approval, which send people to the gateway's pages: give --tokens FILE or --issuer URL --audience AUD",
+          "the rules require step_up or approval, which send people to the gateway's pages: give --client-id for OpenID sign-in",
         );
       gateway = new Gateway({
         config,

@@ -1,0 +1,22 @@
+// `npm run mutation:gateway`: mutation testing of the gateway's decisions — the policy (rules, globs, conditions,
+// the digest), path normalisation, names, definition digests and rate limits — against the gateway's unit tests.
+import base from './stryker.config.mjs';
+
+export default {
+  ...base,
+  // The files that decide who may call what, with which arguments (the CEL type checker, cel-check.ts, is left out:
+  // it refuses conditions at load, and its table of CEL's functions is most of its mutants).
+  mutate: [
+    'src/gateway/policy/compile.ts',
+    'src/gateway/policy/compile-rule.ts',
+    'src/gateway/policy/glob.ts',
+    'src/gateway/policy/condition.ts',
+    'src/gateway/paths.ts',
+    'src/gateway/names.ts',
+    'src/gateway/pins/digest.ts',
+    'src/gateway/rate-limit.ts',
+  ],
+  vitest: { ...base.vitest, configFile: 'vitest.gateway-mutation.config.ts' },
+  reporters: ['clear-text', 'json', 'progress'],
+  jsonReporter: { fileName: 'reports/mutation/gateway.json' },
+};
