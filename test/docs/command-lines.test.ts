@@ -3,14 +3,18 @@
 // an empty ./data, or skipped with the reason it cannot run in a test. A new line with no entry, or an entry whose
 // line left the docs, fails the first test.
 //
-// The one change made to a line: port 3000 (and 3001) is another free port, since a person's `npm start` may hold
-// 3000 on this machine — a `serve` line without --port gets one, and URLs on 127.0.0.1:3000 name the server the
-// group started. Placeholders a reader fills in (<flowId>, ID, $TOKEN, $MRTR_AUDIT_VKEY) get what they stand for.
+// The one change made to a line: port 3000 (and 3001, and the gateway demo's 3100) is another free port, since a
+// person's `npm start` may hold 3000 on this machine — a `serve` line without --port gets one (an `npm run` line
+// as `-- --port N`, which the script's command takes as its last --port), and URLs on 127.0.0.1:3000 or :3100 name
+// the server the group started. Placeholders a reader fills in (<flowId>, ID, $TOKEN, $MRTR_AUDIT_VKEY) get what
+// they stand for.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { definitionDigest } from '../../src/gateway/index.js';
+import type { JsonObject } from '../../src/protocol/index.js';
 import { requireBuiltCli } from '../client/helpers.js';
 import { freePort } from '../helpers/free-port.js';
 import { documentedLines } from './documented-lines.js';
@@ -116,6 +120,19 @@ const RUN = {
     ticket:
       './bin/mrtr call http://127.0.0.1:3000/mcp create_ticket --token alice-dev-token --args \'{"title":"Laptop screen broken"}\' --answers \'{"category":"hardware","asset-1":"AST-00003"}\'',
   },
+  gateway: {
+    demo: 'npm run gateway:demo',
+    tools: './bin/mrtr tools http://127.0.0.1:3100/mcp --token alice-dev-token',
+    read: './bin/mrtr call http://127.0.0.1:3100/mcp files__read_text_file --token bob-dev-token --args \'{"path":"public/hello.txt"}\'',
+    denied:
+      './bin/mrtr call http://127.0.0.1:3100/mcp files__read_text_file --token bob-dev-token --args \'{"path":"public/../secret/key.txt"}\'',
+    write:
+      './bin/mrtr call http://127.0.0.1:3100/mcp files__write_file --token alice-dev-token --args \'{"path":"public/note.txt","content":"hi"}\'',
+    move: './bin/mrtr call http://127.0.0.1:3100/mcp files__move_file --token alice-dev-token --args \'{"source":"public/note.txt","destination":"public/moved.txt"}\'',
+    pinShow: './bin/mrtr gateway pin --config ./data/gateway-demo/gateway.yaml',
+    pinAccept: './bin/mrtr gateway pin --config ./data/gateway-demo/gateway.yaml --accept files/write_file',
+    pinAll: './bin/mrtr gateway pin --config ./data/gateway-demo/gateway.yaml --all',
+  },
 };
 
 interface Ran {
@@ -140,7 +157,8 @@ class Folder {
   private written(line: string, fill: Record<string, string>): string {
     let out = line
       .replaceAll('127.0.0.1:3000', `127.0.0.1:${this.port}`)
-      .replace(/--port 300[01]\b/, `--port ${this.port}`);
+      .replaceAll('127.0.0.1:3100', `127.0.0.1:${this.port}`)
+      .replace(/--port (300[01]|3100)\b/, `--port ${this.port}`);
     for (const [from, to] of Object.entries(fill)) out = out.replaceAll(from, to);
     return out;
   }
@@ -166,7 +184,8 @@ class Folder {
   async serve(line: string): Promise<{ stderr: () => string; stop: () => Promise<void> }> {
     this.port = await freePort();
     const written = this.written(line, {});
-    const child = this.spawn(`exec ${/--port /.test(written) ? written : `${written} --port ${this.port}`}`);
+    const port = written.startsWith('npm run ') ? ` -- --port ${this.port}` : ` --port ${this.port}`;
+    const child = this.spawn(`exec ${/--port /.test(written) ? written : `${written}${port}`}`);
     let stdout = '';
     let stderr = '';
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
@@ -335,5 +354,74 @@ describe('the command lines of README.md and docs/*.md', () => {
     expect(resize.stderr).toMatch(/needs a person/);
     const ticket = await f.run(l.ticket);
     expect(ticket.code, ticket.stderr).toBe(0);
+  });
+
+  it('docs/gateway.md: npm run gateway:demo, a line per rule, and the pin lines', {
+    timeout: LONG,
+  }, async () => {
+    requireBuiltCli();
+    const f = folder();
+    const { gateway: l } = RUN;
+    await f.serve(l.demo);
+    const tools = await f.run(l.tools);
+    expect(tools.code, tools.stderr).toBe(0);
+    expect(tools.stdout).toMatch(/files__write_file/); // alice is a requester: writes (with consent) and moves
+    expect(tools.stdout).toMatch(/files__move_file/);
+    const read = await f.run(l.read);
+    expect(read.code, read.stderr).toBe(0);
+    expect(read.stdout).toContain('Hello from the share.');
+    const denied = await f.run(l.denied);
+    expect(denied.code, denied.stderr).toBe(1); // the tool reported an error: the rule's reason
+    expect(denied.stdout).toContain('secret/ is not for agents');
+    expect(`${denied.stdout}${denied.stderr}`).not.toContain('not for the agent'); // the secret's text
+    // Without a terminal, the write's consent and the move's approval end the call with exit 6, naming what a
+    // person must do; test/cli/gateway-demo.test.ts answers both as those people, in a terminal.
+    const write = await f.run(l.write);
+    expect(write.code, write.stderr).toBe(6);
+    expect(write.stderr).toContain('(input key "consent"; consent)');
+    expect(existsSync(join(f.dir, 'data/gateway-demo/share/public/note.txt'))).toBe(false);
+    const move = await f.run(l.move);
+    expect(move.code, move.stderr).toBe(6);
+    expect(move.stderr).toContain('(input key "approval"; approval)');
+
+    // The gateway pinned every tool at first sight (the tools line listed them). As if the filesystem server had
+    // since changed write_file's description and added move_file, the lock is given an earlier write_file and no
+    // move_file; the pin lines then show, accept, and pin what the server lists.
+    const lock = join(f.dir, 'data/gateway-demo/gateway.lock.json');
+    type Lock = { tools: Record<string, { digest: string; definition: JsonObject }> };
+    const firstSight = JSON.parse(readFileSync(lock, 'utf8')) as Lock;
+    const earlier = structuredClone(firstSight);
+    const writeFile = earlier.tools['files/write_file']!;
+    writeFile.definition.description = 'Write a file.';
+    writeFile.digest = definitionDigest(writeFile.definition);
+    delete earlier.tools['files/move_file'];
+    writeFileSync(lock, JSON.stringify(earlier));
+    const digests = (file: Lock) =>
+      Object.fromEntries(Object.entries(file.tools).map(([k, v]) => [k, v.digest]));
+
+    const show = await f.run(l.pinShow);
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stdout).toContain(
+      'changed   files/write_file (withheld until accepted: --accept files/write_file)',
+    );
+    expect(show.stdout).toMatch(/^ {4}description changed: /m);
+    expect(show.stdout).toContain('new       files/move_file (not pinned');
+    expect(show.stdout).toContain('unchanged files/read_text_file');
+    expect(show.stdout).not.toContain('wrote');
+    expect(JSON.parse(readFileSync(lock, 'utf8'))).toEqual(earlier); // showing writes nothing
+
+    const accept = await f.run(l.pinAccept);
+    expect(accept.code, accept.stderr).toBe(0);
+    expect(accept.stdout).toContain('accepted  files/write_file (changed since it was pinned)');
+    expect(accept.stdout).toContain('new       files/move_file (not pinned'); // only what --accept names
+    expect(accept.stdout).toMatch(/^wrote \S*data\/gateway-demo\/gateway\.lock\.json/m);
+
+    const all = await f.run(l.pinAll);
+    expect(all.code, all.stderr).toBe(0);
+    expect(all.stdout).toContain('pinned    files/move_file (new)');
+    expect(all.stdout).toContain('unchanged files/write_file');
+    expect(all.stdout).toMatch(/^wrote /m);
+    // The lock again holds exactly what the gateway pinned at first sight.
+    expect(digests(JSON.parse(readFileSync(lock, 'utf8')))).toEqual(digests(firstSight));
   });
 });
