@@ -129,6 +129,10 @@ const RUN = {
     write:
       './bin/mrtr call http://127.0.0.1:3100/mcp files__write_file --token alice-dev-token --args \'{"path":"public/note.txt","content":"hi"}\'',
     move: './bin/mrtr call http://127.0.0.1:3100/mcp files__move_file --token alice-dev-token --args \'{"source":"public/note.txt","destination":"public/moved.txt"}\'',
+    inspectorList:
+      'npx @modelcontextprotocol/inspector --cli http://127.0.0.1:3100/mcp --header "Authorization: Bearer alice-dev-token" --method tools/list',
+    inspectorRead:
+      'npx @modelcontextprotocol/inspector --cli http://127.0.0.1:3100/mcp --header "Authorization: Bearer bob-dev-token" --method tools/call --tool-name files__read_text_file --tool-arg path=public/hello.txt',
     pinShow: './bin/mrtr gateway pin --config ./data/gateway-demo/gateway.yaml',
     pinAccept: './bin/mrtr gateway pin --config ./data/gateway-demo/gateway.yaml --accept files/write_file',
     pinAll: './bin/mrtr gateway pin --config ./data/gateway-demo/gateway.yaml --all',
@@ -370,6 +374,13 @@ describe('the command lines of README.md and docs/*.md', () => {
     const read = await f.run(l.read);
     expect(read.code, read.stderr).toBe(0);
     expect(read.stdout).toContain('Hello from the share.');
+    // The MCP Inspector (a 2025 client, through the bridge): alice's list, and bob's read passed upstream.
+    const inspected = await f.run(l.inspectorList);
+    expect(inspected.code, inspected.stderr).toBe(0);
+    expect(inspected.stdout).toContain('files__write_file');
+    const inspectedRead = await f.run(l.inspectorRead);
+    expect(inspectedRead.code, inspectedRead.stderr).toBe(0);
+    expect(inspectedRead.stdout).toContain('Hello from the share.');
     const denied = await f.run(l.denied);
     expect(denied.code, denied.stderr).toBe(1); // the tool reported an error: the rule's reason
     expect(denied.stdout).toContain('secret/ is not for agents');
