@@ -90,7 +90,10 @@ export function gatewayDemoHelp(url: string, share: string): string {
     '  # a write asks alice to consent to exactly this write (in a terminal)',
     call('files__write_file', 'alice-dev-token', { path: 'public/note.txt', content: 'hi' }),
     '  # a move waits for bob to approve it (in a terminal; bob approves in the inbox)',
-    call('files__move_file', 'alice-dev-token', { source: 'public/note.txt', destination: 'public/moved.txt' }),
+    call('files__move_file', 'alice-dev-token', {
+      source: 'public/note.txt',
+      destination: 'public/moved.txt',
+    }),
     `Approvals inbox (sign in as bob): ${origin}/mrtr/approvals`,
     '',
   ].join('\n');

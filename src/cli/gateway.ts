@@ -31,6 +31,9 @@ export const GATEWAY_USAGE = `usage: mrtr gateway --config FILE [--lock FILE] [-
   --locked      withhold tools the lock file does not list (default: pin them at first sight)
 `;
 
+const PAGES_NEED_SIGN_IN =
+  "the rules require step_up or approval, which send people to the gateway's pages: give --tokens FILE, or --issuer URL --audience AUD with --client-id ID (people sign in there with OpenID)";
+
 /** Where the pins are kept unless --lock says: `gateway.yaml` → `gateway.lock.json` beside it. */
 export function defaultLockFile(configFile: string): string {
   const { dir, name } = parsePath(configFile);
@@ -86,6 +89,22 @@ export async function gatewayCommand(
     process.stderr.write(`mrtr gateway: ${(error as Error).message}\n`);
     return 2;
   }
+  // Every rule is about who calls: without auth every caller is anonymous, and no rule allows anonymous calls.
+  if (values.tokens === undefined && values.issuer === undefined) {
+    process.stderr.write(
+      'mrtr gateway: the gateway needs to know who calls: give --tokens FILE (development) or --issuer URL --audience AUD\n',
+    );
+    return 2;
+  }
+  const needsPages = config.policy.controlsUsed().some((c) => c === 'step_up' || c === 'approval');
+  // Refused before anything is opened or started, as the config's other mistakes are (exit 2, not a start failure).
+  // With --issuer the pages sign people in with OpenID, which takes the gateway's client there (--client-id).
+  const signIn =
+    values.tokens !== undefined || (values.issuer !== undefined && values['client-id'] !== undefined);
+  if (needsPages && !signIn) {
+    process.stderr.write(`mrtr gateway: ${PAGES_NEED_SIGN_IN}\n`);
+    return 2;
+  }
   const say = (line: string) => process.stderr.write(`mrtr gateway: ${line}\n`);
   let gateway: Gateway | undefined;
   // Each request's verified token, for upstreams whose credentials are exchanged per caller (RFC 8693).
@@ -94,16 +113,7 @@ export async function gatewayCommand(
     'gateway',
     values,
     (options, { controls }) => {
-      // Every rule is about who calls: without auth every caller is anonymous, and no rule allows anonymous calls.
-      if (!options.auth)
-        throw new GatewayConfigError(
-          'the gateway needs to know who calls: give --tokens FILE (development) or --issuer URL --audience AUD',
-        );
-      const needsPages = config.policy.controlsUsed().some((c) => c === 'step_up' || c === 'approval');
-      if (needsPages && !options.signIn)
-        throw new GatewayConfigError(
-          "the rules require step_up or approval, which send people to the gateway's pages: give --client-id for OpenID sign-in",
-        );
+      if (needsPages && !options.signIn) throw new GatewayConfigError(PAGES_NEED_SIGN_IN);
       gateway = new Gateway({
         config,
         server: options,

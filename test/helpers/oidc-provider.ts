@@ -57,9 +57,10 @@ export async function startOidcProvider(options: {
   port?: number;
   /**
    * Let the test client exchange tokens (RFC 8693): a subject token must be this provider's JWT access token for
-   * `resource`; the new token is for one of `audiences` (asked as `audience` or `resource`).
+   * `resource`; the new token is for one of `audiences` (asked as `audience` or `resource`). The issuer's own
+   * policy may refuse some people: a subject token of one of `refuseSubjects` is answered access_denied.
    */
-  tokenExchange?: { audiences: string[] };
+  tokenExchange?: { audiences: string[]; refuseSubjects?: string[] };
 }): Promise<RunningProvider> {
   const server: Server = createServer();
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
@@ -158,6 +159,8 @@ export async function startOidcProvider(options: {
           throw new errors.InvalidGrant('subject_token is not a valid access token');
         }
         if (!sub) throw new errors.InvalidGrant('subject_token names no subject');
+        if (exchange.refuseSubjects?.includes(sub))
+          throw new errors.AccessDenied('this subject may not act at other audiences');
         const target = params.audience ?? params.resource;
         if (target === undefined || !exchange.audiences.includes(target))
           throw new errors.InvalidTarget('unknown audience');
