@@ -137,8 +137,8 @@ describe('four-eyes approval', () => {
       expect(new URL(question.params.url).pathname).toMatch(/^\/mrtr\/approvals\/[^/]+\/status$/);
       // Still pending a minute before expiry.
       g.clock.now += HOUR - 60_000;
-      const waiting = (await g.call('alice', 'up__move', args, answering(first, { action: 'accept' }))).response
-        .result as Loose;
+      const waiting = (await g.call('alice', 'up__move', args, answering(first, { action: 'accept' })))
+        .response.result as Loose;
       expect(waiting.resultType).toBe('input_required');
       g.clock.now += 60_001;
       const expired = await g.call('alice', 'up__move', args, answering(waiting, { action: 'accept' }));
@@ -272,10 +272,15 @@ describe('step-up on the gateway’s own page', () => {
     const carol = await sessionCookie(g.origin, 'carol');
     expect((await getPage(url.href, carol)).status).toBe(403);
     const carolCsrf = hiddenFields((await getPage(`${g.origin}/mrtr/session`, carol)).html).csrf as string;
-    const forged = await postForm(url.href, carol, { csrf: carolCsrf, code: codeAt(secret, g.clock.now) }, g.origin);
+    const forged = await postForm(
+      url.href,
+      carol,
+      { csrf: carolCsrf, code: codeAt(secret, g.clock.now) },
+      g.origin,
+    );
     expect(forged.status).toBe(403);
-    const stillEarly = (await g.call('alice', 'up__reveal', args, answering(early, { action: 'accept' }))).response
-      .result as Loose;
+    const stillEarly = (await g.call('alice', 'up__reveal', args, answering(early, { action: 'accept' })))
+      .response.result as Loose;
     expect(stillEarly.resultType).toBe('input_required');
     expect(up.callsOf('reveal')).toBe(0);
 
@@ -283,7 +288,12 @@ describe('step-up on the gateway’s own page', () => {
     const page = await getPage(url.href, alice);
     expect(page.status).toBe(200);
     const { csrf } = hiddenFields(page.html);
-    const ok = await postForm(url.href, alice, { csrf: csrf as string, code: codeAt(secret, g.clock.now) }, g.origin);
+    const ok = await postForm(
+      url.href,
+      alice,
+      { csrf: csrf as string, code: codeAt(secret, g.clock.now) },
+      g.origin,
+    );
     expect(ok.html).toContain('<h1>Confirmed</h1>');
     const ran = await upstreamCallsDuring(async () => {
       const done = await g.call('alice', 'up__reveal', args, answering(stillEarly, { action: 'accept' }));
