@@ -4,6 +4,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { PinBook } from '../../src/gateway/index.js';
 import { MemoryStore } from '../../src/stores/index.js';
@@ -274,5 +276,36 @@ describe('probing for hidden tools', () => {
     g.gateway.catalog.invalidate();
     expect(await g.names('alice')).toEqual(['up__open1', 'up__open2', 'up__open3']);
     expect(await seen()).toEqual(withSecret);
+  });
+
+  it('through the bridge, a 2025 client learns no more: not listed, and called it answers as an unknown name', async () => {
+    const up = await useUpstream(TOOLS);
+    const g = await useGateway({ upstreamUrl: up.url, rules: RULES });
+    const client = new Client({ name: 'sdk-v1-prober', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(g.url), {
+        requestInit: { headers: { authorization: 'Bearer mallory-token' } },
+      }),
+    );
+    onTestFinished(() => client.close());
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual([
+      'up__open1',
+      'up__open2',
+      'up__open3',
+    ]);
+    const outcome = async (name: string) => {
+      try {
+        return JSON.stringify(await client.callTool({ name, arguments: { path: '/x' } })).replaceAll(
+          name,
+          '<name>',
+        );
+      } catch (error) {
+        return String(error).replaceAll(name, '<name>');
+      }
+    };
+    const hidden = await outcome('up__secret');
+    expect(hidden).toContain('Unknown tool: <name>');
+    expect(hidden).toBe(await outcome('up__nothing'));
+    expect(up.callsOf('secret')).toBe(0);
   });
 });
