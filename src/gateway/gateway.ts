@@ -101,6 +101,9 @@ export class Gateway {
       version: '0.1.0',
       instructions: `A gateway in front of ${this.upstreams.map((u) => u.name).join(', ')}: tools are named <upstream>__<tool>.`,
       ...options.server,
+      // Every round single-use even when no replay store was given: a client's retry of a final round (a dropped
+      // connection) must get the recorded answer, not call the upstream a second time.
+      replayStore: options.server?.replayStore ?? options.store,
       catalog: this.catalog,
       guards: [...(options.server?.guards ?? []), guard],
     });
