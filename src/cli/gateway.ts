@@ -89,13 +89,6 @@ export async function gatewayCommand(
     process.stderr.write(`mrtr gateway: ${(error as Error).message}\n`);
     return 2;
   }
-  // Every rule is about who calls: without auth every caller is anonymous, and no rule allows anonymous calls.
-  if (values.tokens === undefined && values.issuer === undefined) {
-    process.stderr.write(
-      'mrtr gateway: the gateway needs to know who calls: give --tokens FILE (development) or --issuer URL --audience AUD\n',
-    );
-    return 2;
-  }
   const needsPages = config.policy.controlsUsed().some((c) => c === 'step_up' || c === 'approval');
   // Refused before anything is opened or started, as the config's other mistakes are (exit 2, not a start failure).
   // With --issuer the pages sign people in with OpenID, which takes the gateway's client there (--client-id).
@@ -103,6 +96,13 @@ export async function gatewayCommand(
     values.tokens !== undefined || (values.issuer !== undefined && values['client-id'] !== undefined);
   if (needsPages && !signIn) {
     process.stderr.write(`mrtr gateway: ${PAGES_NEED_SIGN_IN}\n`);
+    return 2;
+  }
+  // Every rule is about who calls: without auth every caller is anonymous, and no rule allows anonymous calls.
+  if (values.tokens === undefined && values.issuer === undefined) {
+    process.stderr.write(
+      'mrtr gateway: the gateway needs to know who calls: give --tokens FILE (development) or --issuer URL --audience AUD\n',
+    );
     return 2;
   }
   const say = (line: string) => process.stderr.write(`mrtr gateway: ${line}\n`);

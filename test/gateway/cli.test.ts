@@ -86,6 +86,16 @@ describe('mrtr gateway refuses a config that cannot work, before serving anythin
     expect(run.stdout).toBe('');
   });
 
+  it('consent only, without --tokens or --issuer: exit 2, every rule is about who calls', () => {
+    const file = config('no-auth', `  - tools: ["files/x"]\n    roles: ["*"]\n    require: [consent]\n`);
+    const run = mrtr(['gateway', '--config', file, '--port', '0', '--state-keys', KEYS]);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toBe(
+      'mrtr gateway: the gateway needs to know who calls: give --tokens FILE (development) or --issuer URL --audience AUD\n',
+    );
+    expect(run.stdout).toBe('');
+  });
+
   it('approval with --issuer but no --client-id (the pages could not sign anyone in): exit 2, the same sentence', async () => {
     const file = config(
       'issuer-no-client',
