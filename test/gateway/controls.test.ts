@@ -353,7 +353,7 @@ describe('a 2025 caller through the bridge', () => {
       expect(result.isError).toBeFalsy();
       expect(result.content[0].text).toBe('write ran with {"path":"/srv/bridged"}');
       expect(asked).toHaveLength(1);
-      expect(asked[0].message).toContain('The gateway asks: call up write?');
+      expect(asked[0].message).toContain('Allow write on up, exactly as below?');
       expect(asked[0].message).toContain(`policy: ${g.gateway.policy.digest}`);
       expect(asked[0].requestedSchema.properties.confirm.type).toBe('boolean');
     } finally {

@@ -270,11 +270,28 @@ describe('several allow rules add up', () => {
       require: ['consent', 'step_up', 'approval'],
       approval: { role: 'lead', approvals: 2, expiresInMs: 3_600_000 },
       rateLimits: [
-        { rule: 'consent', requests: 10, perMs: 60_000 },
-        { rule: 'one approver, soon', requests: 1, perMs: 1000 },
+        { rule: 'consent', bucket: expect.any(String), requests: 10, perMs: 60_000 },
+        { rule: 'one approver, soon', bucket: expect.any(String), requests: 1, perMs: 1000 },
       ],
     });
     expect(policy.controlsUsed()).toEqual(['consent', 'step_up', 'approval']);
+  });
+
+  it('names a rate limit bucket by what its rule means: moved lines keep it, a changed limit starts another', () => {
+    const bucketOf = (text: string) => {
+      const decision = parseGatewayConfig(text, 'gateway.yaml').policy.decide(
+        { subject: 'alice', roles: ['r'], scopes: [] },
+        { upstream: 'files', tool: 'read' },
+        {},
+      );
+      return decision.allow ? decision.rateLimits[0]?.bucket : undefined;
+    };
+    const config = (preamble: string, requests: number) =>
+      `${preamble}upstreams:\n  - name: files\n    url: http://127.0.0.1:1/mcp\nrules:\n  - tools: ["files/*"]\n    roles: [r]\n    rateLimit: { requests: ${requests}, per: 1m }\n`;
+    const before = bucketOf(config('', 5));
+    expect(before).toEqual(expect.any(String));
+    expect(bucketOf(config('# a comment that moves every line\n\n', 5))).toBe(before);
+    expect(bucketOf(config('', 6))).not.toBe(before);
   });
 
   it("takes the first rule's approval role when two ask for as many approvers", () => {

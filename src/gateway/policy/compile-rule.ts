@@ -2,7 +2,7 @@
 // its defaults filled in. What a rule says that cannot work is a GatewayConfigError at the rule's line.
 import { configError, type GatewayConfigError } from '../config-errors.js';
 import { type Condition, ConditionCompileError, compileCondition } from './condition.js';
-import { type CanonicalRule, orderedControls, sortedSet } from './digest.js';
+import { type CanonicalRule, orderedControls, policyDigest, sortedSet } from './digest.js';
 import { compileGlob, type Glob, splitToolPattern } from './glob.js';
 import {
   type ApprovalRequirement,
@@ -25,6 +25,11 @@ export interface CompiledRule {
   readonly approval: ApprovalRequirement | undefined;
   readonly rateLimit: RateLimit | undefined;
   readonly canonical: CanonicalRule;
+  /**
+   * Names the rule's rate-limit bucket by what the rule means, not by its default name (which carries a line
+   * number): a reload that only moves lines keeps every bucket, a changed rule starts a new one.
+   */
+  readonly bucket: string;
   matchesTool(ref: ToolRef): boolean;
   matchesCaller(caller: PolicyCaller): boolean;
 }
@@ -114,6 +119,19 @@ export function compileRule(rule: PolicyRule, index: number, place: RulePlace): 
   const matchesGlobs = (globs: { upstream: Glob; tool: Glob }, ref: ToolRef) =>
     globs.upstream(ref.upstream) && globs.tool(ref.tool);
 
+  const canonical: CanonicalRule = {
+    name: rule.name ?? null,
+    tools: sortedSet(rule.tools) ?? [],
+    roles: sortedSet(rule.roles),
+    subjects: sortedSet(rule.subjects),
+    scopes: sortedSet(rule.scopes),
+    reason: rule.reason ?? null,
+    rateLimit: rateLimit ?? null,
+    require,
+    approval: approval ?? null,
+    deny,
+    when: when?.canonical ?? null,
+  };
   return {
     name,
     deny,
@@ -122,19 +140,8 @@ export function compileRule(rule: PolicyRule, index: number, place: RulePlace): 
     require,
     approval,
     rateLimit,
-    canonical: {
-      name: rule.name ?? null,
-      tools: sortedSet(rule.tools) ?? [],
-      roles: sortedSet(rule.roles),
-      subjects: sortedSet(rule.subjects),
-      scopes: sortedSet(rule.scopes),
-      reason: rule.reason ?? null,
-      rateLimit: rateLimit ?? null,
-      require,
-      approval: approval ?? null,
-      deny,
-      when: when?.canonical ?? null,
-    },
+    canonical,
+    bucket: policyDigest([canonical]),
     matchesTool: (ref) => tools.some((globs) => matchesGlobs(globs, ref)),
     // Every kind of "who" the rule states must hold: any listed role, one of the subjects, all the scopes.
     matchesCaller(caller) {

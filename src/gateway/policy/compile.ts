@@ -118,7 +118,9 @@ class CompiledPolicy implements Policy {
       require: orderedControls(allowing.flatMap((r) => r.require)),
       ...(approval ? { approval } : {}),
       rateLimits: allowing.flatMap((r) =>
-        r.rateLimit ? [{ rule: r.name, requests: r.rateLimit.requests, perMs: r.rateLimit.perMs }] : [],
+        r.rateLimit
+          ? [{ rule: r.name, bucket: r.bucket, requests: r.rateLimit.requests, perMs: r.rateLimit.perMs }]
+          : [],
       ),
     };
   }

@@ -74,7 +74,8 @@ export type Decision =
       readonly require: Control[];
       readonly approval?: ApprovalRequirement;
       /** Every rate limit of every matching rule. */
-      readonly rateLimits: { rule: string; requests: number; perMs: number }[];
+      /** `bucket` names the rule by its meaning (a digest), so the buckets outlive a reload that moves lines. */
+      readonly rateLimits: { rule: string; bucket: string; requests: number; perMs: number }[];
     }
   | {
       readonly allow: false;
