@@ -1,18 +1,27 @@
 #!/usr/bin/env node
 // `npm run bench`: two-round MRTR flow throughput of our server vs the
 // official TypeScript SDK vs a bare node:http responder. See bench/README.md.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { parseArgs, USAGE } from './lib/args.mjs';
+import { GATEWAY_NAMES, parseArgs, USAGE } from './lib/args.mjs';
 import { createClient } from './lib/http-client.mjs';
 import { runLegacyLoop } from './lib/legacy-load.mjs';
 import { runClosedLoop } from './lib/load.mjs';
-import { CheckError, parseRpcResponse, probeContract, round1Body, TOOLS_CALL_HEADERS } from './lib/mcp.mjs';
+import {
+  CheckError,
+  callHeaders,
+  checkEcho,
+  echoBody,
+  parseRpcResponse,
+  probeContract,
+  round1Body,
+  TOOLS_CALL_HEADERS,
+} from './lib/mcp.mjs';
 import { createRawClient } from './lib/raw-client.mjs';
-import { computeRatios, printTable, writeJson } from './lib/report.mjs';
+import { computeRatios, perRequest, printTable, writeJson } from './lib/report.mjs';
 import {
   authHeaders,
   createSampler,
@@ -41,7 +50,7 @@ if (opts.help) {
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 let current; // running server child, for cleanup on signals
 // Never leave a server child behind, even if this process dies of an exception.
-process.on('exit', () => current?.child.kill('SIGKILL'));
+process.on('exit', () => current?.killNow());
 for (const sig of ['SIGINT', 'SIGTERM']) {
   process.on(sig, async () => {
     console.error(`\n${sig}: stopping`);
@@ -102,6 +111,7 @@ async function measureOnce(def, server, client) {
         })
       : await runClosedLoop({
           kind: def.kind,
+          tool: def.tool,
           post: client.post,
           concurrency: opts.concurrency,
           warmupMs,
@@ -149,8 +159,7 @@ async function measureOnce(def, server, client) {
   } else {
     r.reqPerSec = load.opsPerSec;
   }
-  const rate =
-    def.kind === 'bare' ? `${Math.round(r.reqPerSec)} req/s` : `${Math.round(r.flowsPerSec)} flows/s`;
+  const rate = perRequest(def) ? `${Math.round(r.reqPerSec)} req/s` : `${Math.round(r.flowsPerSec)} flows/s`;
   console.log(`${rate}, p50 ${r.latencyMs.p50.toFixed(2)} ms`);
   if (disturbed) {
     console.log(
@@ -204,6 +213,20 @@ async function benchOne(name) {
       contract = await probeContract(client.post);
     } else if (def.kind === 'legacy') {
       // Every measured 2025 flow checks its own result (lib/legacy-load.mjs): a wrong answer counts as an error.
+    } else if (def.kind === 'call') {
+      try {
+        const m = parseRpcResponse(
+          await client.post(callHeaders(def.tool), echoBody('probe', def.tool, 'probe')),
+          'probe',
+        );
+        checkEcho(m, 'probe');
+        if (m.result.resultType !== 'complete')
+          contract.problems.push(
+            `echo probe: resultType ${JSON.stringify(m.result.resultType)}, want "complete"`,
+          );
+      } catch (e) {
+        contract.problems.push(`echo probe: ${e instanceof CheckError ? e.message : e}`);
+      }
     } else {
       try {
         parseRpcResponse(await client.post(TOOLS_CALL_HEADERS, round1Body(1, 'probe')), 0);
@@ -291,7 +314,7 @@ for (let rep = 0; rep < opts.repeat; rep++) {
   }
 }
 
-const rateOf = (r) => (r.kind === 'bare' ? r.reqPerSec : r.flowsPerSec);
+const rateOf = (r) => (perRequest(r) ? r.reqPerSec : r.flowsPerSec);
 function medianPass(list) {
   const done = list.filter((r) => !r.skipped && !r.failed);
   if (done.length < list.length || list.length === 1)
@@ -338,6 +361,31 @@ const ratios = computeRatios(results);
 console.log('\n=== results');
 printTable(results, ratios, opts.only);
 
+/**
+ * With the gateway rows: what its policy costs a call, measured in a process of its own (bench/gateway-policy.mjs,
+ * the same 100 rules the gw-gateway-full row serves). The goal is ≤ 100 µs per decision.
+ */
+function gatewayPolicy() {
+  if (!opts.only.some((n) => GATEWAY_NAMES.includes(n))) return undefined;
+  if (!existsSync(join(REPO_ROOT, 'dist', 'gateway', 'policy', 'index.js'))) return { skipped: 'not built' };
+  const run = spawnSync(
+    process.execPath,
+    [join(REPO_ROOT, 'bench', 'gateway-policy.mjs'), '--runs=5', '--decisions=5000', '--json'],
+    { cwd: REPO_ROOT, encoding: 'utf8', timeout: 120_000 },
+  );
+  if (run.status !== 0)
+    return { failed: `exit ${run.status}: ${(run.stderr || run.error?.message || '').trim()}` };
+  return JSON.parse(run.stdout.trim().split('\n').at(-1));
+}
+const policy = gatewayPolicy();
+if (policy?.rows) {
+  console.log(
+    `\ngateway policy of ${policy.ruleCount} rules, µs per decision (median of ${policy.runs} × ${policy.decisions}, in process; goal ≤ 100 µs):`,
+  );
+  for (const { label, us } of policy.rows)
+    console.log(`  ${label.padEnd(52)} ${us.toFixed(2).padStart(8)} µs`);
+} else if (policy?.skipped) console.log('\ngateway policy: SKIPPED — dist/ not built (npm run build)');
+
 const failures = [];
 const warnings = [];
 for (const name of opts.only) {
@@ -354,6 +402,7 @@ for (const name of opts.only) {
     );
   if (r.serverDied) failures.push(`${name}: server died`);
 }
+if (policy?.failed) failures.push(`gateway policy bench: ${policy.failed}`);
 {
   const builds = new Set(passes.ours?.map((r) => r.builtAt).filter(Boolean));
   if (builds.size > 1)
@@ -388,6 +437,7 @@ if (opts.json) {
     },
     results,
     ratios,
+    gatewayPolicy: policy,
     ok: failures.length === 0,
     failures,
     warnings,

@@ -1,8 +1,10 @@
 // What the gateway's policy costs one call, in process: Policy.decide over 100 rules (tool globs, roles, scopes,
 // CEL conditions on the arguments and the caller, deny rules with and without conditions), and Policy.visible (the
 // listing check, conditions aside). Reports µs per decision, the median of several runs. The goal: ≤ 100 µs.
-// Run after `npm run build`:  node bench/gateway-policy.mjs [--runs=7] [--decisions=20000]
+// Run after `npm run build`:  node bench/gateway-policy.mjs [--runs=7] [--decisions=20000] [--json]
+// (--json: one line of JSON on stdout instead of the table; `npm run bench` reads it for its gateway rows.)
 import { compilePolicy } from '../dist/gateway/policy/index.js';
+import { BENCH_CALLER, benchRules } from './lib/gateway-rules.mjs';
 
 const arg = (name, fallback) => {
   const hit = process.argv.find((a) => a.startsWith(`--${name}=`));
@@ -10,59 +12,10 @@ const arg = (name, fallback) => {
 };
 const RUNS = arg('runs', 7);
 const DECISIONS = arg('decisions', 20_000);
+const JSON_OUT = process.argv.includes('--json');
 
-const UPSTREAMS = Array.from({ length: 10 }, (_, i) => `up${i}`);
-const ROLES = ['dev', 'ops', 'requester', 'approver', 'auditor'];
-const CONDITIONS = [
-  'has(args.path) && args.path.startsWith("/data/public")',
-  'args.count < 100',
-  '"ops" in caller.roles || caller.subject.endsWith("@example.com")',
-  'has(args.name) && args.name.matches("^[a-z][a-z0-9_-]*$")',
-  'args.items.all(i, i.qty > 0 && i.qty < 1000)',
-  'tool.name.startsWith("read_") && size(args) < 10',
-];
-
-/** 100 rules: 40 plain allows, 25 conditional allows, 15 with controls and rate limits, 20 denies (half conditional). */
-function rules() {
-  const out = [];
-  for (let i = 0; i < 40; i++)
-    out.push({
-      tools: [`${UPSTREAMS[i % 10]}/${['read_*', 'list_*', 'get_?', '*_file'][i % 4]}`],
-      roles: [ROLES[i % ROLES.length]],
-    });
-  for (let i = 0; i < 25; i++)
-    out.push({
-      tools: [`${UPSTREAMS[i % 10]}/*`, `up${(i + 3) % 10}/search_*`],
-      roles: ['*'],
-      when: CONDITIONS[i % CONDITIONS.length],
-    });
-  for (let i = 0; i < 15; i++)
-    out.push({
-      tools: [`${UPSTREAMS[i % 10]}/write_*`],
-      roles: [ROLES[i % 3]],
-      scopes: ['files'],
-      require: i % 3 === 0 ? ['approval', 'consent'] : ['consent'],
-      ...(i % 3 === 0 ? { approval: { role: 'approver', approvals: 1 + (i % 2) } } : {}),
-      rateLimit: { requests: 10, perMs: 60_000 },
-    });
-  for (let i = 0; i < 20; i++)
-    out.push({
-      tools: [`${UPSTREAMS[i % 10]}/*`],
-      deny: true,
-      ...(i % 2 === 0
-        ? { when: 'has(args.path) && (args.path.startsWith("/data/secret") || args.path.contains("/.git/"))' }
-        : { tools: [`${UPSTREAMS[i % 10]}/delete_*`] }),
-    });
-  return out;
-}
-
-const policy = compilePolicy(rules(), { file: 'bench' });
-const caller = {
-  subject: 'ann@example.com',
-  issuer: 'https://id.example',
-  roles: ['dev', 'requester'],
-  scopes: ['files'],
-};
+const policy = compilePolicy(benchRules(), { file: 'bench' });
+const caller = BENCH_CALLER;
 const calls = [
   [
     { upstream: 'up1', tool: 'read_file' },
@@ -85,6 +38,7 @@ function median(values) {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
+const rows = [];
 function measure(label, once) {
   for (let i = 0; i < 2_000; i++) once(i); // warm-up: let the JIT settle
   const perRun = [];
@@ -93,12 +47,13 @@ function measure(label, once) {
     for (let i = 0; i < DECISIONS; i++) once(i);
     perRun.push(Number(process.hrtime.bigint() - start) / 1000 / DECISIONS);
   }
-  console.log(
-    `${label.padEnd(52)} ${median(perRun).toFixed(2).padStart(8)} µs  (median of ${RUNS} × ${DECISIONS})`,
-  );
+  const us = median(perRun);
+  rows.push({ label, us });
+  if (!JSON_OUT)
+    console.log(`${label.padEnd(52)} ${us.toFixed(2).padStart(8)} µs  (median of ${RUNS} × ${DECISIONS})`);
 }
 
-console.log(`policy of ${policy.ruleCount} rules, digest ${policy.digest.slice(0, 12)}…`);
+if (!JSON_OUT) console.log(`policy of ${policy.ruleCount} rules, digest ${policy.digest.slice(0, 12)}…`);
 let allowed = 0;
 measure('decide, a mix of 5 calls', (i) => {
   const [ref, args] = calls[i % calls.length];
@@ -106,5 +61,13 @@ measure('decide, a mix of 5 calls', (i) => {
 });
 for (const [ref, args] of calls)
   measure(`decide ${ref.upstream}/${ref.tool}`, () => policy.decide(caller, ref, args));
+// The call the `gw-gateway-full` row of `npm run bench` makes through the gateway: let through by a condition on the
+// caller, after the deny rules' conditions on the arguments were evaluated.
+const echo = [{ upstream: 'up0', tool: 'echo' }, { message: 'm-1' }];
+if (!policy.decide(caller, ...echo).allow)
+  throw new Error('up0/echo is refused: the gw-gateway-full row would fail');
+measure('decide up0/echo (the gateway row of npm run bench)', () => policy.decide(caller, ...echo));
 measure('visible, a mix of 5 tools', (i) => policy.visible(caller, calls[i % calls.length][0]));
 if (allowed === 0) throw new Error('no call was allowed: the bench policy is not what it means to be');
+if (JSON_OUT)
+  console.log(JSON.stringify({ ruleCount: policy.ruleCount, runs: RUNS, decisions: DECISIONS, rows }));

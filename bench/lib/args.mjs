@@ -1,4 +1,8 @@
 // Command-line flags for bench/flows.mjs.
+/** The gateway rows: a one-round echo call straight to an upstream, through `mrtr gateway`, and through it with
+ * every control on. Together with them, the policy's µs per decision (bench/gateway-policy.mjs) is printed. */
+export const GATEWAY_NAMES = ['gw-direct', 'gw-gateway', 'gw-gateway-full'];
+
 /** Ours, then ours with each optional part switched on (a variant is reported as a ratio to ours), then peers. */
 export const SERVER_NAMES = [
   'ours',
@@ -15,6 +19,7 @@ export const SERVER_NAMES = [
   'bridge-2025',
   'sdk-stateful-2025',
   'bare',
+  ...GATEWAY_NAMES,
 ];
 /** Run order when --baseline adds an earlier build of ours: right after ours, so the two share conditions. */
 const RUN_ORDER = ['ours', 'baseline', ...SERVER_NAMES.filter((s) => s !== 'ours')];
@@ -27,9 +32,13 @@ export const USAGE = `usage: node bench/flows.mjs [flags]
                     ours-guard-sqlite,ours-guard-redis,ours-auth-dev,
                     ours-auth-jwt,ours-auth-jwt-uncached,ours-audit-sqlite,
                     ours-audit-sqlite-full,ours-audit-postgres,sdk,
-                    bridge-2025,sdk-stateful-2025,bare (default all; the
-                    2025 rows drive the same flow as a 2025 client: session,
-                    SSE, elicitation/create answered by POST)
+                    bridge-2025,sdk-stateful-2025,bare,gw-direct,gw-gateway,
+                    gw-gateway-full (default all; the 2025 rows drive the same
+                    flow as a 2025 client: session, SSE, elicitation/create
+                    answered by POST; the gw-* rows are a one-round echo call
+                    straight to an upstream and through mrtr gateway)
+  --gateway         the gateway rows only (= --only gw-direct,gw-gateway,
+                    gw-gateway-full), and the policy's µs per decision
   --client KIND     load-generator HTTP client: raw (default; lean keep-alive
                     sockets) or node (node:http Agent; generator-bound near 14k req/s)
   --quiet-wait N    before each server, wait up to N s for the machine to be
@@ -97,6 +106,9 @@ export function parseArgs(argv) {
         opts.only = SERVER_NAMES.filter((s) => list.includes(s));
         break;
       }
+      case '--gateway':
+        opts.only = [...GATEWAY_NAMES];
+        break;
       case '--client': {
         const c = String(next() ?? '');
         if (c !== 'raw' && c !== 'node') throw new Error(`--client must be raw or node, got "${c}"`);

@@ -4,9 +4,12 @@
 import { performance } from 'node:perf_hooks';
 import {
   CheckError,
+  callHeaders,
   checkBare,
+  checkEcho,
   checkRound1,
   checkRound2,
+  echoBody,
   parseRpcResponse,
   round1Body,
   round2Body,
@@ -34,7 +37,8 @@ export function percentile(sorted, p) {
 
 /**
  * @param {object} o
- * @param {'mrtr'|'bare'} o.kind
+ * @param {'mrtr'|'bare'|'call'} o.kind  a two-round flow, one request to the bare responder, one echo call
+ * @param {string} [o.tool]              kind 'call': the echo tool's name on this server
  * @param {(headers, body) => Promise<{status, contentType, text}>} o.post
  * @param {number} o.concurrency
  * @param {number} o.warmupMs
@@ -44,6 +48,7 @@ export function percentile(sorted, p) {
  */
 export async function runClosedLoop({
   kind,
+  tool,
   post,
   concurrency,
   warmupMs,
@@ -90,7 +95,14 @@ export async function runClosedLoop({
     checkBare(m);
   }
 
-  const op = kind === 'mrtr' ? mrtrFlow : bareOp;
+  const echoHeaders = kind === 'call' ? callHeaders(tool) : undefined;
+  async function echoCall(worker, seq) {
+    const id = nextId++;
+    const message = `m-${tag}-${worker}-${seq}`;
+    checkEcho(parseRpcResponse(await post(echoHeaders, echoBody(id, tool, message)), id), message);
+  }
+
+  const op = kind === 'mrtr' ? mrtrFlow : kind === 'call' ? echoCall : bareOp;
 
   async function worker(w) {
     let seq = 0;

@@ -148,6 +148,33 @@ export function checkRound2(msg, change) {
     );
 }
 
+// ---- The gateway rows: a one-round pass-through call of the example server's `echo` tool, under the name the
+// server at hand gives it (`echo` on the upstream, `up__echo` through the gateway).
+
+/** The headers of a call of `tool` (one object per tool: the raw client caches header blocks by identity). */
+export function callHeaders(tool) {
+  return Object.freeze({ ...TOOLS_CALL_HEADERS, 'mcp-name': tool });
+}
+
+export function echoBody(id, tool, message) {
+  return JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name: tool, arguments: { message }, _meta: REQUEST_META },
+  });
+}
+
+/** The echo came back whole, in one round. */
+export function checkEcho(msg, message) {
+  const r = msg.result;
+  if (r.resultType !== undefined && r.resultType !== 'complete')
+    throw new CheckError('shape', `echo resultType ${JSON.stringify(r.resultType)}, want "complete"`);
+  const text = r.content?.[0]?.text;
+  if (r.isError === true || text !== message)
+    throw new CheckError('shape', `echo text ${JSON.stringify(clip(String(text), 80))}, want "${message}"`);
+}
+
 /** Check for the bare responder: any 200 JSON-RPC result. */
 export function checkBare(msg) {
   if (!msg.result) throw new CheckError('shape', 'bare response has no result');

@@ -14,10 +14,13 @@ function pad(rows) {
     .join('\n');
 }
 
+/** Rows measured per request rather than per two-round flow: the bare responder and the gateway rows' echo call. */
+export const perRequest = (r) => r.kind === 'bare' || r.kind === 'call';
+
 /** Server CPU time per operation in µs (per flow for MRTR servers, per request for bare): less load-sensitive
  * than throughput, since it does not depend on how quickly the load generator turns responses around. */
 export function cpuMicrosPerOp(r) {
-  const rate = r.kind === 'bare' ? r.reqPerSec : r.flowsPerSec;
+  const rate = perRequest(r) ? r.reqPerSec : r.flowsPerSec;
   return Number.isFinite(r.serverCpu) && rate > 0 ? (r.serverCpu / rate) * 1e6 : Number.NaN;
 }
 
@@ -50,6 +53,20 @@ export function computeRatios(results) {
       results['bridge-2025'].flowsPerSec / results['sdk-stateful-2025'].flowsPerSec;
   if (ok('bridge-2025') && ok('ours'))
     r.bridgeOverOursFlows = results['bridge-2025'].flowsPerSec / results.ours.flowsPerSec;
+  // The gateway: each gateway row against the same call straight to its upstream, measured in the same run.
+  r.gateway = {};
+  for (const name of ['gw-gateway', 'gw-gateway-full']) {
+    if (!ok(name) || !ok('gw-direct')) continue;
+    const [via, direct] = [results[name], results['gw-direct']];
+    r.gateway[name] = {
+      label: via.label,
+      addedP50Ms: via.latencyMs.p50 - direct.latencyMs.p50,
+      addedP99Ms: via.latencyMs.p99 - direct.latencyMs.p99,
+      reqPerSec: via.reqPerSec / direct.reqPerSec,
+      // Server CPU of a gateway row is the gateway's plus the upstream's: the difference is the gateway's own.
+      addedCpuUsPerCall: cpuMicrosPerOp(via) - cpuMicrosPerOp(direct),
+    };
+  }
   if (ok('ours') && ok('bare')) r.oursRoundOverBare = results.ours.roundsPerSec / results.bare.reqPerSec;
   if (ok('sdk') && ok('bare')) r.sdkRoundOverBare = results.sdk.roundsPerSec / results.bare.reqPerSec;
   return r;
@@ -78,7 +95,7 @@ export function printTable(results, ratios, order) {
       rows.push([r.label ?? name, r.skipped ? 'SKIPPED' : 'FAILED', '', '', '', '', '', '', '', '', '']);
       continue;
     }
-    const isBare = r.kind === 'bare';
+    const isBare = perRequest(r);
     rows.push([
       r.label,
       isBare ? '—' : f0(r.flowsPerSec),
@@ -108,6 +125,9 @@ export function printTable(results, ratios, order) {
   );
   console.log('  srv µs/op: server CPU time per flow (MRTR servers) or per request (bare).');
   console.log(
+    '  gateway rows (gw-*): one echo tools/call per op, p50/p99 per request; srv CPU sums the gateway and its upstream.',
+  );
+  console.log(
     '  audit rows: two events per round (its intent before the tool runs, its outcome before the answer), so audit events/s are twice their req/s.',
   );
   console.log('');
@@ -132,6 +152,12 @@ export function printTable(results, ratios, order) {
   for (const v of Object.values(ratios.variants ?? {})) {
     console.log(
       `  ${v.label} / ours: flows/s ${f2(v.flows)}× (${pct(v.flows - 1)}), p50 ${f2(v.p50)}×, p99 ${f2(v.p99)}×`,
+    );
+  }
+  for (const g of Object.values(ratios.gateway ?? {})) {
+    const met = (added, goal) => (added <= goal ? `≤ ${goal} ms: met` : `> ${goal} ms: MISSED`);
+    console.log(
+      `  ${g.label} − direct: +${f2(g.addedP50Ms)} ms p50 (${met(g.addedP50Ms, 1)}), +${f2(g.addedP99Ms)} ms p99 (${met(g.addedP99Ms, 5)}), req/s ${f2(g.reqPerSec)}×, +${f0(g.addedCpuUsPerCall)} µs CPU per call`,
     );
   }
   console.log(

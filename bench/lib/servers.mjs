@@ -17,6 +17,9 @@ let baselineDir = '';
 export function useBaseline(dir) {
   baselineDir = dir;
 }
+/** What the gateway rows run: the built CLI (`mrtr serve`, `mrtr gateway`). */
+export const CLI_ENTRY = join(REPO_ROOT, 'dist', 'cli', 'main.js');
+
 const baselineEntry = () => join(baselineDir, 'dist', 'server', 'index.js');
 
 /** The servers, in run order (baseline only with --baseline). */
@@ -103,6 +106,31 @@ export const SERVER_DEFS = {
     missing: () =>
       existsSync(baselineEntry()) ? null : `${baselineEntry()} not found (build the baseline first)`,
   },
+  // A one-round pass-through tools/call (the example server's echo), straight to the upstream and through
+  // `mrtr gateway` in front of it: what the gateway adds. Each row runs bench/lib/gateway-stack.mjs, which starts the
+  // upstream and the gateway as processes of their own; its CPU and memory are summed over them.
+  ...Object.fromEntries(
+    [
+      ['gw-direct', 'direct', 'echo, straight to the upstream', 'echo', undefined],
+      ['gw-gateway', 'gateway', 'echo via gateway (1 rule, dev token)', 'up__echo', 'dev'],
+      ['gw-gateway-full', 'full', 'echo via gateway (100 rules, sqlite replay+audit)', 'up0__echo', 'dev'],
+    ].map(([name, mode, label, tool, auth]) => [
+      name,
+      {
+        label,
+        kind: 'call',
+        tool,
+        auth,
+        args: (port) => [join(here, 'gateway-stack.mjs'), '--port', String(port), '--mode', mode],
+        // Two CLI processes start one after the other (the gateway lists the upstream's tools first).
+        readyTimeoutMs: 60_000,
+        // The launcher stops its children when its stdin closes; its process group is killed if we die abruptly.
+        processGroup: true,
+        missing: () =>
+          existsSync(CLI_ENTRY) ? null : `${CLI_ENTRY} not found (run \`npm run build\` first)`,
+      },
+    ]),
+  ),
   bare: {
     label: 'bare node:http',
     kind: 'bare',
@@ -137,8 +165,9 @@ const READY_RE = /listening on (https?:\/\/[^\s]+)/;
  * Start a server child and resolve once it prints `listening on <url>`.
  * @returns {Promise<{child, pid, url, stderrTail: () => string, stop: () => Promise<void>}>}
  */
-export async function startServer(name, { verbose = false, readyTimeoutMs = 20_000 } = {}) {
+export async function startServer(name, { verbose = false, readyTimeoutMs: defaultReadyMs = 20_000 } = {}) {
   const def = SERVER_DEFS[name];
+  const readyTimeoutMs = def.readyTimeoutMs ?? defaultReadyMs;
   const port = await freePort();
   // MRTR_BENCH_SERVER_NODE_ARGS: node flags for the server children only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/p"
   // to profile a server under the benchmark's load (node refuses --cpu-prof in NODE_OPTIONS).
@@ -146,9 +175,20 @@ export async function startServer(name, { verbose = false, readyTimeoutMs = 20_0
   const authEnv = def.auth?.startsWith('jwt') ? { MRTR_BENCH_JWK: (await benchJwt()).jwk } : {};
   const child = spawn(process.execPath, [...nodeArgs, ...def.args(port)], {
     cwd: REPO_ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    // A launcher of several processes (processGroup) watches its stdin: our end closing means we are gone.
+    stdio: [def.processGroup ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+    detached: def.processGroup === true,
     env: { ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'production', ...authEnv },
   });
+  /** Kill at once (on our own exit): the whole process group of a launcher, else the child. */
+  const killNow = () => {
+    try {
+      if (def.processGroup) process.kill(-child.pid, 'SIGKILL');
+      else child.kill('SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  };
   let tail = '';
   const keep = (chunk) => {
     tail = (tail + chunk).slice(-4000);
@@ -162,7 +202,7 @@ export async function startServer(name, { verbose = false, readyTimeoutMs = 20_0
   const url = await new Promise((resolve, reject) => {
     let buf = '';
     const timer = setTimeout(() => {
-      child.kill('SIGKILL');
+      killNow();
       reject(
         new Error(
           `${name}: no "listening on" line within ${readyTimeoutMs} ms; output: ${tail.trim() || '(none)'}`,
@@ -188,6 +228,7 @@ export async function startServer(name, { verbose = false, readyTimeoutMs = 20_0
     child.stderr.on('data', onData('stderr'));
     exited.then(({ code, signal }) => {
       clearTimeout(timer);
+      killNow(); // a launcher's children, if any outlived it
       reject(
         new Error(
           `${name}: exited before ready (code ${code}, signal ${signal}); output: ${tail.trim() || '(none)'}`,
@@ -199,11 +240,11 @@ export async function startServer(name, { verbose = false, readyTimeoutMs = 20_0
   async function stop() {
     if (!alive) return;
     child.kill('SIGTERM');
-    const t = setTimeout(() => child.kill('SIGKILL'), 3000);
+    const t = setTimeout(killNow, 3000);
     await exited;
     clearTimeout(t);
   }
-  return { child, pid: child.pid, url, isAlive: () => alive, stderrTail: () => tail, exited, stop };
+  return { child, pid: child.pid, url, isAlive: () => alive, stderrTail: () => tail, exited, stop, killNow };
 }
 
 // ---------- /proc sampling ----------
