@@ -162,7 +162,7 @@ describe('the gateway relays upstream questions', () => {
     expect(JSON.stringify(done.content)).toMatch(/decline/i);
   });
 
-  it('seals the upstream state: it does not appear in the gateway state, and another user cannot use it', async () => {
+  it('binds the relayed upstream state: another user, another tool or other arguments cannot use it', async () => {
     const args = { change: 'delete logs' };
     const first = (await call('alice', 'sdk__approve_change', args)).response.result as Loose;
     const yes = answers(first, () => ({ action: 'accept', content: { approve: true } }));
