@@ -113,7 +113,12 @@ describe('npm run gateway:demo', () => {
       expect(stdout).toContain(`Approvals inbox (sign in as bob): ${origin}/mrtr/approvals`);
       // What the reader of docs/gateway.md copies is what the demo prints (but for the port).
       const documented = documentedLines(REPO)
-        .filter((d) => d.file === 'docs/gateway.md' && d.line.includes('127.0.0.1:3100/mcp'))
+        .filter(
+          (d) =>
+            d.file === 'docs/gateway.md' &&
+            d.line.startsWith('./bin/mrtr') &&
+            d.line.includes('127.0.0.1:3100/mcp'),
+        )
         .map((d) => d.line.replace('http://127.0.0.1:3100/mcp', url));
       expect(documented).toHaveLength(5);
       expect(printedLines()).toEqual(documented);

@@ -142,7 +142,7 @@ describe('two mrtr gateway instances on one Redis, one config, one lock file', (
     const first = await result(call(a, 'alice', 'ledger__note', args));
     expect(first.resultType).toBe('input_required');
     const [key, question] = Object.entries(first.inputRequests)[0] as [string, Loose];
-    expect(question.params.message).toContain('ledger note');
+    expect(question.params.message).toContain('Allow note on ledger, exactly as below?');
     expect(ran.get('note') ?? 0).toBe(0);
     const done = await result(
       call(b, 'alice', 'ledger__note', args, {

@@ -129,7 +129,7 @@ describe('the official SDK client through the gateway', () => {
       expect(wrote.content).toEqual([{ type: 'text', text: `Successfully wrote to ${path}` }]);
       expect(readFileSync(path, 'utf8')).toBe('from the SDK');
       expect(asked).toHaveLength(1);
-      expect(asked[0]?.message).toContain('The gateway asks: call files write_file?');
+      expect(asked[0]?.message).toContain('Allow write_file on files, exactly as below?');
       expect(asked[0]?.message).toContain(path);
     },
   );
@@ -209,7 +209,7 @@ describe('mrtr call through the gateway', () => {
         return 'y\n';
       },
     );
-    expect(run.output).toContain('The gateway asks: call files write_file?');
+    expect(run.output).toContain('Allow write_file on files, exactly as below?');
     expect(run.output).toContain('key "consent"');
     expect(run.output).toContain(`Successfully wrote to ${path}`);
     expect(run.status).toBe(0);
