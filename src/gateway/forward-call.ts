@@ -36,15 +36,14 @@ export function forwardingHandler(
     async (args: JsonObject, ctx: RequestContext) => {
       const sent = prepare(tool, args);
       const caller = egressCallerOf(ctx, tokenOf);
-      const client = tool.upstream.clientFor(caller);
       let requestState: string | undefined;
       let inputResponses: JsonObject | undefined;
       const started = Date.now();
       for (let n = 1; n <= MAX_UPSTREAM_ROUNDS; n++) {
         const reply = await ctx.ask.step(`mrtr/gateway/upstream-${n}`, async (): Promise<UpstreamReply> => {
           try {
-            const answer = await client.round(
-              'tools/call',
+            const answer = await tool.upstream.round(
+              caller,
               { name: tool.tool, arguments: sent },
               { requestState, inputResponses, holder: holderOf(ctx), signal: ctx.signal },
             );
@@ -56,7 +55,6 @@ export function forwardingHandler(
               };
             return { kind: 'complete', result: answer as unknown as JsonObject };
           } catch (error) {
-            tool.upstream.failed(caller, error);
             const why = error instanceof RemoteError ? error.message : (error as Error).message;
             return { kind: 'failed', message: `upstream ${tool.upstream.name} failed: ${why}` };
           }

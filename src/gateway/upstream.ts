@@ -2,9 +2,23 @@
 // server speaks: the client negotiates) or over stdio (a command the gateway starts and starts again after it dies).
 // The gateway talks to it with mrtr's own client. With per-caller credentials (token exchange), each caller gets a
 // client of its own, so the upstream sees the person; otherwise every caller shares one client and one credential,
-// and held 2025 calls are kept apart by holder (the caller), never by credential.
-import { HttpClientTransport, McpClient, StdioClientTransport, TransportFailure } from '../client/index.js';
-import type { ClientCapabilities, JsonRpcNotification, ToolDefinition } from '../protocol/index.js';
+// and held 2025 calls are kept apart by holder (the caller), never by credential; a 2025 server over HTTP gets a
+// session per call (round()).
+import {
+  CLIENT_DEFAULTS,
+  HttpClientTransport,
+  McpClient,
+  type RoundOptions,
+  type RoundResult,
+  StdioClientTransport,
+  TransportFailure,
+} from '../client/index.js';
+import type {
+  ClientCapabilities,
+  JsonObject,
+  JsonRpcNotification,
+  ToolDefinition,
+} from '../protocol/index.js';
 import type { Egress, EgressCaller } from './egress/index.js';
 
 /** Where an upstream is and how it is started: the config's upstream entry. */
@@ -45,6 +59,9 @@ export class Upstream {
   readonly #perCaller = new Map<string, McpClient>();
   /** The latest request of each per-caller client's caller: its token is the one to exchange (the first expires). */
   readonly #latest = new Map<string, EgressCaller>();
+  /** 2025-over-HTTP calls held between rounds, each on its own session, by the handle their next round presents. */
+  readonly #sessions = new Map<string, { client: McpClient; timer: NodeJS.Timeout }>();
+  #legacyHttp = false;
   readonly #listeners = new Set<() => void>();
   #restarts = 0;
 
@@ -88,11 +105,55 @@ export class Upstream {
     return client;
   }
 
+  /**
+   * One round of a call upstream. A 2025 server over HTTP may send its questions outside the call's own stream (the
+   * session's GET stream), naming no call: a session shared by several open calls could not tell whose question it
+   * is, and the client refuses to guess. So there, each call gets a session of its own, found again on the next
+   * round by the held call's handle, and closed when the call ends. (A stdio server is one process and one session:
+   * its questions are told apart by the request in flight.)
+   */
+  async round(
+    caller: EgressCaller,
+    params: { name: string; arguments: JsonObject },
+    options: Omit<RoundOptions, 'timeoutMs'>,
+  ): Promise<RoundResult> {
+    const held = options.requestState === undefined ? undefined : this.#sessions.get(options.requestState);
+    if (held) this.#sessions.delete(options.requestState as string);
+    const own = held?.client ?? (this.#sessionPerCall() ? this.#newClient(caller) : undefined);
+    if (held) clearTimeout(held.timer);
+    const client = own ?? this.clientFor(caller);
+    try {
+      const answer = await client.round('tools/call', params, options);
+      if (client.generation === 'legacy' && this.spec.url !== undefined) this.#legacyHttp = true;
+      if (own && answer.resultType === 'input_required' && answer.requestState !== undefined) {
+        // Closed if nobody comes back before the held call itself would be dropped.
+        const timer = setTimeout(() => {
+          this.#sessions.delete(answer.requestState as string);
+          void own.close().catch(() => {});
+        }, CLIENT_DEFAULTS.heldCallMs);
+        timer.unref();
+        this.#sessions.set(answer.requestState, { client: own, timer });
+      } else if (own) void own.close().catch(() => {});
+      return answer;
+    } catch (error) {
+      if (own) void own.close().catch(() => {});
+      else this.failed(caller, error);
+      throw error;
+    }
+  }
+
+  /** True once this upstream is known to be a 2025 server over HTTP (a session per call, see round()). */
+  #sessionPerCall(): boolean {
+    return this.#legacyHttp;
+  }
+
   /** The upstream's tools, listed now (the catalog caches them). */
   async listTools(caller: EgressCaller, signal?: AbortSignal): Promise<ToolDefinition[]> {
-    return this.#supervised(caller, (client) =>
-      client.listTools({ signal, timeoutMs: this.options.timeoutMs }),
-    );
+    return this.#supervised(caller, async (client) => {
+      const tools = await client.listTools({ signal, timeoutMs: this.options.timeoutMs });
+      if (client.generation === 'legacy' && this.spec.url !== undefined) this.#legacyHttp = true;
+      return tools;
+    });
   }
 
   /**
@@ -165,7 +226,15 @@ export class Upstream {
   }
 
   async close(): Promise<void> {
-    const clients = [...this.#perCaller.values(), ...(this.#shared ? [this.#shared] : [])];
+    const clients = [
+      ...this.#perCaller.values(),
+      ...(this.#shared ? [this.#shared] : []),
+      ...[...this.#sessions.values()].map((h) => {
+        clearTimeout(h.timer);
+        return h.client;
+      }),
+    ];
+    this.#sessions.clear();
     this.#perCaller.clear();
     this.#latest.clear();
     this.#shared = undefined;

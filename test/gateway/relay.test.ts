@@ -22,6 +22,10 @@ type Loose = any;
 
 let endpoint: HttpEndpoint;
 let gateway: Gateway;
+/** Another instance of the same gateway (same keys, config and store), as a fleet runs it. */
+let makeGateway: () => Gateway;
+let resource: string;
+const store = new MemoryStore();
 const closers: Array<() => Promise<void>> = [];
 const as = (who: string) => ({ headers: { authorization: `Bearer ${who}-token` } });
 
@@ -44,24 +48,27 @@ rules:
     'relay.yaml',
   );
   const port = await freePort();
-  gateway = new Gateway({
-    config,
-    server: {
-      auth: new BearerAuth({
-        verifier: new DevTokens(
-          parseDevTokens({
-            'alice-token': { sub: 'alice', roles: ['requester'] },
-            'bob-token': { sub: 'bob', roles: ['requester'] },
-          }),
-        ),
-        resource: `http://127.0.0.1:${port}/mcp`,
-      }),
-      stateKeys: Keyring.fromSpec(`k1:${Buffer.alloc(32, 5).toString('base64url')}`),
-      logger: { info() {}, warn() {}, error() {} },
-    },
-    store: new MemoryStore(),
-    pins: PinBook.inMemory(),
-  });
+  resource = `http://127.0.0.1:${port}/mcp`;
+  makeGateway = () =>
+    new Gateway({
+      config,
+      server: {
+        auth: new BearerAuth({
+          verifier: new DevTokens(
+            parseDevTokens({
+              'alice-token': { sub: 'alice', roles: ['requester'] },
+              'bob-token': { sub: 'bob', roles: ['requester'] },
+            }),
+          ),
+          resource,
+        }),
+        stateKeys: Keyring.fromSpec(`k1:${Buffer.alloc(32, 5).toString('base64url')}`),
+        logger: { info() {}, warn() {}, error() {} },
+      },
+      store,
+      pins: PinBook.inMemory(),
+    });
+  gateway = makeGateway();
   endpoint = await gateway.server.listen({ host: '127.0.0.1', port });
 }, 60_000);
 
@@ -202,5 +209,55 @@ describe('the gateway relays upstream questions', () => {
       inputResponses: answers(first, () => ({ action: 'accept', content: { confirm: true } })),
     });
     expect(stolen.response.error).toBeDefined();
+  });
+
+  it('holds two 2025 calls of one caller at once, each on its own session, and finishes both', async () => {
+    const one = { path: '/tmp/one.txt' };
+    const two = { path: '/tmp/two.txt' };
+    const [a, b] = await Promise.all([
+      call('alice', 'legacy__confirm_delete', one),
+      call('alice', 'legacy__confirm_delete', two),
+    ]);
+    const first = [a.response.result as Loose, b.response.result as Loose];
+    expect(first.map((r) => r.resultType)).toEqual(['input_required', 'input_required']);
+    const done = await Promise.all(
+      [one, two].map((args, i) =>
+        call('alice', 'legacy__confirm_delete', args, {
+          requestState: first[i].requestState,
+          inputResponses: answers(first[i], () => ({ action: 'accept', content: { confirm: true } })),
+        }),
+      ),
+    );
+    expect(JSON.stringify(done[0]?.response.result)).toContain('/tmp/one.txt');
+    expect(JSON.stringify(done[1]?.response.result)).toContain('/tmp/two.txt');
+    expect(done.map((d) => (d.response.result as Loose).resultType)).toEqual(['complete', 'complete']);
+  });
+
+  it('a 2025 call held on one instance is not run twice when its next round reaches another: that round fails', async () => {
+    const other = makeGateway();
+    const port = await freePort();
+    const otherEndpoint = await other.server.listen({ host: '127.0.0.1', port });
+    try {
+      const args = { path: '/tmp/elsewhere.txt' };
+      const first = (await call('alice', 'legacy__confirm_delete', args)).response.result as Loose;
+      expect(first.resultType, JSON.stringify(first)).toBe('input_required');
+      const elsewhere = await mcp(
+        otherEndpoint.url,
+        'tools/call',
+        {
+          name: 'legacy__confirm_delete',
+          arguments: args,
+          requestState: first.requestState,
+          inputResponses: answers(first, () => ({ action: 'accept', content: { confirm: true } })),
+        },
+        as('alice'),
+      );
+      expect(elsewhere.response.result).toMatchObject({ isError: true });
+      expect(JSON.stringify(elsewhere.response.result)).toContain('upstream legacy failed');
+      expect(JSON.stringify(elsewhere.response.result)).not.toContain('deleted');
+    } finally {
+      await otherEndpoint.close({ graceMs: 0 });
+      await other.close();
+    }
   });
 });
