@@ -44,6 +44,11 @@ export function prepareGatewayDemo(dataDir: string): GatewayDemo {
   seed(join(share, 'secret', 'key.txt'), 'not for the agent\n');
   const config = join(home, 'gateway.yaml');
   const secret = join(share, 'secret');
+  // The directory itself or anything in it — not a sibling that starts the same (secret-santa/). Every path argument
+  // the filesystem server takes: path, source, destination, and read_multiple_files' paths.
+  const inSecret = (v: string) =>
+    `(${v} == ${JSON.stringify(secret)} || ${v}.startsWith(${JSON.stringify(`${secret}/`)}))`;
+  const underSecret = (arg: string) => `(has(args.${arg}) && ${inSecret(`args.${arg}`)})`;
   seed(
     config,
     `# The gateway demo's config (mrtr gateway demo). Edit the rules and send SIGHUP to reload them.
@@ -63,9 +68,10 @@ rules:
     approval: { role: approver, approvals: 1 }
   - tools: ["files/*"]
     when: >-
-      (has(args.path) && args.path.startsWith(${JSON.stringify(secret)})) ||
-      (has(args.source) && args.source.startsWith(${JSON.stringify(secret)})) ||
-      (has(args.destination) && args.destination.startsWith(${JSON.stringify(secret)}))
+      ${underSecret('path')} ||
+      ${underSecret('source')} ||
+      ${underSecret('destination')} ||
+      (has(args.paths) && args.paths.exists(p, ${inSecret('p')}))
     reason: "secret/ is not for agents"
     deny: true
 `,

@@ -34,6 +34,8 @@ export const GATEWAY_USAGE = `usage: mrtr gateway --config FILE [--lock FILE] [-
 const PAGES_NEED_SIGN_IN =
   "the rules require step_up or approval, which send people to the gateway's pages: give --tokens FILE, or --issuer URL --audience AUD with --client-id ID (people sign in there with OpenID)";
 
+const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+
 /** Where the pins are kept unless --lock says: `gateway.yaml` → `gateway.lock.json` beside it. */
 export function defaultLockFile(configFile: string): string {
   const { dir, name } = parsePath(configFile);
@@ -106,6 +108,11 @@ export async function gatewayCommand(
     return 2;
   }
   const say = (line: string) => process.stderr.write(`mrtr gateway: ${line}\n`);
+  // The docs promise an event for every round: say plainly when this gateway keeps none.
+  if (values.audit === undefined)
+    say(
+      'no --audit: the rounds through this gateway are not recorded (give --audit sqlite:PATH to keep a trail)',
+    );
   let gateway: Gateway | undefined;
   // Each request's verified token, for upstreams whose credentials are exchanged per caller (RFC 8693).
   const remembering: { current?: RememberingVerifier } = {};
@@ -131,7 +138,7 @@ export async function gatewayCommand(
       startError: `cannot start the gateway for ${configFile}`,
       banner: (url) =>
         help?.(url) ??
-        `gateway in front of ${config.upstreams.map((u) => u.name).join(', ')}; policy ${config.policy.digest.slice(0, 12)}; try: mrtr tools ${url}\n`,
+        `gateway in front of ${config.upstreams.map((u) => u.name).join(', ')}; policy ${config.policy.digest.slice(0, 12)}; try: mrtr tools ${url} --token TOKEN\n`,
       onHangUp: () => {
         try {
           const next = loadGatewayConfig(configFile);
@@ -207,7 +214,7 @@ async function checkCommand(argv: string[]): Promise<number> {
   try {
     const config = loadGatewayConfig(values.config);
     process.stdout.write(
-      `${values.config}: ${config.upstreams.length} upstreams, ${config.policy.ruleCount} rules, policy version ${config.policy.digest}\n`,
+      `${values.config}: ${count(config.upstreams.length, 'upstream')}, ${count(config.policy.ruleCount, 'rule')}, policy version ${config.policy.digest}\n`,
     );
     return 0;
   } catch (error) {

@@ -4,7 +4,7 @@
 // (the upstream, the tool, the arguments) and a short expiry. A caller cannot carry it to another user, upstream or
 // call, and the upstream is never called twice for the same round. Its questions go to the caller with ask.forward
 // under the gateway's own keys, checked by kind, and their answers go back under the upstream's keys.
-import { RemoteError } from '../client/index.js';
+import { RemoteError, TransportFailure } from '../client/index.js';
 import type { InputRequest, JsonObject } from '../protocol/index.js';
 import type { RequestContext, ToolHandler, ToolResult } from '../server/index.js';
 import { argumentsDigest } from '../state/index.js';
@@ -55,6 +55,10 @@ export function forwardingHandler(
               };
             return { kind: 'complete', result: answer as unknown as JsonObject };
           } catch (error) {
+            // A dead or unreachable upstream: the operator's log has the detail (its stderr included); the caller
+            // hears that it is unavailable, not the upstream's own words about itself.
+            if (error instanceof TransportFailure && error.code === 'ERR_TRANSPORT')
+              return { kind: 'failed', message: `upstream ${tool.upstream.name} is unavailable; try again` };
             const why = error instanceof RemoteError ? error.message : (error as Error).message;
             return { kind: 'failed', message: `upstream ${tool.upstream.name} failed: ${why}` };
           }

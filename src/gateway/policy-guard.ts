@@ -95,7 +95,7 @@ export class PolicyGuard implements RoundGuard {
         });
       else if (control === 'step_up')
         await controls.stepUp(ctx, {
-          reason: `The gateway's policy asks for a second factor before ${what}.`,
+          reason: `The gateway's policy asks for a second factor before ${what}`,
         });
       else if (control === 'approval' && decision.approval)
         await controls.approval(ctx, {
