@@ -64,6 +64,7 @@ rules:
   - tools: ["files/*"]
     when: >-
       (has(args.path) && args.path.startsWith(${JSON.stringify(secret)})) ||
+      (has(args.paths) && args.paths.exists(p, p.startsWith(${JSON.stringify(secret)}))) ||
       (has(args.source) && args.source.startsWith(${JSON.stringify(secret)})) ||
       (has(args.destination) && args.destination.startsWith(${JSON.stringify(secret)}))
     reason: "secret/ is not for agents"
