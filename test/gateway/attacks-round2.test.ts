@@ -2,9 +2,19 @@
 // might fail open, what a listing shows, consent answered oddly, hostile upstreams (their questions, their rounds,
 // their silence), resource exhaustion and secrets in what the gateway records. Each attack is judged by what the
 // upstream saw and what the caller got.
+
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { PinBook, pinCommandPlan } from '../../src/gateway/index.js';
+import { prepareGatewayDemo } from '../../src/cli/gateway-demo.js';
+import {
+  loadGatewayConfig,
+  normalizePathArguments,
+  PinBook,
+  pinCommandPlan,
+} from '../../src/gateway/index.js';
 import { mcp } from '../helpers/mcp-http.js';
 import {
   type ChangingUpstream,
@@ -695,4 +705,27 @@ describe("the gateway's own upstream credential", () => {
     expect(JSON.stringify(g.events)).not.toContain(secret);
     expect(JSON.stringify(g.controlEvents)).not.toContain(secret);
   }, 15_000);
+});
+
+describe("the demo's config", () => {
+  it('denies secret/ in every path argument of the filesystem server, read_multiple_files paths included', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mrtr-demo-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const demo = prepareGatewayDemo(dir);
+    const config = loadGatewayConfig(demo.config);
+    const spec = config.upstreams[0];
+    const alice = { subject: 'alice', roles: ['requester'], scopes: [] };
+    const decide = (tool: string, args: Record<string, unknown>) =>
+      config.policy.decide(
+        alice,
+        { upstream: 'files', tool },
+        normalizePathArguments(args, { names: spec?.pathArguments, base: spec?.cwd }),
+      ).allow;
+    expect(decide('read_text_file', { path: 'public/hello.txt' })).toBe(true);
+    expect(decide('read_text_file', { path: 'public/../secret/key.txt' })).toBe(false);
+    expect(decide('read_multiple_files', { paths: ['public/hello.txt'] })).toBe(true);
+    expect(decide('read_multiple_files', { paths: ['public/hello.txt', 'public/../secret/key.txt'] })).toBe(
+      false,
+    );
+  });
 });
