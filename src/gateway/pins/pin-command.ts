@@ -97,7 +97,12 @@ export function pinCommandPlan(
   }
   const unmatched = patterns.filter((pattern) => !pattern.used).map((pattern) => pattern.pattern);
   lines.push(summary(sorted.length, counts));
-  return { lines, book: updated, changed: counts.pinned + counts.accepted > 0, unmatched };
+  return {
+    lines: lines.map(printable),
+    book: updated,
+    changed: counts.pinned + counts.accepted > 0,
+    unmatched,
+  };
 }
 
 function summary(
@@ -110,6 +115,18 @@ function summary(
   if (counts.new > 0) parts.push(`${counts.new} new, not pinned`);
   if (counts.changed > 0) parts.push(`${counts.changed} changed, withheld`);
   return `${listed} ${listed === 1 ? 'tool' : 'tools'} listed: ${parts.join(', ')}`;
+}
+
+/**
+ * Control, format, separator and lone surrogate characters as `\uXXXX`: tool names, schema keys and texts are the
+ * upstream's, and on an admin's terminal they could erase or repaint a line, or forge one ("unchanged files/…").
+ * Escaped rather than removed, so two names that differ only by one stay told apart.
+ */
+function printable(line: string): string {
+  return line.replace(
+    /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu,
+    (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /** Code-unit order, as the lock file's keys: the same on every machine whatever its locale. */

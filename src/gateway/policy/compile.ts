@@ -5,7 +5,7 @@
 // in the file on a tie, its role), with the shortest expiry of them all.
 import { configError } from '../config-errors.js';
 import { type CompiledRule, compileRule, type RulePlace } from './compile-rule.js';
-import { type ConditionBindings, conditionBindings } from './condition.js';
+import { type ConditionBindings, conditionBindings, listingBindings } from './condition.js';
 import { orderedControls, policyDigest } from './digest.js';
 import type {
   ApprovalRequirement,
@@ -63,11 +63,20 @@ class CompiledPolicy implements Policy {
 
   visible(caller: PolicyCaller, ref: ToolRef): boolean {
     let allowed = false;
+    let bindings: ConditionBindings | undefined;
     for (const rule of this.#rules) {
       if (!rule.matchesTool(ref) || !rule.matchesCaller(caller)) continue;
+      // A condition decided by the caller and the tool alone (`caller.subject == "bob"`) decides every call: applied
+      // here, so a tool this caller can never call is not listed to them. One that reads `args` (an error here) may
+      // or may not apply to a given call: the tool stays listed and decide() judges each call.
+      if (rule.when) {
+        bindings ??= listingBindings(caller, ref);
+        const result = rule.when.evaluate(bindings);
+        if (result.ok && !result.value) continue;
+        if (rule.deny && !result.ok) continue;
+      }
       if (!rule.deny) allowed = true;
-      // A conditional deny may not apply to a given call: the tool stays listed and decide() judges each call.
-      else if (!rule.when) return false;
+      else return false;
     }
     return allowed;
   }

@@ -134,6 +134,21 @@ export function conditionBindings(
   ref: ToolRef,
   args: Readonly<Record<string, unknown>>,
 ): ConditionBindings {
+  const { vars } = listingBindings(caller, ref);
+  try {
+    return { vars: { ...vars, args: toCel(args, 0) } };
+  } catch (error) {
+    if (!(error instanceof ArgumentsTooDeep)) throw error;
+    return { vars, argsError: error.message };
+  }
+}
+
+/**
+ * The variables known before any call: the caller and the tool, no `args`. A condition that gives a bool with these
+ * gives that bool for every call (CEL lets an unbound `args` decide nothing: it is an error that `&&`/`||` absorb only
+ * when the other side decides), so a listing can apply it; one that reads `args` gives an error here.
+ */
+export function listingBindings(caller: PolicyCaller, ref: ToolRef): ConditionBindings {
   const callerMap = new Map<string, CelInput>([
     ['subject', caller.subject],
     ['roles', [...caller.roles]],
@@ -144,10 +159,5 @@ export function conditionBindings(
     ['upstream', ref.upstream],
     ['name', ref.tool],
   ]);
-  try {
-    return { vars: { args: toCel(args, 0), caller: callerMap, tool } };
-  } catch (error) {
-    if (!(error instanceof ArgumentsTooDeep)) throw error;
-    return { vars: { caller: callerMap, tool }, argsError: error.message };
-  }
+  return { vars: { caller: callerMap, tool } };
 }
