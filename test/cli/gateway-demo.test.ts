@@ -109,7 +109,7 @@ describe('npm run gateway:demo', () => {
       expect(existsSync(join(dir, 'data'))).toBe(false); // --data was taken, not the default ./data
       const check = await run(`./bin/mrtr gateway check --config ${join(data, 'gateway-demo/gateway.yaml')}`);
       expect(check.code, check.stderr).toBe(0);
-      expect(check.stdout).toMatch(/: 1 upstreams, 4 rules, policy version \S+/);
+      expect(check.stdout).toMatch(/: 1 upstream, 4 rules, policy version \S+/);
       expect(stdout).toContain(`Approvals inbox (sign in as bob): ${origin}/mrtr/approvals`);
       // What the reader of docs/gateway.md copies is what the demo prints (but for the port).
       const documented = documentedLines(REPO)

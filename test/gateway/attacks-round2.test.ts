@@ -724,6 +724,9 @@ describe("the demo's config", () => {
     expect(decide('read_text_file', { path: 'public/hello.txt' })).toBe(true);
     expect(decide('read_text_file', { path: 'public/../secret/key.txt' })).toBe(false);
     expect(decide('read_multiple_files', { paths: ['public/hello.txt'] })).toBe(true);
+    // secret/ itself and what is in it, not a sibling whose name starts the same.
+    expect(decide('list_directory', { path: 'secret' })).toBe(false);
+    expect(decide('read_text_file', { path: 'secret-santa/list.txt' })).toBe(true);
     expect(decide('read_multiple_files', { paths: ['public/hello.txt', 'public/../secret/key.txt'] })).toBe(
       false,
     );

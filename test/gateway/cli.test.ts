@@ -123,7 +123,7 @@ describe('mrtr gateway refuses a config that cannot work, before serving anythin
     const file = config('check', EVERYONE);
     const first = mrtr(['gateway', 'check', '--config', file]);
     expect(first.status).toBe(0);
-    const version = /^.*: 1 upstreams, 1 rules, policy version ([\w-]{43})\n$/.exec(first.stdout)?.[1];
+    const version = /^.*: 1 upstream, 1 rule, policy version ([\w-]{43})\n$/.exec(first.stdout)?.[1];
     expect(version, first.stdout).toBeDefined();
     expect(mrtr(['gateway', 'check', '--config', file]).stdout).toContain(version);
     const other = config(
