@@ -103,6 +103,8 @@ const EXPECTED_CODES: Record<string, MrtrErrorCode> = {
   AuditError: 'ERR_AUDIT_CONFIG',
   ApprovalRefused: 'ERR_APPROVAL_REFUSED',
   ControlsUsageError: 'ERR_CONTROLS_USAGE',
+  GatewayConfigError: 'ERR_GATEWAY_CONFIG',
+  EgressRefused: 'ERR_GATEWAY_EGRESS',
 };
 
 /** The JSON-RPC errors: their `code` is the protocol's number, the one that goes on the wire. */
