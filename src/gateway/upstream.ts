@@ -5,7 +5,6 @@
 // and held 2025 calls are kept apart by holder (the caller), never by credential; a 2025 server over HTTP gets a
 // session per call (round()).
 import {
-  CLIENT_DEFAULTS,
   HttpClientTransport,
   McpClient,
   type RoundOptions,
@@ -51,6 +50,9 @@ export const RELAYED_CAPABILITIES: ClientCapabilities = {
   elicitation: { form: {}, url: {} },
   sampling: {},
 };
+
+/** How long a 2025 upstream's question waits for the caller's answer before its call is dropped. */
+export const HELD_CALL_MS = 5 * 60_000;
 
 const keyOf = (caller: EgressCaller) => `${caller.issuer ?? ''}\n${caller.subject}`;
 
@@ -130,7 +132,7 @@ export class Upstream {
         const timer = setTimeout(() => {
           this.#sessions.delete(answer.requestState as string);
           void own.close().catch(() => {});
-        }, CLIENT_DEFAULTS.heldCallMs);
+        }, HELD_CALL_MS);
         timer.unref();
         this.#sessions.set(answer.requestState, { client: own, timer });
       } else if (own) void own.close().catch(() => {});
@@ -200,6 +202,10 @@ export class Upstream {
       clientInfo: { name: 'mrtr-gateway', version: '0.1.0' },
       requestTimeoutMs: timeoutMs,
       mrtr: { timeoutMs },
+      // A 2025 upstream's question waits this long for the caller's next round. A stdio server is one session, and
+      // while one of its calls waits, a question in another call cannot be told apart (see docs/gateway.md): an
+      // abandoned call should not hold that up for the client's default ten minutes.
+      heldCalls: { holdMs: HELD_CALL_MS },
       onWarning: (message: string) => log(`upstream ${this.name}: ${message}`),
     };
     if (this.spec.url !== undefined) {
