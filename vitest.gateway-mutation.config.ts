@@ -13,6 +13,7 @@ export default defineConfig({
       'test/gateway/paths.test.ts',
       'test/gateway/pins.test.ts',
       'test/gateway/rate-limit.test.ts',
+      'test/gateway/names.test.ts',
     ],
   },
 });
