@@ -44,7 +44,7 @@ export async function pinCommand(argv: string[]): Promise<number> {
     upstreams = config.upstreams.map(
       (spec) =>
         new Upstream(spec, {
-          egress: egressFor(spec.credentials ?? { type: 'none' }),
+          egress: egressFor(spec.credentials),
           log: (line) => process.stderr.write(`mrtr gateway pin: ${line}\n`),
           timeoutMs: 30_000,
           maxCallers: 1,

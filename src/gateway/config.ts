@@ -5,27 +5,14 @@ import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import { ConfigSite, choose, GatewayConfigError } from './config-errors.js';
+import type { EgressConfig } from './egress/index.js';
 import { compilePolicy, type Policy } from './policy/index.js';
 import { readRules } from './policy/read-rules.js';
 
 export { GatewayConfigError } from './config-errors.js';
 
-/** What the gateway presents to an upstream (the egress room's EgressConfig has this shape). */
-export type UpstreamCredentials =
-  | { type: 'none' }
-  /** Exactly one of `env` (a variable's name) or `file` (a path, resolved against the config's directory). */
-  | { type: 'static'; env?: string; file?: string }
-  | {
-      type: 'token-exchange';
-      issuer: string;
-      clientId: string;
-      /** At most one of them; none: a public client. */
-      clientSecretEnv?: string;
-      clientSecretFile?: string;
-      audience?: string;
-      resource?: string;
-      scope?: string;
-    };
+/** What the gateway presents to an upstream: the egress room's config, as the parser checked it. */
+export type UpstreamCredentials = EgressConfig;
 
 export interface GatewayUpstreamConfig {
   /** `^[a-z0-9][a-z0-9-]{0,31}$`, unique: the prefix of the upstream's tools and the first part of rule globs. */

@@ -65,7 +65,7 @@ export class Gateway {
     this.upstreams = options.config.upstreams.map(
       (spec) =>
         new Upstream(spec, {
-          egress: egressFor(spec.credentials ?? { type: 'none' }),
+          egress: egressFor(spec.credentials),
           log,
           timeoutMs,
           maxCallers: GATEWAY_DEFAULTS.maxCallersPerUpstream,

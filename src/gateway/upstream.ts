@@ -63,6 +63,7 @@ export class Upstream {
   readonly #latest = new Map<string, EgressCaller>();
   /** 2025-over-HTTP calls held between rounds, each on its own session, by the handle their next round presents. */
   readonly #sessions = new Map<string, { client: McpClient; timer: NodeJS.Timeout }>();
+  /** True once this upstream is known to be a 2025 server over HTTP: a session per call (round()). */
   #legacyHttp = false;
   readonly #listeners = new Set<() => void>();
   #restarts = 0;
@@ -121,7 +122,7 @@ export class Upstream {
   ): Promise<RoundResult> {
     const held = options.requestState === undefined ? undefined : this.#sessions.get(options.requestState);
     if (held) this.#sessions.delete(options.requestState as string);
-    const own = held?.client ?? (this.#sessionPerCall() ? this.#newClient(caller) : undefined);
+    const own = held?.client ?? (this.#legacyHttp ? this.#newClient(caller) : undefined);
     if (held) clearTimeout(held.timer);
     const client = own ?? this.clientFor(caller);
     try {
@@ -142,11 +143,6 @@ export class Upstream {
       else this.failed(caller, error);
       throw error;
     }
-  }
-
-  /** True once this upstream is known to be a 2025 server over HTTP (a session per call, see round()). */
-  #sessionPerCall(): boolean {
-    return this.#legacyHttp;
   }
 
   /** The upstream's tools, listed now (the catalog caches them). */
