@@ -109,7 +109,11 @@ export async function requireApproval(
         `Still waiting — approved by ${approvals} of ${approve}${denied}. Needs ${approve === 1 ? 'a reviewer' : `${approve} reviewers`} with the role ${o.role}: ${o.reason}. ` +
           `Open the link to follow the request; continue here to ask again (request ${ctx.round + 1} of this call).`,
         statusUrl(id),
-        { key, humanRequired: 'approval' },
+        {
+          key,
+          humanRequired: 'approval',
+          progress: `waiting for approval, ${approvals} of ${approve}${denied} (role ${o.role})`,
+        },
       );
       // Internal assertion: the question above is new in every round, so it parks the flow and never returns here.
       throw new Error('unreachable: a pending approval question does not resolve');

@@ -87,6 +87,6 @@ export async function requireStepUp(
     `Confirm it is you: ${o.reason}. Open the link, sign in and enter the code from your authenticator app, then ` +
       `continue here (request ${ctx.round + 1} of this call).`,
     pageUrl(id),
-    { key, humanRequired: 'second_factor' },
+    { key, humanRequired: 'second_factor', progress: `waiting for the second factor: ${o.reason}` },
   );
 }

@@ -12,6 +12,7 @@ import {
   type JsonObject,
   type ListRootsResult,
   META_HUMAN_REQUIRED,
+  META_PROGRESS,
   MrtrError,
 } from '../protocol/index.js';
 import { FlowUsageError } from './errors.js';
@@ -34,6 +35,11 @@ export interface QuestionOptions {
   humanRequired?: HumanRequiredReason;
   /** Invalid answers tolerated before the call ends (default 3). */
   maxInvalidAnswers?: number;
+  /**
+   * For a question that waits for a person elsewhere: one short line on what it waits for ("waiting for approval,
+   * 0 of 1"), which a task shows as its status while it waits (`dev.mrtr/progress`).
+   */
+  progress?: string;
 }
 
 /** Ends the call early with a message, e.g. when the user declines. Tools answer it as an isError result. */
@@ -113,11 +119,11 @@ export interface Ask {
 }
 
 function withHint(params: JsonObject, options: QuestionOptions): JsonObject {
-  if (!options.humanRequired) return params;
-  return {
-    ...params,
-    _meta: { ...(params._meta as JsonObject | undefined), [META_HUMAN_REQUIRED]: options.humanRequired },
-  };
+  if (!options.humanRequired && options.progress === undefined) return params;
+  const meta: JsonObject = { ...(params._meta as JsonObject | undefined) };
+  if (options.humanRequired) meta[META_HUMAN_REQUIRED] = options.humanRequired;
+  if (options.progress !== undefined) meta[META_PROGRESS] = options.progress;
+  return { ...params, _meta: meta };
 }
 
 function formQuestion<T>(message: string, form: ElicitationForm<T>, options: QuestionOptions): Question {

@@ -32,3 +32,23 @@ export function encodeHeaderValue(value: string): string {
   if (SAFE_PLAIN.test(value) && !looksLikeSentinel) return value;
   return `${SENTINEL_PREFIX}${Buffer.from(value, 'utf8').toString('base64')}${SENTINEL_SUFFIX}`;
 }
+
+/**
+ * The body field a request's Mcp-Name header mirrors (SEP-2243; SEP-2663 adds the tasks methods' taskId), or
+ * undefined for methods that carry no name header.
+ */
+export function nameHeaderField(method: string): 'name' | 'uri' | 'taskId' | undefined {
+  switch (method) {
+    case 'tools/call':
+    case 'prompts/get':
+      return 'name';
+    case 'resources/read':
+      return 'uri';
+    case 'tasks/get':
+    case 'tasks/update':
+    case 'tasks/cancel':
+      return 'taskId';
+    default:
+      return undefined;
+  }
+}

@@ -10,6 +10,7 @@ export {
 export {
   decodeHeaderValue,
   encodeHeaderValue,
+  nameHeaderField,
 } from './headers.js';
 export {
   capabilitiesFor,
@@ -50,6 +51,7 @@ export {
   META_CLIENT_INFO,
   META_HUMAN_REQUIRED,
   META_LOG_LEVEL,
+  META_PROGRESS,
   META_PROTOCOL_VERSION,
   META_RETRY_AFTER_MS,
   META_SERVER_INFO,
@@ -71,6 +73,16 @@ export {
   precompileSchemaValidators,
   schemaValidator,
 } from './schema-validator.js';
+export {
+  type DetailedTask,
+  declaresTasks,
+  TASK_METHODS,
+  TASKS_EXTENSION,
+  TASKS_REQUIRED_DATA,
+  type TaskMethod,
+  type TaskStatus,
+  TERMINAL_TASK_STATUSES,
+} from './tasks.js';
 export {
   type AudioContent,
   type BlobResourceContents,

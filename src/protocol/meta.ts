@@ -31,6 +31,12 @@ export type HumanRequiredReason = 'consent' | 'second_factor' | 'approval';
  */
 export const META_RETRY_AFTER_MS = 'dev.mrtr/retryAfterMs';
 
+/**
+ * mrtr's own `_meta` hint on a question that waits for a person elsewhere (an approval, a second factor): one short
+ * line on what it waits for ("waiting for approval, 0 of 1"), which a task shows as its statusMessage.
+ */
+export const META_PROGRESS = 'dev.mrtr/progress';
+
 /** The prefix of every `_meta` key mrtr defines: hints that only mrtr's own code sets. */
 export const MRTR_META_PREFIX = 'dev.mrtr/';
 

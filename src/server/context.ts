@@ -98,4 +98,10 @@ export interface RequestContext {
   log(level: LogLevel, data: unknown, logger?: string): void;
   /** Report progress; sent only when the client asked for it with a progressToken. */
   progress(update: ProgressUpdate): void;
+  /**
+   * For a tool registered with `task: { support, start: 'handler' }`: the questions asked before this went as MRTR
+   * rounds; from here the call runs as a task, when the client declared the extension (docs/tasks.md). Returns at once
+   * inside the task, for a client that did not declare it, and for every other handler.
+   */
+  startTask(): void;
 }

@@ -34,4 +34,8 @@ export const SERVER_DEFAULTS = Object.freeze({
   /** Loopback: a server is exposed to the network only when its author says so. */
   host: '127.0.0.1',
   path: '/mcp',
+  /** A task is kept a day from its creation: an approval it waits for may take that long. */
+  taskTtlMs: 24 * 60 * 60 * 1000,
+  /** Clients poll a task once a second: a person's answer shows at once, the server is not flooded. */
+  taskPollIntervalMs: 1000,
 });

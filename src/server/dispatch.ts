@@ -16,6 +16,7 @@ import {
   type Result,
   schemaValidator,
 } from '../protocol/index.js';
+import type { SharedStore } from '../stores/index.js';
 import type { Catalog, CatalogCaller } from './catalog/catalog.js';
 import { SERVER_DEFAULTS } from './defaults.js';
 import type { Logger, RequestEnvironment } from './environment.js';
@@ -29,9 +30,12 @@ import type { RequestStateCodec } from './request-state.js';
 import { checkResultShape } from './result-shape.js';
 import { errorAnswer, resultAnswer } from './round/answers.js';
 import type { RoundGuard } from './round/guard.js';
+import { notifyObservers } from './round/notify.js';
 import type { RoundObserver } from './round/observer.js';
 import { RoundRunner } from './round/runner.js';
 import type { RoundTrace } from './round/trace.js';
+import { TaskBook } from './tasks/task-book.js';
+import { TaskService } from './tasks/task-service.js';
 
 export interface DispatchOptions {
   serverInfo: Implementation;
@@ -54,6 +58,15 @@ export interface DispatchOptions {
   guards?: readonly RoundGuard[];
   /** Told the outcome of every MRTR request, refused ones included; the answer waits for their promises. */
   observers?: readonly RoundObserver[];
+  /** The tasks extension: where tasks are kept and how long; undefined offers no tasks. */
+  tasks?: TasksSetup;
+}
+
+export interface TasksSetup {
+  store: SharedStore;
+  ttlMs: number;
+  pollIntervalMs: number;
+  leaseMs: number;
 }
 
 /** The methods that run as rounds (round/runner.ts): the only ones observers are told about. */
@@ -99,7 +112,26 @@ export class Dispatcher implements RequestHandler {
       guards: rounds.guards,
       hookTimeoutMs: rounds.hookTimeoutMs,
       rounds,
+      tasks: options.tasks ? this.taskService(options.tasks, rounds) : undefined,
     };
+  }
+
+  /** Stop the tasks' background rounds and checks (the server is closing). */
+  close(): void {
+    this.core.tasks?.close();
+  }
+
+  private taskService(setup: TasksSetup, rounds: RoundRunner): TaskService {
+    return new TaskService({
+      book: new TaskBook(setup.store),
+      // A task's rounds go the way a client's would: through this dispatcher, observed and guarded.
+      route: (request, env) => this.handleRequest(request, env),
+      record: (event) => notifyObservers(rounds.observers, event, rounds.hookTimeoutMs),
+      logger: this.options.logger,
+      ttlMs: setup.ttlMs,
+      pollIntervalMs: setup.pollIntervalMs,
+      leaseMs: setup.leaseMs,
+    });
   }
 
   /** Handle one request and always produce a response: errors become JSON-RPC errors, never exceptions. */
@@ -157,7 +189,10 @@ export class Dispatcher implements RequestHandler {
   }
 
   private validateRequest(request: JsonRpcRequest): void {
-    const validate = schemaValidator(REQUEST_DEFINITION[request.method]!);
+    const definition = REQUEST_DEFINITION[request.method];
+    // The tasks extension's methods are not in schema.json: the task service checks their params itself.
+    if (definition === undefined) return;
+    const validate = schemaValidator(definition);
     const params = request.params ?? {};
     // inputResponses is checked key by key against what was asked (round/state.ts), so unknown keys can be ignored.
     let subject: unknown = request;

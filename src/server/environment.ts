@@ -29,6 +29,8 @@ export interface RequestEnvironment {
    * (subscriptions/listen) then ends with its answer instead of being cut.
    */
   readonly closing?: AbortSignal;
+  /** Set when the round runs inside a task (the tasks extension) on the server's side: the task's id. */
+  readonly taskId?: string;
 }
 
 /** Writes one JSON line per event to stderr, so stdout stays clean for the stdio transport. */

@@ -65,8 +65,29 @@ export interface HandlerOptions {
   sensitive?: readonly string[];
 }
 
+/** Whether a tool may run as a task (the tasks extension): see docs/tasks.md. */
+export type TaskSupport = 'optional' | 'required';
+
+export interface ToolTaskOptions {
+  /** optional: a task when the client declared the extension, a plain call otherwise; required: only as a task. */
+  support: TaskSupport;
+  /**
+   * call (default): the call becomes a task before the handler runs. handler: the handler's questions go as MRTR
+   * rounds until it calls `ctx.startTask()`: input gathered first, the long work in the task.
+   */
+  start?: 'call' | 'handler';
+  /** How long the task is kept from its creation (default: the server's `tasks.ttlMs`). */
+  ttlMs?: number;
+}
+
 export interface ToolOptions<S extends ArgumentSchema | undefined> extends HandlerOptions {
   name: string;
+  /**
+   * Run the call as a task (the tasks extension) when the client declared it: `'optional'`, `'required'` (a client
+   * that did not declare it gets -32021), or the long form. The client polls tasks/get and answers questions with
+   * tasks/update; every round still runs through the pipeline.
+   */
+  task?: TaskSupport | ToolTaskOptions;
   title?: string;
   description?: string;
   input?: S;

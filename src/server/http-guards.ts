@@ -12,6 +12,7 @@ import {
   type JsonRpcRequest,
   McpError,
   META_PROTOCOL_VERSION,
+  nameHeaderField,
   paramHeaderMatches,
   paramHeaderName,
 } from '../protocol/index.js';
@@ -123,12 +124,7 @@ export function checkRequestHeaders(
       `Mcp-Method header value '${method}' does not match body method '${request.method}'`,
     );
   }
-  const nameField =
-    request.method === 'resources/read'
-      ? 'uri'
-      : request.method === 'tools/call' || request.method === 'prompts/get'
-        ? 'name'
-        : undefined;
+  const nameField = nameHeaderField(request.method);
   if (nameField === undefined) return;
   const bodyName = request.params?.[nameField];
   const rawName = read(HEADER_NAME);

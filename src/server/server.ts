@@ -4,10 +4,10 @@ import { BearerAuth, BrowserSignIn, type DevTokens, type OidcSignInOptions } fro
 import { ReplayGuard, type ReplayGuardOptions } from '../guard/index.js';
 import type { Implementation, ResourceDefinition, ResourceTemplateDefinition } from '../protocol/index.js';
 import { createEphemeralKeyring, Keyring, purposeKeys, type StateCodecOptions } from '../state/index.js';
-import type { SharedStore } from '../stores/index.js';
+import { MemoryStore, type SharedStore } from '../stores/index.js';
 import type { Catalog } from './catalog/catalog.js';
 import { SERVER_DEFAULTS } from './defaults.js';
-import { Dispatcher } from './dispatch.js';
+import { Dispatcher, type TasksSetup } from './dispatch.js';
 import { type Logger, stderrLogger } from './environment.js';
 import { InvalidOptionError, registrationError } from './errors.js';
 import type {
@@ -118,6 +118,23 @@ export interface McpServerOptions {
    * Its entries run through the same round pipeline, guards and observers as registered ones.
    */
   catalog?: Catalog;
+  /**
+   * The tasks extension (docs/tasks.md): tools registered with `task` run as tasks for clients that declare it, and a
+   * call that waits for an approver becomes one. On by default; `false` offers no tasks.
+   */
+  tasks?: false | TaskOptions;
+}
+
+/** Where tasks are kept and how long. */
+export interface TaskOptions {
+  /** Where task records live (default: `replayStore`, else this process's memory — a fleet needs a shared one). */
+  store?: SharedStore;
+  /** How long a task is kept from its creation unless its tool says otherwise (default 24 h). */
+  ttlMs?: number;
+  /** The polling interval suggested to clients (default 1 s). */
+  pollIntervalMs?: number;
+  /** How long a round's claim holds before another instance runs it again (default: handlerTimeoutMs + 30 s). */
+  leaseMs?: number;
 }
 
 /** Tuning for the 2025 bridge. */
@@ -183,6 +200,7 @@ const OPTION_NAMES: ReadonlySet<string> = new Set(
     signIn: true,
     legacyClients: true,
     catalog: true,
+    tasks: true,
   } satisfies Record<keyof McpServerOptions, true>),
 );
 
@@ -306,6 +324,7 @@ export class McpServer {
         hookTimeoutMs: o.hookTimeoutMs ?? SERVER_DEFAULTS.hookTimeoutMs,
         guards: this.guards(),
         observers: o.observers,
+        ...(o.tasks === false ? {} : { tasks: this.tasksSetup(o.tasks ?? {}) }),
       });
     }
     return this.dispatcher;
@@ -438,6 +457,23 @@ export class McpServer {
       guards.unshift(scopeGuard(o.auth));
     }
     return guards;
+  }
+
+  private tasksSetup(t: TaskOptions): TasksSetup {
+    if (t === null || typeof t !== 'object')
+      throw new InvalidOptionError(
+        'McpServer: tasks must be false or { store?, ttlMs?, pollIntervalMs?, leaseMs? }',
+      );
+    checkIntegerOption('McpServer', 'tasks.ttlMs', t.ttlMs, { max: 0xffff_ffff });
+    checkIntegerOption('McpServer', 'tasks.pollIntervalMs', t.pollIntervalMs, { max: MAX_TIMER_MS });
+    checkIntegerOption('McpServer', 'tasks.leaseMs', t.leaseMs, { max: MAX_TIMER_MS });
+    const handlerTimeoutMs = this.options.handlerTimeoutMs ?? SERVER_DEFAULTS.handlerTimeoutMs;
+    return {
+      store: t.store ?? this.options.replayStore ?? new MemoryStore(),
+      ttlMs: t.ttlMs ?? SERVER_DEFAULTS.taskTtlMs,
+      pollIntervalMs: t.pollIntervalMs ?? SERVER_DEFAULTS.taskPollIntervalMs,
+      leaseMs: t.leaseMs ?? handlerTimeoutMs + 30_000,
+    };
   }
 
   private get logger(): Logger {

@@ -106,10 +106,12 @@ export const SERVER_ARROWS: Readonly<Record<string, readonly string[]>> = {
   catalog: ['vocabulary', 'core'],
   framing: ['vocabulary'],
   round: ['vocabulary', 'core'],
-  methods: ['vocabulary', 'core', 'catalog', 'round'],
+  methods: ['vocabulary', 'core', 'catalog', 'round', 'tasks'],
+  // The tasks extension: task records, their rounds run through the dispatcher's route (handed in), never a method.
+  tasks: ['vocabulary', 'core', 'round'],
   legacy: ['vocabulary', 'framing'],
   transports: ['vocabulary', 'core', 'framing', 'round', 'legacy'],
-  assembly: ['vocabulary', 'core', 'catalog', 'framing', 'round', 'methods', 'legacy', 'transports'],
+  assembly: ['vocabulary', 'core', 'catalog', 'framing', 'round', 'methods', 'legacy', 'transports', 'tasks'],
 };
 
 /**

@@ -15,8 +15,10 @@ import type {
   PromptHandler,
   PromptOptions,
   ResourceHandler,
+  TaskSupport,
   ToolHandler,
   ToolOptions,
+  ToolTaskOptions,
 } from '../handlers.js';
 import { type HeaderParam, headerParamsOf } from '../header-params.js';
 import { checkIntegerOption, MAX_TIMER_MS } from '../option-checks.js';
@@ -44,6 +46,8 @@ export interface ToolEntry {
   /** Checks structuredContent against the outputSchema; returns a problem, or undefined when it conforms. */
   readonly checkOutput: ((structured: unknown) => string | undefined) | undefined;
   readonly handler: ToolHandler<ArgumentSchema | undefined>;
+  /** Whether and how the call may run as a task; undefined: never. */
+  readonly task?: ToolTaskOptions;
 }
 export interface PromptEntry {
   readonly definition: PromptDefinition;
@@ -82,8 +86,8 @@ const MRTR_OPTION_KEYS = Object.keys({
 } satisfies Record<keyof HandlerOptions, true>) as Array<keyof HandlerOptions>;
 
 /** Registration options that configure the server and never appear in a listed definition. */
-const SERVER_ONLY_OPTIONS: ReadonlySet<string> = new Set([...MRTR_OPTION_KEYS, 'complete']);
-type ServerOnlyOption = keyof HandlerOptions | 'complete';
+const SERVER_ONLY_OPTIONS: ReadonlySet<string> = new Set([...MRTR_OPTION_KEYS, 'complete', 'task']);
+type ServerOnlyOption = keyof HandlerOptions | 'complete' | 'task';
 
 /** The definition clients see: the registration options minus the server-only ones. */
 function listedDefinition<T extends object>(options: T): Omit<T, ServerOnlyOption> {
@@ -134,7 +138,21 @@ export function toolEntry<S extends ArgumentSchema | undefined>(
     mrtr: mrtrOptionsOf(options),
     headerParams: headerParamsOf(args.jsonSchema, `tool ${options.name}`),
     handler: handler as ToolHandler<ArgumentSchema | undefined>,
+    ...(options.task === undefined ? {} : { task: taskOptionsOf(options.task, options.name) }),
   };
+}
+
+/** The task option in its long form, checked: a typo must not quietly make a tool never (or always) a task. */
+function taskOptionsOf(task: TaskSupport | ToolTaskOptions, tool: string): ToolTaskOptions {
+  const o: ToolTaskOptions = typeof task === 'string' ? { support: task } : task;
+  if (o === null || typeof o !== 'object' || (o.support !== 'optional' && o.support !== 'required'))
+    throw new InvalidOptionError(
+      `tool ${tool}: task must be 'optional', 'required' or { support, start?, ttlMs? }`,
+    );
+  if (o.start !== undefined && o.start !== 'call' && o.start !== 'handler')
+    throw new InvalidOptionError(`tool ${tool}: task.start must be 'call' or 'handler'`);
+  checkIntegerOption(`tool ${tool}`, 'task.ttlMs', o.ttlMs, { max: 0xffff_ffff });
+  return { ...o };
 }
 
 export function promptEntry(

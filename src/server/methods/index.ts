@@ -6,6 +6,7 @@ import type { MethodHandler } from './method.js';
 import { promptsGet } from './prompts-get.js';
 import { resourcesRead } from './resources-read.js';
 import { subscriptionsListen } from './subscriptions-listen.js';
+import { tasksCancel, tasksGet, tasksUpdate } from './tasks.js';
 import { toolsCall } from './tools-call.js';
 
 export type { Call, Core, MethodHandler } from './method.js';
@@ -22,4 +23,7 @@ export const METHODS: Readonly<Record<string, MethodHandler>> = Object.assign(Ob
   'prompts/get': promptsGet,
   'resources/read': resourcesRead,
   'subscriptions/listen': subscriptionsListen,
+  'tasks/get': tasksGet,
+  'tasks/update': tasksUpdate,
+  'tasks/cancel': tasksCancel,
 } satisfies Record<string, MethodHandler>);

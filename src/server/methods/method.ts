@@ -6,6 +6,7 @@ import type { MaybePromise } from '../maybe-async.js';
 import type { RoundGuard } from '../round/guard.js';
 import type { Call } from '../round/pipeline.js';
 import type { RoundRunner } from '../round/runner.js';
+import type { TaskService } from '../tasks/task-service.js';
 
 export type { Call };
 
@@ -26,6 +27,8 @@ export interface Core {
   guards: readonly RoundGuard[];
   /** How long a guard's promise may take before what it guards fails closed. */
   hookTimeoutMs: number;
+  /** The tasks extension: undefined when the server offers no tasks. */
+  tasks: TaskService | undefined;
 }
 
 export type MethodHandler = (core: Core, call: Call) => MaybePromise<Result>;

@@ -1,9 +1,29 @@
-// tools/call: check the arguments, run the tool through the round pipeline, enforce its outputSchema.
-import { invalidParams, type Result } from '../../protocol/index.js';
+// tools/call: check the arguments, run the tool through the round pipeline, enforce its outputSchema — and, for a
+// client that declared the tasks extension, answer with a task when the tool runs as one or a person must be waited for.
+import {
+  declaresTasks,
+  ErrorCode,
+  invalidParams,
+  type JsonObject,
+  McpError,
+  META_HUMAN_REQUIRED,
+  type Result,
+  TASKS_REQUIRED_DATA,
+} from '../../protocol/index.js';
 import type { ToolEntry } from '../catalog/entries.js';
 import { handlerContractError } from '../errors.js';
+import type { HandlerOptions } from '../handlers.js';
 import type { MaybePromise } from '../maybe-async.js';
+import { newTaskId } from '../tasks/task-book.js';
+import type { TaskService } from '../tasks/task-service.js';
+import { TaskStart } from '../tasks/task-start.js';
 import type { Call, Core } from './method.js';
+
+/**
+ * Rounds a task may take: its questions are paced by people, not by a client's retry loop, and a waiting approval is
+ * checked again every few seconds for as long as the task lives.
+ */
+const TASK_MAX_ROUNDS = 100_000;
 
 export function toolsCall(core: Core, call: Call): MaybePromise<Result> {
   const name = call.params.name as string;
@@ -16,6 +36,15 @@ export function toolsCall(core: Core, call: Call): MaybePromise<Result> {
 /** A tool hidden from this caller is not found either: the same error, byte for byte, as for an unknown name. */
 function callTool(core: Core, call: Call, name: string, tool: ToolEntry | undefined): MaybePromise<Result> {
   if (!tool) throw invalidParams(`Unknown tool: ${name}`, { name });
+  const tasks = core.tasks;
+  const inTask = call.env.taskId !== undefined;
+  const declared = tasks !== undefined && !inTask && declaresTasks(call.meta.clientCapabilities);
+  if (tool.task?.support === 'required' && !inTask && !declared)
+    throw new McpError(
+      ErrorCode.MissingRequiredClientCapability,
+      `Missing required client capability: tool ${name} runs only as a task (declare the io.modelcontextprotocol/tasks extension)`,
+      TASKS_REQUIRED_DATA,
+    );
   const args = call.params.arguments ?? {};
   const check = tool.checkOutput;
   // The tool broke its own contract: a server bug, reported as -32603 (the detail goes to the log).
@@ -30,21 +59,95 @@ function callTool(core: Core, call: Call, name: string, tool: ToolEntry | undefi
         return r;
       }
     : undefined;
-  return core.rounds.round(call, 'tools/call', {
-    target: name,
-    arguments: args,
-    options: tool.mrtr,
-    invoke: (ctx) => {
-      const checked = tool.args.check(args);
-      if (!checked.ok) {
-        return {
-          content: [{ type: 'text', text: `Invalid arguments for tool ${name}: ${checked.message}` }],
-          isError: true,
-        };
+  // Where the call becomes a task: before the handler ('call'), or where it calls ctx.startTask() ('handler').
+  const becomesTask = declared && tool.task !== undefined;
+  const startTask = becomesTask
+    ? () => {
+        const taskId = newTaskId();
+        call.trace?.note({ task: { id: taskId, status: 'working', created: true } });
+        throw new TaskStart(taskId);
       }
-      // Not awaited here: a synchronous handler then completes without an extra turn of the event loop.
-      return tool.handler(checked.value as Record<string, unknown>, ctx);
-    },
-    finalize: checkOutput,
+    : undefined;
+  if (inTask) call.trace?.note({ task: { id: call.env.taskId } });
+  const options: HandlerOptions = inTask ? { ...tool.mrtr, maxRounds: TASK_MAX_ROUNDS } : tool.mrtr;
+  let round: MaybePromise<Result>;
+  try {
+    round = core.rounds.round(call, 'tools/call', {
+      target: name,
+      arguments: args,
+      options,
+      invoke: (ctx) => {
+        if (startTask && tool.task?.start !== 'handler') startTask();
+        const checked = tool.args.check(args);
+        if (!checked.ok) {
+          return {
+            content: [{ type: 'text', text: `Invalid arguments for tool ${name}: ${checked.message}` }],
+            isError: true,
+          };
+        }
+        // Not awaited here: a synchronous handler then completes without an extra turn of the event loop.
+        return tool.handler(checked.value as Record<string, unknown>, ctx);
+      },
+      finalize: checkOutput,
+      ...(startTask ? { startTask } : {}),
+    });
+  } catch (error) {
+    if (!(error instanceof TaskStart) || !tasks) throw error;
+    return startedTask(tasks, call, name, tool, error);
+  }
+  if (!declared || !tasks) return round;
+  const asTask = (result: Result) =>
+    waitsForPerson(result) ? waitingTask(tasks, call, name, tool, result) : result;
+  if (!(round instanceof Promise)) return asTask(round);
+  return round.then(asTask, (error: unknown) => {
+    if (!(error instanceof TaskStart)) throw error;
+    return startedTask(tasks, call, name, tool, error);
   });
+}
+
+/** The round stopped where the task starts: the task runs that same round again, on the server's side. */
+function startedTask(
+  tasks: TaskService,
+  call: Call,
+  name: string,
+  tool: ToolEntry,
+  start: TaskStart,
+): Promise<Result> {
+  const params = call.params;
+  return tasks.create(
+    { params, principal: call.env.principal, id: start.taskId },
+    name,
+    {
+      kind: 'round',
+      ...(typeof params.requestState === 'string' ? { requestState: params.requestState } : {}),
+      ...(params.inputResponses && typeof params.inputResponses === 'object'
+        ? { inputResponses: params.inputResponses as JsonObject as never }
+        : {}),
+    },
+    tool.task?.ttlMs,
+  );
+}
+
+/** The round asks something only a person elsewhere can end (an approval): the wait becomes a task. */
+function waitingTask(
+  tasks: TaskService,
+  call: Call,
+  name: string,
+  tool: ToolEntry,
+  result: Result,
+): Promise<Result> {
+  const id = newTaskId();
+  call.trace?.note({ task: { id, status: 'working', created: true, waiting: true } });
+  return tasks.create(
+    { params: call.params, principal: call.env.principal, id },
+    name,
+    { kind: 'asked', result: result as JsonObject },
+    tool.task?.ttlMs,
+  );
+}
+
+function waitsForPerson(result: Result): boolean {
+  if (result.resultType !== 'input_required') return false;
+  const requests = (result.inputRequests ?? {}) as Record<string, { params?: { _meta?: JsonObject } }>;
+  return Object.values(requests).some((r) => r?.params?._meta?.[META_HUMAN_REQUIRED] === 'approval');
 }

@@ -44,6 +44,7 @@ export class RoundContext implements RequestContext {
     private readonly getAsk: () => Ask,
     private readonly deadline: Deadline,
     private readonly trace?: RoundTrace,
+    private readonly taskStart?: () => void,
   ) {
     this.method = request.method;
     this.requestId = request.id;
@@ -83,6 +84,10 @@ export class RoundContext implements RequestContext {
   get audit(): AuditNotes {
     const trace = this.trace;
     return trace ? { note: (facts) => trace.note(facts) } : UNOBSERVED;
+  }
+
+  startTask(): void {
+    this.taskStart?.();
   }
 
   supports(kind: InputKind): boolean {

@@ -78,6 +78,8 @@ export class RoundRequest {
   readonly options: HandlerOptions;
   readonly invoke: (ctx: RequestContext) => unknown;
   readonly finalize: ((result: Result) => Result) | undefined;
+  /** What `ctx.startTask()` does in this round (a tool that may become a task); undefined: nothing. */
+  readonly startTask: (() => void) | undefined;
   /** The handler's work when it ran asynchronously; it may outlive the round's answer (a time limit passed). */
   work: Promise<Result> | undefined;
   workSettled = false;
@@ -97,6 +99,7 @@ export class RoundRequest {
      * that what they record is exactly the answer sent.
      */
     finalize?: (result: Result) => Result,
+    startTask?: () => void,
   ) {
     this.request = call.request;
     this.params = call.params;
@@ -109,6 +112,7 @@ export class RoundRequest {
     this.options = options;
     this.invoke = invoke;
     this.finalize = finalize;
+    this.startTask = startTask;
   }
 }
 
@@ -347,7 +351,8 @@ export class RoundPipeline {
     // it. With no guard asking, every use is the handler's.
     let askedByHandler = asking === undefined;
     const body = (getAsk: () => Ask): unknown => {
-      const context = (ask: () => Ask) => new RoundContext(request, meta, env, round, ask, deadline, r.trace);
+      const context = (ask: () => Ask) =>
+        new RoundContext(request, meta, env, round, ask, deadline, r.trace, r.startTask);
       if (asking === undefined) return r.invoke(context(getAsk));
       return askThroughGuards(asking.guards, asking.view, context(getAsk)).then((answered) => {
         // The round was answered already (its time limit passed, or the client left) while a guard asked: the

@@ -62,6 +62,8 @@ export interface RoundEntry {
   invoke(ctx: RequestContext): unknown;
   /** The last word on a complete result (an output check), applied before guards commit it. */
   finalize?(result: Result): Result;
+  /** What `ctx.startTask()` does in this round (tools that may become tasks). */
+  startTask?(): void;
 }
 
 /** One MRTR request on its way: the request, its params and `_meta`, the transport's environment. */
@@ -132,7 +134,16 @@ export class RoundRunner {
   round(call: RoundCall, method: MrtrMethod, entry: RoundEntry): MaybePromise<Result> {
     const args = Object.hasOwn(entry, 'arguments') ? entry.arguments : (call.params.arguments ?? {});
     return this.pipeline.run(
-      new RoundRequest(call, method, entry.target, args, entry.options ?? {}, entry.invoke, entry.finalize),
+      new RoundRequest(
+        call,
+        method,
+        entry.target,
+        args,
+        entry.options ?? {},
+        entry.invoke,
+        entry.finalize,
+        entry.startTask,
+      ),
     );
   }
 

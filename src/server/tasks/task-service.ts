@@ -1,0 +1,323 @@
+// The tasks extension on the server: makes tasks, runs their rounds in the background, and answers tasks/get,
+// tasks/update and tasks/cancel for the principal who made them. Rounds run through the dispatcher like any client's
+// (guards, sealed state, answer checks, audit); the record in the shared store carries what a client would carry.
+import { randomBytes } from 'node:crypto';
+import {
+  type DetailedTask,
+  ErrorCode,
+  type InputResponse,
+  type JsonObject,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  McpError,
+  type Result,
+} from '../../protocol/index.js';
+import type { Principal } from '../context.js';
+import type { Logger, RequestEnvironment } from '../environment.js';
+import type { MaybePromise } from '../maybe-async.js';
+import type { RoundEvent } from '../round/observer.js';
+import {
+  afterRound,
+  askedAgain,
+  cancelled,
+  detailedTask,
+  isTerminal,
+  nextInputResponses,
+  type TaskRecord,
+  withAnswers,
+} from './record.js';
+import { looksLikeTaskId, newTaskId, type TaskBook } from './task-book.js';
+
+export interface TaskServiceOptions {
+  book: TaskBook;
+  /** Runs one request through the server as a client's would be (the dispatcher's handleRequest). */
+  route: (
+    request: JsonRpcRequest,
+    env: RequestEnvironment & { taskId: string },
+  ) => MaybePromise<JsonRpcResponse>;
+  /** Told the transitions no round records (a cancel): the audit trail's observers. */
+  record: (event: RoundEvent) => MaybePromise<void>;
+  logger: Logger;
+  /** How long a task is kept from its creation (default 24 h: an approval may take a day). */
+  ttlMs: number;
+  /** The polling interval suggested to clients (default 1 s). */
+  pollIntervalMs: number;
+  /** How long a round's claim holds before another instance may run it again (its instance died). */
+  leaseMs: number;
+  now?: () => number;
+}
+
+/** How a new task begins: a round to run (the call's state and answers), or a round that already asked. */
+export type TaskOrigin =
+  | { kind: 'round'; requestState?: string; inputResponses?: Readonly<Record<string, InputResponse>> }
+  | { kind: 'asked'; result: JsonObject };
+
+/** Not found, expired and another principal's task: one answer, byte for byte, so none tells them apart. */
+const notFound = (id: unknown) =>
+  new McpError(
+    ErrorCode.InvalidParams,
+    `Task not found: ${typeof id === 'string' ? id.slice(0, 64) : String(id)} (unknown, expired, or not yours)`,
+  );
+
+export class TaskService {
+  private readonly now: () => number;
+  /** This instance's name in leases: another instance's claim is never mistaken for ours. */
+  private readonly holder = randomBytes(8).toString('hex');
+  /** Rounds this instance is running, to abort on cancel. */
+  private readonly running = new Map<string, AbortController>();
+  /** Checks of waiting tasks this instance has scheduled. */
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private closed = false;
+
+  constructor(private readonly o: TaskServiceOptions) {
+    this.now = o.now ?? Date.now;
+  }
+
+  /** Make a task for a tools/call and start its first round; resolves once the task is durably stored. */
+  async create(
+    call: { params: JsonObject; principal: Principal | undefined; id?: string },
+    tool: string,
+    origin: TaskOrigin,
+    ttlMs: number | undefined,
+  ): Promise<Result> {
+    const now = this.now();
+    let record: TaskRecord = {
+      v: 1,
+      id: call.id ?? newTaskId(),
+      principal: call.principal ?? null,
+      tool,
+      arguments: (call.params.arguments ?? {}) as JsonObject,
+      meta: (call.params._meta ?? {}) as JsonObject,
+      status: 'working',
+      createdAt: now,
+      updatedAt: now,
+      ttlMs: ttlMs ?? this.o.ttlMs,
+      pollIntervalMs: this.o.pollIntervalMs,
+      next: { answers: Object.create(null) },
+      asked: Object.create(null),
+      issuedKeys: [],
+      waitingKeys: [],
+      openedUrls: [],
+      rounds: 0,
+    };
+    if (origin.kind === 'round') {
+      if (origin.requestState !== undefined) record.next.requestState = origin.requestState;
+      if (origin.inputResponses) record.next.answers = { ...origin.inputResponses };
+      record.lease = { holder: this.holder, until: now + this.o.leaseMs };
+    } else record = askedAgain(record, origin.result, now);
+    await this.o.book.create(record);
+    if (record.lease) this.launch(record);
+    else this.schedule(record);
+    const { inputRequests: _asked, result: _result, error: _error, ...task } = detailedTask(record);
+    return { ...task, resultType: 'task' } as unknown as Result;
+  }
+
+  /** tasks/get: the task as it is now. A round whose instance died, or a due check, is started here. */
+  async get(id: unknown, principal: Principal | undefined): Promise<DetailedTask> {
+    let record = await this.owned(id, principal);
+    if (!isTerminal(record.status) && this.due(record)) {
+      const claimed = await this.claim(record.id);
+      if (claimed) {
+        record = claimed;
+        this.launch(claimed);
+      }
+    }
+    return detailedTask(record);
+  }
+
+  /** tasks/update: take the answers to questions the task asked; once all are in, run the next round. */
+  async update(id: unknown, principal: Principal | undefined, inputResponses: unknown): Promise<void> {
+    if (typeof inputResponses !== 'object' || inputResponses === null || Array.isArray(inputResponses))
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        'Invalid params: inputResponses must be an object of answers',
+      );
+    for (const [key, answer] of Object.entries(inputResponses)) {
+      if (typeof answer !== 'object' || answer === null || Array.isArray(answer))
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `Invalid params: inputResponses.${key} must be an object`,
+        );
+    }
+    await this.owned(id, principal);
+    const now = this.now();
+    const updated = await this.o.book.update(id as string, (record) => {
+      const next = withAnswers(record, inputResponses as Record<string, unknown>, now);
+      if (next && next.status === 'working')
+        next.lease = { holder: this.holder, until: now + this.o.leaseMs };
+      return next;
+    });
+    if (updated?.changed && updated.record.lease?.holder === this.holder) this.launch(updated.record);
+  }
+
+  /** tasks/cancel: the task ends as cancelled; a round running here has its signal aborted. */
+  async cancel(id: unknown, principal: Principal | undefined, requestId: string | number): Promise<void> {
+    const before = await this.owned(id, principal);
+    const now = this.now();
+    const updated = await this.o.book.update(before.id, (record) => cancelled(record, now));
+    this.running.get(before.id)?.abort(new McpError(ErrorCode.InvalidRequest, 'the task was cancelled'));
+    this.unschedule(before.id);
+    if (updated?.changed)
+      await this.o.record(this.transition(updated.record, requestId, 'tasks/cancel', now));
+  }
+
+  /** Stop scheduling checks and abort this instance's rounds (the server is closing). */
+  close(): void {
+    this.closed = true;
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+    for (const controller of this.running.values()) controller.abort();
+  }
+
+  private async owned(id: unknown, principal: Principal | undefined): Promise<TaskRecord> {
+    if (!looksLikeTaskId(id)) throw notFound(id);
+    const record = await this.o.book.get(id);
+    if (!record || !samePrincipal(record.principal, principal)) throw notFound(id);
+    return record;
+  }
+
+  /** A round whose claim lapsed (its instance died), or a waiting task whose check is due and unclaimed. */
+  private due(record: TaskRecord): boolean {
+    const now = this.now();
+    if (record.lease) return record.lease.until <= now;
+    return record.status === 'working' && record.checkAt !== undefined && record.checkAt <= now;
+  }
+
+  /** Claim the task's next round for this instance (compare-and-set: one instance wins). */
+  private async claim(id: string): Promise<TaskRecord | undefined> {
+    const now = this.now();
+    const updated = await this.o.book.update(id, (record) =>
+      isTerminal(record.status) || record.status === 'input_required' || !this.due(record)
+        ? undefined
+        : { ...record, lease: { holder: this.holder, until: now + this.o.leaseMs } },
+    );
+    return updated?.changed ? updated.record : undefined;
+  }
+
+  /** Run the task's next round in the background and read its answer into the record. */
+  private launch(record: TaskRecord): void {
+    if (this.closed) return;
+    const controller = new AbortController();
+    this.running.set(record.id, controller);
+    const params: JsonObject = { name: record.tool, arguments: record.arguments, _meta: record.meta };
+    if (record.next.requestState !== undefined) params.requestState = record.next.requestState;
+    const answers = nextInputResponses(record);
+    if (Object.keys(answers).length > 0) params.inputResponses = answers as JsonObject;
+    const request: JsonRpcRequest = {
+      jsonrpc: '2.0',
+      id: `task-${record.id.slice(0, 12)}-${record.rounds + 1}`,
+      method: 'tools/call',
+      params,
+    };
+    const env = {
+      principal: record.principal ?? undefined,
+      signal: controller.signal,
+      // Nobody holds this round's response stream: progress and log notifications go nowhere.
+      notify: () => undefined,
+      taskId: record.id,
+    };
+    const settle = (answer: { result?: JsonObject; error?: JsonObject }) => {
+      this.running.delete(record.id);
+      return this.settle(record.id, answer);
+    };
+    Promise.resolve()
+      .then(() => this.o.route(request, env))
+      .then(
+        (response) =>
+          settle(
+            'error' in response && response.error
+              ? { error: response.error as unknown as JsonObject }
+              : { result: (response as { result: JsonObject }).result },
+          ),
+        (error: unknown) =>
+          settle({
+            error: { code: ErrorCode.InternalError, message: `Internal error: ${messageOf(error)}` },
+          }),
+      )
+      .catch((error: unknown) =>
+        this.o.logger.error({ task: record.id, err: messageOf(error) }, 'task round could not be recorded'),
+      );
+  }
+
+  private async settle(id: string, answer: { result?: JsonObject; error?: JsonObject }): Promise<void> {
+    const now = this.now();
+    const updated = await this.o.book.update(id, (record) => {
+      // Another instance took the round over (our claim lapsed), or the task ended meanwhile (cancelled).
+      if (record.lease?.holder !== this.holder) return undefined;
+      if (isTerminal(record.status)) {
+        const next = { ...record, updatedAt: now };
+        delete next.lease;
+        return next;
+      }
+      return afterRound(record, answer, now);
+    });
+    if (updated?.changed) this.schedule(updated.record);
+  }
+
+  /** A task waiting on the server's side checks again when due, on this instance (any other may too). */
+  private schedule(record: TaskRecord): void {
+    if (this.closed || record.status !== 'working' || record.checkAt === undefined) return;
+    this.unschedule(record.id);
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(record.id);
+        this.claim(record.id).then(
+          (claimed) => claimed && this.launch(claimed),
+          (error: unknown) =>
+            this.o.logger.warn({ task: record.id, err: messageOf(error) }, 'task check could not start'),
+        );
+      },
+      Math.max(0, record.checkAt - this.now()),
+    );
+    timer.unref();
+    this.timers.set(record.id, timer);
+  }
+
+  private unschedule(id: string): void {
+    const timer = this.timers.get(id);
+    if (timer) clearTimeout(timer);
+    this.timers.delete(id);
+  }
+
+  /** An audit event for a transition that ran no round. */
+  private transition(
+    record: TaskRecord,
+    requestId: string | number,
+    method: string,
+    now: number,
+  ): RoundEvent {
+    return {
+      requestId,
+      method,
+      target: record.tool,
+      arguments: record.arguments,
+      principal: record.principal ?? undefined,
+      round: record.rounds,
+      flowId: undefined,
+      inputResponses: undefined,
+      inputRequests: undefined,
+      outcome: 'complete',
+      reason: undefined,
+      decidedBy: undefined,
+      steps: [],
+      notes: { task: { id: record.id, status: record.status } },
+      sensitive: undefined,
+      startedAt: now,
+      durationMs: 0,
+    };
+  }
+}
+
+function samePrincipal(owner: Principal | null, caller: Principal | undefined): boolean {
+  if (owner === null || caller === undefined) return owner === null && caller === undefined;
+  return whoIs(owner) === whoIs(caller);
+}
+
+/** The same parts a sealed state is bound to: issuer, subject and client. Roles and scopes may change between calls. */
+function whoIs(p: Principal): string {
+  return JSON.stringify([p.issuer ?? null, p.subject, p.clientId ?? null]);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
