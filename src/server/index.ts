@@ -52,7 +52,9 @@ export type {
   ResourceHandler,
   ResourceResult,
   ToolHandler,
+  TaskSupport,
   ToolOptions,
+  ToolTaskOptions,
   ToolResult,
 } from './handlers.js';
 export type { HeaderParam } from './header-params.js';
@@ -83,7 +85,13 @@ export {
 export type { GuardedRound, GuardResult, RoundGuard } from './round/guard.js';
 export type { RoundEvent, RoundIntent, RoundObserver, RoundOutcome } from './round/observer.js';
 export { type RoundCall, type RoundEntry, RoundRunner, type RoundRunnerOptions } from './round/runner.js';
-export { type LegacyClientOptions, McpServer, type McpServerOptions, type SignInSetup } from './server.js';
+export {
+  type LegacyClientOptions,
+  McpServer,
+  type McpServerOptions,
+  type SignInSetup,
+  type TaskOptions,
+} from './server.js';
 export { type StdioOptions, serveStdio } from './stdio.js';
 export { HookTimeoutError } from './time-bound.js';
 export { UNREAD_METHOD } from './transport-refusal.js';

@@ -5,6 +5,7 @@ import {
   describeSchemaErrors,
   ERROR_DEFINITION,
   encodeHeaderValue,
+  nameHeaderField,
   RESULT_DEFINITION,
   schemaValidator,
 } from '../../src/protocol/index.js';
@@ -77,10 +78,13 @@ export function assertWireValid(method: string, message: Record<string, unknown>
     definition = ERROR_DEFINITION[code] ?? 'JSONRPCErrorResponse';
   } else {
     const result = message.result as Record<string, unknown>;
+    // A task (the tasks extension's CreateTaskResult, tasks/get's DetailedTask) has no definition in schema.json.
     definition =
       result?.resultType === 'input_required'
         ? 'InputRequiredResult'
-        : (RESULT_DEFINITION[method] ?? 'Result');
+        : result?.resultType === 'task'
+          ? 'Result'
+          : (RESULT_DEFINITION[method] ?? 'Result');
     const validate = schemaValidator(definition);
     if (!validate(result))
       throw new Error(`${method} result is not a valid ${definition}: ${describeSchemaErrors(validate)}`);
@@ -112,12 +116,8 @@ export async function mcp(
     'mcp-protocol-version': '2026-07-28',
     'mcp-method': method,
   };
-  const name =
-    method === 'resources/read'
-      ? params.uri
-      : method === 'tools/call' || method === 'prompts/get'
-        ? params.name
-        : undefined;
+  const field = nameHeaderField(method);
+  const name = field === undefined ? undefined : params[field];
   if (typeof name === 'string') headers['mcp-name'] = encodeHeaderValue(name);
   Object.assign(headers, options.headers);
   const raw = await rawPost(url, JSON.stringify(body), headers);

@@ -1,0 +1,306 @@
+// The tasks extension on the server: a call becomes a task only for a client that declares the extension; the task
+// runs its rounds on the server's side (answers checked as a round's), only its principal may see or steer it, a
+// cancel reaches the handler's signal, and every round and transition is an audit event.
+
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
+import { elicitationForm } from '../../src/flow/index.js';
+import { McpServer, type RoundEvent, text } from '../../src/server/index.js';
+import { generateKeySpec } from '../../src/state/index.js';
+import type { MemoryStore } from '../../src/stores/index.js';
+import { deferred, Happenings } from '../helpers/signals.js';
+import { ALICE, ended, type Loose, MALLORY, pollUntil, send } from './tasks-helpers.js';
+
+const Confirm = elicitationForm(z.object({ confirm: z.boolean() }));
+
+function taskServer(o: { events?: RoundEvent[]; store?: MemoryStore } = {}) {
+  const happened = new Happenings();
+  const release = deferred();
+  const seen: unknown[] = [];
+  const server = new McpServer({
+    name: 'tasks-test',
+    version: '1',
+    stateKeys: generateKeySpec(),
+    logger: { info() {}, warn() {}, error() {} },
+    validateResults: true,
+    legacyClients: false,
+    ...(o.store ? { tasks: { store: o.store } } : {}),
+    observers: o.events ? [{ observe: (e) => void o.events!.push(e) }] : [],
+  })
+    .tool({ name: 'plain', description: 'never a task' }, () => text('plain answer'))
+    .tool({ name: 'quick', description: 'a task that answers at once', task: 'optional' }, (_a, ctx) =>
+      text(`quick: ${JSON.stringify(Object.keys(ctx.inputResponses))}`),
+    )
+    .tool({ name: 'only_task', description: 'runs only as a task', task: 'required' }, () => text('done'))
+    .tool(
+      { name: 'held', description: 'waits for the test, or for its signal', task: 'optional' },
+      async (_a, ctx) => {
+        happened.record('held:started');
+        ctx.signal.addEventListener('abort', () => happened.record('held:aborted'));
+        await Promise.race([release.promise, new Promise((r) => ctx.signal.addEventListener('abort', r))]);
+        return text(ctx.signal.aborted ? 'stopped' : 'released');
+      },
+    )
+    .tool({ name: 'confirm', description: 'asks one question', task: 'optional' }, async (_a, ctx) => {
+      const answer = await ctx.ask.elicit('Go ahead?', Confirm, { key: 'go' });
+      seen.push(ctx.inputResponses);
+      return text(answer.action === 'accept' && answer.content.confirm ? 'went ahead' : 'stayed');
+    });
+  return { server, happened, release, seen };
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('creating a task', () => {
+  it('a task tool called with the extension answers a flat CreateTaskResult, durable before the answer', async () => {
+    const { server } = taskServer();
+    const created = (await send(server, 'tools/call', { name: 'quick', arguments: {} })).result;
+    expect(created).toMatchObject({
+      resultType: 'task',
+      status: 'working',
+      ttlMs: 86_400_000,
+      pollIntervalMs: 1000,
+    });
+    expect(created.taskId).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(Object.keys(created)).not.toContain('task');
+    expect(Object.keys(created)).not.toContain('requestState');
+    // tasks/get resolves at once: the record was stored before the CreateTaskResult went out.
+    const now = (await send(server, 'tasks/get', { taskId: created.taskId })).result;
+    expect(now.taskId).toBe(created.taskId);
+    const done = await pollUntil(server, created.taskId, ended);
+    expect(done).toMatchObject({ status: 'completed', resultType: 'complete' });
+    expect(done.result.content[0].text).toBe('quick: []');
+  });
+
+  it('without the extension the same tool answers as a plain call; a plain tool never becomes a task', async () => {
+    const { server } = taskServer();
+    const sync = (await send(server, 'tools/call', { name: 'quick', arguments: {} }, { tasks: false }))
+      .result;
+    expect(sync).toMatchObject({ resultType: 'complete', content: [{ text: 'quick: []' }] });
+    const plain = (await send(server, 'tools/call', { name: 'plain', arguments: {} })).result;
+    expect(plain).toMatchObject({ resultType: 'complete', content: [{ text: 'plain answer' }] });
+  });
+
+  it('a tool that runs only as a task refuses a client without the extension: -32021 naming the extension', async () => {
+    const { server } = taskServer();
+    const refused = await send(server, 'tools/call', { name: 'only_task', arguments: {} }, { tasks: false });
+    expect(refused.error).toMatchObject({
+      code: -32021,
+      data: { requiredCapabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } } },
+    });
+    expect(refused.error.message).toContain('only_task');
+  });
+
+  it('tasks/get, tasks/update and tasks/cancel need the extension declared on the request', async () => {
+    const { server } = taskServer();
+    for (const method of ['tasks/get', 'tasks/update', 'tasks/cancel']) {
+      const r = await send(server, method, { taskId: 'x', inputResponses: {} }, { tasks: false });
+      expect(r.error, method).toMatchObject({ code: -32021 });
+    }
+  });
+
+  it('discovery advertises the extension; tasks: false offers no tasks and no task methods', async () => {
+    const { server } = taskServer();
+    const found = (await send(server, 'server/discover', {})).result;
+    expect(found.capabilities.extensions).toEqual({ 'io.modelcontextprotocol/tasks': {} });
+    const off = new McpServer({ name: 'off', version: '1', stateKeys: generateKeySpec(), tasks: false }).tool(
+      { name: 'quick', description: 'x', task: 'optional' },
+      () => text('sync'),
+    );
+    expect((await send(off, 'server/discover', {})).result.capabilities.extensions).toBeUndefined();
+    expect((await send(off, 'tools/call', { name: 'quick', arguments: {} })).result.resultType).toBe(
+      'complete',
+    );
+    expect((await send(off, 'tasks/get', { taskId: 'x' })).error.code).toBe(-32601);
+  });
+
+  it('a bad task option is refused at registration, naming it', () => {
+    const server = new McpServer({ name: 'bad', version: '1', stateKeys: generateKeySpec() });
+    expect(() => server.tool({ name: 't', task: 'sometimes' as never }, () => text('x'))).toThrow(
+      "tool t: task must be 'optional', 'required' or { support, start?, ttlMs? }",
+    );
+    expect(() =>
+      server.tool({ name: 'u', task: { support: 'optional', start: 'later' as never } }, () => text('x')),
+    ).toThrow("tool u: task.start must be 'call' or 'handler'");
+  });
+});
+
+describe('a task that asks', () => {
+  it('shows the question on tasks/get, takes the answer with tasks/update, and completes', async () => {
+    const { server } = taskServer();
+    const { taskId } = (await send(server, 'tools/call', { name: 'confirm', arguments: {} })).result;
+    const asking = await pollUntil(server, taskId, (t) => t.status === 'input_required');
+    expect(Object.keys(asking.inputRequests)).toEqual(['go']);
+    expect(asking.inputRequests.go.method).toBe('elicitation/create');
+    const ack = await send(server, 'tasks/update', {
+      taskId,
+      inputResponses: { go: { action: 'accept', content: { confirm: true } } },
+    });
+    expect(ack.result).toEqual({ resultType: 'complete', _meta: expect.any(Object) });
+    const done = await pollUntil(server, taskId, ended);
+    expect(done.result.content[0].text).toBe('went ahead');
+  });
+
+  it('an answer of the wrong kind is checked as a round checks it: asked again, under a new key', async () => {
+    const { server } = taskServer();
+    const { taskId } = (await send(server, 'tools/call', { name: 'confirm', arguments: {} })).result;
+    await pollUntil(server, taskId, (t) => t.status === 'input_required');
+    await send(server, 'tasks/update', {
+      taskId,
+      inputResponses: { go: { action: 'accept', content: { confirm: 'yes' } } },
+    });
+    const again = await pollUntil(
+      server,
+      taskId,
+      (t) => t.status === 'input_required' && !('go' in t.inputRequests),
+    );
+    // Keys are unique over the task's lifetime: the re-asked question cannot be mistaken for the answered one.
+    expect(Object.keys(again.inputRequests)).toEqual(['go~2']);
+    await send(server, 'tasks/update', { taskId, inputResponses: { 'go~2': { action: 'decline' } } });
+    expect((await pollUntil(server, taskId, ended)).result.content[0].text).toBe('stayed');
+  });
+
+  it('input for keys the task did not ask is ignored and never reaches the handler', async () => {
+    const { server, seen } = taskServer();
+    const { taskId } = (await send(server, 'tools/call', { name: 'confirm', arguments: {} })).result;
+    await pollUntil(server, taskId, (t) => t.status === 'input_required');
+    const extra = await send(server, 'tasks/update', {
+      taskId,
+      inputResponses: { injected: { action: 'accept', content: { confirm: true } } },
+    });
+    expect(extra.result.resultType).toBe('complete');
+    expect((await send(server, 'tasks/get', { taskId })).result.status).toBe('input_required');
+    await send(server, 'tasks/update', {
+      taskId,
+      inputResponses: { go: { action: 'accept', content: { confirm: true } }, other: { action: 'accept' } },
+    });
+    await pollUntil(server, taskId, ended);
+    expect(seen).toEqual([{ go: { action: 'accept', content: { confirm: true } } }]);
+  });
+
+  it('input for a task that asked nothing changes nothing', async () => {
+    const { server, happened, release } = taskServer();
+    const { taskId } = (await send(server, 'tools/call', { name: 'held', arguments: {} })).result;
+    await happened.seen('held:started');
+    const r = await send(server, 'tasks/update', { taskId, inputResponses: { q0: { action: 'accept' } } });
+    expect(r.result.resultType).toBe('complete');
+    expect((await send(server, 'tasks/get', { taskId })).result.status).toBe('working');
+    release.resolve();
+    expect((await pollUntil(server, taskId, ended)).result.content[0].text).toBe('released');
+  });
+
+  it('tasks/update with answers that are not objects is -32602 naming the field', async () => {
+    const { server } = taskServer();
+    const { taskId } = (await send(server, 'tools/call', { name: 'confirm', arguments: {} })).result;
+    expect((await send(server, 'tasks/update', { taskId, inputResponses: 'yes' })).error).toMatchObject({
+      code: -32602,
+      message: 'Invalid params: inputResponses must be an object of answers',
+    });
+    expect((await send(server, 'tasks/update', { taskId, inputResponses: { go: 7 } })).error).toMatchObject({
+      code: -32602,
+      message: 'Invalid params: inputResponses.go must be an object',
+    });
+  });
+});
+
+describe('cancelling a task', () => {
+  it("aborts the handler's signal, settles as cancelled, and a second cancel gets the same ack", async () => {
+    const { server, happened } = taskServer();
+    const { taskId } = (await send(server, 'tools/call', { name: 'held', arguments: {} })).result;
+    await happened.seen('held:started');
+    const ack = await send(server, 'tasks/cancel', { taskId });
+    expect(Object.keys(ack.result).sort()).toEqual(['_meta', 'resultType']);
+    await happened.seen('held:aborted');
+    const after = (await send(server, 'tasks/get', { taskId })).result;
+    expect(after).toMatchObject({ status: 'cancelled' });
+    expect(after.result).toBeUndefined();
+    const again = await send(server, 'tasks/cancel', { taskId });
+    expect(again.result.resultType).toBe('complete');
+    expect((await send(server, 'tasks/get', { taskId })).result.status).toBe('cancelled');
+  });
+});
+
+describe('only the principal who made a task may see or steer it', () => {
+  it("another principal's get, update and cancel are answered as for an unknown id, and the task is untouched", async () => {
+    const { server, happened, release } = taskServer();
+    const { taskId } = (await send(server, 'tools/call', { name: 'held', arguments: {} }, { who: ALICE }))
+      .result;
+    await happened.seen('held:started');
+    const unknown = 'A'.repeat(43);
+    const asUnknown = (r: Loose, id: string) => ({
+      code: r.error.code,
+      message: r.error.message.replace(id, 'ID'),
+    });
+    for (const [method, extra] of [
+      ['tasks/get', {}],
+      ['tasks/update', { inputResponses: { q0: { action: 'accept' } } }],
+      ['tasks/cancel', {}],
+    ] as const) {
+      const foreign = await send(server, method, { taskId, ...extra }, { who: MALLORY });
+      const made_up = await send(server, method, { taskId: unknown, ...extra }, { who: MALLORY });
+      expect(asUnknown(foreign, taskId), method).toEqual(asUnknown(made_up, unknown));
+      expect(foreign.error.code).toBe(-32602);
+      // Anonymous is not a wildcard either.
+      expect((await send(server, method, { taskId, ...extra })).error.code).toBe(-32602);
+    }
+    expect((await send(server, 'tasks/get', { taskId }, { who: ALICE })).result.status).toBe('working');
+    release.resolve();
+    expect((await pollUntil(server, taskId, ended, ALICE)).result.content[0].text).toBe('released');
+  });
+
+  it('a guessed or malformed id is not found, and a long one is not echoed whole', async () => {
+    const { server } = taskServer();
+    for (const taskId of ['guess', 'x'.repeat(43), '../../etc', 'y'.repeat(10_000), 42, null]) {
+      const r = await send(server, 'tasks/get', { taskId });
+      expect(r.error.code).toBe(-32602);
+      expect(r.error.message.length).toBeLessThan(160);
+    }
+  });
+});
+
+describe('task expiry', () => {
+  it('a task is gone once its ttlMs has passed: tasks/get says not found', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const { server } = taskServer();
+    const { taskId, ttlMs } = (await send(server, 'tools/call', { name: 'quick', arguments: {} })).result;
+    await pollUntil(server, taskId, ended);
+    vi.setSystemTime(Date.now() + ttlMs - 1);
+    expect((await send(server, 'tasks/get', { taskId })).result.status).toBe('completed');
+    vi.setSystemTime(Date.now() + 2);
+    expect((await send(server, 'tasks/get', { taskId })).error).toMatchObject({ code: -32602 });
+  });
+});
+
+describe('the audit trail', () => {
+  it('records the creating round, every task round with its task id, and a cancel', async () => {
+    const events: RoundEvent[] = [];
+    const { server, happened } = taskServer({ events });
+    const { taskId } = (await send(server, 'tools/call', { name: 'confirm', arguments: {} }, { who: ALICE }))
+      .result;
+    await pollUntil(server, taskId, (t) => t.status === 'input_required', ALICE);
+    await send(
+      server,
+      'tasks/update',
+      { taskId, inputResponses: { go: { action: 'accept', content: { confirm: true } } } },
+      { who: ALICE },
+    );
+    await pollUntil(server, taskId, ended, ALICE);
+    const held = (await send(server, 'tools/call', { name: 'held', arguments: {} }, { who: ALICE })).result
+      .taskId;
+    await happened.seen('held:started');
+    await send(server, 'tasks/cancel', { taskId: held }, { who: ALICE });
+    const mine = events.filter((e) => (e.notes?.task as Loose)?.id === taskId);
+    expect(mine.map((e) => [e.method, e.outcome, e.round])).toEqual([
+      ['tools/call', 'complete', 0], // the call that became the task
+      ['tools/call', 'input_required', 0], // the task's first round asked
+      ['tools/call', 'complete', 1], // the round with the answer
+    ]);
+    expect(mine[0]!.notes?.task).toMatchObject({ created: true, status: 'working' });
+    expect(mine[2]!.inputResponses).toEqual({ go: { action: 'accept', content: { confirm: true } } });
+    expect(mine.every((e) => e.principal?.subject === 'alice')).toBe(true);
+    const cancel = events.find((e) => e.method === 'tasks/cancel');
+    expect(cancel).toMatchObject({ target: 'held', notes: { task: { id: held, status: 'cancelled' } } });
+  });
+});
