@@ -51,11 +51,11 @@ export type {
   PromptResult,
   ResourceHandler,
   ResourceResult,
-  ToolHandler,
   TaskSupport,
+  ToolHandler,
   ToolOptions,
-  ToolTaskOptions,
   ToolResult,
+  ToolTaskOptions,
 } from './handlers.js';
 export type { HeaderParam } from './header-params.js';
 export {

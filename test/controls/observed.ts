@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { onTestFinished } from 'vitest';
 import { BearerAuth, DevTokens, parseDevTokens } from '../../src/auth/index.js';
 import { type ControlEvent, HumanControls, totpSecretsFile } from '../../src/controls/index.js';
-import { McpServer, type RoundEvent, text } from '../../src/server/index.js';
+import { McpServer, type RoundEvent, type TaskOptions, text } from '../../src/server/index.js';
 import { generateKeySpec } from '../../src/state/index.js';
 import { MemoryStore } from '../../src/stores/index.js';
 import { freePort } from '../helpers/free-port.js';
@@ -16,7 +16,7 @@ import { PEOPLE } from './fixture.js';
 // biome-ignore lint/suspicious/noExplicitAny: replies are read as loose JSON, checked by the expectations
 type Loose = any;
 
-export async function observedControls(o: { pendingWaitMs: number }) {
+export async function observedControls(o: { pendingWaitMs: number; tasks?: TaskOptions }) {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const dir = mkdtempSync(join(tmpdir(), 'mrtr-observed-'));
@@ -26,6 +26,7 @@ export async function observedControls(o: { pendingWaitMs: number }) {
   const rounds: RoundEvent[] = [];
   const events: ControlEvent[] = [];
   const listeners: Array<(e: ControlEvent) => void> = [];
+  const roundListeners: Array<(e: RoundEvent) => void> = [];
   const server = new McpServer({
     name: 'observed',
     version: '1',
@@ -33,7 +34,15 @@ export async function observedControls(o: { pendingWaitMs: number }) {
     auth: new BearerAuth({ verifier: tokens, resource: `${origin}/mcp` }),
     signIn: { devTokens: tokens },
     replayStore: store,
-    observers: [{ observe: (e) => void rounds.push(e) }],
+    observers: [
+      {
+        observe: (e) => {
+          rounds.push(e);
+          for (const l of roundListeners) l(e);
+        },
+      },
+    ],
+    ...(o.tasks ? { tasks: o.tasks } : {}),
     logger: { info() {}, warn() {}, error() {} } as never,
   });
   const controls = new HumanControls({
@@ -76,6 +85,20 @@ export async function observedControls(o: { pendingWaitMs: number }) {
         { name, arguments: {}, ...round },
         { headers: { authorization: 'Bearer alice-token' } },
       ).then((r) => r.response.result as Record<string, Loose>),
+    /** A request from a client that declares the tasks extension, as `token`'s holder (default alice). */
+    withTasks: (method: string, params: Record<string, unknown>, token = 'alice-token') =>
+      mcp(endpoint.url, method, params, {
+        headers: { authorization: `Bearer ${token}` },
+        meta: {
+          'io.modelcontextprotocol/clientCapabilities': {
+            elicitation: { form: {}, url: {} },
+            extensions: { 'io.modelcontextprotocol/tasks': {} },
+          },
+        },
+      }).then((r) => r.response as Loose),
+    /** Resolves at the first round event that `match` accepts (from now on). */
+    nextRound: (match: (e: RoundEvent) => boolean) =>
+      new Promise<RoundEvent>((resolve) => roundListeners.push((e) => match(e) && resolve(e))),
     /** Resolves at the first control event that `match` accepts (from now on). */
     next: (match: (e: ControlEvent) => boolean) =>
       new Promise<ControlEvent>((resolve) => listeners.push((e) => match(e) && resolve(e))),

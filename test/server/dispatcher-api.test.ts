@@ -31,7 +31,7 @@ describe('Dispatcher for custom transports', () => {
 });
 
 describe('the method table', () => {
-  it('routes exactly the methods the request schema defines, and the tasks extension\'s (which check their own params)', async () => {
+  it("routes exactly the methods the request schema defines, and the tasks extension's (which check their own params)", async () => {
     const { METHODS } = await import('../../src/server/methods/index.js');
     const { REQUEST_DEFINITION, TASK_METHODS } = await import('../../src/protocol/index.js');
     expect(Object.keys(METHODS).sort()).toEqual([...Object.keys(REQUEST_DEFINITION), ...TASK_METHODS].sort());

@@ -143,6 +143,19 @@ describe('a task that asks', () => {
     expect(done.result.content[0].text).toBe('went ahead');
   });
 
+  it("waits for its answer longer than a client's round state lives (10 min): its state lives as long as the task", async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const { server } = taskServer();
+    const { taskId } = (await send(server, 'tools/call', { name: 'confirm', arguments: {} })).result;
+    await pollUntil(server, taskId, (t) => t.status === 'input_required');
+    vi.setSystemTime(Date.now() + 6 * 60 * 60 * 1000);
+    await send(server, 'tasks/update', {
+      taskId,
+      inputResponses: { go: { action: 'accept', content: { confirm: true } } },
+    });
+    expect((await pollUntil(server, taskId, ended)).result.content[0].text).toBe('went ahead');
+  });
+
   it('an answer of the wrong kind is checked as a round checks it: asked again, under a new key', async () => {
     const { server } = taskServer();
     const { taskId } = (await send(server, 'tools/call', { name: 'confirm', arguments: {} })).result;

@@ -69,7 +69,11 @@ function callTool(core: Core, call: Call, name: string, tool: ToolEntry | undefi
       }
     : undefined;
   if (inTask) call.trace?.note({ task: { id: call.env.taskId } });
-  const options: HandlerOptions = inTask ? { ...tool.mrtr, maxRounds: TASK_MAX_ROUNDS } : tool.mrtr;
+  // A task's state never leaves the server, and its questions wait for people: it lives as long as the task does.
+  const options: HandlerOptions =
+    inTask && tasks
+      ? { ...tool.mrtr, maxRounds: TASK_MAX_ROUNDS, stateTtlMs: tool.task?.ttlMs ?? tasks.ttlMs }
+      : tool.mrtr;
   let round: MaybePromise<Result>;
   try {
     round = core.rounds.round(call, 'tools/call', {
@@ -96,8 +100,10 @@ function callTool(core: Core, call: Call, name: string, tool: ToolEntry | undefi
     return startedTask(tasks, call, name, tool, error);
   }
   if (!declared || !tasks) return round;
-  const asTask = (result: Result) =>
-    waitsForPerson(result) ? waitingTask(tasks, call, name, tool, result) : result;
+  const asTask = (result: Result) => {
+    const waiting = waitsForPerson(result, call.params.inputResponses);
+    return waiting ? waitingTask(tasks, call, name, tool, result, waiting.openedUrls) : result;
+  };
   if (!(round instanceof Promise)) return asTask(round);
   return round.then(asTask, (error: unknown) => {
     if (!(error instanceof TaskStart)) throw error;
@@ -128,26 +134,53 @@ function startedTask(
   );
 }
 
-/** The round asks something only a person elsewhere can end (an approval): the wait becomes a task. */
+/** The round asks something only a person elsewhere can end (an approval, an opened step-up): the wait becomes a task. */
 function waitingTask(
   tasks: TaskService,
   call: Call,
   name: string,
   tool: ToolEntry,
   result: Result,
+  openedUrls: string[],
 ): Promise<Result> {
   const id = newTaskId();
   call.trace?.note({ task: { id, status: 'working', created: true, waiting: true } });
   return tasks.create(
     { params: call.params, principal: call.env.principal, id },
     name,
-    { kind: 'asked', result: result as JsonObject },
+    { kind: 'asked', result: result as JsonObject, openedUrls },
     tool.task?.ttlMs,
   );
 }
 
-function waitsForPerson(result: Result): boolean {
-  if (result.resultType !== 'input_required') return false;
-  const requests = (result.inputRequests ?? {}) as Record<string, { params?: { _meta?: JsonObject } }>;
-  return Object.values(requests).some((r) => r?.params?._meta?.[META_HUMAN_REQUIRED] === 'approval');
+/**
+ * Whether the round waits for a person elsewhere: an approval (the client has nothing to answer), or a second factor
+ * whose link the client opened last round (it answered accept) and that is asked again — the person is still at it.
+ * Returns the links the client has opened, which the task then waits out instead of asking again.
+ */
+function waitsForPerson(result: Result, answers: unknown): { openedUrls: string[] } | undefined {
+  if (result.resultType !== 'input_required') return undefined;
+  const requests = (result.inputRequests ?? {}) as Record<string, JsonObject>;
+  const previous = (answers && typeof answers === 'object' ? answers : {}) as Record<
+    string,
+    { action?: unknown }
+  >;
+  let waiting = false;
+  const openedUrls: string[] = [];
+  for (const [key, request] of Object.entries(requests)) {
+    const params = (request?.params ?? {}) as JsonObject;
+    const hint = (params._meta as JsonObject | undefined)?.[META_HUMAN_REQUIRED];
+    if (hint === 'approval') waiting = true;
+    else if (
+      hint === 'second_factor' &&
+      params.mode === 'url' &&
+      typeof params.url === 'string' &&
+      Object.hasOwn(previous, key) &&
+      previous[key]?.action === 'accept'
+    ) {
+      waiting = true;
+      openedUrls.push(params.url);
+    }
+  }
+  return waiting ? { openedUrls } : undefined;
 }

@@ -50,7 +50,7 @@ export interface TaskServiceOptions {
 /** How a new task begins: a round to run (the call's state and answers), or a round that already asked. */
 export type TaskOrigin =
   | { kind: 'round'; requestState?: string; inputResponses?: Readonly<Record<string, InputResponse>> }
-  | { kind: 'asked'; result: JsonObject };
+  | { kind: 'asked'; result: JsonObject; openedUrls?: string[] };
 
 /** Not found, expired and another principal's task: one answer, byte for byte, so none tells them apart. */
 const notFound = (id: unknown) =>
@@ -71,6 +71,11 @@ export class TaskService {
 
   constructor(private readonly o: TaskServiceOptions) {
     this.now = o.now ?? Date.now;
+  }
+
+  /** How long a task is kept unless its tool says otherwise: its rounds' sealed state lives as long. */
+  get ttlMs(): number {
+    return this.o.ttlMs;
   }
 
   /** Make a task for a tools/call and start its first round; resolves once the task is durably stored. */
@@ -104,7 +109,7 @@ export class TaskService {
       if (origin.requestState !== undefined) record.next.requestState = origin.requestState;
       if (origin.inputResponses) record.next.answers = { ...origin.inputResponses };
       record.lease = { holder: this.holder, until: now + this.o.leaseMs };
-    } else record = askedAgain(record, origin.result, now);
+    } else record = askedAgain({ ...record, openedUrls: origin.openedUrls ?? [] }, origin.result, now);
     await this.o.book.create(record);
     if (record.lease) this.launch(record);
     else this.schedule(record);
@@ -176,18 +181,21 @@ export class TaskService {
     return record;
   }
 
-  /** A round whose claim lapsed (its instance died), or a waiting task whose check is due and unclaimed. */
-  private due(record: TaskRecord): boolean {
+  /**
+   * A round whose claim lapsed (its instance died), or a waiting task whose check is due and unclaimed. `early`: the
+   * check's own timer fired — a clock that reads a millisecond behind the timer must not drop the check.
+   */
+  private due(record: TaskRecord, early = false): boolean {
     const now = this.now();
     if (record.lease) return record.lease.until <= now;
-    return record.status === 'working' && record.checkAt !== undefined && record.checkAt <= now;
+    return record.status === 'working' && record.checkAt !== undefined && (early || record.checkAt <= now);
   }
 
   /** Claim the task's next round for this instance (compare-and-set: one instance wins). */
-  private async claim(id: string): Promise<TaskRecord | undefined> {
+  private async claim(id: string, early = false): Promise<TaskRecord | undefined> {
     const now = this.now();
     const updated = await this.o.book.update(id, (record) =>
-      isTerminal(record.status) || record.status === 'input_required' || !this.due(record)
+      isTerminal(record.status) || record.status === 'input_required' || !this.due(record, early)
         ? undefined
         : { ...record, lease: { holder: this.holder, until: now + this.o.leaseMs } },
     );
@@ -261,7 +269,7 @@ export class TaskService {
     const timer = setTimeout(
       () => {
         this.timers.delete(record.id);
-        this.claim(record.id).then(
+        this.claim(record.id, true).then(
           (claimed) => claimed && this.launch(claimed),
           (error: unknown) =>
             this.o.logger.warn({ task: record.id, err: messageOf(error) }, 'task check could not start'),
