@@ -38,4 +38,9 @@ export const SERVER_DEFAULTS = Object.freeze({
   taskTtlMs: 24 * 60 * 60 * 1000,
   /** Clients poll a task once a second: a person's answer shows at once, the server is not flooded. */
   taskPollIntervalMs: 1000,
+  /**
+   * A task round's claim lasts 30 s and is renewed every 10 s while the round runs: an instance that dies holds its
+   * tasks for at most 30 s before another instance runs their rounds again.
+   */
+  taskLeaseMs: 30_000,
 });

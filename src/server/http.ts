@@ -547,6 +547,8 @@ export class HttpServerTransport {
             this.closing.abort();
             // A 2025 client's open streams are not idle; they end now and the client resumes with its session.
             this.legacy?.close();
+            // Tasks' background rounds stop here; another instance takes them on once their claims lapse.
+            this.handler.close?.();
             return closeServer(server, options.graceMs ?? 0);
           },
         });

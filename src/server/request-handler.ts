@@ -18,6 +18,8 @@ export interface RequestHandler {
     tool: string,
     env: RequestEnvironment,
   ): HeaderParam[] | undefined | Promise<HeaderParam[] | undefined>;
+  /** Stop background work (the tasks' checks and rounds): the HTTP transport calls it when it closes. */
+  close?(): void;
 }
 
 /** The server's own handler, as `McpServer.core` hands it to custom transports and tests. */

@@ -133,7 +133,10 @@ export interface TaskOptions {
   ttlMs?: number;
   /** The polling interval suggested to clients (default 1 s). */
   pollIntervalMs?: number;
-  /** How long a round's claim holds before another instance runs it again (default: handlerTimeoutMs + 30 s). */
+  /**
+   * How long a task round's claim holds without renewal (default 30 s): the instance running it renews it while the
+   * round runs, so only an instance that died lets another run the round again.
+   */
   leaseMs?: number;
 }
 
@@ -330,6 +333,15 @@ export class McpServer {
     return this.dispatcher;
   }
 
+  /**
+   * Stop this server's background work: its tasks' checks and running rounds (their answers dropped). The tasks
+   * themselves live on in the store: another instance runs them on once their claims lapse. Closing an HTTP
+   * endpoint does this too.
+   */
+  close(): void {
+    this.dispatcher?.close();
+  }
+
   /** A Streamable HTTP transport; use `.listener` with your own node:http server, or `.listen()`. */
   http(options: HttpServerTransportOptions = {}): HttpServerTransport {
     const auth = options.authenticate ? {} : { auth: this.options.auth };
@@ -467,12 +479,11 @@ export class McpServer {
     checkIntegerOption('McpServer', 'tasks.ttlMs', t.ttlMs, { max: 0xffff_ffff });
     checkIntegerOption('McpServer', 'tasks.pollIntervalMs', t.pollIntervalMs, { max: MAX_TIMER_MS });
     checkIntegerOption('McpServer', 'tasks.leaseMs', t.leaseMs, { max: MAX_TIMER_MS });
-    const handlerTimeoutMs = this.options.handlerTimeoutMs ?? SERVER_DEFAULTS.handlerTimeoutMs;
     return {
       store: t.store ?? this.options.replayStore ?? new MemoryStore(),
       ttlMs: t.ttlMs ?? SERVER_DEFAULTS.taskTtlMs,
       pollIntervalMs: t.pollIntervalMs ?? SERVER_DEFAULTS.taskPollIntervalMs,
-      leaseMs: t.leaseMs ?? handlerTimeoutMs + 30_000,
+      leaseMs: t.leaseMs ?? SERVER_DEFAULTS.taskLeaseMs,
     };
   }
 

@@ -166,7 +166,10 @@ export class TaskService {
       await this.o.record(this.transition(updated.record, requestId, 'tasks/cancel', now));
   }
 
-  /** Stop scheduling checks and abort this instance's rounds (the server is closing). */
+  /**
+   * The instance stops: no more checks or lease renewals, its running rounds are aborted and their answers dropped.
+   * Its tasks are not lost: once their leases lapse, any other instance runs their rounds again.
+   */
   close(): void {
     this.closed = true;
     for (const timer of this.timers.values()) clearTimeout(timer);
@@ -207,6 +210,9 @@ export class TaskService {
     if (this.closed) return;
     const controller = new AbortController();
     this.running.set(record.id, controller);
+    // The claim is renewed while the round runs (a round may run for long): only a dead instance lets it lapse.
+    const renewal = setInterval(() => this.renew(record.id), Math.max(1, Math.floor(this.o.leaseMs / 3)));
+    renewal.unref();
     const params: JsonObject = { name: record.tool, arguments: record.arguments, _meta: record.meta };
     if (record.next.requestState !== undefined) params.requestState = record.next.requestState;
     const answers = nextInputResponses(record);
@@ -225,7 +231,10 @@ export class TaskService {
       taskId: record.id,
     };
     const settle = (answer: { result?: JsonObject; error?: JsonObject }) => {
+      clearInterval(renewal);
       this.running.delete(record.id);
+      // A closed instance writes nothing more: its tasks are another instance's once their claims lapse.
+      if (this.closed) return;
       return this.settle(record.id, answer);
     };
     Promise.resolve()
@@ -244,6 +253,20 @@ export class TaskService {
       )
       .catch((error: unknown) =>
         this.o.logger.error({ task: record.id, err: messageOf(error) }, 'task round could not be recorded'),
+      );
+  }
+
+  private renew(id: string): void {
+    if (this.closed) return;
+    const until = this.now() + this.o.leaseMs;
+    this.o.book
+      .update(id, (record) =>
+        record.lease?.holder === this.holder
+          ? { ...record, lease: { holder: this.holder, until } }
+          : undefined,
+      )
+      .catch((error: unknown) =>
+        this.o.logger.warn({ task: id, err: messageOf(error) }, 'task lease could not be renewed'),
       );
   }
 
