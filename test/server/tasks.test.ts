@@ -9,7 +9,7 @@ import { McpServer, type RoundEvent, text } from '../../src/server/index.js';
 import { generateKeySpec } from '../../src/state/index.js';
 import type { MemoryStore } from '../../src/stores/index.js';
 import { deferred, Happenings } from '../helpers/signals.js';
-import { ALICE, ended, type Loose, MALLORY, pollUntil, send } from './tasks-helpers.js';
+import { ALICE, ended, type Loose, MALLORY, pollUntil, request, send } from './tasks-helpers.js';
 
 const Confirm = elicitationForm(z.object({ confirm: z.boolean() }));
 
@@ -315,5 +315,59 @@ describe('the audit trail', () => {
     expect(mine.every((e) => e.principal?.subject === 'alice')).toBe(true);
     const cancel = events.find((e) => e.method === 'tasks/cancel');
     expect(cancel).toMatchObject({ target: 'held', notes: { task: { id: held, status: 'cancelled' } } });
+  });
+});
+
+describe('task status notifications on subscriptions/listen', () => {
+  it('a client without the extension asking for taskIds gets -32021', async () => {
+    const { server } = taskServer();
+    const r = await send(
+      server,
+      'subscriptions/listen',
+      { notifications: { taskIds: ['x'] } },
+      { tasks: false },
+    );
+    expect(r.error).toMatchObject({
+      code: -32021,
+      data: { requiredCapabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } } },
+    });
+  });
+
+  it("agrees to the caller's own tasks only, and tells each change with the whole task", async () => {
+    const { server } = taskServer();
+    const mine = (await send(server, 'tools/call', { name: 'confirm', arguments: {} }, { who: ALICE })).result
+      .taskId;
+    const theirs = (await send(server, 'tools/call', { name: 'confirm', arguments: {} }, { who: MALLORY }))
+      .result.taskId;
+    await pollUntil(server, mine, (t) => t.status === 'input_required', ALICE);
+    const sent: Loose[] = [];
+    const stop = new AbortController();
+    const heard = new Happenings();
+    const listening = server.core.handle(
+      request('subscriptions/listen', { notifications: { taskIds: [mine, theirs, 'nope'] } }),
+      {
+        principal: ALICE,
+        signal: stop.signal,
+        notify: (n) => {
+          sent.push(n);
+          heard.record(`${n.method}:${(n.params as Loose).status ?? ''}`);
+        },
+      },
+    );
+    await heard.seen('notifications/subscriptions/acknowledged:');
+    expect(sent[0].params.notifications).toEqual({ taskIds: [mine] });
+    await send(
+      server,
+      'tasks/update',
+      { taskId: mine, inputResponses: { go: { action: 'accept', content: { confirm: true } } } },
+      { who: ALICE },
+    );
+    await heard.seen('notifications/tasks:completed');
+    const completed = sent.find((n) => n.method === 'notifications/tasks' && n.params.status === 'completed');
+    expect(completed.params).toMatchObject({ taskId: mine, result: { content: [{ text: 'went ahead' }] } });
+    expect(completed.params._meta['io.modelcontextprotocol/subscriptionId']).toBeDefined();
+    expect(sent.every((n) => n.params.taskId !== theirs)).toBe(true);
+    stop.abort();
+    expect((await listening).result.resultType).toBe('complete');
   });
 });

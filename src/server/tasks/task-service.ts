@@ -68,6 +68,8 @@ export class TaskService {
   /** Checks of waiting tasks this instance has scheduled. */
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private closed = false;
+  /** subscriptions/listen streams on this instance, by task id: told each change this instance makes. */
+  private readonly watchers = new Map<string, Set<(task: DetailedTask) => void>>();
 
   constructor(private readonly o: TaskServiceOptions) {
     this.now = o.now ?? Date.now;
@@ -111,6 +113,7 @@ export class TaskService {
       record.lease = { holder: this.holder, until: now + this.o.leaseMs };
     } else record = askedAgain({ ...record, openedUrls: origin.openedUrls ?? [] }, origin.result, now);
     await this.o.book.create(record);
+    this.emit(record);
     if (record.lease) this.launch(record);
     else this.schedule(record);
     const { inputRequests: _asked, result: _result, error: _error, ...task } = detailedTask(record);
@@ -152,6 +155,7 @@ export class TaskService {
         next.lease = { holder: this.holder, until: now + this.o.leaseMs };
       return next;
     });
+    if (updated?.changed) this.emit(updated.record);
     if (updated?.changed && updated.record.lease?.holder === this.holder) this.launch(updated.record);
   }
 
@@ -162,8 +166,10 @@ export class TaskService {
     const updated = await this.o.book.update(before.id, (record) => cancelled(record, now));
     this.running.get(before.id)?.abort(new McpError(ErrorCode.InvalidRequest, 'the task was cancelled'));
     this.unschedule(before.id);
-    if (updated?.changed)
+    if (updated?.changed) {
+      this.emit(updated.record);
       await this.o.record(this.transition(updated.record, requestId, 'tasks/cancel', now));
+    }
   }
 
   /**
@@ -282,7 +288,56 @@ export class TaskService {
       }
       return afterRound(record, answer, now);
     });
-    if (updated?.changed) this.schedule(updated.record);
+    if (updated?.changed) {
+      this.emit(updated.record);
+      this.schedule(updated.record);
+    }
+  }
+
+  /**
+   * The ids among `ids` that `principal` owns, each watched: `listener` is told every change this instance makes to
+   * it (changes made on another instance are seen by polling tasks/get). Returns the agreed ids and a stop function.
+   */
+  async watch(
+    ids: readonly unknown[],
+    principal: Principal | undefined,
+    listener: (task: DetailedTask) => void,
+  ): Promise<{ agreed: string[]; stop: () => void }> {
+    const agreed: string[] = [];
+    for (const id of ids) {
+      if (agreed.includes(id as string)) continue;
+      try {
+        await this.owned(id, principal);
+        agreed.push(id as string);
+      } catch (error) {
+        // Not the caller's (or not a task): left out of the acknowledgement, as the spec asks. A store that fails
+        // fails the request.
+        if (!(error instanceof McpError)) throw error;
+      }
+    }
+    for (const id of agreed) {
+      let set = this.watchers.get(id);
+      if (!set) {
+        set = new Set();
+        this.watchers.set(id, set);
+      }
+      set.add(listener);
+    }
+    const stop = () => {
+      for (const id of agreed) {
+        const set = this.watchers.get(id);
+        set?.delete(listener);
+        if (set?.size === 0) this.watchers.delete(id);
+      }
+    };
+    return { agreed, stop };
+  }
+
+  private emit(record: TaskRecord): void {
+    const set = this.watchers.get(record.id);
+    if (!set) return;
+    const task = detailedTask(record);
+    for (const listener of [...set]) listener(task);
   }
 
   /** A task waiting on the server's side checks again when due, on this instance (any other may too). */
