@@ -368,6 +368,6 @@ describe('task status notifications on subscriptions/listen', () => {
     expect(completed.params._meta['io.modelcontextprotocol/subscriptionId']).toBeDefined();
     expect(sent.every((n) => n.params.taskId !== theirs)).toBe(true);
     stop.abort();
-    expect((await listening).result.resultType).toBe('complete');
+    expect(((await listening) as Loose).result.resultType).toBe('complete');
   });
 });
