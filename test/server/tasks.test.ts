@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { elicitationForm } from '../../src/flow/index.js';
+import { RoundRefused } from '../../src/protocol/index.js';
 import { McpServer, type RoundEvent, text } from '../../src/server/index.js';
 import { generateKeySpec } from '../../src/state/index.js';
 import type { MemoryStore } from '../../src/stores/index.js';
@@ -369,5 +370,51 @@ describe('task status notifications on subscriptions/listen', () => {
     expect(sent.every((n) => n.params.taskId !== theirs)).toBe(true);
     stop.abort();
     expect(((await listening) as Loose).result.resultType).toBe('complete');
+  });
+});
+
+describe('a task round turned away or too large', () => {
+  it('a round refused for now (503 with Retry-After) is run again later, not failed', async () => {
+    let admits = 0;
+    const server = new McpServer({
+      name: 'busy',
+      version: '1',
+      stateKeys: generateKeySpec(),
+      logger: { info() {}, warn() {}, error() {} },
+      tasks: { pollIntervalMs: 1 },
+      guards: [
+        {
+          name: 'busy-once',
+          // The creating call passes; the task's first round is turned away once; its second try passes.
+          admit: () => {
+            admits += 1;
+            if (admits === 2)
+              throw new RoundRefused('busy', {
+                code: -32603,
+                message: 'Internal error: busy, retry shortly',
+                httpStatus: 503,
+                httpHeaders: { 'retry-after': '0' },
+              });
+          },
+        },
+      ],
+    }).tool({ name: 'quick', description: 'x', task: 'optional' }, () => text('ran'));
+    const { taskId } = (await send(server, 'tools/call', { name: 'quick', arguments: {} })).result;
+    const done = await pollUntil(server, taskId, ended);
+    expect(done).toMatchObject({ status: 'completed', result: { content: [{ text: 'ran' }] } });
+    expect(admits).toBe(3);
+  });
+
+  it('an answer larger than the store keeps fails the task saying so', async () => {
+    const server = new McpServer({
+      name: 'large',
+      version: '1',
+      stateKeys: generateKeySpec(),
+      logger: { info() {}, warn() {}, error() {} },
+    }).tool({ name: 'huge', description: 'x', task: 'optional' }, () => text('x'.repeat(2 * 1024 * 1024)));
+    const { taskId } = (await send(server, 'tools/call', { name: 'huge', arguments: {} })).result;
+    const done = await pollUntil(server, taskId, ended);
+    expect(done.status).toBe('failed');
+    expect(done.error.message).toContain("the task's answer is larger than the task store keeps");
   });
 });

@@ -152,6 +152,16 @@ export function askedAgain(record: TaskRecord, result: JsonObject, now: number):
 }
 
 /**
+ * The round was turned away for now (a rate limit's 429, a replay guard's "still running" 503, with Retry-After): the
+ * task keeps its state and answers and runs the same round again then, instead of failing.
+ */
+export function retryLater(record: TaskRecord, afterMs: number, why: string, now: number): TaskRecord {
+  const next: TaskRecord = { ...record, status: 'working', statusMessage: why, updatedAt: now, checkAt: now + afterMs };
+  delete next.lease;
+  return next;
+}
+
+/**
  * Takes the client's answers to questions it was asked; others are ignored, as the spec says (keys never issued,
  * answered already, or superseded). Returns the new record, or undefined when nothing was taken.
  */

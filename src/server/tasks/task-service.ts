@@ -10,6 +10,7 @@ import {
   type JsonRpcRequest,
   type JsonRpcResponse,
   McpError,
+  MrtrError,
   type Result,
 } from '../../protocol/index.js';
 import type { Principal } from '../context.js';
@@ -23,6 +24,7 @@ import {
   detailedTask,
   isTerminal,
   nextInputResponses,
+  retryLater,
   type TaskRecord,
   withAnswers,
 } from './record.js';
@@ -229,11 +231,18 @@ export class TaskService {
       method: 'tools/call',
       params,
     };
+    // A guard that turns the round away for now says when to come back (429 or 503 with Retry-After).
+    let comeBackMs: number | undefined;
     const env = {
       principal: record.principal ?? undefined,
       signal: controller.signal,
       // Nobody holds this round's response stream: progress and log notifications go nowhere.
       notify: () => undefined,
+      overrideHttpStatus: (status: number, headers: Readonly<Record<string, string>>) => {
+        const seconds = Number(headers['retry-after'] ?? headers['Retry-After']);
+        if ((status === 429 || status === 503) && Number.isFinite(seconds) && seconds >= 0)
+          comeBackMs = Math.max(this.o.pollIntervalMs, Math.ceil(seconds * 1000));
+      },
       taskId: record.id,
     };
     const settle = (answer: { result?: JsonObject; error?: JsonObject }) => {
@@ -241,7 +250,7 @@ export class TaskService {
       this.running.delete(record.id);
       // A closed instance writes nothing more: its tasks are another instance's once their claims lapse.
       if (this.closed) return;
-      return this.settle(record.id, answer);
+      return this.settle(record.id, answer, comeBackMs);
     };
     Promise.resolve()
       .then(() => this.o.route(request, env))
@@ -276,9 +285,40 @@ export class TaskService {
       );
   }
 
-  private async settle(id: string, answer: { result?: JsonObject; error?: JsonObject }): Promise<void> {
+  private async settle(
+    id: string,
+    answer: { result?: JsonObject; error?: JsonObject },
+    comeBackMs?: number,
+  ): Promise<void> {
     const now = this.now();
-    const updated = await this.o.book.update(id, (record) => {
+    let updated: Awaited<ReturnType<TaskBook['update']>>;
+    try {
+      updated = await this.o.book.update(id, this.settled(answer, comeBackMs, now));
+    } catch (error) {
+      // A result the store cannot keep (over its value limit): the task fails saying so, rather than being left
+      // claimed and run again by another instance when its lease lapses.
+      if (!(error instanceof MrtrError && error.code === 'ERR_INVALID_ARGUMENT')) throw error;
+      const tooLarge = {
+        error: {
+          code: ErrorCode.InternalError,
+          message: `Internal error: the task's answer is larger than the task store keeps (${error.message})`,
+        },
+      };
+      updated = await this.o.book.update(id, this.settled(tooLarge, undefined, now));
+    }
+    if (updated?.changed) {
+      this.emit(updated.record);
+      this.schedule(updated.record);
+    }
+  }
+
+  /** How a round's answer changes the record, for the compare-and-set loop. */
+  private settled(
+    answer: { result?: JsonObject; error?: JsonObject },
+    comeBackMs: number | undefined,
+    now: number,
+  ): (record: TaskRecord) => TaskRecord | undefined {
+    return (record) => {
       // Another instance took the round over (our claim lapsed), or the task ended meanwhile (cancelled).
       if (record.lease?.holder !== this.holder) return undefined;
       if (isTerminal(record.status)) {
@@ -286,12 +326,10 @@ export class TaskService {
         delete next.lease;
         return next;
       }
+      if (answer.error && comeBackMs !== undefined)
+        return retryLater(record, comeBackMs, `turned away for now: ${String(answer.error.message)}`, now);
       return afterRound(record, answer, now);
-    });
-    if (updated?.changed) {
-      this.emit(updated.record);
-      this.schedule(updated.record);
-    }
+    };
   }
 
   /**
