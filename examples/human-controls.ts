@@ -2,7 +2,7 @@
 // in Chromium; `controlsServer()` takes the tokens, the store and the TOTP file so each test gets its own.
 import { BearerAuth, type DevTokens } from 'mrtr/auth';
 import { type ControlEvent, HumanControls, totpSecretsFile } from 'mrtr/controls';
-import { McpServer, text } from 'mrtr/server';
+import { McpServer, type TaskOptions, text } from 'mrtr/server';
 import type { SharedStore } from 'mrtr/stores';
 import { z } from 'zod';
 
@@ -18,6 +18,8 @@ export function controlsServer(o: {
   now?: () => number;
   /** How long a check of a pending step-up or approval waits for the person (tests that poll set 0). */
   pendingWaitMs?: number;
+  /** The tasks extension's options (a test sets a short poll interval). */
+  tasks?: TaskOptions;
 }): McpServer {
   // #region setup
   const server = new McpServer({
@@ -26,6 +28,7 @@ export function controlsServer(o: {
     auth: new BearerAuth({ verifier: o.tokens, resource: o.resource }),
     signIn: { devTokens: o.tokens },
     replayStore: o.store,
+    ...(o.tasks ? { tasks: o.tasks } : {}),
   });
   // Approvals, step-ups, used codes and lockouts live in the store: every instance serves the same pages.
   const controls = new HumanControls({

@@ -7,7 +7,7 @@ import { onTestFinished } from 'vitest';
 import { controlsServer } from '../../examples/human-controls.js';
 import { DevTokens, parseDevTokens } from '../../src/auth/index.js';
 import type { ControlEvent } from '../../src/controls/index.js';
-import type { HttpEndpoint } from '../../src/server/index.js';
+import type { HttpEndpoint, TaskOptions } from '../../src/server/index.js';
 import { generateKeySpec } from '../../src/state/index.js';
 import { MemoryStore } from '../../src/stores/index.js';
 import { freePort } from '../helpers/free-port.js';
@@ -56,6 +56,8 @@ export interface ControlsFixtureOptions {
   fakeClock?: boolean;
   /** The controls' hold on a pending check (default here 0: tests that poll get "still waiting" at once). */
   pendingWaitMs?: number;
+  /** The tasks extension's options. */
+  tasks?: TaskOptions;
 }
 
 export async function startControls(options: ControlsFixtureOptions = {}): Promise<Fixture> {
@@ -76,6 +78,7 @@ export async function startControls(options: ControlsFixtureOptions = {}): Promi
     onEvent: (e) => events.push(e),
     ...(now ? { now } : {}),
     pendingWaitMs: options.pendingWaitMs ?? 0,
+    ...(options.tasks ? { tasks: options.tasks } : {}),
   });
   const endpoint = await server
     .http({ port, logger: { info() {}, warn() {}, error() {} } as never })
