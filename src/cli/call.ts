@@ -98,6 +98,8 @@ export function exitCodeFor(outcome: MrtrOutcome): number {
       return outcome.declined.length > 0 ? EXIT.declined : EXIT.toolError;
     case 'server_error':
     case 'resolver_error':
+    // A task someone else cancelled (the server, `mrtr task cancel`): the call was refused, not interrupted here.
+    case 'cancelled':
       return EXIT.toolError;
     case 'needs_person':
       return EXIT.needsPerson;
@@ -135,6 +137,10 @@ function jsonReport(outcome: MrtrOutcome, exitCode: number): JsonObject {
       report.timeoutMs = outcome.timeoutMs;
       break;
     case 'aborted':
+      break;
+    case 'cancelled':
+      report.taskId = outcome.taskId;
+      report.message = outcome.message;
       break;
     default:
       report.message = outcome.message;
