@@ -19,7 +19,7 @@ const task = (status: string, extra: JsonObject = {}): JsonObject => ({
   ...TIMES,
   ...extra,
 });
-const ok = (result: JsonObject): JsonRpcResponse => ({ jsonrpc: '2.0', id: 1, result });
+const ok = (result: JsonObject): JsonRpcResponse => ({ jsonrpc: '2.0', id: 1, result: result as never });
 const form = (message: string, meta?: JsonObject) => ({
   method: 'elicitation/create',
   params: {
