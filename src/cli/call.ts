@@ -31,6 +31,7 @@ import { PRUNED_NOTE, printableJson, printContent } from './show-result.js';
 import { openInBrowser, signIn } from './sign-in.js';
 import { stdioTransport, transportFor } from './target.js';
 import { printJson, printLine, printUsage, printUsageError } from './terminal/print.js';
+import { TaskProgress } from './terminal/task-progress.js';
 import { CallUi } from './terminal/ui.js';
 
 export { answerFromCli } from './answers.js';
@@ -63,6 +64,10 @@ export const CALL_USAGE = `usage: mrtr call <url> <tool> [--args JSON] [--answer
   --protocol V     speak only this MCP version: 2026-07-28, or a legacy one (2025-11-25, 2025-06-18,
                    2025-03-26). Default: 2026-07-28, falling back to the legacy protocol when the
                    server does not speak it
+
+  A call the server runs as a task (io.modelcontextprotocol/tasks) is followed to its end: its id and
+  how to resume it (mrtr task get <id> …) are printed once, then its status; Ctrl-C cancels the task.
+  A task someone else cancelled exits 1.
 
   In a terminal, questions are asked in place; each names its input key for --answers. Exit codes:
   0 success, 1 tool error, 2 usage (also: no MCP endpoint at the URL, an --answers entry that does not
@@ -98,6 +103,8 @@ export function exitCodeFor(outcome: MrtrOutcome): number {
       return outcome.declined.length > 0 ? EXIT.declined : EXIT.toolError;
     case 'server_error':
     case 'resolver_error':
+    // A task someone else cancelled (the server, `mrtr task cancel`): the call was refused, not interrupted here.
+    case 'cancelled':
       return EXIT.toolError;
     case 'needs_person':
       return EXIT.needsPerson;
@@ -136,6 +143,10 @@ function jsonReport(outcome: MrtrOutcome, exitCode: number): JsonObject {
       break;
     case 'aborted':
       break;
+    case 'cancelled':
+      report.taskId = outcome.taskId;
+      report.message = outcome.message;
+      break;
     default:
       report.message = outcome.message;
   }
@@ -170,9 +181,22 @@ interface CallValues {
   help: boolean;
 }
 
-/** One of the three MRTR methods, as a command: `call` (tools/call), `prompt` (prompts/get), `read` (resources/read). */
+/** What a command's own hooks get once the client is connected. */
+export interface CommandContext {
+  me: SafeText;
+  /** The command's own boolean flags (`MrtrCommand.flags`), by name. */
+  flags: Record<string, boolean>;
+  json: boolean;
+  signal: AbortSignal;
+  timeoutMs: number;
+}
+
+/**
+ * One of the three MRTR methods, as a command: `call` (tools/call), `prompt` (prompts/get), `read` (resources/read);
+ * or a task followed as a call is (`task get`, `task cancel`).
+ */
 export interface MrtrCommand {
-  name: 'call' | 'prompt' | 'read';
+  name: 'call' | 'prompt' | 'read' | 'task get' | 'task cancel';
   usage: string;
   /** What the second positional is, for messages: "tool", "prompt", "uri". */
   target: string;
@@ -188,6 +212,16 @@ export interface MrtrCommand {
   ): Promise<MrtrOutcome>;
   /** Print a complete result for people (content blocks, prompt messages, resource contents). */
   print(result: Result, stream: NodeJS.WriteStream): { pruned: boolean };
+  /** The name comes before the server on the command line (`mrtr task get ID <url>`). */
+  nameFirst?: boolean;
+  /** Boolean flags of this command only (e.g. `no-wait`). */
+  flags?: readonly string[];
+  /** Runs in place of the call when it returns an exit code (`task get --no-wait`, `task cancel`). */
+  instead?(client: McpClient, name: string, ctx: CommandContext): Promise<number | undefined>;
+  /** The line shown before the call starts (default: `→ <name> <args> on <server>`). */
+  announce?(name: string, server: SafeText): SafeText;
+  /** The one line to print for a failed outcome instead of describeOutcome's, when the command knows better. */
+  explain?(outcome: MrtrOutcome, name: string, sawTask: boolean): SafeText | undefined;
 }
 
 export const CALL: MrtrCommand = {
@@ -201,10 +235,13 @@ export const CALL: MrtrCommand = {
 
 /** What the command line asks for, checked; a UsageError says what is wrong. */
 function readCallLine(argv: string[], what: MrtrCommand) {
-  const { values, positionals, command } = parseCommandLine<CallValues>(
-    argv,
-    what.takesArgs ? CALL_OPTIONS : WITHOUT_ARGS,
+  const own = Object.fromEntries(
+    (what.flags ?? []).map((f) => [f, { type: 'boolean', default: false } as const]),
   );
+  const { values, positionals, command } = parseCommandLine<CallValues & Record<string, unknown>>(argv, {
+    ...(what.takesArgs ? CALL_OPTIONS : WITHOUT_ARGS),
+    ...own,
+  });
   if (values.help) return { help: true as const };
   let target: string | undefined;
   let tool: string | undefined;
@@ -218,8 +255,12 @@ function readCallLine(argv: string[], what: MrtrCommand) {
     if (command.length === 0) throw new UsageError('--stdio needs the server command after --');
   } else {
     [target, tool, ...extra] = positionals;
+    if (what.nameFirst) [tool, target] = [target, tool];
     if (command.length > 0) throw new UsageError('a command after -- needs --stdio');
-    if (!target || !tool) throw new UsageError(`needs <url> and <${what.target}>`);
+    if (!target || !tool)
+      throw new UsageError(
+        what.nameFirst ? `needs <${what.target}> and <url>` : `needs <url> and <${what.target}>`,
+      );
   }
   if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0]}'`);
   const args =
@@ -268,6 +309,14 @@ function readCallLine(argv: string[], what: MrtrCommand) {
     roots,
     json: values.json,
     target,
+    flags: Object.fromEntries((what.flags ?? []).map((f) => [f, values[f] === true])),
+    // How to reach the same server again (for `mrtr task get`): never the token itself.
+    again: [
+      ...(values.stdio ? ['--stdio'] : [target as string]),
+      ...(values.token !== undefined ? ['--token', '…'] : []),
+      ...(values.protocol !== undefined ? ['--protocol', values.protocol] : []),
+      ...(values.stdio ? ['--', ...command] : []),
+    ],
   };
 }
 
@@ -386,14 +435,35 @@ export async function mrtrCommand(argv: string[], what: MrtrCommand): Promise<nu
       }
       if (!(error instanceof RemoteError) && controller.signal.aborted) return EXIT.aborted;
     }
+    const ctx: CommandContext = {
+      me,
+      flags: line.flags,
+      json: line.json,
+      signal: controller.signal,
+      timeoutMs: left(),
+    };
+    const instead = await what.instead?.(client, tool as string, ctx);
+    if (instead !== undefined) return instead;
     const shownArgs = printableJson(args).text;
-    ui.line(ui.dim(safe`→ ${safeLine(tool as string)} ${safeLine(shownArgs)} on ${serverName()}`));
+    ui.line(
+      ui.dim(
+        what.announce?.(tool as string, serverName()) ??
+          safe`→ ${safeLine(tool as string)} ${safeLine(shownArgs)} on ${serverName()}`,
+      ),
+    );
+    const progress = new TaskProgress({
+      out: stderr,
+      live: stderr.isTTY === true,
+      say: (text) => (stderr.isTTY === true ? ui.line(text) : printLine(stderr, text)),
+      resume: what.name === 'call' ? line.again : undefined,
+    });
     const outcome = await what.run(client, tool as string, args, {
       maxRounds,
       timeoutMs: left(),
       signal: controller.signal,
       onEvent: (e) => {
         if (e.type === 'input_needed') asked.add(e.key);
+        progress.onEvent(e);
         ui.onEvent(e);
       },
     });
@@ -441,7 +511,11 @@ export async function mrtrCommand(argv: string[], what: MrtrCommand): Promise<nu
     // The driver counts only the rounds' share of the limit: the person is told the command's.
     if (outcome.status === 'timeout')
       printLine(stderr, safe`${me}: ${timedOut()} (${outcome.rounds} rounds)`);
-    else printFailure(stderr, me, describeOutcome(outcome));
+    else {
+      const explained = what.explain?.(outcome, tool as string, progress.sawTask);
+      if (explained !== undefined) printLine(stderr, safe`${me}: ${explained}`);
+      else printFailure(stderr, me, describeOutcome(outcome));
+    }
     if (outcome.status === 'needs_person' && !interactive && code !== EXIT.usage) {
       const keys = outcome.pending.filter((p) => p.why === 'no_resolver').map((p) => `"${p.key}": …`);
       printLine(

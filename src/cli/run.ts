@@ -7,6 +7,7 @@ import { keysCommand } from './keys.js';
 import { promptCommand } from './prompt.js';
 import { readCommand } from './read.js';
 import { serveCommand } from './serve.js';
+import { taskCommand } from './task.js';
 import { toolsCommand } from './tools.js';
 import { usersCommand } from './users.js';
 
@@ -49,6 +50,10 @@ commands:
   call <url> <tool> [--args JSON] [--answers JSON] [--token T] [--json] [--max-rounds N] [--timeout S]
         call a tool through all its input rounds (mrtr call --help for answers and exit codes);
         call --stdio <tool> [options] -- <command> [args…] launches the server with a minimal environment
+  task get <id> <url> [--answers JSON] [--json] [--no-wait] [options]
+        follow a task a call left running (printed by mrtr call: "resume with: …") to its end, answering
+        its questions as mrtr call does; --no-wait prints its state once (mrtr task --help)
+  task cancel <id> <url> [options]             ask the server to cancel a task (tasks/cancel)
   prompt <url> <name> [--args JSON] [options]   get a prompt through its input rounds
   read <url> <uri> [options]                    read a resource through its input rounds
   conformance-client <url>
@@ -74,6 +79,8 @@ export async function runCli(argv: string[]): Promise<number | undefined> {
       return callCommand(rest);
     case 'prompt':
       return promptCommand(rest);
+    case 'task':
+      return taskCommand(rest);
     case 'read':
       return readCommand(rest);
     case 'keys':

@@ -3,6 +3,7 @@ import {
   type CallToolResult,
   type ClientCapabilities,
   capabilitiesFor,
+  type DetailedTask,
   declaredKinds,
   ErrorCode,
   type GetPromptResult,
@@ -30,6 +31,7 @@ import {
   type Result,
   type ServerCapabilities,
   SUPPORTED_PROTOCOL_VERSIONS,
+  TASKS_EXTENSION,
   type ToolDefinition,
 } from '../protocol/index.js';
 import {
@@ -64,6 +66,8 @@ import type { OAuthClient } from './oauth/oauth-client.js';
 import type { InputResolver } from './resolvers.js';
 import { checkRoundArguments, type RoundOptions, type RoundResult, readRound } from './round-args.js';
 import { roundParams } from './round-params.js';
+import type { TaskWire } from './task-follow.js';
+import { readTask } from './task-shape.js';
 import { type HeaderBinding, paramHeaders, planToolHeaders } from './tool-headers.js';
 import type { ClientTransport } from './transport.js';
 import { type CallEvent, UpstreamCall } from './upstream-call.js';
@@ -83,6 +87,12 @@ export interface McpClientOptions {
   resolvers?: InputResolver[];
   /** Override the declared capabilities (default: derived from the resolvers' kinds). */
   capabilities?: ClientCapabilities;
+  /**
+   * Declare the tasks extension (io.modelcontextprotocol/tasks) and follow a tool call the server turns into a task
+   * to its end (tasks/get, tasks/update, tasks/cancel). Default true; false declares it on no request, even when
+   * `capabilities` names it.
+   */
+  tasks?: boolean;
   /** Protocol version to ask for first. Default 2026-07-28. */
   protocolVersion?: string;
   /**
@@ -113,6 +123,11 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
+/** Options of `followTask`: a call's options, and the task's state when the caller already has it (no first poll). */
+export interface FollowTaskOptions extends Omit<CallOptions, 'progress' | 'meta'> {
+  task?: DetailedTask;
+}
+
 export interface CallOptions extends DriverOptions {
   /** Ask the server for progress notifications (surfaced as `notification` events). */
   progress?: boolean;
@@ -137,6 +152,13 @@ class ExcludedTool extends ProtocolViolation {}
 export class McpClient {
   readonly transport: ClientTransport;
   readonly capabilities: ClientCapabilities;
+  /** Whether this client declares the tasks extension and follows tasks (the `tasks` option). */
+  readonly followsTasks: boolean;
+  /**
+   * What a raw `round()` declares: the capabilities without the tasks extension, since a round returns one answer
+   * as it came and cannot carry a task on for its caller.
+   */
+  private readonly roundCapabilities: ClientCapabilities;
   readonly declared: ReadonlySet<InputKind>;
   readonly resolvers: readonly InputResolver[];
   private readonly clientInfo: Implementation;
@@ -168,7 +190,12 @@ export class McpClient {
     this.clientInfo = options.clientInfo ?? { name: CLIENT_NAME, version: CLIENT_VERSION };
     this.protocolVersion = options.protocolVersion ?? LATEST_PROTOCOL_VERSION;
     const resolvers = options.resolvers ?? [];
-    this.capabilities = options.capabilities ?? capabilitiesFor(resolvers.flatMap((r) => [...r.kinds]));
+    const base = options.capabilities ?? capabilitiesFor(resolvers.flatMap((r) => [...r.kinds]));
+    this.followsTasks = options.tasks !== false;
+    this.roundCapabilities = withoutTasks(base);
+    this.capabilities = this.followsTasks
+      ? { ...base, extensions: { ...base.extensions, [TASKS_EXTENSION]: {} } }
+      : this.roundCapabilities;
     this.declared = declaredKinds(this.capabilities);
     this.resolvers = resolvers;
     this.held = new HeldCalls({
@@ -212,12 +239,12 @@ export class McpClient {
     return [...this.rejected].map(([name, reason]) => ({ name, reason }));
   }
 
-  private meta(extra?: JsonObject): JsonObject {
+  private meta(extra?: JsonObject, capabilities = this.capabilities): JsonObject {
     return {
       ...extra,
       [META_PROTOCOL_VERSION]: this.protocolVersion,
       [META_CLIENT_INFO]: this.clientInfo,
-      [META_CLIENT_CAPABILITIES]: this.capabilities,
+      [META_CLIENT_CAPABILITIES]: capabilities,
     };
   }
 
@@ -233,6 +260,7 @@ export class McpClient {
     headers?: Record<string, string>,
     progress?: boolean,
     onServerRequest?: (request: JsonRpcRequest) => Promise<JsonRpcResponse>,
+    capabilities?: ClientCapabilities,
   ): Promise<JsonRpcResponse> {
     // Probe with server/discover before anything else (stdio.mdx; on HTTP it is the "modern request" to attempt):
     // some legacy servers answer other methods without an initialize, under legacy semantics.
@@ -242,7 +270,7 @@ export class McpClient {
     for (let attempt = 0; ; attempt++) {
       const id = this.nextId++;
       const userMeta = isJsonObject(params._meta) ? params._meta : undefined;
-      const meta = this.meta(progress ? { ...userMeta, progressToken: id } : userMeta);
+      const meta = this.meta(progress ? { ...userMeta, progressToken: id } : userMeta, capabilities);
       const message: JsonRpcRequest = { jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } };
       let status = 0;
       let response: JsonRpcResponse;
@@ -605,6 +633,7 @@ export class McpClient {
     target: string | undefined,
     options: CallOptions,
     headersFor?: (signal: AbortSignal) => Promise<Record<string, string>>,
+    resume?: DriverTarget['resume'],
   ): Promise<MrtrOutcome<R>> {
     const { progress, meta, ...mrtr } = options;
     const onEvent = mrtr.onEvent;
@@ -656,6 +685,9 @@ export class McpClient {
       resolvers: this.resolvers,
       server: this.serverLabel,
       endpoint: this.transport.endpoint ?? this.transport.label,
+      // tasks.md "Supported Methods": only tools/call may become a task.
+      tasks: method === 'tools/call' && this.followsTasks ? this.taskWire() : undefined,
+      resume,
       send: (p, signal, onNotification) =>
         (async () => {
           // The call's own signal (its deadline included) bounds everything a round does, header planning too.
@@ -784,6 +816,71 @@ export class McpClient {
     return outcome;
   }
 
+  /** The extension's three requests, each with the client's `_meta` (the tasks extension declared) and a new id. */
+  private taskWire(): TaskWire {
+    return {
+      get: (taskId, signal) => this.exchange('tasks/get', { taskId }, signal),
+      update: (taskId, inputResponses, signal) =>
+        this.exchange('tasks/update', { taskId, inputResponses: inputResponses as JsonObject }, signal),
+      cancel: (taskId, signal) => this.exchange('tasks/cancel', { taskId }, signal),
+    };
+  }
+
+  /** Refuse a task request from a client that does not declare the extension: the server would refuse it (-32021). */
+  private checkFollowsTasks(what: string, taskId: unknown): asserts taskId is string {
+    if (!this.followsTasks)
+      throw new MrtrError('ERR_INVALID_OPTION', `${what}: this client was made with tasks: false`);
+    if (typeof taskId !== 'string' || taskId === '')
+      throw new MrtrError('ERR_INVALID_ARGUMENT', `${what}: taskId must be a non-empty string`);
+  }
+
+  /**
+   * One tasks/get: the task's current state (its result, error or questions inlined). Throws RemoteError for a
+   * JSON-RPC error (-32602 for an unknown, expired or someone else's task), ProtocolViolation for a malformed task,
+   * TransportFailure or RequestAborted as `request` does.
+   */
+  async getTask(taskId: string, options?: RequestOptions): Promise<DetailedTask> {
+    this.checkFollowsTasks('getTask', taskId);
+    const { signal, done } = this.withTimeout(options);
+    try {
+      if (signal.aborted) throw abortError(signal);
+      const response = await this.exchange('tasks/get', { taskId }, signal, options?.onNotification);
+      if ('error' in response) throw new RemoteError(response.error);
+      return readTask(response.result, 'tasks/get', taskId);
+    } finally {
+      done();
+    }
+  }
+
+  /**
+   * Follow a task made elsewhere (another process, an earlier run) to its end, exactly as `callTool` follows the
+   * task it gets: polling, its questions answered by this client's resolvers under the same bounds (each tasks/update
+   * is a round), tasks/cancel on abort or timeout. Resolves with the outcome; a task the server does not know ends
+   * as `server_error` (-32602).
+   */
+  followTask(taskId: string, options: FollowTaskOptions = {}): Promise<MrtrOutcome<CallToolResult>> {
+    this.checkFollowsTasks('followTask', taskId);
+    const { task, ...call } = options;
+    if (task !== undefined) readTask(task, 'options.task', taskId);
+    return this.drive<CallToolResult>('tools/call', {}, undefined, call, undefined, { taskId, seed: task });
+  }
+
+  /**
+   * tasks/cancel: ask the server to stop a task. Cancellation is cooperative: the server acknowledges, and the task
+   * may still end otherwise. Throws as `getTask` does.
+   */
+  async cancelTask(taskId: string, options?: RequestOptions): Promise<void> {
+    this.checkFollowsTasks('cancelTask', taskId);
+    const { signal, done } = this.withTimeout(options);
+    try {
+      if (signal.aborted) throw abortError(signal);
+      const response = await this.exchange('tasks/cancel', { taskId }, signal);
+      if ('error' in response) throw new RemoteError(response.error);
+    } finally {
+      done();
+    }
+  }
+
   /**
    * One round of a tools/call, prompts/get or resources/read, and its raw answer: `complete`, or `input_required` with
    * the server's `inputRequests` and the `requestState` to send back, with their answers, in the next round. Nothing
@@ -854,6 +951,7 @@ export class McpClient {
           headers,
           false,
           call.onServerRequest,
+          this.roundCapabilities,
         ),
       );
       return await this.nextRound<R>(call, holder, signal, onNotification);
@@ -920,6 +1018,15 @@ export class McpClient {
   }
 }
 
+/** The capabilities without the tasks extension (and without an `extensions` left empty by removing it). */
+function withoutTasks(capabilities: ClientCapabilities): ClientCapabilities {
+  if (!capabilities.extensions || !Object.hasOwn(capabilities.extensions, TASKS_EXTENSION))
+    return capabilities;
+  const { [TASKS_EXTENSION]: _tasks, ...others } = capabilities.extensions;
+  const { extensions: _all, ...rest } = capabilities;
+  return Object.keys(others).length > 0 ? { ...rest, extensions: others } : rest;
+}
+
 /** A DiscoverResult, or at least a 2026-07-28 result: legacy servers never send `resultType`. */
 function isDiscoverResult(result: unknown): boolean {
   return isJsonObject(result) && (Array.isArray(result.supportedVersions) || result.resultType !== undefined);
@@ -969,5 +1076,7 @@ export function describeOutcome(outcome: MrtrOutcome): string {
       return `timed out after ${outcome.timeoutMs} ms (${outcome.rounds} rounds)`;
     case 'aborted':
       return `aborted ${r}`;
+    case 'cancelled':
+      return `task ${outcome.taskId} was cancelled ${r}: ${outcome.message}`;
   }
 }

@@ -1,9 +1,8 @@
 // The MRTR driver: carries one call through its input_required rounds — bounded, abortable, isolated.
 
 import {
-  emptyRecord,
+  type DetailedTask,
   type InputKind,
-  type InputResponse,
   type InputResponses,
   type JsonObject,
   type JsonRpcError,
@@ -12,11 +11,17 @@ import {
   MrtrError,
   type Result,
 } from '../protocol/index.js';
-import { describeError, ProtocolViolation, RequestAborted, TransportFailure } from './errors.js';
-import { type InputQuestion, type PersonReason, parseInputRequired } from './input.js';
+import { answerQuestions, type PendingQuestion, pendingOf, ResolverFailed } from './answer-questions.js';
+import { ProtocolViolation, RequestAborted, TransportFailure } from './errors.js';
+import { type PersonReason, parseInputRequired } from './input.js';
 import { LegacyRoundCap } from './legacy-questions.js';
-import { type InputResolver, isElicitResult, pickResolver, type ResolveContext } from './resolvers.js';
+import type { InputResolver, ResolveContext } from './resolvers.js';
 import { roundParams } from './round-params.js';
+import { followTask, type TaskEvent, type TaskWire } from './task-follow.js';
+import { readTask } from './task-shape.js';
+
+export type { PendingQuestion } from './answer-questions.js';
+export type { TaskEvent, TaskWire } from './task-follow.js';
 
 /** The driver's defaults. */
 export const CLIENT_DEFAULTS = Object.freeze({
@@ -107,15 +112,9 @@ export type MrtrEvent =
     }
   | { type: 'retrying'; round: number; delayMs: number; reason: 'answered' | 'state_only' | 'no_answer' }
   | { type: 'notification'; round: number; notification: JsonRpcNotification }
+  /** The call became a task (tasks extension): sent when it is created, then on every status or message change. */
+  | TaskEvent
   | { type: 'done'; status: MrtrOutcome['status']; rounds: number };
-
-export interface PendingQuestion {
-  key: string;
-  kind: InputKind;
-  message: string | undefined;
-  /** A person's reason (consent, second_factor, approval, url, unspecified), or 'no_resolver'. */
-  why: PersonReason | 'no_resolver';
-}
 
 export interface DeclinedAnswer {
   round: number;
@@ -133,7 +132,9 @@ export type MrtrOutcome<R extends Result = Result> =
   | { status: 'transport_error'; rounds: number; message: string; httpStatus: number | undefined }
   | { status: 'resolver_error'; rounds: number; key: string; message: string }
   | { status: 'timeout'; rounds: number; timeoutMs: number }
-  | { status: 'aborted'; rounds: number; reason: unknown };
+  | { status: 'aborted'; rounds: number; reason: unknown }
+  /** The call became a task and the task ended cancelled, by someone other than this call (the server, a person). */
+  | { status: 'cancelled'; rounds: number; taskId: string; message: string };
 
 export interface DriverTarget {
   method: string;
@@ -152,6 +153,13 @@ export interface DriverTarget {
     signal: AbortSignal,
     onNotification: (n: JsonRpcNotification) => void,
   ) => Promise<JsonRpcResponse>;
+  /**
+   * Set when the client declared the tasks extension on this call and the method may become a task (tools/call):
+   * a CreateTaskResult is then followed through these requests. Without it, resultType "task" is a protocol error.
+   */
+  tasks?: TaskWire;
+  /** Follow this existing task instead of sending the call (McpClient.followTask); `seed` is its state, if known. */
+  resume?: { taskId: string; seed?: DetailedTask };
 }
 
 /** HTTP statuses a gateway gives when the instance behind it failed: the round may or may not have run. */
@@ -184,23 +192,6 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
     }, ms);
     signal.addEventListener('abort', onAbort, { once: true });
   });
-}
-
-const pendingOf = (q: InputQuestion, why?: PendingQuestion['why']): PendingQuestion => ({
-  key: q.key,
-  kind: q.kind,
-  message: q.message,
-  why: why ?? q.personRequired ?? 'no_resolver',
-});
-
-/** Internal: caught below and ended as the `resolver_error` outcome, never thrown at a caller. */
-class ResolverFailed extends Error {
-  constructor(
-    readonly key: string,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 /** One round's request, sent again as it was while it gets no answer, at most `attempts` more times. */
@@ -277,7 +268,48 @@ export async function driveMrtr<R extends Result = Result>(
     return outcome;
   };
 
+  // While a task is followed its tasks/update requests count as rounds: kept here so an abort reports them too.
+  let taskRounds: { count: number } | undefined;
+  const follow = async (
+    taskId: string,
+    seed: DetailedTask | undefined,
+    updatesLeft: number,
+  ): Promise<MrtrOutcome<R>> => {
+    const wire = target.tasks as TaskWire;
+    taskRounds = { count: rounds };
+    const end = await followTask<R>(taskId, seed, {
+      wire,
+      signal,
+      declared: target.declared,
+      resolvers: target.resolvers,
+      maxQuestionsPerRound: maxQuestions,
+      updatesLeft,
+      about: {
+        method: target.method,
+        target: target.target,
+        server: target.server,
+        endpoint: target.endpoint,
+      },
+      rounds: taskRounds,
+      emit,
+      onDeclined: (round, key, action) => declined.push({ round, key, action }),
+    });
+    rounds = taskRounds.count;
+    switch (end.status) {
+      case 'complete':
+        return { status: 'complete', rounds, result: end.result, declined };
+      case 'round_cap':
+        return { status: 'round_cap', rounds, maxRounds, pending: end.pending };
+      default:
+        return { ...end, rounds };
+    }
+  };
+
   try {
+    if (target.resume) {
+      if (!target.tasks) throw new MrtrError('ERR_INVALID_OPTION', 'resuming a task needs the task requests');
+      return finish(await follow(target.resume.taskId, target.resume.seed, maxRounds));
+    }
     for (;;) {
       if (signal.aborted) throw new RequestAborted(signal.reason);
       rounds++;
@@ -293,6 +325,16 @@ export async function driveMrtr<R extends Result = Result>(
       // basic/index.mdx: an absent resultType means "complete"; an unrecognised one is invalid.
       if (resultType === undefined || resultType === 'complete')
         return finish({ status: 'complete', rounds, result: result as unknown as R, declined });
+      if (resultType === 'task') {
+        // tasks.md: a task in answer to a method that cannot be one, or to a client that did not declare the
+        // extension, is an invalid response.
+        if (!target.tasks)
+          throw new ProtocolViolation(
+            `the server answered ${target.method} with a task, which this call did not offer to follow (the tasks extension is declared only on tools/call, and not with tasks: false)`,
+          );
+        const created = readTask(result, 'the CreateTaskResult');
+        return finish(await follow(created.taskId, created, maxRounds - (round - 1)));
+      }
       if (resultType !== 'input_required')
         throw new ProtocolViolation(
           `unknown resultType ${JSON.stringify(resultType)} in answer to ${target.method}`,
@@ -341,47 +383,13 @@ export async function driveMrtr<R extends Result = Result>(
         });
       // Decide who answers what before asking anyone anything: if one question has no one to answer it, the call
       // ends here rather than after a person has typed half the answers.
-      const plan = asked.questions.map((q) => {
-        try {
-          return { q, r: pickResolver(target.resolvers, q, ctx) };
-        } catch (error) {
-          throw new ResolverFailed(q.key, `could not decide who answers "${q.key}": ${describeError(error)}`);
-        }
+      const got = await answerQuestions(asked.questions, target.resolvers, ctx, (a) => {
+        if (a.action === 'decline' || a.action === 'cancel')
+          declined.push({ round, key: a.key, action: a.action });
+        emit({ type: 'answered', round, ...a });
       });
-      const unanswerable = plan.filter((p) => p.r === undefined);
-      if (unanswerable.length > 0)
-        return finish({ status: 'needs_person', rounds, pending: unanswerable.map((p) => pendingOf(p.q)) });
-
-      // Keyed by the server's input keys: `__proto__` must stay a key that is sent, not become the prototype.
-      const answers: InputResponses = emptyRecord();
-      const answer = async (q: InputQuestion, r: InputResolver) => {
-        let a: InputResponse;
-        try {
-          a = await r.resolve(q, ctx);
-        } catch (error) {
-          if (signal.aborted || error instanceof RequestAborted) throw error;
-          throw new ResolverFailed(q.key, `${r.name} could not answer "${q.key}": ${describeError(error)}`);
-        }
-        if (q.kind.startsWith('elicitation') && !isElicitResult(a))
-          throw new ResolverFailed(q.key, `${r.name} gave "${q.key}" an answer without a valid action`);
-        const action = isElicitResult(a) ? a.action : undefined;
-        if (action === 'decline' || action === 'cancel') declined.push({ round, key: q.key, action });
-        answers[q.key] = a;
-        emit({ type: 'answered', round, key: q.key, by: r.name, action });
-      };
-      // Machines answer concurrently; a person answers one question at a time, in the server's order.
-      const machine = Promise.allSettled(
-        plan.filter((p) => !p.r?.person).map((p) => answer(p.q, p.r as InputResolver)),
-      );
-      let personError: unknown;
-      try {
-        for (const p of plan) if (p.r?.person) await answer(p.q, p.r);
-      } catch (error) {
-        personError = error;
-      }
-      const settled = await machine;
-      if (personError !== undefined) throw personError;
-      for (const s of settled) if (s.status === 'rejected') throw s.reason;
+      if ('unanswerable' in got) return finish({ status: 'needs_person', rounds, pending: got.unanswerable });
+      const answers = got.answers;
 
       // Fresh answers and the state exactly as received, for this call only.
       inputResponses = answers;
@@ -389,6 +397,7 @@ export async function driveMrtr<R extends Result = Result>(
       emit({ type: 'retrying', round: round + 1, delayMs: 0, reason: 'answered' });
     }
   } catch (error) {
+    if (taskRounds) rounds = taskRounds.count;
     if (error instanceof RequestAborted || signal.aborted) {
       if (options.signal?.aborted)
         return finish({ status: 'aborted', rounds, reason: options.signal.reason });

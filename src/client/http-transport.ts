@@ -14,6 +14,7 @@ import {
   type JsonRpcResponse,
   META_PROTOCOL_VERSION,
   MrtrError,
+  nameHeaderField,
 } from '../protocol/index.js';
 import { CLIENT_DEFAULTS } from './driver.js';
 import { abortError, ProtocolViolation, SessionExpired, TransportFailure } from './errors.js';
@@ -82,14 +83,11 @@ class AuthChallenge extends Error {
   }
 }
 
-/** Name header source per method (streamable-http.mdx "Standard Request Headers"). */
+/** The Mcp-Name header's value: the body field the method names (streamable-http.mdx; tasks.md "Routing Headers"). */
 function nameFor(message: JsonRpcRequest): string | undefined {
-  const p = message.params;
-  if (!p) return undefined;
-  if (message.method === 'tools/call' || message.method === 'prompts/get')
-    return typeof p.name === 'string' ? p.name : undefined;
-  if (message.method === 'resources/read') return typeof p.uri === 'string' ? p.uri : undefined;
-  return undefined;
+  const field = nameHeaderField(message.method);
+  const value = field === undefined ? undefined : message.params?.[field];
+  return typeof value === 'string' ? value : undefined;
 }
 
 export class HttpClientTransport implements ClientTransport {

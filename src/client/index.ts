@@ -2,12 +2,15 @@
 
 export {
   capabilitiesFor,
+  type DetailedTask,
   declaredKinds,
   INPUT_KINDS,
   type InputKind,
   LEGACY_PROTOCOL_VERSIONS,
   MrtrError,
   type MrtrErrorCode,
+  TASKS_EXTENSION,
+  type TaskStatus,
 } from '../protocol/index.js';
 export {
   type CallOptions,
@@ -15,6 +18,7 @@ export {
   CLIENT_VERSION,
   type DiscoverResult,
   describeOutcome,
+  type FollowTaskOptions,
   McpClient,
   type McpClientOptions,
   type RejectedTool,
@@ -30,6 +34,8 @@ export {
   type MrtrEvent,
   type MrtrOutcome,
   type PendingQuestion,
+  type TaskEvent,
+  type TaskWire,
 } from './driver.js';
 export {
   HeldCallError,
@@ -88,6 +94,7 @@ export {
 } from './safe-text.js';
 export { INHERITED_ENV_VARS, minimalEnvironment } from './stdio-env.js';
 export { StdioClientTransport, type StdioClientTransportOptions } from './stdio-transport.js';
+export { POLL_BOUNDS, pollDelayMs, readTask, taskState } from './task-shape.js';
 export { type TerminalResolver, type TerminalResolverOptions, terminalResolver } from './terminal.js';
 export { type HeaderBinding, paramHeaders, planToolHeaders, type ToolHeaderPlan } from './tool-headers.js';
 export type { ClientTransport, TransportRequest } from './transport.js';

@@ -158,7 +158,10 @@ describe('MRTR client requirements', () => {
       expect(s.body.params._meta).toEqual({
         'io.modelcontextprotocol/protocolVersion': '2026-07-28',
         'io.modelcontextprotocol/clientInfo': { name: 'tester', version: '9' },
-        'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {}, url: {} } },
+        'io.modelcontextprotocol/clientCapabilities': {
+          elicitation: { form: {}, url: {} },
+          extensions: { 'io.modelcontextprotocol/tasks': {} },
+        },
       });
     }
     const byMethod = (m: string) => server?.calls(m)[0]?.headers['mcp-name'];
@@ -426,9 +429,10 @@ describe('who answers', () => {
     expect(s.calls('tools/call')).toHaveLength(1);
   });
 
-  it('without resolvers, the client declares no capabilities', () => {
+  it('without resolvers, the client declares no input capabilities (only the tasks extension it can follow)', () => {
     const c = new McpClient({ server: 'http://127.0.0.1:1/mcp' });
-    expect(c.capabilities).toEqual({});
+    expect(c.capabilities).toEqual({ extensions: { 'io.modelcontextprotocol/tasks': {} } });
+    expect(new McpClient({ server: 'http://127.0.0.1:1/mcp', tasks: false }).capabilities).toEqual({});
   });
 });
 
@@ -454,7 +458,12 @@ describe('sampling and roots', () => {
         okAnswer(),
       ],
     });
-    expect(c.capabilities).toEqual({ sampling: {}, roots: {}, elicitation: { form: {}, url: {} } });
+    expect(c.capabilities).toEqual({
+      sampling: {},
+      roots: {},
+      elicitation: { form: {}, url: {} },
+      extensions: { 'io.modelcontextprotocol/tasks': {} },
+    });
     const outcome = await c.callTool('t');
     expect(outcome.status).toBe('complete');
     const sent = server.calls('tools/call')[1]?.body.params.inputResponses;

@@ -141,7 +141,16 @@ describe('what a round sends', () => {
       // The same _meta and headers the driver sends for callTool (the caller's own _meta kept beside them).
       await client.callTool('echo', { a: 1 });
       const driven = server.calls('tools/call').at(-1);
-      expect(two?.body.params._meta).toEqual({ ...driven?.body.params._meta, trace: 't1' });
+      // …except the tasks extension: a raw round hands back one answer and cannot carry a task on for its caller.
+      const drivenMeta = driven?.body.params._meta;
+      expect(drivenMeta['io.modelcontextprotocol/clientCapabilities'].extensions).toEqual({
+        'io.modelcontextprotocol/tasks': {},
+      });
+      expect(two?.body.params._meta).toEqual({
+        ...drivenMeta,
+        'io.modelcontextprotocol/clientCapabilities': capabilities,
+        trace: 't1',
+      });
       for (const h of ['mcp-method', 'mcp-name', 'mcp-protocol-version'])
         expect(two?.headers[h], h).toBe(driven?.headers[h]);
       await client.close();

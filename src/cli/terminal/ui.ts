@@ -3,6 +3,7 @@
 import type { MrtrEvent, SafeText } from '../../client/index.js';
 import { joinSafe, safe, safeLine } from '../../client/index.js';
 import { paint, printLine, writeSafe } from './print.js';
+import { taskStatusLine } from './task-progress.js';
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
@@ -25,6 +26,8 @@ export class CallUi {
   private readonly answered = new Map<number, SafeText[]>();
   /** Rounds of questions answered so far: what a person counts as "rounds". */
   private questionRounds = 0;
+  /** The followed task's status line while it runs: what the spinner shows instead of "waiting for…". */
+  private task: SafeText | undefined;
   /** Questions asked and not yet answered: while one may be on screen, nothing is drawn over or under its prompt. */
   private open = 0;
   /** Lines that arrived while a question was open, printed once it is answered. */
@@ -91,7 +94,16 @@ export class CallUi {
   onEvent = (event: MrtrEvent): void => {
     switch (event.type) {
       case 'round':
-        this.spin(safe`waiting for ${this.o.server()}…`);
+        this.spin(this.task ?? safe`waiting for ${this.o.server()}…`);
+        return;
+      case 'task':
+        if (event.status === 'completed' || event.status === 'failed' || event.status === 'cancelled') {
+          this.task = undefined;
+          this.stop();
+          return;
+        }
+        this.task = taskStatusLine(event);
+        this.spin(this.task);
         return;
       case 'input_needed':
         this.stop();

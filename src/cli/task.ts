@@ -1,0 +1,153 @@
+// `mrtr task get|cancel <id> <server>`: pick up a task a call left running (io.modelcontextprotocol/tasks) — follow
+// it to its end as `mrtr call` would have, look at it once (--no-wait), or cancel it.
+import {
+  type DetailedTask,
+  type McpClient,
+  type MrtrOutcome,
+  ProtocolViolation,
+  RemoteError,
+  RequestAborted,
+  type SafeText,
+  safe,
+  safeLine,
+  TransportFailure,
+  taskState,
+} from '../client/index.js';
+import type { JsonObject } from '../protocol/index.js';
+import { CALL, type CommandContext, EXIT, type MrtrCommand, mrtrCommand } from './call.js';
+import { PRUNED_NOTE, printableJson, printContent } from './show-result.js';
+import { printJson, printLine, printUsage, printUsageError } from './terminal/print.js';
+import { taskStatusLine } from './terminal/task-progress.js';
+
+export const TASK_USAGE = `usage: mrtr task get <id> <url> [--answers JSON] [--token T] [--json] [--no-wait]
+                        [--max-rounds N] [--timeout SECONDS]
+       mrtr task get <id> --stdio [options] -- <command> [args…]
+       mrtr task cancel <id> <url> [--token T]       (or: --stdio [options] -- <command> [args…])
+
+  A tool call the server runs as a task (the io.modelcontextprotocol/tasks extension) can be picked
+  up again by its id, which mrtr call prints ("resume with: …").
+
+  get      follow the task to its end, answering its questions as mrtr call does (--answers, or
+           in place in a terminal), and print its result as mrtr call does; exit codes as for
+           mrtr call. --no-wait prints the task's state once (JSON with --json) and exits 0.
+  cancel   ask the server to cancel the task (tasks/cancel) and print "cancel sent for task <id>".
+           Cancelling is cooperative: the task may still end otherwise.
+
+  Options reach the server as for mrtr call (--token, --stdio, --env, --protocol, OAuth sign-in).
+  An id the server does not know (unknown, expired, or another user's task) exits 1.
+  Ctrl-C while following a task cancels it and exits 130.
+`;
+
+/** A task request that failed, as one line and the exit code mrtr call uses for the same failure. */
+function failure(error: unknown, id: string, server: SafeText): { line: SafeText; code: number } {
+  if (error instanceof RemoteError && error.code === -32602)
+    return {
+      line: safe`task ${safeLine(id)} is not known to ${server}: ${safeLine(error.message)}`,
+      code: EXIT.toolError,
+    };
+  if (error instanceof RemoteError)
+    return { line: safe`server error ${error.code}: ${safeLine(error.message)}`, code: EXIT.toolError };
+  if (error instanceof ProtocolViolation)
+    return { line: safe`protocol error: ${safeLine(error.message)}`, code: EXIT.protocolError };
+  if (error instanceof TransportFailure)
+    return {
+      line: safeLine(error.message),
+      code: error.httpStatus === 404 ? EXIT.usage : EXIT.unreachable,
+    };
+  if (error instanceof RequestAborted && (error.reason as { code?: string })?.code === 'ERR_ABORTED')
+    return { line: safe`interrupted`, code: EXIT.aborted };
+  return { line: safeLine(error instanceof Error ? error.message : String(error)), code: EXIT.unreachable };
+}
+
+const serverOf = (client: McpClient) => safeLine(client.serverInfo?.name ?? client.transport.label);
+
+/** The task's state for a person: its status line, then what it carries (result, error, open questions). */
+function printState(task: DetailedTask): { pruned: boolean } {
+  const out = process.stdout;
+  printLine(out, taskStatusLine({ type: 'task', ...task, statusMessage: task.statusMessage }));
+  if (task.status === 'completed' && task.result) return printContent(task.result as JsonObject, out);
+  if (task.status === 'failed' && task.error)
+    printLine(out, safe`error ${safeLine(String(task.error.code))}: ${safeLine(String(task.error.message))}`);
+  if (task.status === 'input_required')
+    for (const [key, request] of Object.entries(task.inputRequests ?? {})) {
+      const params = (request as { params?: { message?: unknown } }).params;
+      const message = typeof params?.message === 'string' ? safe` — ${safeLine(params.message)}` : safe``;
+      printLine(out, safe`  asks ${safeLine(key)}${message}`);
+    }
+  return { pruned: false };
+}
+
+export const TASK_GET: MrtrCommand = {
+  ...CALL,
+  name: 'task get',
+  usage: TASK_USAGE,
+  target: 'id',
+  takesArgs: false,
+  nameFirst: true,
+  flags: ['no-wait'],
+  run: (client, id, _args, options) => client.followTask(id, options),
+  announce: (id, server) => safe`→ task ${safeLine(id)} on ${server}`,
+  async instead(client, id, ctx: CommandContext) {
+    if (!ctx.flags['no-wait']) return undefined;
+    let task: DetailedTask;
+    try {
+      task = await client.getTask(id, { signal: ctx.signal, timeoutMs: ctx.timeoutMs });
+    } catch (error) {
+      const { line, code } = failure(error, id, serverOf(client));
+      printLine(process.stderr, safe`${ctx.me}: ${line}`);
+      return code;
+    }
+    const shown = ctx.json ? printableJson(taskState(task)) : undefined;
+    if (shown) printJson(process.stdout, shown.text);
+    const pruned = shown ? shown.pruned : printState(task).pruned;
+    if (pruned) printLine(process.stderr, safe`${ctx.me}: warning: ${PRUNED_NOTE}`);
+    return EXIT.ok;
+  },
+  explain(outcome: MrtrOutcome, id: string, sawTask: boolean) {
+    // The first tasks/get failed: the id itself is what is wrong, not the task's work.
+    if (outcome.status !== 'server_error' || sawTask || outcome.error.code !== -32602) return undefined;
+    return safe`task ${safeLine(id)} is not known to the server: ${safeLine(outcome.error.message)}`;
+  },
+};
+
+export const TASK_CANCEL: MrtrCommand = {
+  ...TASK_GET,
+  name: 'task cancel',
+  flags: [],
+  async instead(client, id, ctx: CommandContext) {
+    try {
+      await client.cancelTask(id, { signal: ctx.signal, timeoutMs: ctx.timeoutMs });
+    } catch (error) {
+      const { line, code } = failure(error, id, serverOf(client));
+      printLine(process.stderr, safe`${ctx.me}: ${line}`);
+      return code;
+    }
+    printLine(process.stdout, safe`cancel sent for task ${safeLine(id)}`);
+    return EXIT.ok;
+  },
+};
+
+export async function taskCommand(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  switch (sub) {
+    case 'get':
+      return mrtrCommand(rest, TASK_GET);
+    case 'cancel':
+      return mrtrCommand(rest, TASK_CANCEL);
+    case '--help':
+    case '-h':
+    case 'help':
+      printUsage(process.stdout, TASK_USAGE);
+      return EXIT.ok;
+    default:
+      printUsageError(
+        process.stderr,
+        TASK_USAGE,
+        'mrtr task --help',
+        sub === undefined
+          ? safe`mrtr task: needs a subcommand: get or cancel`
+          : safe`mrtr task: unknown subcommand '${safeLine(sub)}' (expected get or cancel)`,
+      );
+      return EXIT.usage;
+  }
+}

@@ -1,0 +1,51 @@
+// What `mrtr call` and `mrtr task get` say about a task while they follow it: once, how to resume it from another
+// shell; then its status. On a TTY the status is the call's spinner line, redrawn in place (CallUi); otherwise one
+// line per change, so a log shows each status once. Server text (the id, its message) goes through safeLine.
+import type { MrtrEvent, SafeText, TaskEvent } from '../../client/index.js';
+import { joinSafe, safe, safeLine } from '../../client/index.js';
+import { printLine } from './print.js';
+
+/** `task <id>: <status> — <statusMessage>`, one line whatever the server put in its message. */
+export function taskStatusLine(event: TaskEvent): SafeText {
+  const message = event.statusMessage ? safe` — ${safeLine(event.statusMessage)}` : safe``;
+  return safe`task ${safeLine(event.taskId)}: ${safeLine(event.status)}${message}`;
+}
+
+/** An argument as a person would type it into a POSIX shell again. */
+function shellWord(word: string): SafeText {
+  return /^[\w@%+=:,./…-]+$/.test(word) ? safeLine(word) : safeLine(`'${word.replaceAll("'", `'\\''`)}'`);
+}
+
+export interface TaskProgressOptions {
+  out: NodeJS.WritableStream;
+  /** A TTY: the spinner shows the status, nothing is printed per change. */
+  live: boolean;
+  /** Print one line of ours (through the call's UI on a TTY, so it never lands inside a prompt). */
+  say: (text: SafeText) => void;
+  /** The server's arguments for `mrtr task get <id> …`; undefined: no resume hint (already resuming). */
+  resume: readonly string[] | undefined;
+}
+
+export class TaskProgress {
+  private seen = false;
+  constructor(private readonly o: TaskProgressOptions) {}
+
+  /** Whether the call became a task (a failure afterwards is the task's, not an unknown id's). */
+  get sawTask(): boolean {
+    return this.seen;
+  }
+
+  onEvent(event: MrtrEvent): void {
+    if (event.type !== 'task') return;
+    if (!this.seen) {
+      this.seen = true;
+      if (this.o.resume) {
+        const id = shellWord(event.taskId);
+        const again = joinSafe(this.o.resume.map(shellWord), ' ');
+        this.o.say(safe`task ${safeLine(event.taskId)} — resume with: mrtr task get ${id} ${again}`);
+      }
+    }
+    // The driver reports a task only when its status or message changed: each is a new line in a log.
+    if (!this.o.live) printLine(this.o.out, taskStatusLine(event));
+  }
+}

@@ -1,0 +1,139 @@
+// `mrtr call` on a task and `mrtr task get|cancel`, as a user types them, against the real server:
+// `mrtr serve --fixture conformance` (its tools slow_compute, confirm_delete, multi_input, failing_job,
+// protocol_error_job run as tasks for a client that declares the extension).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requireBuiltCli } from '../client/helpers.js';
+import { type ServedCli, serveCli } from '../helpers/serve-cli.js';
+import { announcedTask, mrtr, start } from './task-mrtr.js';
+
+let served: ServedCli;
+let url: string;
+beforeAll(async () => {
+  requireBuiltCli();
+  served = await serveCli(['--fixture', 'conformance', '--port', '0']);
+  url = served.url;
+});
+afterAll(() => served?.stop());
+
+describe('mrtr call on a task', () => {
+  it('announces the task once with how to resume it, prints its status per change, then the result', async () => {
+    const r = await mrtr('call', url, 'slow_compute', '--args', '{"seconds":0,"label":"sum"}');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('sum done after 0 s\n');
+    const id = announcedTask(r.stderr);
+    expect(r.stderr.split(`task ${id} — resume with: mrtr task get ${id} ${url}\n`)).toHaveLength(2);
+    expect(r.stderr).toContain(`task ${id}: completed`);
+  });
+
+  it('answers the task’s question from --answers; --json reports the call as a call', async () => {
+    const r = await mrtr(
+      'call',
+      url,
+      'confirm_delete',
+      '--args',
+      '{"filename":"a.txt"}',
+      '--answers',
+      '{"confirm":{"confirm":true}}',
+      '--json',
+    );
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      status: 'complete',
+      rounds: 2,
+      result: { content: [{ type: 'text', text: 'a.txt deleted' }] },
+    });
+    expect(r.stderr).toMatch(/task \S+: input_required/);
+  });
+
+  it('two questions at once are both answered in one tasks/update', async () => {
+    const r = await mrtr(
+      'call',
+      url,
+      'multi_input',
+      '--answers',
+      '{"first":{"name":"x"},"second":{"name":"y"}}',
+    );
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('first: x, second: y\n');
+  });
+
+  it('a task ending with a tool error exits 1; one failed with a JSON-RPC error exits 1 naming it', async () => {
+    const tool = await mrtr('call', url, 'failing_job');
+    expect(tool.code).toBe(1);
+    expect(tool.stderr).toContain('the tool reported an error');
+    const failed = await mrtr('call', url, 'protocol_error_job');
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain('mrtr call: server error -32603: protocol_error_job failed');
+  });
+
+  it('Ctrl-C cancels the task (tasks/cancel) and exits 130', async () => {
+    const call = start(['call', url, 'slow_compute', '--args', '{"seconds":300}']);
+    await call.saidOnStderr('resume with');
+    const id = announcedTask(call.stderr());
+    await call.saidOnStderr(`task ${id}: working`);
+    call.interrupt();
+    expect((await call.done).code).toBe(130);
+    const state = await mrtr('task', 'get', id, url, '--no-wait', '--json');
+    expect(state.code).toBe(0);
+    expect(JSON.parse(state.stdout)).toMatchObject({ taskId: id, status: 'cancelled' });
+  });
+});
+
+describe('mrtr task get and cancel', () => {
+  it('a task left waiting for an answer is resumed with mrtr task get and its answer', async () => {
+    const first = await mrtr('call', url, 'confirm_delete', '--args', '{"filename":"b.txt"}');
+    expect(first.code).toBe(6);
+    const id = announcedTask(first.stderr);
+    const look = await mrtr('task', 'get', id, url, '--no-wait');
+    expect(look.code).toBe(0);
+    expect(look.stdout).toContain(`task ${id}: input_required`);
+    expect(look.stdout).toContain('asks confirm — Delete b.txt?');
+    const resumed = await mrtr('task', 'get', id, url, '--answers', '{"confirm":{"confirm":true}}');
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toBe('b.txt deleted\n');
+    expect(resumed.stderr).not.toContain('resume with');
+    const again = await mrtr('task', 'get', id, url, '--json');
+    expect(JSON.parse(again.stdout)).toMatchObject({ status: 'complete', rounds: 0 });
+  });
+
+  it('mrtr task cancel sends tasks/cancel and says so; the task ends cancelled', async () => {
+    const first = await mrtr('call', url, 'confirm_delete', '--args', '{"filename":"c.txt"}');
+    const id = announcedTask(first.stderr);
+    const cancel = await mrtr('task', 'cancel', id, url);
+    expect(cancel).toMatchObject({ code: 0, stdout: `cancel sent for task ${id}\n` });
+    const followed = await mrtr('task', 'get', id, url);
+    expect(followed.code).toBe(1);
+    expect(followed.stderr).toContain(`mrtr task get: task ${id} was cancelled`);
+  });
+
+  it('an id the server does not know: one line naming it, exit 1 (get, get --no-wait, cancel)', async () => {
+    for (const args of [
+      ['get', 'no-such-task', url],
+      ['get', 'no-such-task', url, '--no-wait'],
+      ['cancel', 'no-such-task', url],
+    ]) {
+      const r = await mrtr('task', ...args);
+      expect(r.code, args.join(' ')).toBe(1);
+      const lines = r.stderr.trimEnd().split('\n');
+      expect(lines, args.join(' ')).toHaveLength(1);
+      expect(lines[0]).toMatch(/^mrtr task (get|cancel): task no-such-task is not known to /);
+    }
+  });
+
+  it('mrtr task with no subcommand or an unknown one: usage, exit 2; --help lists the commands', async () => {
+    const none = await mrtr('task');
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('mrtr task: needs a subcommand: get or cancel');
+    const unknown = await mrtr('task', 'list');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("mrtr task: unknown subcommand 'list'");
+    const missing = await mrtr('task', 'get', 'only-an-id');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('needs <id> and <url>');
+    const help = await mrtr('task', '--help');
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('mrtr task cancel <id> <url>');
+    const top = await mrtr('--help');
+    expect(top.stdout).toContain('task get <id> <url>');
+  });
+});
