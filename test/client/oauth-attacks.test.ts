@@ -149,6 +149,61 @@ describe('a stored refresh token goes only to the authorization server that issu
   });
 });
 
+describe('stored tokens go only to the resource they were issued for', () => {
+  it('tokens of the same issuer for another resource are neither sent nor refreshed; a new sign-in, said plainly', async () => {
+    const [rs, as] = [await hostile(), await hostile()];
+    authorizationServer(as);
+    const server = resourceNaming(rs, as.origin);
+    const elsewhere = `${rs.origin}/other`;
+    const store = memoryTokenStore();
+    store.set(server.href, {
+      tokens: {
+        accessToken: 'OTHER-ACCESS',
+        refreshToken: 'OTHER-REFRESH',
+        expiresAt: Date.now() - 1000,
+        issuer: as.origin,
+        resource: elsewhere,
+      },
+      client: { clientId: 'real-client', issuer: as.origin },
+    });
+    const notices: string[] = [];
+    const browser = noSignIn();
+    const auth = new OAuthClient({ store, authorize: browser.authorize, onNotice: (m) => notices.push(m) });
+    expect(await auth.accessToken(server)).toBeUndefined();
+    await expect(auth.handleChallenge(server, 401, challengeFor(rs))).rejects.toThrow(/sent to sign in/);
+    const atIssuer = as.requests.map((r) => r.body).join('\n');
+    expect(atIssuer).not.toContain('OTHER-REFRESH');
+    expect(atIssuer).not.toContain('grant_type=refresh_token');
+    expect(browser.seen).toHaveLength(1);
+    expect(notices).toEqual([
+      `${server.host} now calls itself ${server.href} instead of ${elsewhere}: its old tokens are not used; sign in again`,
+    ]);
+    expect(store.get(server.href)?.tokens).toBeUndefined();
+  });
+
+  it('a valid access token issued for another resource is not sent', async () => {
+    const rs = await hostile();
+    const server = new URL(`${rs.origin}/mcp`);
+    const store = memoryTokenStore();
+    store.set(server.href, {
+      tokens: {
+        accessToken: 'OTHER-ACCESS',
+        expiresAt: Date.now() + 3_600_000,
+        resource: `${rs.origin}/other`,
+      },
+    });
+    const auth = new OAuthClient({ store, authorize: noSignIn().authorize });
+    expect(await auth.accessToken(server)).toBeUndefined();
+    // Its own resource, or its whole origin, is covered.
+    for (const resource of [server.href, rs.origin]) {
+      store.set(server.href, {
+        tokens: { accessToken: 'MINE', expiresAt: Date.now() + 3_600_000, resource },
+      });
+      expect(await auth.accessToken(server)).toBe('MINE');
+    }
+  });
+});
+
 describe('the sign-in link is https (or http on this machine) and nothing else', () => {
   it.each([
     ['javascript:', 'javascript:alert(document.cookie)'],
@@ -278,6 +333,19 @@ describe('what the metadata must say', () => {
       /does not name its resource \(RFC 9728 requires "resource"\)/,
     );
     expect(as.requests).toEqual([]);
+  });
+
+  it('resource metadata naming another resource is refused before any authorization server is asked', async () => {
+    const [rs, as] = [await hostile(), await hostile()];
+    authorizationServer(as);
+    const server = resourceNaming(rs, as.origin, { resource: 'https://elsewhere.example/mcp' });
+    const browser = noSignIn();
+    const auth = new OAuthClient({ store: memoryTokenStore(), authorize: browser.authorize });
+    await expect(auth.handleChallenge(server, 401, challengeFor(rs))).rejects.toThrow(
+      `the protected resource metadata is for https://elsewhere.example/mcp, not ${server.href}: refusing to send a token there`,
+    );
+    expect(as.requests).toEqual([]);
+    expect(browser.seen).toEqual([]);
   });
 
   it('a resource naming its bare origin is accepted, and the person is told the token covers the whole origin', async () => {

@@ -25,6 +25,9 @@ describe('step-up (show_recovery_codes)', () => {
     expect(q.params.mode).toBe('url');
     expect(q.params._meta['dev.mrtr/humanRequired']).toBe('second_factor');
     expect(q.params.message).toContain('Show the recovery codes of your account');
+    // Its number says what it counts, in words a person reads (it said "(check 1)").
+    expect(q.params.message).toMatch(/continue here \(request 1 of this call\)\.$/);
+    expect(q.params.message).not.toMatch(/check/i);
     expect(new URL(url).pathname).toMatch(/^\/mrtr\/step-up\/[\w-]{22}$/);
     // Not yet: the retry asks again.
     const early = await f.call(
@@ -37,6 +40,7 @@ describe('step-up (show_recovery_codes)', () => {
       },
     );
     expect(early.result.resultType).toBe('input_required');
+    expect(early.result.inputRequests.step_up.params.message).toMatch(/\(request 2 of this call\)\.$/);
 
     const alice = await sessionCookie(f.origin, 'alice');
     const page = await getPage(url, alice);

@@ -26,6 +26,23 @@ export interface AttackPlan {
 
 const INVALID = { code: -32602, message: 'Invalid params: invalid requestState' };
 
+/** `{ d: { d: … } }`, `levels` deep: JSON no record of the round could hold past 1,000 levels (canonical JSON). */
+export function nestedObject(levels: number): Record<string, unknown> {
+  let value: Record<string, unknown> = {};
+  for (let i = 0; i < levels; i++) value = { d: value };
+  return value;
+}
+
+/** What the front door answers for arguments nested past its limit, and what the trail records of them. */
+export const TOO_DEEP = {
+  error: {
+    code: -32602,
+    message: 'Invalid params: arguments nests deeper than 64 levels',
+    data: { limit: 'maxInputDepth', member: 'arguments', maxDepth: 64 },
+  },
+  recorded: { $refused: 'Invalid params: arguments nests deeper than 64 levels' },
+} as const;
+
 type Result = Record<string, unknown>;
 const asked = (result: Result | undefined) => Object.keys((result?.inputRequests as Result) ?? {});
 
@@ -49,6 +66,26 @@ export function attackSuite(server: () => WorkflowsServer, plan: () => AttackPla
     else expect(intents.map((e) => e.seq)).toEqual([found[0]!.intentSeq]);
     return found[0]!;
   };
+
+  it('refuses an extra argument nested 1,000 levels deep before the round runs (-32602 naming the limit), and audits it', async () => {
+    // The attack of issue 22: the tool's schema drops the extra key, so the handler would run — and no record of
+    // the round could be made. The front door stops it first, and the refusal is in the trail.
+    const s = server();
+    const p = plan();
+    const before = p.effects?.() ?? 0;
+    const id = randomUUID();
+    const r = await s.call(
+      p.owner,
+      { name: p.tool, arguments: { ...p.args, extra: nestedObject(1000) } },
+      id,
+    );
+    expect(r.response.error).toEqual(TOO_DEEP.error);
+    const event = await eventOf(s, id);
+    expect(event).toMatchObject({ outcome: 'refused', reason: 'code -32602', target: p.tool });
+    expect(event.arguments).toEqual(TOO_DEEP.recorded);
+    expect(event.intentSeq).toBeUndefined();
+    expect(p.effects?.() ?? 0).toBe(before);
+  });
 
   it('refuses a changed argument between rounds, and audits why', async () => {
     const { s, p, state } = await start();

@@ -1,9 +1,10 @@
 // Cloud administration end to end: resize_vm asks which VM among the caller's own, and why when it is in
 // production; delete_vm asks consent to the exact VM as it is now and refuses one that changed since; checked in the
 // cloud database. Then the attacks.
+import { randomUUID } from 'node:crypto';
 import { agentPolicyResolver, type InputQuestion, scriptedResolver } from 'mrtr/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { attackSuite } from './attacks.js';
+import { attackSuite, nestedObject, TOO_DEEP } from './attacks.js';
 import { accept, startWorkflows, type WorkflowsServer } from './workflows-server.js';
 
 let s: WorkflowsServer;
@@ -127,6 +128,25 @@ describe('resize_vm', () => {
 });
 
 describe('resize_vm under attack', () => {
+  it('resizes nothing for a one-round call whose extra argument nests 1,000 levels deep; the refusal is audited', async () => {
+    // As reported: resize_vm resized a VM and wrote its change row, and the trail had no event of it.
+    const target = vms("owner = 'bob' AND environment != 'production' AND size != 'large'")[0]!;
+    const before = changes();
+    const id = randomUUID();
+    const r = await s.call(
+      'carol',
+      { name: 'resize_vm', arguments: { vmId: target.id, size: 'large', extra: nestedObject(1000) } },
+      id,
+    );
+    expect(r.response.error).toEqual(TOO_DEEP.error);
+    expect(vm(target.id).size).toBe(target.size);
+    expect(changes()).toBe(before);
+    const events = (await s.audit()).filter((e) => e.requestId === id);
+    expect(events.map((e) => [e.outcome, e.reason, e.arguments])).toEqual([
+      ['refused', 'code -32602', TOO_DEEP.recorded],
+    ]);
+  });
+
   attackSuite(
     () => s,
     () => {

@@ -1,8 +1,9 @@
 // Helpdesk triage end to end: create_ticket over HTTP with the project's client, against `mrtr serve --fixture
 // workflows`, checked in the helpdesk database; then the attacks.
+import { randomUUID } from 'node:crypto';
 import { type InputQuestion, scriptedResolver } from 'mrtr/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { attackSuite } from './attacks.js';
+import { attackSuite, nestedObject, TOO_DEEP } from './attacks.js';
 import { accept, startWorkflows, type WorkflowsServer } from './workflows-server.js';
 
 let s: WorkflowsServer;
@@ -93,6 +94,23 @@ describe('create_ticket', () => {
 });
 
 describe('create_ticket under attack', () => {
+  it('files nothing for a one-round call whose extra argument nests 1,000 levels deep; the refusal is audited', async () => {
+    // As reported: with the category given, create_ticket files at once — it filed a ticket and left no event.
+    const before = tickets();
+    const id = randomUUID();
+    const r = await s.call(
+      'bob',
+      { name: 'create_ticket', arguments: { title: 'Deep', category: 'access', extra: nestedObject(1000) } },
+      id,
+    );
+    expect(r.response.error).toEqual(TOO_DEEP.error);
+    expect(tickets()).toBe(before);
+    const events = (await s.audit()).filter((e) => e.requestId === id);
+    expect(events.map((e) => [e.outcome, e.reason, e.arguments])).toEqual([
+      ['refused', 'code -32602', TOO_DEEP.recorded],
+    ]);
+  });
+
   attackSuite(
     () => s,
     () => ({
