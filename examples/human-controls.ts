@@ -2,7 +2,7 @@
 // in Chromium; `controlsServer()` takes the tokens, the store and the TOTP file so each test gets its own.
 import { BearerAuth, type DevTokens } from 'mrtr/auth';
 import { type ControlEvent, HumanControls, totpSecretsFile } from 'mrtr/controls';
-import { McpServer, type TaskOptions, text } from 'mrtr/server';
+import { McpServer, type RoundObserver, type TaskOptions, text } from 'mrtr/server';
 import type { SharedStore } from 'mrtr/stores';
 import { z } from 'zod';
 
@@ -20,6 +20,8 @@ export function controlsServer(o: {
   pendingWaitMs?: number;
   /** The tasks extension's options (a test sets a short poll interval). */
   tasks?: TaskOptions;
+  /** Round observers (an audit trail; a test counts rounds). */
+  observers?: RoundObserver[];
 }): McpServer {
   // #region setup
   const server = new McpServer({
@@ -29,6 +31,7 @@ export function controlsServer(o: {
     signIn: { devTokens: o.tokens },
     replayStore: o.store,
     ...(o.tasks ? { tasks: o.tasks } : {}),
+    ...(o.observers ? { observers: o.observers } : {}),
   });
   // Approvals, step-ups, used codes and lockouts live in the store: every instance serves the same pages.
   const controls = new HumanControls({

@@ -7,7 +7,7 @@ import { onTestFinished } from 'vitest';
 import { controlsServer } from '../../examples/human-controls.js';
 import { DevTokens, parseDevTokens } from '../../src/auth/index.js';
 import type { ControlEvent } from '../../src/controls/index.js';
-import type { HttpEndpoint, TaskOptions } from '../../src/server/index.js';
+import type { HttpEndpoint, RoundEvent, TaskOptions } from '../../src/server/index.js';
 import { generateKeySpec } from '../../src/state/index.js';
 import { MemoryStore } from '../../src/stores/index.js';
 import { freePort } from '../helpers/free-port.js';
@@ -27,6 +27,8 @@ export interface Fixture {
   store: MemoryStore;
   totpFile: string;
   events: ControlEvent[];
+  /** Every round's event (the server's audit observer). */
+  rounds: RoundEvent[];
   clock: { now: number };
   call(
     token: Token,
@@ -60,6 +62,9 @@ export interface ControlsFixtureOptions {
   tasks?: TaskOptions;
 }
 
+/** Every round's event, as the fixture's observer was told it (see `rounds` on the fixture). */
+export type { RoundEvent };
+
 export async function startControls(options: ControlsFixtureOptions = {}): Promise<Fixture> {
   const dir = mkdtempSync(join(tmpdir(), 'mrtr-controls-'));
   const port = await freePort();
@@ -68,6 +73,7 @@ export async function startControls(options: ControlsFixtureOptions = {}): Promi
   const now = options.fakeClock ? () => clock.now : undefined;
   const store = new MemoryStore(now ? { now } : {});
   const events: ControlEvent[] = [];
+  const rounds: RoundEvent[] = [];
   process.env.MRTR_STATE_KEYS ??= generateKeySpec();
   const totpFile = join(dir, 'totp.json');
   const server = controlsServer({
@@ -79,6 +85,7 @@ export async function startControls(options: ControlsFixtureOptions = {}): Promi
     ...(now ? { now } : {}),
     pendingWaitMs: options.pendingWaitMs ?? 0,
     ...(options.tasks ? { tasks: options.tasks } : {}),
+    observers: [{ observe: (e) => void rounds.push(e) }],
   });
   const endpoint = await server
     .http({ port, logger: { info() {}, warn() {}, error() {} } as never })
@@ -91,6 +98,7 @@ export async function startControls(options: ControlsFixtureOptions = {}): Promi
     store,
     totpFile,
     events,
+    rounds,
     clock,
     async call(token, name, args, round = {}) {
       const reply = await mcp(
