@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type InputResolver, McpClient, scriptedResolver } from '../../src/client/index.js';
 import { freePort } from '../helpers/free-port.js';
 import { getPage, hiddenFields, postForm, sessionCookie } from '../helpers/page-sessions.js';
+import { deferred } from '../helpers/signals.js';
 
 const REPO = join(import.meta.dirname, '../..');
 const START = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { scripts: { start: string } })
@@ -137,7 +138,8 @@ describe('npm start', () => {
     ]);
     await deleter.close();
 
-    // The printed enrolment line, then alice at the keyboard: yes, her code on the page, bob approves.
+    // The printed enrolment line, then alice at the keyboard: yes, her code on the page. The approval waits on the
+    // server's side as a task (the client declares the extension), and bob approves from his inbox meanwhile.
     const enrol = mrtr(['users', 'totp', 'alice', '--totp', 'data/totp.json']);
     expect(enrol.status).toBe(0);
     const secret = JSON.parse(readFileSync(join(dir, 'data/totp.json'), 'utf8')).users.alice.secret as string;
@@ -145,29 +147,39 @@ describe('npm start', () => {
       name: 'alice',
       kinds: ['elicitation.form', 'elicitation.url'],
       person: true,
-      accepts: (q) => ['consent', 'step_up', 'approval'].includes(q.key),
+      accepts: (q) => ['consent', 'step_up'].includes(q.key),
       async resolve(q) {
         if (q.key === 'consent') return yes;
         const link = (q.request.params as { url: string }).url;
-        if (q.key === 'step_up') {
-          const cookie = await sessionCookie(origin, 'alice');
-          const { csrf } = hiddenFields((await getPage(link, cookie)).html);
-          const code = new TOTP({ secret, algorithm: 'SHA1', digits: 6, period: 30 }).generate();
-          expect((await postForm(link, cookie, { csrf: csrf!, code }, origin)).html).toContain('Confirmed');
-        } else {
-          const id = new URL(link).pathname.split('/')[3];
-          const vote = await fetch(`${origin}/mrtr/approvals/${id}`, {
-            method: 'POST',
-            headers: { authorization: 'Bearer bob-dev-token', 'content-type': 'application/json' },
-            body: JSON.stringify({ decision: 'approve', comment: 'on-call rota' }),
-          });
-          expect(vote.status).toBe(200);
-        }
+        const cookie = await sessionCookie(origin, 'alice');
+        const { csrf } = hiddenFields((await getPage(link, cookie)).html);
+        const code = new TOTP({ secret, algorithm: 'SHA1', digits: 6, period: 30 }).generate();
+        expect((await postForm(link, cookie, { csrf: csrf!, code }, origin)).html).toContain('Confirmed');
         return { action: 'accept' };
       },
     };
     const granter = new McpClient({ server: url, token: 'alice-dev-token', resolvers: [alice] });
-    const granted = await granter.callTool('grant_role', argsOf('grant_role'));
+    const waiting = deferred<string>();
+    const granting = granter.callTool('grant_role', argsOf('grant_role'), {
+      onEvent: (e) => {
+        if (e.type === 'task' && e.statusMessage?.startsWith('waiting for approval'))
+          waiting.resolve(e.taskId);
+      },
+    });
+    await waiting.promise;
+    const inbox = await fetch(`${origin}/mrtr/approvals`, {
+      headers: { authorization: 'Bearer bob-dev-token', accept: 'application/json' },
+    });
+    const pending = ((await inbox.json()) as { approvals: Array<{ id: string; effect: { tool: string } }> })
+      .approvals;
+    const request = pending.find((a) => a.effect.tool === 'grant_role')!;
+    const vote = await fetch(`${origin}/mrtr/approvals/${request.id}`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer bob-dev-token', 'content-type': 'application/json' },
+      body: JSON.stringify({ decision: 'approve', comment: 'on-call rota' }),
+    });
+    expect(vote.status).toBe(200);
+    const granted = await granting;
     expect(granted.status === 'complete' && granted.result.content).toEqual([
       { type: 'text', text: 'Granted on-call to carol (approved by bob)' },
     ]);

@@ -77,7 +77,10 @@ describe('bad input from the server', () => {
       );
     });
     const c = client(server.url);
-    expect(c.capabilities).toEqual({ elicitation: { form: {}, url: {} } });
+    expect(c.capabilities).toEqual({
+      elicitation: { form: {}, url: {} },
+      extensions: { 'io.modelcontextprotocol/tasks': {} },
+    });
     const outcome = await c.callTool('x');
     expect(outcome.status).toBe('protocol_error');
     if (outcome.status === 'protocol_error')
@@ -188,14 +191,14 @@ describe('bad input from the server', () => {
     server = await toolCallServer((s, res) => {
       const r =
         s.body.params.name === 'odd'
-          ? { resultType: 'task', content: [] }
+          ? { resultType: 'promise', content: [] }
           : { content: [{ type: 'text', text: 'hi' }] };
       json(res, result(s.body.id, r));
     });
     const c = client(server.url);
     const odd = await c.callTool('odd');
     expect(odd.status).toBe('protocol_error');
-    if (odd.status === 'protocol_error') expect(odd.message).toMatch(/unknown resultType "task"/);
+    if (odd.status === 'protocol_error') expect(odd.message).toMatch(/unknown resultType "promise"/);
     const plain = await c.callTool('plain');
     expect(plain).toMatchObject({
       status: 'complete',

@@ -307,7 +307,7 @@ describe('the audit trail', () => {
     await send(server, 'tasks/cancel', { taskId: held }, { who: ALICE });
     const mine = events.filter((e) => (e.notes?.task as Loose)?.id === taskId);
     expect(mine.map((e) => [e.method, e.outcome, e.round])).toEqual([
-      ['tools/call', 'complete', 0], // the call that became the task
+      ['tools/call', 'input_required', 0], // the call that became the task: it goes on
       ['tools/call', 'input_required', 0], // the task's first round asked
       ['tools/call', 'complete', 1], // the round with the answer
     ]);

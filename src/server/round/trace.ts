@@ -96,6 +96,9 @@ export class RoundTrace {
       if (result.resultType === 'input_required') {
         outcome = 'input_required';
         inputRequests = result.inputRequests as InputRequests | undefined;
+      } else if ((result.resultType as string) === 'task') {
+        // The call goes on as a task (its notes say which): not complete, its rounds follow under the same flow.
+        outcome = 'input_required';
       } else outcome = result.isError === true ? 'tool_error' : 'complete';
     }
     // No spread: a literal with every member, the optional one set after, keeps one hidden class for every event.
