@@ -120,6 +120,9 @@ const RUN = {
     ticket:
       './bin/mrtr call http://127.0.0.1:3000/mcp create_ticket --token alice-dev-token --args \'{"title":"Laptop screen broken"}\' --answers \'{"category":"hardware","asset-1":"AST-00003"}\'',
   },
+  tasks: {
+    call: './bin/mrtr call http://127.0.0.1:3001/mcp confirm_delete --args \'{"filename":"notes.txt"}\' --answers \'{"confirm":{"action":"accept","content":{"confirm":true}}}\'',
+  },
   gateway: {
     demo: 'npm run gateway:demo',
     tools: './bin/mrtr tools http://127.0.0.1:3100/mcp --token alice-dev-token',
@@ -162,6 +165,7 @@ class Folder {
     let out = line
       .replaceAll('127.0.0.1:3000', `127.0.0.1:${this.port}`)
       .replaceAll('127.0.0.1:3100', `127.0.0.1:${this.port}`)
+      .replaceAll('127.0.0.1:3001', `127.0.0.1:${this.port}`)
       .replace(/--port (300[01]|3100)\b/, `--port ${this.port}`);
     for (const [from, to] of Object.entries(fill)) out = out.replaceAll(from, to);
     return out;
@@ -334,18 +338,39 @@ describe('the command lines of README.md and docs/*.md', () => {
     const f = folder();
     const { approvals: l } = RUN;
     await f.serve(l.serve);
-    const request = await f.run(l.request);
-    expect(request.code, request.stderr).toBe(6); // waits for a reviewer: a person follows it, in a terminal
-    const inbox = JSON.parse((await f.run(l.list)).stdout);
+    // alice's call becomes a task that waits for a reviewer (mrtr call declares the tasks extension).
+    const request = f.run(l.request);
+    let inbox: { approvals: Array<{ id: string }> } = { approvals: [] };
+    for (let i = 0; i < 500 && inbox.approvals.length === 0; i++)
+      inbox = JSON.parse((await f.run(l.list)).stdout);
     expect(inbox.approvals).toHaveLength(1);
     f.env.TOKEN = 'bob-dev-token';
     expect(JSON.parse((await f.run(l.listAsToken)).stdout).approvals).toHaveLength(1);
-    const id = inbox.approvals[0].id as string;
+    const id = inbox.approvals[0]!.id;
     const approved = await f.run(l.approve, { '/approvals/ID': `/approvals/${id}` });
     expect(approved.code).toBe(0);
     expect(JSON.parse(approved.stdout)).toMatchObject({ state: 'approved' });
     const again = await f.run(l.approveAsToken, { '/approvals/ID': `/approvals/${id}` });
     expect(JSON.parse(again.stdout)).toMatchObject({ error: expect.stringMatching(/decided|approved/) });
+    const done = await request;
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stderr).toMatch(/resume with: mrtr task get \S+ http:\/\/127\.0\.0\.1:\d+\/mcp/);
+    expect(done.stderr).toContain('waiting for approval, 0 of 1');
+    expect(done.stdout).toContain('prod-db');
+  });
+
+  it('docs/tasks.md: a call that runs as a task, its status lines and result', {
+    timeout: LONG,
+  }, async () => {
+    requireBuiltCli();
+    const f = folder();
+    await f.serve(RUN.servers.conformance);
+    const r = await f.run(RUN.tasks.call);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe('notes.txt deleted');
+    expect(r.stderr).toMatch(/^task (\S+) — resume with: mrtr task get \1 http:\/\/127\.0\.0\.1:\d+\/mcp$/m);
+    expect(r.stderr).toMatch(/^task \S+: input_required — waiting for the client to answer$/m);
+    expect(r.stderr).toMatch(/^task \S+: completed$/m);
   });
 
   it('docs/workflows.md: the workflows on their databases, two calls', { timeout: LONG }, async () => {
@@ -385,15 +410,37 @@ describe('the command lines of README.md and docs/*.md', () => {
     expect(denied.code, denied.stderr).toBe(1); // the tool reported an error: the rule's reason
     expect(denied.stdout).toContain('secret/ is not for agents');
     expect(`${denied.stdout}${denied.stderr}`).not.toContain('not for the agent'); // the secret's text
-    // Without a terminal, the write's consent and the move's approval end the call with exit 6, naming what a
-    // person must do; test/cli/gateway-demo.test.ts answers both as those people, in a terminal.
+    // Without a terminal, the write's consent ends the call with exit 6, naming what a person must do;
+    // test/cli/gateway-demo.test.ts answers it as alice, in a terminal.
     const write = await f.run(l.write);
     expect(write.code, write.stderr).toBe(6);
     expect(write.stderr).toContain('(input key "consent"; consent)');
-    expect(existsSync(join(f.dir, 'data/gateway-demo/share/public/note.txt'))).toBe(false);
-    const move = await f.run(l.move);
-    expect(move.code, move.stderr).toBe(6);
-    expect(move.stderr).toContain('(input key "approval"; approval)');
+    const share = join(f.dir, 'data/gateway-demo/share/public');
+    expect(existsSync(join(share, 'note.txt'))).toBe(false);
+    // The move waits for bob as a task (mrtr call declares the tasks extension); bob approves over the JSON API.
+    writeFileSync(join(share, 'note.txt'), 'hi'); // as if alice had consented to the write in her terminal
+    const move = f.run(l.move);
+    const origin = `http://127.0.0.1:${f.port}`;
+    const bob = { authorization: 'Bearer bob-dev-token', accept: 'application/json' };
+    let pending: Array<{ id: string }> = [];
+    for (let i = 0; i < 20_000 && pending.length === 0; i++) {
+      const inbox = (await (await fetch(`${origin}/mrtr/approvals`, { headers: bob })).json()) as {
+        approvals: Array<{ id: string }>;
+      };
+      pending = inbox.approvals;
+      if (pending.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(pending, pending.length === 0 ? JSON.stringify(await move) : '').toHaveLength(1);
+    const vote = await fetch(`${origin}/mrtr/approvals/${pending[0]!.id}`, {
+      method: 'POST',
+      headers: { ...bob, 'content-type': 'application/json' },
+      body: JSON.stringify({ decision: 'approve' }),
+    });
+    expect(vote.status).toBe(200);
+    const moved = await move;
+    expect(moved.code, moved.stderr).toBe(0);
+    expect(moved.stderr).toContain('waiting for approval, 0 of 1 (role approver)');
+    expect(existsSync(join(share, 'moved.txt'))).toBe(true);
 
     // The gateway pinned every tool at first sight (the tools line listed them). As if the filesystem server had
     // since changed write_file's description and added move_file, the lock is given an earlier write_file and no
