@@ -537,6 +537,14 @@ describe('listing and plain requests', () => {
         'test_input_required_result_multi_round',
         'test_input_required_result_tampered_state',
         'test_input_required_result_capabilities',
+        // The tasks extension's scenarios (docs/tasks.md).
+        'greet',
+        'slow_compute',
+        'failing_job',
+        'protocol_error_job',
+        'confirm_delete',
+        'multi_input',
+        'test_tool_with_task',
       ].sort(),
     );
     for (const t of tools) expect(t.inputSchema.type).toBe('object');

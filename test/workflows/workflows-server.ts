@@ -96,7 +96,9 @@ export async function startWorkflows(): Promise<WorkflowsServer> {
       }
     },
     client(who, resolvers) {
-      const client = new McpClient({ server: served.url, token: TOKENS[who], resolvers });
+      // Without the tasks extension: these tests drive each control as MRTR questions, the approver's link included
+      // (test/controls/request-access-task.test.ts and test/cli/npm-start.test.ts take the task path).
+      const client = new McpClient({ server: served.url, token: TOKENS[who], resolvers, tasks: false });
       clients.push(client);
       return client;
     },
