@@ -510,7 +510,12 @@ export async function mrtrCommand(argv: string[], what: MrtrCommand): Promise<nu
     }
     // The driver counts only the rounds' share of the limit: the person is told the command's.
     if (outcome.status === 'timeout')
-      printLine(stderr, safe`${me}: ${timedOut()} (${outcome.rounds} rounds)`);
+      printLine(
+        stderr,
+        progress.sawTask
+          ? safe`${me}: ${timedOut()}; the task goes on on the server: resume it with the mrtr task get line above`
+          : safe`${me}: ${timedOut()} (${outcome.rounds} rounds)`,
+      );
     else {
       const explained = what.explain?.(outcome, tool as string, progress.sawTask);
       if (explained !== undefined) printLine(stderr, safe`${me}: ${explained}`);

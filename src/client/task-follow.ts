@@ -1,6 +1,7 @@
 // Following a task to its end (io.modelcontextprotocol/tasks): poll tasks/get at the server's pace, answer its
 // inputRequests with the call's own resolvers and bounds (tasks/update), and end as the call would have ended had it
-// answered at once. On abort or deadline the task is cancelled (tasks/cancel), best effort and bounded.
+// answered at once. On abort the task is cancelled (tasks/cancel), best effort and bounded; the call's own timeout
+// leaves it running (the caller stopped waiting, not the work: `followTask` picks it up again).
 import type {
   DetailedTask,
   InputKind,
@@ -10,6 +11,7 @@ import type {
   JsonRpcResponse,
   Result,
 } from '../protocol/index.js';
+import { MrtrError } from '../protocol/index.js';
 import { answerQuestions, type PendingQuestion, pendingOf } from './answer-questions.js';
 import { RequestAborted } from './errors.js';
 import { type PersonReason, parseInputRequired } from './input.js';
@@ -195,7 +197,12 @@ export async function followTask<R extends Result>(
       task = undefined;
     }
   } catch (error) {
-    if (signal.aborted) await cancelQuietly(wire, taskId);
+    if (signal.aborted && !timedOut(signal.reason)) await cancelQuietly(wire, taskId);
     throw error;
   }
+}
+
+/** The call's deadline passed (ERR_TIMEOUT): the caller stops waiting, the task goes on. */
+function timedOut(reason: unknown): boolean {
+  return reason instanceof MrtrError && reason.code === 'ERR_TIMEOUT';
 }

@@ -80,6 +80,25 @@ describe('mrtr call on a task', () => {
 });
 
 describe('mrtr task get and cancel', () => {
+  it('--timeout stops the waiting, not the task: it says so, and the task is still there to resume', async () => {
+    const r = await mrtr(
+      'call',
+      url,
+      'slow_compute',
+      '--args',
+      '{"seconds":60,"label":"long"}',
+      '--timeout',
+      '1',
+    );
+    expect(r.code).toBe(7);
+    const id = announcedTask(r.stderr);
+    expect(r.stderr).toContain('the task goes on on the server: resume it with the mrtr task get line above');
+    const look = await mrtr('task', 'get', id, url, '--no-wait');
+    expect(look.code).toBe(0);
+    expect(look.stdout).toContain(`task ${id}: working`);
+    await mrtr('task', 'cancel', id, url);
+  });
+
   it('a task left waiting for an answer is resumed with mrtr task get and its answer', async () => {
     const first = await mrtr('call', url, 'confirm_delete', '--args', '{"filename":"b.txt"}');
     expect(first.code).toBe(6);

@@ -104,12 +104,13 @@ describe('the poll pace', () => {
     expect(await outcome).toMatchObject({ status: 'complete', rounds: 1 });
   });
 
-  it('a task that never ends is bounded by the call’s timeout, and is cancelled', async () => {
+  it('a task that never ends is bounded by the call’s timeout, and left running for followTask', async () => {
     const f = fakeTask({ resultType: 'task', ...task('working') }, [task('working')]);
     const outcome = await run(driveMrtr(f.target(), { timeoutMs: 5000 }), 500);
     expect(outcome).toMatchObject({ status: 'timeout', timeoutMs: 5000 });
     expect(f.gets.length).toBeGreaterThanOrEqual(4);
-    expect(f.cancels).toEqual(['t1']);
+    // The caller stopped waiting, not the work: an approval may take longer than any timeout.
+    expect(f.cancels).toEqual([]);
   });
 
   it('the caller’s abort stops the wait at once and cancels the task', async () => {

@@ -84,7 +84,11 @@ async function listen(core: Core, call: Call, offer: CatalogOffer): Promise<Resu
     stops.push(
       watch(env, (kind) => {
         if (kinds.has(kind))
-          env.notify({ jsonrpc: '2.0', method: `notifications/${kind}/list_changed`, params: { _meta: tag } });
+          env.notify({
+            jsonrpc: '2.0',
+            method: `notifications/${kind}/list_changed`,
+            params: { _meta: tag },
+          });
       }),
     );
   // Nothing agreed, nothing will ever come: end now rather than hold a connection open.

@@ -156,7 +156,13 @@ export function askedAgain(record: TaskRecord, result: JsonObject, now: number):
  * task keeps its state and answers and runs the same round again then, instead of failing.
  */
 export function retryLater(record: TaskRecord, afterMs: number, why: string, now: number): TaskRecord {
-  const next: TaskRecord = { ...record, status: 'working', statusMessage: why, updatedAt: now, checkAt: now + afterMs };
+  const next: TaskRecord = {
+    ...record,
+    status: 'working',
+    statusMessage: why,
+    updatedAt: now,
+    checkAt: now + afterMs,
+  };
   delete next.lease;
   return next;
 }
