@@ -1,8 +1,8 @@
 // Tools that run as tasks (the tasks extension, docs/tasks.md): a long report that asks one question on the way, and
-// a name gathered by MRTR before the long part starts. Run as a server: `npx tsx examples/tasks.ts`.
+// a name gathered by MRTR before the long part starts. test/docs/examples-run.test.ts calls both with mrtr's client.
+import { elicitationForm } from 'mrtr/flow';
+import { McpServer, text } from 'mrtr/server';
 import { z } from 'zod';
-import { elicitationForm } from '../src/flow/index.js';
-import { McpServer, text } from '../src/server/index.js';
 
 const Scope = elicitationForm(z.object({ quarter: z.enum(['Q1', 'Q2', 'Q3', 'Q4']) }));
 const Name = elicitationForm(z.object({ name: z.string() }));
@@ -61,9 +61,4 @@ export function tasksServer(o: { stateKeys?: string; workMs?: number } = {}): Mc
   );
   // #endregion
   return server;
-}
-
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const endpoint = await tasksServer().listen({ port: 3030 });
-  process.stdout.write(`tasks example listening on ${endpoint.url}\n`);
 }

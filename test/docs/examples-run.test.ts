@@ -367,3 +367,48 @@ describe('the catalog of docs/architecture.md (examples/catalog.ts)', () => {
     );
   });
 });
+
+describe("the tasks of docs/tasks.md (examples/tasks.ts), through mrtr's client", () => {
+  let endpoint: HttpEndpoint;
+  beforeAll(async () => {
+    const { tasksServer } = await import('../../examples/tasks.js');
+    endpoint = await tasksServer({ stateKeys: generateKeySpec(), workMs: 1 }).listen({ port: 0 });
+  });
+  afterAll(() => endpoint?.close());
+
+  it('build_report runs as a task that asks its question on the way, then completes', async () => {
+    const events: string[] = [];
+    const client = new McpClient({
+      server: endpoint.url,
+      resolvers: [scriptedResolver({ quarter: accept({ quarter: 'Q3' }) })],
+    });
+    try {
+      const outcome = await client.callTool(
+        'build_report',
+        {},
+        {
+          onEvent: (e) => {
+            if (e.type === 'task') events.push(e.status);
+          },
+        },
+      );
+      expect(textOf(outcome)).toBe('Sales report for Q3: 1,204 orders');
+      expect(events.at(-1)).toBe('completed');
+      expect(events).toContain('input_required');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('greet_slowly asks by MRTR first, then finishes as a task; without the extension it is -32021', async () => {
+    const outcome = await callTool(endpoint.url, 'greet_slowly', {}, { name: accept({ name: 'Ada' }) });
+    expect(textOf(outcome)).toBe('Hello, Ada!');
+    const plain = new McpClient({ server: endpoint.url, tasks: false, resolvers: [scriptedResolver({})] });
+    try {
+      const refused = await plain.callTool('greet_slowly', {});
+      expect(refused).toMatchObject({ status: 'server_error', error: { code: -32021 } });
+    } finally {
+      await plain.close();
+    }
+  });
+});

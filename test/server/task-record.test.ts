@@ -210,7 +210,7 @@ describe("the client's answers", () => {
     expect(partial.status).toBe('input_required');
     expect(Object.keys(detailedTask(partial).inputRequests!)).toEqual(['b']);
     const all = withAnswers(partial, { b: { action: 'decline' } }, 4000)!;
-    expect(all.status).toBe('working');
+    expect(all).toMatchObject({ status: 'working', statusMessage: 'working on the answers' });
     expect(nextInputResponses(all)).toEqual({
       a: { action: 'accept', content: {} },
       b: { action: 'decline' },

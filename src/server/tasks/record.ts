@@ -205,7 +205,7 @@ export function withAnswers(
   };
   if (Object.keys(asked).length === 0) {
     next.status = 'working';
-    next.statusMessage = 'answers received: working';
+    next.statusMessage = 'working on the answers';
   }
   return next;
 }
