@@ -13,7 +13,9 @@ export function taskStatusLine(event: TaskEvent): SafeText {
 
 /** An argument as a person would type it into a POSIX shell again. */
 function shellWord(word: string): SafeText {
-  return /^[\w@%+=:,./…-]+$/.test(word) ? safeLine(word) : safeLine(`'${word.replaceAll("'", `'\\''`)}'`);
+  // Quoted as shown: what a person copies is the sanitized text, so that is what must survive the shell.
+  const shown = safeLine(word);
+  return /^[\w@%+=:,./…-]+$/.test(shown) ? shown : safeLine(`'${shown.replaceAll("'", `'\\''`)}'`);
 }
 
 export interface TaskProgressOptions {
