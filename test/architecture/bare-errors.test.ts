@@ -25,7 +25,7 @@ const ALLOWED: readonly Allowed[] = [
     why: 'a JSON-RPC error the server sent: its numeric code is the server’s',
   },
   {
-    file: 'client/driver.ts',
+    file: 'client/answer-questions.ts',
     line: 'class ResolverFailed extends Error',
     why: 'internal: ends the call as resolver_error',
   },
