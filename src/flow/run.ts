@@ -16,7 +16,7 @@ import {
   type QuestionResolver,
 } from './ask.js';
 import { FLOW_DEFAULTS } from './defaults.js';
-import { FlowUsageError } from './errors.js';
+import { FlowPause, FlowUsageError } from './errors.js';
 import {
   type AskedQuestion,
   emptyJournal,
@@ -84,12 +84,20 @@ export function runFlowRound<R>(
   };
   const ended = (error: unknown): FlowRoundOutcome<R> => {
     if (error instanceof FlowEnded) return { kind: 'ended', error };
+    // A paused round goes on elsewhere with what it resolved so far (a step already run must not run again there).
+    if (error instanceof FlowPause && session) error.journal = session.nextRound().journal;
     throw error;
   };
   let running: R | PromiseLike<R>;
   try {
     running = body(getAsk);
   } catch (error) {
+    // A synchronous handler may have started a step before it paused: the step's result belongs in the journal.
+    if (error instanceof FlowPause && session?.hasRunningSteps())
+      return session.settleSteps().then(
+        () => ended(error),
+        () => ended(error),
+      );
     return ended(error);
   }
   // A synchronous handler finishes here, without a single extra turn of the event loop.

@@ -43,4 +43,9 @@ export const SERVER_DEFAULTS = Object.freeze({
    * tasks for at most 30 s before another instance runs their rounds again.
    */
   taskLeaseMs: 30_000,
+  /**
+   * Unfinished tasks one principal may have: more than any person follows, few enough that one caller starting tasks
+   * in a loop cannot fill the store for everyone (each lives a day).
+   */
+  taskMaxPerPrincipal: 100,
 });

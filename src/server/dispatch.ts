@@ -34,6 +34,7 @@ import { notifyObservers } from './round/notify.js';
 import type { RoundObserver } from './round/observer.js';
 import { RoundRunner } from './round/runner.js';
 import type { RoundTrace } from './round/trace.js';
+import { OpenTasks } from './tasks/open-tasks.js';
 import { TaskBook } from './tasks/task-book.js';
 import { TaskService } from './tasks/task-service.js';
 
@@ -67,6 +68,7 @@ export interface TasksSetup {
   ttlMs: number;
   pollIntervalMs: number;
   leaseMs: number;
+  maxPerPrincipal: number;
 }
 
 /** The methods that run as rounds (round/runner.ts): the only ones observers are told about. */
@@ -122,8 +124,10 @@ export class Dispatcher implements RequestHandler {
   }
 
   private taskService(setup: TasksSetup, rounds: RoundRunner): TaskService {
+    const book = new TaskBook(setup.store);
     return new TaskService({
-      book: new TaskBook(setup.store),
+      book,
+      open: new OpenTasks(setup.store, book, setup.maxPerPrincipal),
       // A task's rounds go the way a client's would: through this dispatcher, observed and guarded.
       route: (request, env) => this.handleRequest(request, env),
       record: (event) => notifyObservers(rounds.observers, event, rounds.hookTimeoutMs),

@@ -138,6 +138,11 @@ export interface TaskOptions {
    * round runs, so only an instance that died lets another run the round again.
    */
   leaseMs?: number;
+  /**
+   * Unfinished tasks one principal may have (default 100, at most 10 000): past it, a call that would become a task
+   * gets 429 with Retry-After, and a call that waits for a person is answered as a plain round instead.
+   */
+  maxPerPrincipal?: number;
 }
 
 /** Tuning for the 2025 bridge. */
@@ -474,16 +479,19 @@ export class McpServer {
   private tasksSetup(t: TaskOptions): TasksSetup {
     if (t === null || typeof t !== 'object')
       throw new InvalidOptionError(
-        'McpServer: tasks must be false or { store?, ttlMs?, pollIntervalMs?, leaseMs? }',
+        'McpServer: tasks must be false or { store?, ttlMs?, pollIntervalMs?, leaseMs?, maxPerPrincipal? }',
       );
     checkIntegerOption('McpServer', 'tasks.ttlMs', t.ttlMs, { max: 0xffff_ffff });
     checkIntegerOption('McpServer', 'tasks.pollIntervalMs', t.pollIntervalMs, { max: MAX_TIMER_MS });
     checkIntegerOption('McpServer', 'tasks.leaseMs', t.leaseMs, { max: MAX_TIMER_MS });
+    // Its list of tasks is one store value: 10 000 entries stay well under a store's value limit.
+    checkIntegerOption('McpServer', 'tasks.maxPerPrincipal', t.maxPerPrincipal, { max: 10_000 });
     return {
       store: t.store ?? this.options.replayStore ?? new MemoryStore(),
       ttlMs: t.ttlMs ?? SERVER_DEFAULTS.taskTtlMs,
       pollIntervalMs: t.pollIntervalMs ?? SERVER_DEFAULTS.taskPollIntervalMs,
       leaseMs: t.leaseMs ?? SERVER_DEFAULTS.taskLeaseMs,
+      maxPerPrincipal: t.maxPerPrincipal ?? SERVER_DEFAULTS.taskMaxPerPrincipal,
     };
   }
 

@@ -189,6 +189,33 @@ describe('a round read into the task', () => {
     const declined = withAnswers(asked, { step_up: { action: 'decline' } }, 3000)!;
     expect(declined.openedUrls).toEqual([]);
   });
+
+  it('only a second factor is waited out: any other link asked again is the client\'s to open again', () => {
+    const round = (r: TaskRecord, hint?: string) =>
+      afterRound(
+        { ...r, status: 'working' },
+        { result: { resultType: 'input_required', inputRequests: { go: link('https://x/l', hint) } } },
+        2000,
+      );
+    for (const hint of [undefined, 'consent', 'approval_page']) {
+      const opened = withAnswers(round(fresh(), hint), { go: { action: 'accept' } }, 3000)!;
+      expect(opened.openedUrls).toEqual(['https://x/l']);
+      const again = round(opened, hint);
+      expect(again.status).toBe('input_required');
+      expect(again.waitingKeys).toEqual([]);
+    }
+  });
+
+  it('an ended task keeps neither the arguments nor the _meta of its call (a failure record always fits)', () => {
+    const big = fresh({ arguments: { blob: 'x'.repeat(1000) }, meta: { m: 1 }, openedUrls: ['https://x/s'] });
+    for (const ended of [
+      afterRound(big, { error: { code: -32603, message: 'too large' } }, 2000),
+      afterRound(big, { result: { resultType: 'complete', content: [] } }, 2000),
+      cancelled(big, 2000)!,
+    ]) {
+      expect(ended).toMatchObject({ arguments: {}, meta: {}, openedUrls: [], issuedKeys: [] });
+    }
+  });
 });
 
 describe("the client's answers", () => {

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { elicitationForm } from '../../src/flow/index.js';
 import { RoundRefused } from '../../src/protocol/index.js';
-import { McpServer, type RoundEvent, text } from '../../src/server/index.js';
+import { McpServer, type Principal, type RoundEvent, text } from '../../src/server/index.js';
 import { generateKeySpec } from '../../src/state/index.js';
 import type { MemoryStore } from '../../src/stores/index.js';
 import { deferred, Happenings } from '../helpers/signals.js';
@@ -405,6 +405,36 @@ describe('a task round turned away or too large', () => {
     expect(admits).toBe(3);
   });
 
+  it('a call too large to keep as a task is -32602 naming its size, and no task is made', async () => {
+    const { server } = taskServer();
+    const reply = await send(server, 'tools/call', {
+      name: 'quick',
+      arguments: { blob: 'x'.repeat(900_000) },
+    });
+    expect(reply.error.code).toBe(-32602);
+    expect(reply.error.message).toMatch(
+      /too large to run as a task \(9\d{5} bytes with its arguments and _meta; a task starts with at most 786432\)/,
+    );
+  });
+
+  it('answers too large for the task to keep are -32602, and the task still asks', async () => {
+    const { server } = taskServer();
+    const { taskId } = (
+      await send(server, 'tools/call', { name: 'confirm', arguments: { pad: 'x'.repeat(700_000) } })
+    ).result;
+    const asking = await pollUntil(server, taskId, (t) => t.status === 'input_required');
+    const key = Object.keys(asking.inputRequests)[0] as string;
+    const reply = await send(server, 'tasks/update', {
+      taskId,
+      inputResponses: { [key]: { action: 'accept', content: { confirm: true, note: 'y'.repeat(400_000) } } },
+    });
+    expect(reply.error).toMatchObject({
+      code: -32602,
+      message: 'Invalid params: these answers are too large for the task to keep; send shorter ones',
+    });
+    expect((await send(server, 'tasks/get', { taskId })).result.status).toBe('input_required');
+  });
+
   it('an answer larger than the store keeps fails the task saying so', async () => {
     const server = new McpServer({
       name: 'large',
@@ -416,5 +446,169 @@ describe('a task round turned away or too large', () => {
     const done = await pollUntil(server, taskId, ended);
     expect(done.status).toBe('failed');
     expect(done.error.message).toContain("the task's answer is larger than the task store keeps");
+  });
+});
+
+describe("start: 'handler' — what ran before ctx.startTask() is not run again in the task", () => {
+  function startsLate(o: { replayStore?: MemoryStore } = {}) {
+    const effects: string[] = [];
+    const server = new McpServer({
+      name: 'starts-late',
+      version: '1',
+      stateKeys: generateKeySpec(),
+      logger: { info() {}, warn() {}, error() {} },
+      ...(o.replayStore ? { replayStore: o.replayStore } : {}),
+    })
+      .tool(
+        {
+          name: 'reserve',
+          description: 'a step, then the task',
+          task: { support: 'optional', start: 'handler' },
+        },
+        async (_a, ctx) => {
+          const ticket = await ctx.ask.step('reserve', () => {
+            effects.push('reserved');
+            return `T-${effects.length}`;
+          });
+          ctx.startTask();
+          effects.push('long work');
+          return text(`reserved ${ticket}`);
+        },
+      )
+      .tool(
+        {
+          name: 'ask_then_reserve',
+          description: 'a question, a step, then the task',
+          task: { support: 'optional', start: 'handler' },
+        },
+        async (_a, ctx) => {
+          const answer = await ctx.ask.elicit('Go ahead?', Confirm, { key: 'go' });
+          effects.push(`asked: ${answer.action}`);
+          const ticket = await ctx.ask.step('reserve', () => {
+            effects.push('reserved');
+            return 'T-1';
+          });
+          ctx.startTask();
+          return text(`reserved ${ticket} after ${answer.action}`);
+        },
+      );
+    return { server, effects };
+  }
+
+  it('a step on the first call (no requestState) runs once, without a replay store', async () => {
+    const { server, effects } = startsLate();
+    const created = await send(server, 'tools/call', { name: 'reserve', arguments: {} });
+    expect(created.result.resultType).toBe('task');
+    const done = await pollUntil(server, created.result.taskId, ended);
+    expect(done).toMatchObject({ status: 'completed', result: { content: [{ text: 'reserved T-1' }] } });
+    expect(effects).toEqual(['reserved', 'long work']);
+  });
+
+  it('the same with a replay store, and the task does not ask again what the call already answered', async () => {
+    const { MemoryStore } = await import('../../src/stores/index.js');
+    const { server, effects } = startsLate({ replayStore: new MemoryStore() });
+    const first = await send(server, 'tools/call', { name: 'ask_then_reserve', arguments: {} });
+    expect(first.result.resultType).toBe('input_required');
+    const created = await send(server, 'tools/call', {
+      name: 'ask_then_reserve',
+      arguments: {},
+      requestState: first.result.requestState,
+      inputResponses: { go: { action: 'accept', content: { confirm: true } } },
+    });
+    expect(created.result.resultType).toBe('task');
+    const done = await pollUntil(server, created.result.taskId, ended);
+    expect(done).toMatchObject({
+      status: 'completed',
+      result: { content: [{ text: 'reserved T-1 after accept' }] },
+    });
+    // The question was answered once and the step ran once; the task's round replayed both from the sealed journal.
+    expect(effects.filter((e) => e === 'reserved')).toHaveLength(1);
+    expect(effects.filter((e) => e.startsWith('asked'))).toHaveLength(2);
+  });
+});
+
+describe("each principal's unfinished tasks are bounded (tasks.maxPerPrincipal)", () => {
+  function bounded() {
+    const release = deferred();
+    const statuses: number[] = [];
+    const server = new McpServer({
+      name: 'bounded',
+      version: '1',
+      stateKeys: generateKeySpec(),
+      logger: { info() {}, warn() {}, error() {} },
+      tasks: { maxPerPrincipal: 2 },
+    })
+      .tool({ name: 'held', description: 'waits for the test', task: 'optional' }, async () => {
+        await release.promise;
+        return text('released');
+      })
+      .tool({ name: 'needs_approval', description: 'waits for a person elsewhere' }, async (_a, ctx) => {
+        await ctx.ask.url('Ask your approver', 'https://approvals.test/1', {
+          key: 'approval',
+          humanRequired: 'approval',
+        });
+        return text('approved');
+      });
+    const call = (name: string, who: Principal) =>
+      server.core.handle(request('tools/call', { name, arguments: {} }), {
+        principal: who,
+        signal: new AbortController().signal,
+        notify: () => undefined,
+        overrideHttpStatus: (status) => void statuses.push(status),
+      }) as Promise<Loose>;
+    return { server, release, statuses, call };
+  }
+
+  it('past the limit a new task is refused with 429 naming the count and the limit; others are not affected', async () => {
+    const { release, statuses, call } = bounded();
+    const first = await call('held', ALICE);
+    const second = await call('held', ALICE);
+    expect([first.result.resultType, second.result.resultType]).toEqual(['task', 'task']);
+    const third = await call('held', ALICE);
+    expect(third.error).toMatchObject({ code: -32600, data: { retryAfterSeconds: 30, limit: 2 } });
+    expect(third.error.message).toContain('Too many unfinished tasks: 2 of yours');
+    expect(third.error.message).toContain('(limit 2)');
+    expect(statuses).toEqual([429]);
+    // Another principal has a share of its own.
+    expect((await call('held', MALLORY)).result.resultType).toBe('task');
+    release.resolve();
+  });
+
+  it('a task that ends (cancelled or completed) frees its place', async () => {
+    const { server, release, call } = bounded();
+    const first = (await call('held', ALICE)).result;
+    await call('held', ALICE);
+    expect((await call('held', ALICE)).error?.code).toBe(-32600);
+    await send(server, 'tasks/cancel', { taskId: first.taskId }, { who: ALICE });
+    const third = (await call('held', ALICE)).result;
+    expect(third.resultType).toBe('task');
+    expect((await call('held', ALICE)).error?.code).toBe(-32600);
+    // Once the held tasks complete, their places are free again.
+    release.resolve();
+    await pollUntil(server, third.taskId, ended, ALICE);
+    expect((await call('held', ALICE)).result.resultType).toBe('task');
+  });
+
+  it('a call that waits for a person, past the limit, goes on as plain rounds instead of failing', async () => {
+    const { release, call } = bounded();
+    await call('held', ALICE);
+    await call('held', ALICE);
+    const waiting = await call('needs_approval', ALICE);
+    expect(waiting.result.resultType).toBe('input_required');
+    expect(waiting.result.inputRequests.approval.params.url).toBe('https://approvals.test/1');
+    release.resolve();
+  });
+
+  it('a bad limit is refused when the server starts, naming the option', () => {
+    for (const bad of [0, 1.5, 10_001])
+      expect(
+        () =>
+          new McpServer({
+            name: 'x',
+            version: '1',
+            stateKeys: generateKeySpec(),
+            tasks: { maxPerPrincipal: bad },
+          }).core,
+      ).toThrow(`tasks.maxPerPrincipal must be an integer from 1 to 10000, got ${bad}`);
   });
 });

@@ -8,6 +8,7 @@ import {
   McpError,
   META_HUMAN_REQUIRED,
   type Result,
+  RoundRefused,
   TASKS_REQUIRED_DATA,
 } from '../../protocol/index.js';
 import type { ToolEntry } from '../catalog/entries.js';
@@ -15,7 +16,7 @@ import { handlerContractError } from '../errors.js';
 import type { HandlerOptions } from '../handlers.js';
 import type { MaybePromise } from '../maybe-async.js';
 import { newTaskId } from '../tasks/task-book.js';
-import type { TaskService } from '../tasks/task-service.js';
+import type { TaskOrigin, TaskService } from '../tasks/task-service.js';
 import { TaskStart } from '../tasks/task-start.js';
 import type { Call, Core } from './method.js';
 
@@ -45,7 +46,7 @@ function callTool(core: Core, call: Call, name: string, tool: ToolEntry | undefi
       `Missing required client capability: tool ${name} runs only as a task (declare the io.modelcontextprotocol/tasks extension)`,
       TASKS_REQUIRED_DATA,
     );
-  const args = call.params.arguments ?? {};
+  const args = (call.params.arguments ?? {}) as JsonObject;
   const check = tool.checkOutput;
   // The tool broke its own contract: a server bug, reported as -32603 (the detail goes to the log).
   const checkOutput = check
@@ -65,10 +66,30 @@ function callTool(core: Core, call: Call, name: string, tool: ToolEntry | undefi
     ? () => {
         const taskId = newTaskId();
         call.trace?.note({ task: { id: taskId, status: 'working', created: true } });
-        throw new TaskStart(taskId);
+        throw new TaskStart(taskId, tool.task?.ttlMs ?? tasks.ttlMs);
       }
     : undefined;
   if (inTask) call.trace?.note({ task: { id: call.env.taskId } });
+  // A principal at its limit of unfinished tasks is turned away before the call does any work.
+  if (becomesTask && tasks)
+    return tasks
+      .admits(call.env.principal)
+      .then(() => runTool(core, call, name, tool, args, checkOutput, startTask, declared));
+  return runTool(core, call, name, tool, args, checkOutput, startTask, declared);
+}
+
+function runTool(
+  core: Core,
+  call: Call,
+  name: string,
+  tool: ToolEntry,
+  args: JsonObject,
+  checkOutput: ((r: Result) => Result) | undefined,
+  startTask: (() => void) | undefined,
+  declared: boolean,
+): MaybePromise<Result> {
+  const tasks = core.tasks;
+  const inTask = call.env.taskId !== undefined;
   // A task's state never leaves the server, and its questions wait for people: it lives as long as the task does.
   const options: HandlerOptions =
     inTask && tasks
@@ -120,18 +141,25 @@ function startedTask(
   start: TaskStart,
 ): Promise<Result> {
   const params = call.params;
-  return tasks.create(
-    { params, principal: call.env.principal, id: start.taskId },
-    name,
-    {
-      kind: 'round',
-      ...(typeof params.requestState === 'string' ? { requestState: params.requestState } : {}),
-      ...(params.inputResponses && typeof params.inputResponses === 'object'
-        ? { inputResponses: params.inputResponses as JsonObject as never }
-        : {}),
-    },
-    tool.task?.ttlMs,
-  );
+  // What the round resolved before it stopped was sealed for the task (the answers it took are inside): the task
+  // continues from there. A round that never asked anything is simply run again, with the call's own state.
+  const origin: TaskOrigin =
+    start.requestState !== undefined
+      ? { kind: 'round', requestState: start.requestState }
+      : {
+          kind: 'round',
+          ...(typeof params.requestState === 'string' ? { requestState: params.requestState } : {}),
+          ...(params.inputResponses && typeof params.inputResponses === 'object'
+            ? { inputResponses: params.inputResponses as JsonObject as never }
+            : {}),
+        };
+  return tasks
+    .create({ params, principal: call.env.principal, id: start.taskId }, name, origin, tool.task?.ttlMs)
+    .catch((error: unknown) => {
+      if (error instanceof RoundRefused && error.reason === 'too_many_tasks')
+        call.trace?.note({ task: { id: start.taskId, created: false, refused: 'too_many_tasks' } });
+      throw error;
+    });
 }
 
 /** The round asks something only a person elsewhere can end (an approval, an opened step-up): the wait becomes a task. */
@@ -145,12 +173,19 @@ function waitingTask(
 ): Promise<Result> {
   const id = newTaskId();
   call.trace?.note({ task: { id, status: 'working', created: true, waiting: true } });
-  return tasks.create(
-    { params: call.params, principal: call.env.principal, id },
-    name,
-    { kind: 'asked', result: result as JsonObject, openedUrls },
-    tool.task?.ttlMs,
-  );
+  return tasks
+    .create(
+      { params: call.params, principal: call.env.principal, id },
+      name,
+      { kind: 'asked', result: result as JsonObject, openedUrls },
+      tool.task?.ttlMs,
+    )
+    .catch((error: unknown) => {
+      // The principal has as many unfinished tasks as it may: the wait goes on as plain rounds, as without tasks.
+      if (!(error instanceof RoundRefused) || error.reason !== 'too_many_tasks') throw error;
+      call.trace?.note({ task: { id, created: false, refused: 'too_many_tasks' } });
+      return result;
+    });
 }
 
 /**

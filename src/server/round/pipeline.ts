@@ -37,6 +37,7 @@ import {
   screenRound,
 } from './guard.js';
 import { GuardedRoundView } from './guarded-round.js';
+import { RoundPause } from './pause.js';
 import { openRound, type RoundInput, sealRound } from './state.js';
 import type { RoundTrace } from './trace.js';
 
@@ -384,7 +385,7 @@ export class RoundPipeline {
         body,
       );
       // Synchronous all the way when the handler is: no promise, no microtask, no timer.
-      finished = thenOrNow(flow, (f: FlowRoundOutcome<unknown>) => {
+      const concluded = (f: FlowRoundOutcome<unknown>) => {
         let result: Result;
         if (f.kind === 'complete' && f.result instanceof GuardAnswer)
           result = { ...f.result.result, resultType: 'complete' };
@@ -394,10 +395,12 @@ export class RoundPipeline {
         }
         if (this.options.validateResults) checkResultShape(r.method, result);
         return result;
-      });
+      };
+      const paused = (error: unknown): never => this.pause(error, r, round, binding);
+      finished = flow instanceof Promise ? flow.then(concluded, paused) : concluded(flow);
     } catch (error) {
       deadline.release();
-      throw error;
+      this.pause(error, r, round, binding);
     }
     if (!(finished instanceof Promise)) {
       deadline.release();
@@ -412,6 +415,26 @@ export class RoundPipeline {
     return deadline.race(finished, () =>
       timedOutAnswer(r.method, r.target, deadline.timeoutMs, request, env, this.options.logger),
     );
+  }
+
+  /**
+   * Rethrow `error`; a round that paused to go on elsewhere (a task) first has what it resolved sealed into its
+   * `requestState`, so that the round continuing it does not ask or run it again.
+   */
+  private pause(error: unknown, r: RoundRequest, round: RoundInput, binding: StateBinding): never {
+    if (!(error instanceof RoundPause) || !error.journal) throw error;
+    error.requestState = sealRound(new InputRequired(undefined, undefined, false), round, {
+      caps: r.meta.clientCapabilities,
+      codec: this.options.codec,
+      binding,
+      // Not a round the client takes: the round cap is the continuing round's to apply.
+      maxRounds: Number.MAX_SAFE_INTEGER,
+      unsealedAnswers: false,
+      journal: error.journal,
+      ttlMs: error.stateTtlMs,
+      validateShape: false,
+    }).requestState;
+    throw error;
   }
 
   private finish(

@@ -226,13 +226,20 @@ export function isTerminal(status: TaskStatus): boolean {
   return status === 'completed' || status === 'failed' || status === 'cancelled';
 }
 
-/** An ended task keeps only what tasks/get shows: no state, no questions. */
+/**
+ * An ended task keeps only what tasks/get shows: no state, no questions, no arguments (the audit trail has them). A
+ * failure record then always fits in the store, however large the call was.
+ */
 function settled(record: TaskRecord): TaskRecord {
   const next: TaskRecord = {
     ...record,
+    arguments: {},
+    meta: {},
     next: { answers: Object.create(null) },
     asked: Object.create(null),
+    issuedKeys: [],
     waitingKeys: [],
+    openedUrls: [],
   };
   delete next.checkAt;
   return next;
@@ -247,8 +254,11 @@ function waitsForPerson(request: JsonObject, openedUrls: readonly string[]): str
   const meta = params?._meta as JsonObject | undefined;
   const progress = typeof meta?.[META_PROGRESS] === 'string' ? (meta[META_PROGRESS] as string) : undefined;
   if (meta?.[META_HUMAN_REQUIRED] === 'approval') return progress ?? 'waiting for approval';
+  // Only a second factor is answered "opened" on the client's behalf: any other link asked again is the client's to
+  // open again (the server asked it anew for a reason of its own).
   const url = urlOf(request);
-  if (url !== undefined && openedUrls.includes(url)) return progress ?? 'waiting for the person at the link';
+  if (meta?.[META_HUMAN_REQUIRED] === 'second_factor' && url !== undefined && openedUrls.includes(url))
+    return progress ?? 'waiting for the person at the link';
   return undefined;
 }
 

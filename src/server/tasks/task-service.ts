@@ -13,10 +13,12 @@ import {
   MrtrError,
   type Result,
 } from '../../protocol/index.js';
+import { STORE_LIMITS } from '../../stores/index.js';
 import type { Principal } from '../context.js';
 import type { Logger, RequestEnvironment } from '../environment.js';
 import type { MaybePromise } from '../maybe-async.js';
 import type { RoundEvent } from '../round/observer.js';
+import { type OpenTasks, ownerOf } from './open-tasks.js';
 import {
   afterRound,
   askedAgain,
@@ -32,6 +34,8 @@ import { looksLikeTaskId, newTaskId, type TaskBook } from './task-book.js';
 
 export interface TaskServiceOptions {
   book: TaskBook;
+  /** Each principal's unfinished tasks, bounded. */
+  open: OpenTasks;
   /** Runs one request through the server as a client's would be (the dispatcher's handleRequest). */
   route: (
     request: JsonRpcRequest,
@@ -53,6 +57,9 @@ export interface TaskServiceOptions {
 export type TaskOrigin =
   | { kind: 'round'; requestState?: string; inputResponses?: Readonly<Record<string, InputResponse>> }
   | { kind: 'asked'; result: JsonObject; openedUrls?: string[] };
+
+/** A new task's record leaves a quarter of the store's value limit for the answers and results to come. */
+const MAX_CREATED_BYTES = Math.floor((STORE_LIMITS.maxValueBytes * 3) / 4);
 
 /** Not found, expired and another principal's task: one answer, byte for byte, so none tells them apart. */
 const notFound = (id: unknown) =>
@@ -82,7 +89,18 @@ export class TaskService {
     return this.o.ttlMs;
   }
 
-  /** Make a task for a tools/call and start its first round; resolves once the task is durably stored. */
+  /**
+   * Refuses (429, `too_many_tasks`) a principal at its limit of unfinished tasks: checked before a call that may
+   * become a task does any work. `create` decides for good.
+   */
+  admits(principal: Principal | undefined): Promise<void> {
+    return this.o.open.check(ownerOf(principal));
+  }
+
+  /**
+   * Make a task for a tools/call and start its first round; resolves once the task is durably stored. Refused (429,
+   * `too_many_tasks`) when the principal has as many unfinished tasks as it may.
+   */
   async create(
     call: { params: JsonObject; principal: Principal | undefined; id?: string },
     tool: string,
@@ -114,6 +132,14 @@ export class TaskService {
       if (origin.inputResponses) record.next.answers = { ...origin.inputResponses };
       record.lease = { holder: this.holder, until: now + this.o.leaseMs };
     } else record = askedAgain({ ...record, openedUrls: origin.openedUrls ?? [] }, origin.result, now);
+    // Room for what the task adds later (answers, a result, a failure) must remain under the store's value limit.
+    const size = Buffer.byteLength(JSON.stringify(record));
+    if (size > MAX_CREATED_BYTES)
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Invalid params: this call is too large to run as a task (${size} bytes with its arguments and _meta; a task starts with at most ${MAX_CREATED_BYTES})`,
+      );
+    await this.o.open.add(ownerOf(record.principal), record.id, record.createdAt + record.ttlMs);
     await this.o.book.create(record);
     this.emit(record);
     if (record.lease) this.launch(record);
@@ -151,12 +177,22 @@ export class TaskService {
     }
     await this.owned(id, principal);
     const now = this.now();
-    const updated = await this.o.book.update(id as string, (record) => {
-      const next = withAnswers(record, inputResponses as Record<string, unknown>, now);
-      if (next && next.status === 'working')
-        next.lease = { holder: this.holder, until: now + this.o.leaseMs };
-      return next;
-    });
+    let updated: Awaited<ReturnType<TaskBook['update']>>;
+    try {
+      updated = await this.o.book.update(id as string, (record) => {
+        const next = withAnswers(record, inputResponses as Record<string, unknown>, now);
+        if (next && next.status === 'working')
+          next.lease = { holder: this.holder, until: now + this.o.leaseMs };
+        return next;
+      });
+    } catch (error) {
+      // Answers the store cannot keep with the task: the client's to shorten, the task unchanged.
+      if (!(error instanceof MrtrError && error.code === 'ERR_INVALID_ARGUMENT')) throw error;
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        'Invalid params: these answers are too large for the task to keep; send shorter ones',
+      );
+    }
     if (updated?.changed) this.emit(updated.record);
     if (updated?.changed && updated.record.lease?.holder === this.holder) this.launch(updated.record);
   }
@@ -170,7 +206,11 @@ export class TaskService {
     this.unschedule(before.id);
     if (updated?.changed) {
       this.emit(updated.record);
-      await this.o.record(this.transition(updated.record, requestId, 'tasks/cancel', now));
+      this.ended(updated.record);
+      // The ended record keeps no arguments: the event records the call's, as read before the cancel.
+      await this.o.record(
+        this.transition({ ...updated.record, arguments: before.arguments }, requestId, 'tasks/cancel', now),
+      );
     }
   }
 
@@ -308,8 +348,19 @@ export class TaskService {
     }
     if (updated?.changed) {
       this.emit(updated.record);
+      this.ended(updated.record);
       this.schedule(updated.record);
     }
+  }
+
+  /** An ended task no longer counts against its principal's limit. */
+  private ended(record: TaskRecord): void {
+    if (!isTerminal(record.status)) return;
+    this.o.open
+      .remove(ownerOf(record.principal), record.id)
+      .catch((error: unknown) =>
+        this.o.logger.warn({ task: record.id, err: messageOf(error) }, 'ended task still counted'),
+      );
   }
 
   /** How a round's answer changes the record, for the compare-and-set loop. */

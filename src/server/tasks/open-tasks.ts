@@ -1,0 +1,108 @@
+// Each principal's unfinished tasks, counted in the shared store beside the tasks. A task lives a day by default and
+// costs a record in the store and a timer on some instance; without a bound, one principal starting tasks in a loop
+// fills the store for everyone. The count is one list per principal ([id, expiresAt] pairs), changed by
+// compare-and-set, so every instance of a fleet sees the same count.
+import { createHash } from 'node:crypto';
+import { ErrorCode, MrtrError, RoundRefused } from '../../protocol/index.js';
+import type { SharedStore } from '../../stores/index.js';
+import type { Principal } from '../context.js';
+import { isTerminal } from './record.js';
+import type { TaskBook } from './task-book.js';
+
+const KEY = (owner: string) => `mrtr:tasks-of:${owner}`;
+/** A conflicting writer per attempt at most; more means something is wrong, not busy. */
+const MAX_ATTEMPTS = 16;
+/** How long a principal at its limit is asked to wait: a task ends when a person or a long job is done. */
+const RETRY_AFTER_SECONDS = 30;
+
+type Entry = [id: string, expiresAt: number];
+
+/** The bucket a principal's tasks are counted in: issuer, subject and client, as task ownership is decided. */
+export function ownerOf(principal: Principal | null | undefined): string {
+  if (!principal) return 'anonymous';
+  const who = JSON.stringify([principal.issuer ?? null, principal.subject, principal.clientId ?? null]);
+  return createHash('sha256').update(who).digest('base64url');
+}
+
+/** What a principal at its limit is told: 429 with Retry-After over HTTP, the count and the limit in the message. */
+export function tooManyTasks(count: number, limit: number): RoundRefused {
+  return new RoundRefused('too_many_tasks', {
+    code: ErrorCode.InvalidRequest,
+    message: `Too many unfinished tasks: ${count} of yours are still running or waiting here (limit ${limit}); let some finish or cancel them (tasks/cancel), then retry after ${RETRY_AFTER_SECONDS} s`,
+    data: { retryAfterSeconds: RETRY_AFTER_SECONDS, limit },
+    httpStatus: 429,
+    httpHeaders: { 'retry-after': String(RETRY_AFTER_SECONDS) },
+  });
+}
+
+export class OpenTasks {
+  constructor(
+    private readonly store: SharedStore,
+    private readonly book: TaskBook,
+    /** Unfinished tasks one principal may have. */
+    readonly limit: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /**
+   * Refuse (tooManyTasks) when `owner` is at the limit already: a cheap read before a round runs, so a principal at
+   * its limit is turned away before its call does any work. `add` decides for good.
+   */
+  async check(owner: string): Promise<void> {
+    const entry = await this.store.get(KEY(owner));
+    if (!entry) return;
+    const live = this.unexpired(JSON.parse(entry.value) as Entry[]);
+    if (live.length < this.limit) return;
+    // Tasks that ended are dropped when they end; one whose end was not written (an instance died) is found here.
+    const open = await this.stillOpen(live);
+    if (open.length >= this.limit) throw tooManyTasks(open.length, this.limit);
+  }
+
+  /** Count task `id` for `owner` until it ends or expires; tooManyTasks when `owner` is at the limit. */
+  async add(owner: string, id: string, expiresAt: number): Promise<void> {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const entry = await this.store.get(KEY(owner));
+      let list = entry ? this.unexpired(JSON.parse(entry.value) as Entry[]) : [];
+      if (list.length >= this.limit) list = await this.stillOpen(list);
+      if (list.length >= this.limit) throw tooManyTasks(list.length, this.limit);
+      list.push([id, expiresAt]);
+      if (await this.write(owner, entry?.version, list)) return;
+    }
+    throw new MrtrError('ERR_STORE_CONTENDED', 'task count: too many conflicting writes');
+  }
+
+  /** Stop counting task `id` (it ended). */
+  async remove(owner: string, id: string): Promise<void> {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const entry = await this.store.get(KEY(owner));
+      if (!entry) return;
+      const list = this.unexpired(JSON.parse(entry.value) as Entry[]).filter(([known]) => known !== id);
+      if (await this.write(owner, entry.version, list)) return;
+    }
+    throw new MrtrError('ERR_STORE_CONTENDED', 'task count: too many conflicting writes');
+  }
+
+  private unexpired(list: Entry[]): Entry[] {
+    const now = this.now();
+    return list.filter(([, expiresAt]) => expiresAt > now);
+  }
+
+  /** The entries whose task is still in the store and not ended (one read each: only when at the limit). */
+  private async stillOpen(list: Entry[]): Promise<Entry[]> {
+    const open: Entry[] = [];
+    for (const entry of list) {
+      const record = await this.book.get(entry[0]);
+      if (record && !isTerminal(record.status)) open.push(entry);
+    }
+    return open;
+  }
+
+  /** Compare-and-set the list (create it when there was none); it lives as long as its longest-lived task. */
+  private write(owner: string, version: number | undefined, list: Entry[]): Promise<boolean> {
+    const ttl = Math.max(1, ...list.map(([, expiresAt]) => expiresAt - this.now()));
+    const value = JSON.stringify(list);
+    return version === undefined
+      ? this.store.create(KEY(owner), value, ttl)
+      : this.store.replace(KEY(owner), version, value, ttl);
+  }
+}
