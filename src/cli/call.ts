@@ -231,6 +231,9 @@ export const CALL: MrtrCommand = {
   takesArgs: true,
   run: (client, name, args, options) => client.callTool(name, args, options),
   print: (result, stream) => printContent(result as JsonObject, stream),
+  explain: (outcome, _name, sawTask) =>
+    // Ctrl-C on a call that became a task ends the task too (the client sent tasks/cancel).
+    outcome.status === 'aborted' && sawTask ? safe`interrupted: the task was cancelled` : undefined,
 };
 
 /** What the command line asks for, checked; a UsageError says what is wrong. */

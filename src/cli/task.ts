@@ -30,12 +30,15 @@ export const TASK_USAGE = `usage: mrtr task get <id> <url> [--answers JSON] [--t
   get      follow the task to its end, answering its questions as mrtr call does (--answers, or
            in place in a terminal), and print its result as mrtr call does; exit codes as for
            mrtr call. --no-wait prints the task's state once (JSON with --json) and exits 0.
-  cancel   ask the server to cancel the task (tasks/cancel) and print "cancel sent for task <id>".
-           Cancelling is cooperative: the task may still end otherwise.
+  cancel   ask the server to cancel the task (tasks/cancel), then print what became of it:
+           "task <id> cancelled", or that it had already ended (completed, failed) or is still
+           ending (cancelling is cooperative).
+
 
   Options reach the server as for mrtr call (--token, --stdio, --env, --protocol, OAuth sign-in).
   An id the server does not know (unknown, expired, or another user's task) exits 1.
-  Ctrl-C while following a task cancels it and exits 130.
+  Ctrl-C while following a task stops watching it and exits 130: the task goes on (mrtr task
+  cancel ends it).
 `;
 
 /** A task request that failed, as one line and the exit code mrtr call uses for the same failure. */
@@ -85,7 +88,8 @@ export const TASK_GET: MrtrCommand = {
   takesArgs: false,
   nameFirst: true,
   flags: ['no-wait'],
-  run: (client, id, _args, options) => client.followTask(id, options),
+  // Another terminal's Ctrl-C stops watching; ending the task is mrtr task cancel's job.
+  run: (client, id, _args, options) => client.followTask(id, { ...options, cancelOnAbort: false }),
   announce: (id, server) => safe`→ task ${safeLine(id)} on ${server}`,
   async instead(client, id, ctx: CommandContext) {
     if (!ctx.flags['no-wait']) return undefined;
@@ -104,6 +108,8 @@ export const TASK_GET: MrtrCommand = {
     return EXIT.ok;
   },
   explain(outcome: MrtrOutcome, id: string, sawTask: boolean) {
+    if (outcome.status === 'aborted')
+      return safe`stopped watching task ${safeLine(id)}; it goes on on the server (mrtr task cancel ends it)`;
     // The first tasks/get failed: the id itself is what is wrong, not the task's work.
     if (outcome.status !== 'server_error' || sawTask || outcome.error.code !== -32602) return undefined;
     return safe`task ${safeLine(id)} is not known to the server: ${safeLine(outcome.error.message)}`;
@@ -115,14 +121,26 @@ export const TASK_CANCEL: MrtrCommand = {
   name: 'task cancel',
   flags: [],
   async instead(client, id, ctx: CommandContext) {
+    let after: DetailedTask;
     try {
       await client.cancelTask(id, { signal: ctx.signal, timeoutMs: ctx.timeoutMs });
+      // The acknowledgement is the same whatever the task's state: its state says what the cancel did.
+      after = await client.getTask(id, { signal: ctx.signal, timeoutMs: ctx.timeoutMs });
     } catch (error) {
       const { line, code } = failure(error, id, serverOf(client));
       printLine(process.stderr, safe`${ctx.me}: ${line}`);
       return code;
     }
-    printLine(process.stdout, safe`cancel sent for task ${safeLine(id)}`);
+    const task = safeLine(id);
+    const status = safeLine(after.status);
+    printLine(
+      process.stdout,
+      after.status === 'cancelled'
+        ? safe`task ${task} cancelled`
+        : after.status === 'completed' || after.status === 'failed'
+          ? safe`task ${task} had already ended (${status}): nothing to cancel`
+          : safe`cancel sent for task ${task}; it is still ${status} (cancelling is cooperative)`,
+    );
     return EXIT.ok;
   },
 };

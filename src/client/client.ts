@@ -126,6 +126,12 @@ export interface RequestOptions {
 /** Options of `followTask`: a call's options, and the task's state when the caller already has it (no first poll). */
 export interface FollowTaskOptions extends Omit<CallOptions, 'progress' | 'meta'> {
   task?: DetailedTask;
+  /**
+   * Whether aborting `signal` sends tasks/cancel (default true, as for a call's own task). False: the abort only
+   * stops the following, and the task goes on for whoever picks it up — a watcher that is not the task's owner in
+   * spirit (a second terminal) should not end it.
+   */
+  cancelOnAbort?: boolean;
 }
 
 export interface CallOptions extends DriverOptions {
@@ -855,14 +861,20 @@ export class McpClient {
   /**
    * Follow a task made elsewhere (another process, an earlier run) to its end, exactly as `callTool` follows the
    * task it gets: polling, its questions answered by this client's resolvers under the same bounds (each tasks/update
-   * is a round), tasks/cancel on abort or timeout. Resolves with the outcome; a task the server does not know ends
-   * as `server_error` (-32602).
+   * is a round), tasks/cancel on abort (not on timeout: the task goes on; nor with `cancelOnAbort: false`). Resolves
+   * with the outcome; a task the server does not know ends as `server_error` (-32602).
    */
   followTask(taskId: string, options: FollowTaskOptions = {}): Promise<MrtrOutcome<CallToolResult>> {
     this.checkFollowsTasks('followTask', taskId);
-    const { task, ...call } = options;
+    const { task, cancelOnAbort, ...call } = options;
     if (task !== undefined) readTask(task, 'options.task', taskId);
-    return this.drive<CallToolResult>('tools/call', {}, undefined, call, undefined, { taskId, seed: task });
+    if (cancelOnAbort !== undefined && typeof cancelOnAbort !== 'boolean')
+      throw new MrtrError('ERR_INVALID_OPTION', 'followTask: cancelOnAbort must be a boolean');
+    return this.drive<CallToolResult>('tools/call', {}, undefined, call, undefined, {
+      taskId,
+      seed: task,
+      cancelOnAbort: cancelOnAbort ?? true,
+    });
   }
 
   /**

@@ -159,7 +159,7 @@ export interface DriverTarget {
    */
   tasks?: TaskWire;
   /** Follow this existing task instead of sending the call (McpClient.followTask); `seed` is its state, if known. */
-  resume?: { taskId: string; seed?: DetailedTask };
+  resume?: { taskId: string; seed?: DetailedTask; cancelOnAbort?: boolean };
 }
 
 /** HTTP statuses a gateway gives when the instance behind it failed: the round may or may not have run. */
@@ -280,6 +280,7 @@ export async function driveMrtr<R extends Result = Result>(
     const end = await followTask<R>(taskId, seed, {
       wire,
       signal,
+      cancelOnAbort: target.resume?.cancelOnAbort ?? true,
       declared: target.declared,
       resolvers: target.resolvers,
       maxQuestionsPerRound: maxQuestions,

@@ -40,6 +40,8 @@ export interface FollowContext {
   wire: TaskWire;
   /** The call's signal, its deadline included: it stops polling, answering and waiting. */
   signal: AbortSignal;
+  /** An abort sends tasks/cancel (true), or only stops the following: the task goes on for whoever picks it up. */
+  cancelOnAbort: boolean;
   declared: ReadonlySet<InputKind>;
   resolvers: readonly InputResolver[];
   maxQuestionsPerRound: number;
@@ -111,8 +113,8 @@ export async function cancelQuietly(wire: TaskWire, taskId: string): Promise<voi
 
 /**
  * Follow `taskId` from `seed` (the CreateTaskResult, or a tasks/get answer; undefined: ask first) to its end.
- * Throws ProtocolViolation for a malformed task, TransportFailure, ResolverFailed, and RequestAborted after sending
- * tasks/cancel when the signal aborts.
+ * Throws ProtocolViolation for a malformed task, TransportFailure, ResolverFailed, and RequestAborted when the signal
+ * aborts (after sending tasks/cancel, unless `cancelOnAbort` is false or the abort is the call's timeout).
  */
 export async function followTask<R extends Result>(
   taskId: string,
@@ -197,7 +199,7 @@ export async function followTask<R extends Result>(
       task = undefined;
     }
   } catch (error) {
-    if (signal.aborted && !timedOut(signal.reason)) await cancelQuietly(wire, taskId);
+    if (signal.aborted && f.cancelOnAbort && !timedOut(signal.reason)) await cancelQuietly(wire, taskId);
     throw error;
   }
 }

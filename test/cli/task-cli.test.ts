@@ -66,16 +66,34 @@ describe('mrtr call on a task', () => {
     expect(failed.stderr).toContain('mrtr call: server error -32603: protocol_error_job failed');
   });
 
-  it('Ctrl-C cancels the task (tasks/cancel) and exits 130', async () => {
+  it('Ctrl-C in mrtr call cancels the task (tasks/cancel), says so and exits 130', async () => {
     const call = start(['call', url, 'slow_compute', '--args', '{"seconds":300}']);
     await call.saidOnStderr('resume with');
     const id = announcedTask(call.stderr());
     await call.saidOnStderr(`task ${id}: working`);
     call.interrupt();
-    expect((await call.done).code).toBe(130);
+    const ended = await call.done;
+    expect(ended.code).toBe(130);
+    expect(ended.stderr).toContain('mrtr call: interrupted: the task was cancelled');
     const state = await mrtr('task', 'get', id, url, '--no-wait', '--json');
     expect(state.code).toBe(0);
     expect(JSON.parse(state.stdout)).toMatchObject({ taskId: id, status: 'cancelled' });
+  });
+
+  it('Ctrl-C in mrtr task get only stops watching: the task goes on', async () => {
+    const first = await mrtr('call', url, 'slow_compute', '--args', '{"seconds":300}', '--timeout', '1');
+    const id = announcedTask(first.stderr);
+    const watch = start(['task', 'get', id, url]);
+    await watch.saidOnStderr(`task ${id}: working`);
+    watch.interrupt();
+    const ended = await watch.done;
+    expect(ended.code).toBe(130);
+    expect(ended.stderr).toContain(
+      `stopped watching task ${id}; it goes on on the server (mrtr task cancel ends it)`,
+    );
+    const state = await mrtr('task', 'get', id, url, '--no-wait', '--json');
+    expect(JSON.parse(state.stdout)).toMatchObject({ taskId: id, status: 'working' });
+    await mrtr('task', 'cancel', id, url);
   });
 });
 
@@ -115,14 +133,23 @@ describe('mrtr task get and cancel', () => {
     expect(JSON.parse(again.stdout)).toMatchObject({ status: 'complete', rounds: 0 });
   });
 
-  it('mrtr task cancel sends tasks/cancel and says so; the task ends cancelled', async () => {
+  it('mrtr task cancel sends tasks/cancel and says what became of the task', async () => {
     const first = await mrtr('call', url, 'confirm_delete', '--args', '{"filename":"c.txt"}');
     const id = announcedTask(first.stderr);
     const cancel = await mrtr('task', 'cancel', id, url);
-    expect(cancel).toMatchObject({ code: 0, stdout: `cancel sent for task ${id}\n` });
+    expect(cancel).toMatchObject({ code: 0, stdout: `task ${id} cancelled\n` });
     const followed = await mrtr('task', 'get', id, url);
     expect(followed.code).toBe(1);
     expect(followed.stderr).toContain(`mrtr task get: task ${id} was cancelled`);
+    // A task that completed before the cancel is not reported as cancelled.
+    const done = await mrtr('call', url, 'confirm_delete', '--args', '{"filename":"d.txt"}');
+    const doneId = announcedTask(done.stderr);
+    await mrtr('task', 'get', doneId, url, '--answers', '{"confirm":{"confirm":true}}');
+    const late = await mrtr('task', 'cancel', doneId, url);
+    expect(late).toMatchObject({
+      code: 0,
+      stdout: `task ${doneId} had already ended (completed): nothing to cancel\n`,
+    });
   });
 
   it('an id the server does not know: one line naming it, exit 1 (get, get --no-wait, cancel)', async () => {

@@ -194,6 +194,23 @@ describe('the public task methods', () => {
     expect(server.calls('tasks/get').filter((s) => s.body.params.taskId === 't5')).toEqual([]);
   });
 
+  it('followTask with cancelOnAbort: false stops following on abort and sends no tasks/cancel', async () => {
+    const { server, client } = await started({});
+    const controller = new AbortController();
+    const followed = client.followTask('t8', { signal: controller.signal, cancelOnAbort: false });
+    await server.next('tasks/get'); // held: the poll is in flight when the watcher leaves
+    controller.abort(new Error('interrupted'));
+    expect(await followed).toMatchObject({ status: 'aborted' });
+    // A cancel would have been sent before the abort resolved the call; a later request comes after it.
+    const got = client.getTask('t8');
+    (await server.next('tasks/get')).reply({ resultType: 'complete', ...taskState('t8', 'working') });
+    await got;
+    expect(server.calls('tasks/cancel')).toEqual([]);
+    expect(() => client.followTask('t8', { cancelOnAbort: 'no' as never })).toThrow(
+      'followTask: cancelOnAbort must be a boolean',
+    );
+  });
+
   it('followTask of an unknown task ends as server_error -32602; cancelTask sends tasks/cancel', async () => {
     const { server, client } = await started({});
     const followed = client.followTask('gone');

@@ -190,7 +190,7 @@ describe('a round read into the task', () => {
     expect(declined.openedUrls).toEqual([]);
   });
 
-  it('only a second factor is waited out: any other link asked again is the client\'s to open again', () => {
+  it("only a second factor is waited out: any other link asked again is the client's to open again", () => {
     const round = (r: TaskRecord, hint?: string) =>
       afterRound(
         { ...r, status: 'working' },
