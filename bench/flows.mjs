@@ -20,6 +20,7 @@ import {
   round1Body,
   TOOLS_CALL_HEADERS,
 } from './lib/mcp.mjs';
+import { pinPlan, runPinned } from './lib/pinning.mjs';
 import { createRawClient } from './lib/raw-client.mjs';
 import { computeRatios, perRequest, printTable, writeJson } from './lib/report.mjs';
 import {
@@ -31,6 +32,7 @@ import {
   SERVER_DEFS,
   startServer,
   useBaseline,
+  usePinning,
   waitForQuiet,
 } from './lib/servers.mjs';
 
@@ -46,6 +48,15 @@ if (opts.help) {
   console.log(USAGE);
   process.exit(0);
 }
+let pin;
+try {
+  pin = pinPlan(opts.pin);
+} catch (e) {
+  console.error(`error: ${e.message}`);
+  process.exit(2);
+}
+runPinned(pin);
+usePinning(pin);
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 let current; // running server child, for cleanup on signals
@@ -299,6 +310,11 @@ console.log(
   `mrtr flow bench — node ${process.version}, ${cpus.length} × ${cpus[0]?.model ?? 'cpu'}, ` +
     `${opts.client} client, ${opts.repeat} pass(es), concurrency ${opts.concurrency}, warm-up ${opts.warmup} s, window ${opts.seconds} s, servers: ${opts.only.join(', ')}`,
 );
+console.log(
+  pin.pinned
+    ? `pinned: servers on CPU ${pin.serverCpu}, this load generator on CPU ${pin.generatorCpu}`
+    : `not pinned (${pin.why}): servers and the load generator share the CPUs`,
+);
 
 // Run the servers one at a time; with --repeat N, N interleaved passes
 // (ours, sdk, bare, ours, sdk, bare, …) so slow drifts of the machine hit all
@@ -424,6 +440,7 @@ if (opts.json) {
       client: opts.client,
       quietWait: opts.quietWait,
       retries: opts.retries,
+      pinned: pin.pinned ? { serverCpu: pin.serverCpu, generatorCpu: pin.generatorCpu } : false,
     },
     env: {
       node: process.version,

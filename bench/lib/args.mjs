@@ -15,6 +15,7 @@ export const SERVER_NAMES = [
   'ours-audit-sqlite',
   'ours-audit-sqlite-full',
   'ours-audit-postgres',
+  'ours-full',
   'sdk',
   'bridge-2025',
   'sdk-stateful-2025',
@@ -31,7 +32,7 @@ export const USAGE = `usage: node bench/flows.mjs [flags]
   --only LIST       comma-separated subset of: ours,ours-guard-memory,
                     ours-guard-sqlite,ours-guard-redis,ours-auth-dev,
                     ours-auth-jwt,ours-auth-jwt-uncached,ours-audit-sqlite,
-                    ours-audit-sqlite-full,ours-audit-postgres,sdk,
+                    ours-audit-sqlite-full,ours-audit-postgres,ours-full,sdk,
                     bridge-2025,sdk-stateful-2025,bare,gw-direct,gw-gateway,
                     gw-gateway-full (default all; the 2025 rows drive the same
                     flow as a 2025 client: session, SSE, elicitation/create
@@ -52,6 +53,10 @@ export const USAGE = `usage: node bench/flows.mjs [flags]
                     e.g. a git worktree of main after \`npm run build\`) beside
                     ours, and report ours / baseline: a change to the hot path
                     is judged against the code it replaces, in the same run
+  --pin / --no-pin  the server child on one CPU, this load generator on
+                    another (taskset), so a row's server CPU per flow is its
+                    own (default: pinned when taskset exists and 2 CPUs are
+                    allowed; --pin fails when it cannot pin)
   --no-json         do not write bench/results/flows-<timestamp>.json
   --verbose         echo server child stderr/stdout
   -h, --help        this text`;
@@ -68,6 +73,7 @@ export function parseArgs(argv) {
     quietWait: 60,
     retries: 2,
     repeat: 1,
+    pin: 'auto',
   };
   const num = (flag, v, min) => {
     const n = Number(v);
@@ -127,6 +133,12 @@ export function parseArgs(argv) {
       case '--baseline':
         opts.baseline = String(next() ?? '');
         if (!opts.baseline) throw new Error('--baseline needs a directory');
+        break;
+      case '--pin':
+        opts.pin = true;
+        break;
+      case '--no-pin':
+        opts.pin = false;
         break;
       case '--no-json':
         opts.json = false;

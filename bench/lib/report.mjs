@@ -45,8 +45,12 @@ export function computeRatios(results) {
       flows: result.flowsPerSec / results.ours.flowsPerSec,
       p50: result.latencyMs.p50 / results.ours.latencyMs.p50,
       p99: result.latencyMs.p99 / results.ours.latencyMs.p99,
+      // What the part costs the server per flow: the figure pinning makes honest.
+      cpu: cpuMicrosPerOp(result) / cpuMicrosPerOp(results.ours),
     };
   }
+  if (ok('ours-full') && ok('sdk'))
+    r.sdkOverFullCpuPerFlow = cpuMicrosPerOp(results.sdk) / cpuMicrosPerOp(results['ours-full']);
   // 2025 clients: mrtr's bridge against the SDK in its stateful mode, and against the MRTR path of the same server.
   if (ok('bridge-2025') && ok('sdk-stateful-2025'))
     r.bridgeOverSdkStatefulFlows =
@@ -151,7 +155,7 @@ export function printTable(results, ratios, order) {
     console.log(`  bridge / MRTR path flows/s   : ${f2(ratios.bridgeOverOursFlows)}×`);
   for (const v of Object.values(ratios.variants ?? {})) {
     console.log(
-      `  ${v.label} / ours: flows/s ${f2(v.flows)}× (${pct(v.flows - 1)}), p50 ${f2(v.p50)}×, p99 ${f2(v.p99)}×`,
+      `  ${v.label} / ours: flows/s ${f2(v.flows)}× (${pct(v.flows - 1)}), CPU per flow ${f2(v.cpu)}×, p50 ${f2(v.p50)}×, p99 ${f2(v.p99)}×`,
     );
   }
   for (const g of Object.values(ratios.gateway ?? {})) {
@@ -166,6 +170,40 @@ export function printTable(results, ratios, order) {
   console.log(
     `  sdk  rounds/s / bare req/s   : ${ratios.sdkRoundOverBare !== undefined ? pct(ratios.sdkRoundOverBare) : 'n/a'}`,
   );
+  printGoals(results, ratios);
+}
+
+/** The speed goals, each with the figure of this run and whether it is met (only those this run measured). */
+function printGoals(results, ratios) {
+  const lines = [];
+  const goal = (what, value, met) =>
+    lines.push(`  ${what.padEnd(44)} ${value.padStart(8)}  ${met ? 'met' : 'MISSED'}`);
+  if (ratios.sdkOverOursCpuPerFlow !== undefined)
+    goal(
+      "bare mrtr CPU/flow ≤ 1/10 of the SDK's",
+      `1/${f1(ratios.sdkOverOursCpuPerFlow)}`,
+      ratios.sdkOverOursCpuPerFlow >= 10,
+    );
+  if (ratios.oursRoundOverBare !== undefined)
+    goal(
+      'one round ≥ 50 % of bare node:http req/s',
+      pct(ratios.oursRoundOverBare),
+      ratios.oursRoundOverBare >= 0.5,
+    );
+  if (ratios.sdkOverFullCpuPerFlow !== undefined)
+    goal(
+      "full stack CPU/flow ≤ 1/5 of the SDK's",
+      `1/${f1(ratios.sdkOverFullCpuPerFlow)}`,
+      ratios.sdkOverFullCpuPerFlow >= 5,
+    );
+  const full = ratios.variants?.['ours-full'];
+  if (full) goal("full stack CPU/flow ≤ 1.25× bare mrtr's", `${f2(full.cpu)}×`, full.cpu <= 1.25);
+  const ours = results.ours;
+  if (ours && !ours.skipped && !ours.failed)
+    goal('bare mrtr peak RSS under load ≤ 90 MiB', `${f1(ours.peakRssMiB)} MiB`, ours.peakRssMiB <= 90);
+  if (lines.length === 0) return;
+  console.log('goals (issue: speed with every control on):');
+  for (const line of lines) console.log(line);
 }
 
 export function writeJson(dir, doc) {

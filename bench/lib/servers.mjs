@@ -6,6 +6,7 @@ import net from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BENCH_DEV_TOKEN, benchJwt } from './bench-auth.mjs';
+import { serverCommand } from './pinning.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const REPO_ROOT = join(here, '..', '..');
@@ -13,6 +14,11 @@ export const REPO_ROOT = join(here, '..', '..');
 export const OURS_ENTRY = join(REPO_ROOT, 'dist', 'server', 'index.js');
 
 let baselineDir = '';
+/** Where server children run (pinning.mjs pinPlan); unpinned until `usePinning`. */
+let pinning;
+export function usePinning(plan) {
+  pinning = plan;
+}
 /** Where `--baseline` points: an earlier checkout of this repository, built. */
 export function useBaseline(dir) {
   baselineDir = dir;
@@ -64,6 +70,25 @@ export const SERVER_DEFS = {
       },
     ]),
   ),
+  // The configuration `npm start` serves: every control that needs no person, on the embedded stores.
+  'ours-full': {
+    label: 'ours, full stack (dev token, sqlite replay + audit)',
+    kind: 'mrtr',
+    variantOf: 'ours',
+    args: (port) => [
+      join(here, 'ours-server.mjs'),
+      '--port',
+      String(port),
+      '--auth',
+      'dev',
+      '--store',
+      'sqlite',
+      '--audit',
+      'sqlite',
+    ],
+    auth: 'dev',
+    missing: () => (existsSync(OURS_ENTRY) ? null : `${OURS_ENTRY} not found (run \`npm run build\` first)`),
+  },
   // The audit trail on each durable sink: what "intent before the tool, outcome before the answer" costs per flow
   // (2 rounds, 4 events per flow).
   ...Object.fromEntries(
@@ -173,7 +198,9 @@ export async function startServer(name, { verbose = false, readyTimeoutMs: defau
   // to profile a server under the benchmark's load (node refuses --cpu-prof in NODE_OPTIONS).
   const nodeArgs = (process.env.MRTR_BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const authEnv = def.auth?.startsWith('jwt') ? { MRTR_BENCH_JWK: (await benchJwt()).jwk } : {};
-  const child = spawn(process.execPath, [...nodeArgs, ...def.args(port)], {
+  // Pinned: taskset execs node, so the child's pid is the server's own.
+  const [command, argv] = serverCommand(pinning, [...nodeArgs, ...def.args(port)]);
+  const child = spawn(command, argv, {
     cwd: REPO_ROOT,
     // A launcher of several processes (processGroup) watches its stdin: our end closing means we are gone.
     stdio: [def.processGroup ? 'pipe' : 'ignore', 'pipe', 'pipe'],
