@@ -2,7 +2,7 @@
 // its own channel, and whichever instance receives the client's answer publishes it there. PUBLISH tells how many
 // instances listen, so an answer for an instance that is gone is known at once, not lost in silence. Structural
 // (the server's AnswerRelay shape), so this room needs no server import.
-import { createClient, type RedisClientType } from 'redis';
+import type { RedisClientType } from 'redis';
 
 export interface RelayedMessage {
   id: string;
@@ -16,7 +16,11 @@ export class RedisAnswerRelay {
   readonly #publisher: RedisClientType;
   readonly #subscriber: RedisClientType;
 
-  private constructor(url: string, onError: (error: Error) => void) {
+  private constructor(
+    url: string,
+    onError: (error: Error) => void,
+    createClient: typeof import('redis').createClient,
+  ) {
     this.#publisher = createClient({ url });
     this.#subscriber = this.#publisher.duplicate();
     this.#publisher.on('error', onError);
@@ -25,7 +29,9 @@ export class RedisAnswerRelay {
 
   /** Connect both clients (publishing and subscribing need separate connections in Redis). */
   static async connect(url: string, onError: (error: Error) => void = () => {}): Promise<RedisAnswerRelay> {
-    const relay = new RedisAnswerRelay(url, onError);
+    // Loaded on first use, as RedisStore does: most servers never talk to Redis.
+    const { createClient } = await import('redis');
+    const relay = new RedisAnswerRelay(url, onError, createClient);
     await Promise.all([relay.#publisher.connect(), relay.#subscriber.connect()]);
     return relay;
   }

@@ -1,7 +1,7 @@
 // The fleet's store: Redis (node-redis). Each entry is a hash {v: version, d: value} with a TTL; every operation
 // that reads and writes is one Lua script, so it is atomic on the server whatever the number of instances.
 import { createHash } from 'node:crypto';
-import { createClient, type RedisClientType } from 'redis';
+import type { RedisClientType } from 'redis';
 import { MrtrError } from '../protocol/index.js';
 import { checkEntry, type SharedStore, type StoredEntry, StoreUnavailableError } from './contract.js';
 
@@ -55,7 +55,11 @@ export class RedisStore implements SharedStore {
   readonly #client: RedisClientType;
   readonly #timeoutMs: number;
 
-  private constructor(url: string, options: RedisStoreOptions) {
+  private constructor(
+    url: string,
+    options: RedisStoreOptions,
+    createClient: typeof import('redis').createClient,
+  ) {
     this.description = describe(url);
     this.#timeoutMs = options.commandTimeoutMs ?? 2000;
     this.#client = createClient({
@@ -78,7 +82,10 @@ export class RedisStore implements SharedStore {
     url: string,
     options: RedisStoreOptions & { readyWithinMs?: number } = {},
   ): Promise<RedisStore> {
-    const store = new RedisStore(url, options);
+    // Loaded on first use: the client library is the largest module mrtr can load (~18 MiB), and most servers never
+    // talk to Redis.
+    const { createClient } = await import('redis');
+    const store = new RedisStore(url, options, createClient);
     const connecting = store.#client.connect().then(
       () => true,
       () => false,

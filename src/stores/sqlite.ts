@@ -2,7 +2,8 @@
 // single SQL statement, so each is atomic on its own; expired rows read as absent and are swept in small batches as
 // writes go by. Operations that arrive together are run in one transaction (group commit): a commit costs far more
 // than a statement, and rounds in flight at once share it.
-import Database from 'better-sqlite3';
+import { createRequire } from 'node:module';
+import type Database from 'better-sqlite3';
 import { makeParentDirectory } from '../files/index.js';
 import { checkEntry, type SharedStore, type StoredEntry, StoreUnavailableError } from './contract.js';
 import { SqliteCheckpointer } from './sqlite-checkpointer.js';
@@ -43,7 +44,7 @@ export class SqliteStore implements SharedStore {
     this.description = `sqlite:${path}`;
     this.#now = options.now ?? Date.now;
     if (path !== ':memory:') makeParentDirectory(path);
-    this.#db = new Database(path);
+    this.#db = new (openDriver())(path);
     // WAL lets readers and one writer work at once across processes; NORMAL sync keeps every committed write
     // through a process crash (an OS crash may lose the last ones — a replay record is short-lived anyway).
     this.#db.pragma('journal_mode = WAL');
@@ -168,4 +169,11 @@ function prepare(db: Database.Database) {
       `DELETE FROM mrtr_store WHERE key IN (SELECT key FROM mrtr_store WHERE expires_at <= ? LIMIT ${SWEEP_BATCH})`,
     ),
   };
+}
+
+let driver: typeof Database | undefined;
+/** The SQLite driver, loaded when the first store opens: a server without a SQLite store never pays its memory. */
+function openDriver(): typeof Database {
+  driver ??= createRequire(import.meta.url)('better-sqlite3') as typeof Database;
+  return driver;
 }
