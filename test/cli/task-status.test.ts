@@ -75,3 +75,19 @@ describe('the status line on a TTY', () => {
     ui.stop();
   });
 });
+
+describe('the resume line', () => {
+  it('for a stdio server, says the task is found again only through a store that outlives the process', () => {
+    const said: string[] = [];
+    const progress = new TaskProgress({
+      out: new PassThrough(),
+      live: true,
+      say: (t) => void said.push(String(t)),
+      resume: ['--stdio', '--', 'node', 'server.js'],
+    });
+    progress.onEvent({ type: 'task', taskId: 'x', status: 'working' } as never);
+    expect(said).toEqual([
+      'task x — resume with: mrtr task get x --stdio -- node server.js (a stdio server finds it again only if it keeps tasks in a file or Redis store)',
+    ]);
+  });
+});

@@ -44,7 +44,11 @@ export class TaskProgress {
       if (this.o.resume) {
         const id = shellWord(event.taskId);
         const again = joinSafe(this.o.resume.map(shellWord), ' ');
-        this.o.say(safe`task ${safeLine(event.taskId)} — resume with: mrtr task get ${id} ${again}`);
+        // A stdio server started again is a new process: it finds the task only in a store that outlived the old one.
+        const caveat = this.o.resume.includes('--stdio')
+          ? safe` (a stdio server finds it again only if it keeps tasks in a file or Redis store)`
+          : safe``;
+        this.o.say(safe`task ${safeLine(event.taskId)} — resume with: mrtr task get ${id} ${again}${caveat}`);
       }
     }
     // The driver reports a task only when its status or message changed: each is a new line in a log.
