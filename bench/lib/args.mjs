@@ -21,6 +21,9 @@ export const SERVER_NAMES = [
   'bare',
   ...GATEWAY_NAMES,
 ];
+/** The sweeps of `--curves` (lib/curves.mjs), in run order. */
+export const CURVE_SWEEPS = ['questions', 'args', 'concurrency'];
+
 /** Run order when --baseline adds an earlier build of ours: right after ours, so the two share conditions. */
 const RUN_ORDER = ['ours', 'baseline', ...SERVER_NAMES.filter((s) => s !== 'ours')];
 
@@ -52,6 +55,13 @@ export const USAGE = `usage: node bench/flows.mjs [flags]
                     e.g. a git worktree of main after \`npm run build\`) beside
                     ours, and report ours / baseline: a change to the hot path
                     is judged against the code it replaces, in the same run
+  --curves          instead of the table: cost as work grows (lib/curves.mjs):
+                    flows/s and server µs per flow against questions per flow,
+                    argument size and concurrency; writes
+                    docs/images/bench-curves.svg and bench/results/curves-*.json
+  --curves-seconds N  measured window per point, seconds (default 3)
+  --curves-warmup N   warm-up before each point, seconds (default 1)
+  --curves-only LIST  comma-separated subset of: questions,args,concurrency
   --no-json         do not write bench/results/flows-<timestamp>.json
   --verbose         echo server child stderr/stdout
   -h, --help        this text`;
@@ -68,6 +78,10 @@ export function parseArgs(argv) {
     quietWait: 60,
     retries: 2,
     repeat: 1,
+    curves: false,
+    curvesSeconds: 3,
+    curvesWarmup: 1,
+    curvesOnly: [...CURVE_SWEEPS],
   };
   const num = (flag, v, min) => {
     const n = Number(v);
@@ -128,6 +142,28 @@ export function parseArgs(argv) {
         opts.baseline = String(next() ?? '');
         if (!opts.baseline) throw new Error('--baseline needs a directory');
         break;
+      case '--curves':
+        opts.curves = true;
+        break;
+      case '--curves-seconds':
+        opts.curvesSeconds = num(a, next(), 0.1);
+        break;
+      case '--curves-warmup':
+        opts.curvesWarmup = num(a, next(), 0);
+        break;
+      case '--curves-only': {
+        const list = String(next() ?? '')
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
+        for (const s of list)
+          if (!CURVE_SWEEPS.includes(s))
+            throw new Error(`--curves-only: unknown sweep "${s}" (known: ${CURVE_SWEEPS.join(',')})`);
+        if (!list.length) throw new Error('--curves-only needs at least one sweep');
+        opts.curves = true;
+        opts.curvesOnly = CURVE_SWEEPS.filter((s) => list.includes(s));
+        break;
+      }
       case '--no-json':
         opts.json = false;
         break;

@@ -168,10 +168,10 @@ export function printTable(results, ratios, order) {
   );
 }
 
-export function writeJson(dir, doc) {
+export function writeJson(dir, doc, prefix = 'flows') {
   mkdirSync(dir, { recursive: true });
   const stamp = new Date(doc.startedAt).toISOString().replace(/[:.]/g, '-');
-  const file = join(dir, `flows-${stamp}.json`);
+  const file = join(dir, `${prefix}-${stamp}.json`);
   writeFileSync(file, `${JSON.stringify(doc, null, 2)}\n`);
   return file;
 }
