@@ -70,6 +70,12 @@ for (const sig of ['SIGINT', 'SIGTERM']) {
   });
 }
 
+// --curves: cost as work grows (lib/curves.mjs) instead of the table; it starts its servers the way the rows do.
+if (opts.curves) {
+  const { runCurves } = await import('./lib/curves.mjs');
+  process.exit((await runCurves(opts)) ? 0 : 1);
+}
+
 function gitCommit() {
   try {
     return execFileSync('git', ['rev-parse', '--short', 'HEAD'], {

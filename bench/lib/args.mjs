@@ -22,6 +22,9 @@ export const SERVER_NAMES = [
   'bare',
   ...GATEWAY_NAMES,
 ];
+/** The sweeps of `--curves` (lib/curves.mjs), in run order. */
+export const CURVE_SWEEPS = ['questions', 'args', 'concurrency'];
+
 /** Run order when --baseline adds an earlier build of ours: right after ours, so the two share conditions. */
 const RUN_ORDER = ['ours', 'baseline', ...SERVER_NAMES.filter((s) => s !== 'ours')];
 
@@ -57,6 +60,13 @@ export const USAGE = `usage: node bench/flows.mjs [flags]
                     another (taskset), so a row's server CPU per flow is its
                     own (default: pinned when taskset exists and 2 CPUs are
                     allowed; --pin fails when it cannot pin)
+  --curves          instead of the table: cost as work grows (lib/curves.mjs):
+                    flows/s and server µs per flow against questions per flow,
+                    argument size and concurrency; writes
+                    docs/images/bench-curves.svg and bench/results/curves-*.json
+  --curves-seconds N  measured window per point, seconds (default 3)
+  --curves-warmup N   warm-up before each point, seconds (default 1)
+  --curves-only LIST  comma-separated subset of: questions,args,concurrency
   --no-json         do not write bench/results/flows-<timestamp>.json
   --verbose         echo server child stderr/stdout
   -h, --help        this text`;
@@ -74,6 +84,10 @@ export function parseArgs(argv) {
     retries: 2,
     repeat: 1,
     pin: 'auto',
+    curves: false,
+    curvesSeconds: 3,
+    curvesWarmup: 1,
+    curvesOnly: [...CURVE_SWEEPS],
   };
   const num = (flag, v, min) => {
     const n = Number(v);
@@ -140,6 +154,28 @@ export function parseArgs(argv) {
       case '--no-pin':
         opts.pin = false;
         break;
+      case '--curves':
+        opts.curves = true;
+        break;
+      case '--curves-seconds':
+        opts.curvesSeconds = num(a, next(), 0.1);
+        break;
+      case '--curves-warmup':
+        opts.curvesWarmup = num(a, next(), 0);
+        break;
+      case '--curves-only': {
+        const list = String(next() ?? '')
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
+        for (const s of list)
+          if (!CURVE_SWEEPS.includes(s))
+            throw new Error(`--curves-only: unknown sweep "${s}" (known: ${CURVE_SWEEPS.join(',')})`);
+        if (!list.length) throw new Error('--curves-only needs at least one sweep');
+        opts.curves = true;
+        opts.curvesOnly = CURVE_SWEEPS.filter((s) => list.includes(s));
+        break;
+      }
       case '--no-json':
         opts.json = false;
         break;

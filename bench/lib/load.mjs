@@ -45,6 +45,8 @@ export function percentile(sorted, p) {
  * @param {number} o.measureMs
  * @param {() => boolean} o.isAlive        server child still running?
  * @param {() => void} [o.onMeasureStart]  called once when the window opens
+ * @param {(worker: number, seq: number) => Promise<void>} [o.op]  one operation of its own instead of `kind`'s
+ *                                        (lib/curves.mjs); it throws a CheckError when a response is wrong
  */
 export async function runClosedLoop({
   kind,
@@ -55,6 +57,7 @@ export async function runClosedLoop({
   measureMs,
   isAlive,
   onMeasureStart,
+  op: customOp,
 }) {
   const t0 = performance.now();
   const windowStart = t0 + warmupMs;
@@ -102,7 +105,7 @@ export async function runClosedLoop({
     checkEcho(parseRpcResponse(await post(echoHeaders, echoBody(id, tool, message)), id), message);
   }
 
-  const op = kind === 'mrtr' ? mrtrFlow : kind === 'call' ? echoCall : bareOp;
+  const op = customOp ?? (kind === 'mrtr' ? mrtrFlow : kind === 'call' ? echoCall : bareOp);
 
   async function worker(w) {
     let seq = 0;

@@ -3,7 +3,7 @@
 // test/fixtures/approval-server.ts is the same tool for the tests.
 //
 // Usage: node bench/lib/ours-server.mjs --port P [--root DIR] [--store memory|sqlite|redis]
-//        [--auth dev|jwt|jwt-uncached] [--audit sqlite|sqlite-full|postgres]
+//        [--auth dev|jwt|jwt-uncached] [--audit sqlite|sqlite-full|postgres] [--questions-tool]
 // (0 = ephemeral; DIR:
 // another checkout, built, for `npm run bench -- --baseline DIR`). Prints `listening on http://127.0.0.1:P/mcp`
 // when ready. Keys come from MRTR_STATE_KEYS, else a per-process key. --store turns the replay guard on: sqlite is a
@@ -162,6 +162,10 @@ const server = new McpServer({
     });
   },
 );
+
+// --questions-tool: the curves bench's n-question tool (lib/questions-tool.mjs) beside approve_change.
+if (process.argv.includes('--questions-tool'))
+  (await import('./questions-tool.mjs')).addQuestionsTool(server, { z, text });
 
 const port = Number(arg('--port') ?? 0);
 // listen(), not a bare node:http server: the benchmark measures the transport users get, slow-client limits included.

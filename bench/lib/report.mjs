@@ -206,10 +206,10 @@ function printGoals(results, ratios) {
   for (const line of lines) console.log(line);
 }
 
-export function writeJson(dir, doc) {
+export function writeJson(dir, doc, prefix = 'flows') {
   mkdirSync(dir, { recursive: true });
   const stamp = new Date(doc.startedAt).toISOString().replace(/[:.]/g, '-');
-  const file = join(dir, `flows-${stamp}.json`);
+  const file = join(dir, `${prefix}-${stamp}.json`);
   writeFileSync(file, `${JSON.stringify(doc, null, 2)}\n`);
   return file;
 }
