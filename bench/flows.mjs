@@ -73,6 +73,7 @@ for (const sig of ['SIGINT', 'SIGTERM']) {
 // --curves: cost as work grows (lib/curves.mjs) instead of the table; it starts its servers the way the rows do.
 if (opts.curves) {
   const { runCurves } = await import('./lib/curves.mjs');
+  opts.pinned = pin.pinned ? { serverCpu: pin.serverCpu, generatorCpu: pin.generatorCpu } : false;
   process.exit((await runCurves(opts)) ? 0 : 1);
 }
 

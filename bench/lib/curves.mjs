@@ -127,7 +127,8 @@ export async function runCurves(opts) {
   const cpus = os.cpus();
   console.log(
     `mrtr curves — node ${process.version}, ${cpus.length} × ${cpus[0]?.model ?? 'cpu'}, ` +
-      `warm-up ${opts.curvesWarmup} s + window ${opts.curvesSeconds} s per point, sweeps: ${opts.curvesOnly.join(', ')}`,
+      `warm-up ${opts.curvesWarmup} s + window ${opts.curvesSeconds} s per point, sweeps: ${opts.curvesOnly.join(', ')}, ` +
+      (opts.pinned ? `servers pinned to CPU ${opts.pinned.serverCpu}` : 'not pinned'),
   );
   const sweeps = {};
   for (const name of opts.curvesOnly) sweeps[name] = await runSweep(name, opts);
@@ -167,6 +168,7 @@ export async function runCurves(opts) {
           warmup: opts.curvesWarmup,
           concurrency: opts.concurrency,
           sweeps: opts.curvesOnly,
+          pinned: opts.pinned ?? false,
         },
         env: {
           node: process.version,
