@@ -19,10 +19,15 @@ const MAX_VERIFIED = 10_000;
 
 type Entry = [id: string, expiresAt: number];
 
-/** The bucket a principal's tasks are counted in: issuer, subject and client, as task ownership is decided. */
+/**
+ * The bucket a principal's tasks are counted in: the person (issuer and subject), whatever the client — a new
+ * client_id is one dynamic registration away, so counting per client would let one person multiply the limit (a task
+ * itself stays bound to its client too: task-service.ts). Callers without a principal (no authentication) share one
+ * bucket, as they share the refusal limit's.
+ */
 export function ownerOf(principal: Principal | null | undefined): string {
   if (!principal) return 'anonymous';
-  const who = JSON.stringify([principal.issuer ?? null, principal.subject, principal.clientId ?? null]);
+  const who = JSON.stringify([principal.issuer ?? null, principal.subject]);
   return createHash('sha256').update(who).digest('base64url');
 }
 
