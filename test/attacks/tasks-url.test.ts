@@ -24,6 +24,16 @@ function server() {
       seen.push('again opened');
       return text('both opened');
     })
+    // A plain link, then a second factor at the same address: the second factor was never shown to the client.
+    .tool({ name: 'link_then_second_factor', description: 'x', task: 'optional' }, async (_a, ctx) => {
+      await ctx.ask.url('Read the page', LINK, { key: 'page' });
+      await ctx.ask.url('Confirm with your second factor', LINK, {
+        key: 'sf',
+        humanRequired: 'second_factor',
+      });
+      seen.push('second factor answered');
+      return text('confirmed');
+    })
     // A consent link (another kind of person-at-a-page) asked again is not a second factor either.
     .tool({ name: 'consent_twice', description: 'x', task: 'optional' }, async (_a, ctx) => {
       await ctx.ask.url('Consent', LINK, { key: 'c1', humanRequired: 'consent' } as never);
@@ -77,4 +87,27 @@ describe('attack: a link the client opened once, asked again', () => {
       expect((await pollUntil(s, result.taskId, ended, ALICE)).status).toBe('completed');
     });
   }
+});
+
+describe('attack: a second factor at an address the client opened for another question', () => {
+  it('is shown to the client, not answered "opened" on its behalf', async () => {
+    const { server: s, seen } = server();
+    const { result } = (await send(
+      s,
+      'tools/call',
+      { name: 'link_then_second_factor', arguments: {} },
+      { who: ALICE },
+    )) as Loose;
+    await pollUntil(s, result.taskId, (t) => t.status === 'input_required' || ended(t), ALICE);
+    await answer(s, result.taskId, 'page');
+    const next = await pollUntil(
+      s,
+      result.taskId,
+      (t) => t.status === 'input_required' || ended(t) || seen.length > 0,
+      ALICE,
+    );
+    expect(seen).toEqual([]);
+    expect(next.status).toBe('input_required');
+    expect(Object.keys(next.inputRequests)).toEqual(['sf']);
+  });
 });
