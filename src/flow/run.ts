@@ -96,7 +96,7 @@ export function runFlowRound<R>(
     if (error instanceof FlowPause && session?.hasRunningSteps())
       return session.settleSteps().then(
         () => ended(error),
-        () => ended(error),
+        (failure: unknown) => ended(pausedOrFailed(error, failure)),
       );
     return ended(error);
   }
@@ -114,11 +114,20 @@ export function runFlowRound<R>(
       if (session?.hasRunningSteps())
         return session.settleSteps().then(
           () => ended(error),
-          () => ended(error),
+          (failure: unknown) => ended(pausedOrFailed(error, failure)),
         );
       return ended(error);
     },
   );
+}
+
+/**
+ * A round that paused while a step was running, and the step failed: the round fails with the step, as it would have
+ * without the pause — whoever continues a paused round would otherwise run the failed step again (its effect may be
+ * half done). Any other error the handler threw stays the round's error.
+ */
+function pausedOrFailed(error: unknown, stepFailure: unknown): unknown {
+  return error instanceof FlowPause ? stepFailure : error;
 }
 
 function finishRound<R>(

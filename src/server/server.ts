@@ -139,8 +139,9 @@ export interface TaskOptions {
    */
   leaseMs?: number;
   /**
-   * Unfinished tasks one principal may have (default 100, at most 10 000): past it, a call that would become a task
-   * gets 429 with Retry-After, and a call that waits for a person is answered as a plain round instead.
+   * Unfinished tasks one person (issuer and subject, through any client) may have (default 100, at most 10 000): past
+   * it, a call that would become a task gets 429 with Retry-After, and a call that waits for a person is answered as
+   * a plain round instead. Callers without authentication share one count.
    */
   maxPerPrincipal?: number;
 }

@@ -199,7 +199,8 @@ describe('a round read into the task', () => {
       );
     for (const hint of [undefined, 'consent', 'approval_page']) {
       const opened = withAnswers(round(fresh(), hint), { go: { action: 'accept' } }, 3000)!;
-      expect(opened.openedUrls).toEqual(['https://x/l']);
+      // Not a second factor: the link is not kept as opened at all.
+      expect(opened.openedUrls).toEqual([]);
       const again = round(opened, hint);
       expect(again.status).toBe('input_required');
       expect(again.waitingKeys).toEqual([]);

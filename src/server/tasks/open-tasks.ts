@@ -14,13 +14,20 @@ const KEY = (owner: string) => `mrtr:tasks-of:${owner}`;
 const MAX_ATTEMPTS = 16;
 /** How long a principal at its limit is asked to wait: a task ends when a person or a long job is done. */
 const RETRY_AFTER_SECONDS = 30;
+/** Principals whose full list this instance found all open, remembered at most (the oldest is forgotten first). */
+const MAX_VERIFIED = 10_000;
 
 type Entry = [id: string, expiresAt: number];
 
-/** The bucket a principal's tasks are counted in: issuer, subject and client, as task ownership is decided. */
+/**
+ * The bucket a principal's tasks are counted in: the person (issuer and subject), whatever the client — a new
+ * client_id is one dynamic registration away, so counting per client would let one person multiply the limit (a task
+ * itself stays bound to its client too: task-service.ts). Callers without a principal (no authentication) share one
+ * bucket, as they share the refusal limit's.
+ */
 export function ownerOf(principal: Principal | null | undefined): string {
   if (!principal) return 'anonymous';
-  const who = JSON.stringify([principal.issuer ?? null, principal.subject, principal.clientId ?? null]);
+  const who = JSON.stringify([principal.issuer ?? null, principal.subject]);
   return createHash('sha256').update(who).digest('base64url');
 }
 
@@ -45,6 +52,14 @@ export class OpenTasks {
   ) {}
 
   /**
+   * Lists this instance re-checked in full and found all open: the list's store version then, and until when that
+   * stands. A principal at its limit calling again and again costs one read per call, not one per listed task; a
+   * change to its list (a task ended or expired, on any instance) changes the version, and a task whose end was
+   * never written is found at the next full re-check, at most Retry-After later.
+   */
+  private readonly verified = new Map<string, { version: number; until: number }>();
+
+  /**
    * Refuse (tooManyTasks) when `owner` is at the limit already: a cheap read before a round runs, so a principal at
    * its limit is turned away before its call does any work. `add` decides for good.
    */
@@ -53,9 +68,10 @@ export class OpenTasks {
     if (!entry) return;
     const live = this.unexpired(JSON.parse(entry.value) as Entry[]);
     if (live.length < this.limit) return;
+    if (this.stillVerified(owner, entry.version)) throw tooManyTasks(live.length, this.limit);
     // Tasks that ended are dropped when they end; one whose end was not written (an instance died) is found here.
     const open = await this.stillOpen(live);
-    if (open.length >= this.limit) throw tooManyTasks(open.length, this.limit);
+    if (open.length >= this.limit) throw this.full(owner, entry.version, open.length);
   }
 
   /** Count task `id` for `owner` until it ends or expires; tooManyTasks when `owner` is at the limit. */
@@ -63,8 +79,11 @@ export class OpenTasks {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const entry = await this.store.get(KEY(owner));
       let list = entry ? this.unexpired(JSON.parse(entry.value) as Entry[]) : [];
-      if (list.length >= this.limit) list = await this.stillOpen(list);
-      if (list.length >= this.limit) throw tooManyTasks(list.length, this.limit);
+      if (entry && list.length >= this.limit) {
+        if (this.stillVerified(owner, entry.version)) throw tooManyTasks(list.length, this.limit);
+        list = await this.stillOpen(list);
+        if (list.length >= this.limit) throw this.full(owner, entry.version, list.length);
+      }
       list.push([id, expiresAt]);
       if (await this.write(owner, entry?.version, list)) return;
     }
@@ -73,6 +92,7 @@ export class OpenTasks {
 
   /** Stop counting task `id` (it ended). */
   async remove(owner: string, id: string): Promise<void> {
+    this.verified.delete(owner);
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const entry = await this.store.get(KEY(owner));
       if (!entry) return;
@@ -80,6 +100,24 @@ export class OpenTasks {
       if (await this.write(owner, entry.version, list)) return;
     }
     throw new MrtrError('ERR_STORE_CONTENDED', 'task count: too many conflicting writes');
+  }
+
+  private stillVerified(owner: string, version: number): boolean {
+    const known = this.verified.get(owner);
+    if (known && known.version === version && known.until > this.now()) return true;
+    if (known) this.verified.delete(owner);
+    return false;
+  }
+
+  /** The list at `version` was re-checked and is all open: remembered, and the refusal to throw. */
+  private full(owner: string, version: number, count: number): RoundRefused {
+    this.verified.delete(owner);
+    if (this.verified.size >= MAX_VERIFIED) {
+      const oldest = this.verified.keys().next().value;
+      if (oldest !== undefined) this.verified.delete(oldest);
+    }
+    this.verified.set(owner, { version, until: this.now() + RETRY_AFTER_SECONDS * 1000 });
+    return tooManyTasks(count, this.limit);
   }
 
   private unexpired(list: Entry[]): Entry[] {

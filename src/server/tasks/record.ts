@@ -187,9 +187,12 @@ export function withAnswers(
     answers[question.key] = response as InputResponse;
     delete asked[taskKey];
     taken += 1;
+    // Only a second factor's link counts as opened: a link opened for any other question does not make a second
+    // factor at the same address one the client has seen (it would be waited out, never shown).
     const url = urlOf(question.request);
     if (
       url !== undefined &&
+      humanRequired(question.request) === 'second_factor' &&
       (response as { action?: unknown } | null)?.action === 'accept' &&
       !openedUrls.includes(url)
     )
@@ -260,6 +263,10 @@ function waitsForPerson(request: JsonObject, openedUrls: readonly string[]): str
   if (meta?.[META_HUMAN_REQUIRED] === 'second_factor' && url !== undefined && openedUrls.includes(url))
     return progress ?? 'waiting for the person at the link';
   return undefined;
+}
+
+function humanRequired(request: JsonObject): unknown {
+  return ((request.params as JsonObject | undefined)?._meta as JsonObject | undefined)?.[META_HUMAN_REQUIRED];
 }
 
 function urlOf(request: JsonObject): string | undefined {

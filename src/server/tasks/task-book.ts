@@ -31,6 +31,12 @@ export class TaskBook {
       throw new MrtrError('ERR_CORRUPT_DATA', `task id collision: ${record.id}`);
   }
 
+  /** Take back a record whose task was refused after it was written (nobody was told its id; it never ran). */
+  async discard(id: string): Promise<void> {
+    const entry = await this.store.get(KEY(id));
+    if (entry) await this.store.remove(KEY(id), entry.version);
+  }
+
   async get(id: string): Promise<TaskRecord | undefined> {
     const entry = await this.store.get(KEY(id));
     return entry ? (JSON.parse(entry.value) as TaskRecord) : undefined;

@@ -139,8 +139,20 @@ export class TaskService {
         ErrorCode.InvalidParams,
         `Invalid params: this call is too large to run as a task (${size} bytes with its arguments and _meta; a task starts with at most ${MAX_CREATED_BYTES})`,
       );
-    await this.o.open.add(ownerOf(record.principal), record.id, record.createdAt + record.ttlMs);
+    // Stored first, counted second: a count only ever names tasks whose record is there, so a concurrent call at the
+    // limit, re-checking the listed tasks, cannot mistake one still being written for one that ended and drop it.
     await this.o.book.create(record);
+    try {
+      await this.o.open.add(ownerOf(record.principal), record.id, record.createdAt + record.ttlMs);
+    } catch (error) {
+      // Refused (or the count unavailable): the record is taken back; nobody was told its id, and it never ran.
+      await this.o.book
+        .discard(record.id)
+        .catch((cause: unknown) =>
+          this.o.logger.warn({ task: record.id, err: messageOf(cause) }, 'refused task record not removed'),
+        );
+      throw error;
+    }
     this.emit(record);
     if (record.lease) this.launch(record);
     else this.schedule(record);
