@@ -319,6 +319,21 @@ describe('the audit trail', () => {
   });
 });
 
+describe('the audit trail names only tasks that exist', () => {
+  it('a call refused as a task (too large) records created: false, never a task that was not stored', async () => {
+    const events: RoundEvent[] = [];
+    const { server } = taskServer({ events });
+    const reply = await send(server, 'tools/call', {
+      name: 'quick',
+      arguments: { blob: 'x'.repeat(900_000) },
+    });
+    expect(reply.error.code).toBe(-32602);
+    const event = events.find((e) => e.method === 'tools/call' && e.outcome !== 'input_required');
+    expect(event?.notes?.task).toMatchObject({ created: false });
+    expect(JSON.stringify(events.map((e) => e.notes))).not.toContain('"created":true');
+  });
+});
+
 describe('task status notifications on subscriptions/listen', () => {
   it('a client without the extension asking for taskIds gets -32021', async () => {
     const { server } = taskServer();

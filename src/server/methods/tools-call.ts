@@ -64,9 +64,8 @@ function callTool(core: Core, call: Call, name: string, tool: ToolEntry | undefi
   const becomesTask = declared && tool.task !== undefined;
   const startTask = becomesTask
     ? () => {
-        const taskId = newTaskId();
-        call.trace?.note({ task: { id: taskId, status: 'working', created: true } });
-        throw new TaskStart(taskId, tool.task?.ttlMs ?? tasks.ttlMs);
+        // The audit event names the task once it is stored (startedTask): a call that fails on the way makes none.
+        throw new TaskStart(newTaskId(), tool.task?.ttlMs ?? tasks.ttlMs);
       }
     : undefined;
   if (inTask) call.trace?.note({ task: { id: call.env.taskId } });
@@ -155,11 +154,16 @@ function startedTask(
         };
   return tasks
     .create({ params, principal: call.env.principal, id: start.taskId }, name, origin, tool.task?.ttlMs)
-    .catch((error: unknown) => {
-      if (error instanceof RoundRefused && error.reason === 'too_many_tasks')
-        call.trace?.note({ task: { id: start.taskId, created: false, refused: 'too_many_tasks' } });
-      throw error;
-    });
+    .then(
+      (created) => {
+        call.trace?.note({ task: { id: start.taskId, status: 'working', created: true } });
+        return created;
+      },
+      (error: unknown) => {
+        call.trace?.note({ task: { id: start.taskId, created: false, ...refusalNote(error) } });
+        throw error;
+      },
+    );
 }
 
 /** The round asks something only a person elsewhere can end (an approval, an opened step-up): the wait becomes a task. */
@@ -172,7 +176,6 @@ function waitingTask(
   openedUrls: string[],
 ): Promise<Result> {
   const id = newTaskId();
-  call.trace?.note({ task: { id, status: 'working', created: true, waiting: true } });
   return tasks
     .create(
       { params: call.params, principal: call.env.principal, id },
@@ -180,13 +183,22 @@ function waitingTask(
       { kind: 'asked', result: result as JsonObject, openedUrls },
       tool.task?.ttlMs,
     )
-    .catch((error: unknown) => {
-      // The principal has as many unfinished tasks as it may: the wait goes on as plain rounds, as without tasks.
-      if (!(error instanceof RoundRefused) || error.reason !== 'too_many_tasks') throw error;
-      call.trace?.note({ task: { id, created: false, refused: 'too_many_tasks' } });
-      return result;
-    });
+    .then(
+      (created) => {
+        call.trace?.note({ task: { id, status: 'working', created: true, waiting: true } });
+        return created;
+      },
+      (error: unknown) => {
+        call.trace?.note({ task: { id, created: false, ...refusalNote(error) } });
+        // The principal has as many unfinished tasks as it may: the wait goes on as plain rounds, as without tasks.
+        if (error instanceof RoundRefused && error.reason === 'too_many_tasks') return result;
+        throw error;
+      },
+    );
 }
+
+const refusalNote = (error: unknown) =>
+  error instanceof RoundRefused && error.reason === 'too_many_tasks' ? { refused: 'too_many_tasks' } : {};
 
 /**
  * Whether the round waits for a person elsewhere: an approval (the client has nothing to answer), or a second factor
