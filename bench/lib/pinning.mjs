@@ -29,6 +29,9 @@ const hasTaskset = () => spawnSync('taskset', ['--version'], { stdio: 'ignore' }
  */
 export function pinPlan(wanted) {
   if (wanted === false) return { pinned: false, why: '--no-pin' };
+  // The re-executed run (runPinned) may use only the generator's CPU: the plan comes with it.
+  const inherited = /^(\d+):(\d+)$/.exec(process.env.MRTR_BENCH_PINNED ?? '');
+  if (inherited) return { pinned: true, generatorCpu: Number(inherited[1]), serverCpu: Number(inherited[2]) };
   const cpus = allowedCpus();
   const problem = !hasTaskset()
     ? 'taskset not found (Debian package util-linux)'
@@ -47,11 +50,12 @@ export function pinPlan(wanted) {
  * run. Re-executing is the only way to set a node process's own affinity without a native module.
  */
 export function runPinned(plan) {
-  if (!plan.pinned || process.env.MRTR_BENCH_PINNED === String(plan.generatorCpu)) return;
+  const mark = `${plan.generatorCpu}:${plan.serverCpu}`;
+  if (!plan.pinned || process.env.MRTR_BENCH_PINNED === mark) return;
   const run = spawnSync(
     'taskset',
     ['-c', String(plan.generatorCpu), process.execPath, ...process.execArgv, ...process.argv.slice(1)],
-    { stdio: 'inherit', env: { ...process.env, MRTR_BENCH_PINNED: String(plan.generatorCpu) } },
+    { stdio: 'inherit', env: { ...process.env, MRTR_BENCH_PINNED: mark } },
   );
   process.exit(run.status ?? 1);
 }
