@@ -17,7 +17,7 @@ function bounded(limit: number) {
     stateKeys: generateKeySpec(),
     logger: { info() {}, warn() {}, error() {} },
     tasks: { maxPerPrincipal: limit },
-  }).tool({ name: 'held', description: 'waits for the test', task: 'optional' }, async () => {
+  }).tool({ name: 'held', description: 'waits for the test', task: 'required' }, async () => {
     await release.promise;
     return text('released');
   });

@@ -16,7 +16,7 @@ function bounded(limit: number, store = new MemoryStore()) {
     stateKeys: generateKeySpec(),
     logger: { info() {}, warn() {}, error() {} },
     tasks: { maxPerPrincipal: limit, store },
-  }).tool({ name: 'held', description: 'waits for the test', task: 'optional' }, async () => {
+  }).tool({ name: 'held', description: 'waits for the test', task: 'required' }, async () => {
     await release.promise;
     return text('released');
   });

@@ -553,10 +553,13 @@ describe("each principal's unfinished tasks are bounded (tasks.maxPerPrincipal)"
       logger: { info() {}, warn() {}, error() {} },
       tasks: { maxPerPrincipal: 2 },
     })
-      .tool({ name: 'held', description: 'waits for the test', task: 'optional' }, async () => {
+      .tool({ name: 'held', description: 'waits for the test', task: 'required' }, async () => {
         await release.promise;
         return text('released');
       })
+      .tool({ name: 'sometimes', description: 'a task if it can be', task: 'optional' }, (_a, ctx) =>
+        text('ran'),
+      )
       .tool({ name: 'needs_approval', description: 'waits for a person elsewhere' }, async (_a, ctx) => {
         await ctx.ask.url('Ask your approver', 'https://approvals.test/1', {
           key: 'approval',
@@ -586,6 +589,16 @@ describe("each principal's unfinished tasks are bounded (tasks.maxPerPrincipal)"
     expect(statuses).toEqual([429]);
     // Another principal has a share of its own.
     expect((await call('held', MALLORY)).result.resultType).toBe('task');
+    release.resolve();
+  });
+
+  it('past the limit a tool that may also run plainly runs as a plain call, with no 429', async () => {
+    const { release, statuses, call } = bounded();
+    await call('held', ALICE);
+    await call('held', ALICE);
+    const plain = await call('sometimes', ALICE);
+    expect(plain.result).toMatchObject({ resultType: 'complete' });
+    expect(statuses).toEqual([]);
     release.resolve();
   });
 

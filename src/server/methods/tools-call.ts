@@ -69,11 +69,22 @@ function callTool(core: Core, call: Call, name: string, tool: ToolEntry | undefi
       }
     : undefined;
   if (inTask) call.trace?.note({ task: { id: call.env.taskId } });
-  // A principal at its limit of unfinished tasks is turned away before the call does any work.
+  // A principal at its limit of unfinished tasks is turned away before the call does any work — unless the tool may
+  // also run as a plain call: then it does, as for a client without the extension.
   if (becomesTask && tasks)
-    return tasks
-      .admits(call.env.principal)
-      .then(() => runTool(core, call, name, tool, args, checkOutput, startTask, declared));
+    return tasks.admits(call.env.principal).then(
+      () => runTool(core, call, name, tool, args, checkOutput, startTask, declared),
+      (error: unknown) => {
+        if (
+          !(error instanceof RoundRefused) ||
+          error.reason !== 'too_many_tasks' ||
+          tool.task?.support !== 'optional'
+        )
+          throw error;
+        call.trace?.note({ task: { created: false, refused: 'too_many_tasks', ranAsPlainCall: true } });
+        return runTool(core, call, name, tool, args, checkOutput, undefined, false);
+      },
+    );
   return runTool(core, call, name, tool, args, checkOutput, startTask, declared);
 }
 
