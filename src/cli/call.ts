@@ -31,7 +31,7 @@ import { PRUNED_NOTE, printableJson, printContent } from './show-result.js';
 import { openInBrowser, signIn } from './sign-in.js';
 import { stdioTransport, transportFor } from './target.js';
 import { printJson, printLine, printUsage, printUsageError } from './terminal/print.js';
-import { TaskProgress } from './terminal/task-progress.js';
+import { TaskProgress, taskLine } from './terminal/task-progress.js';
 import { CallUi } from './terminal/ui.js';
 
 export { answerFromCli } from './answers.js';
@@ -221,7 +221,13 @@ export interface MrtrCommand {
   /** The line shown before the call starts (default: `→ <name> <args> on <server>`). */
   announce?(name: string, server: SafeText): SafeText;
   /** The one line to print for a failed outcome instead of describeOutcome's, when the command knows better. */
-  explain?(outcome: MrtrOutcome, name: string, sawTask: boolean): SafeText | undefined;
+  explain?(
+    outcome: MrtrOutcome,
+    name: string,
+    sawTask: boolean,
+    /** How to reach the same server again: the arguments after `mrtr task get <id>`. */
+    again: readonly string[],
+  ): SafeText | undefined;
 }
 
 export const CALL: MrtrCommand = {
@@ -500,7 +506,7 @@ export async function mrtrCommand(argv: string[], what: MrtrCommand): Promise<nu
       const requests = safe`${outcome.rounds} request${outcome.rounds === 1 ? safe`` : safe`s`}`;
       const how =
         questions === 0
-          ? safe`at once`
+          ? safe`(no questions)`
           : safe`after ${questions} round${questions === 1 ? safe`` : safe`s`} of questions (${requests})`;
       if (code === EXIT.ok) ui.line(ui.green(safe`✓ done ${how}`));
       else if (code === EXIT.declined) {
@@ -515,12 +521,12 @@ export async function mrtrCommand(argv: string[], what: MrtrCommand): Promise<nu
     if (outcome.status === 'timeout')
       printLine(
         stderr,
-        progress.sawTask
-          ? safe`${me}: ${timedOut()}; the task goes on on the server: resume it with the mrtr task get line above`
+        progress.taskId !== undefined
+          ? safe`${me}: ${timedOut()}; the task keeps running on the server: resume it with ${taskLine('get', progress.taskId, line.again)}`
           : safe`${me}: ${timedOut()} (${outcome.rounds} rounds)`,
       );
     else {
-      const explained = what.explain?.(outcome, tool as string, progress.sawTask);
+      const explained = what.explain?.(outcome, tool as string, progress.sawTask, line.again);
       if (explained !== undefined) printLine(stderr, safe`${me}: ${explained}`);
       else printFailure(stderr, me, describeOutcome(outcome));
     }

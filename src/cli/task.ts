@@ -17,7 +17,7 @@ import type { JsonObject } from '../protocol/index.js';
 import { CALL, type CommandContext, EXIT, type MrtrCommand, mrtrCommand } from './call.js';
 import { PRUNED_NOTE, printableJson, printContent } from './show-result.js';
 import { printJson, printLine, printUsage, printUsageError } from './terminal/print.js';
-import { taskStatusLine } from './terminal/task-progress.js';
+import { taskLine, taskStatusLine } from './terminal/task-progress.js';
 
 export const TASK_USAGE = `usage: mrtr task get <id> <url> [--answers JSON] [--token T] [--json] [--no-wait]
                         [--max-rounds N] [--timeout SECONDS]
@@ -107,9 +107,9 @@ export const TASK_GET: MrtrCommand = {
     if (pruned) printLine(process.stderr, safe`${ctx.me}: warning: ${PRUNED_NOTE}`);
     return EXIT.ok;
   },
-  explain(outcome: MrtrOutcome, id: string, sawTask: boolean) {
+  explain(outcome: MrtrOutcome, id: string, sawTask: boolean, again: readonly string[]) {
     if (outcome.status === 'aborted')
-      return safe`stopped watching task ${safeLine(id)}; it goes on on the server (mrtr task cancel ends it)`;
+      return safe`stopped watching task ${safeLine(id)}; it keeps running on the server (${taskLine('cancel', id, again)} ends it)`;
     // The first tasks/get failed: the id itself is what is wrong, not the task's work.
     if (outcome.status !== 'server_error' || sawTask || outcome.error.code !== -32602) return undefined;
     return safe`task ${safeLine(id)} is not known to the server: ${safeLine(outcome.error.message)}`;
@@ -121,10 +121,12 @@ export const TASK_CANCEL: MrtrCommand = {
   name: 'task cancel',
   flags: [],
   async instead(client, id, ctx: CommandContext) {
+    let before: DetailedTask;
     let after: DetailedTask;
     try {
+      // The acknowledgement is the same whatever the task's state: its state before and after says what it did.
+      before = await client.getTask(id, { signal: ctx.signal, timeoutMs: ctx.timeoutMs });
       await client.cancelTask(id, { signal: ctx.signal, timeoutMs: ctx.timeoutMs });
-      // The acknowledgement is the same whatever the task's state: its state says what the cancel did.
       after = await client.getTask(id, { signal: ctx.signal, timeoutMs: ctx.timeoutMs });
     } catch (error) {
       const { line, code } = failure(error, id, serverOf(client));
@@ -135,11 +137,13 @@ export const TASK_CANCEL: MrtrCommand = {
     const status = safeLine(after.status);
     printLine(
       process.stdout,
-      after.status === 'cancelled'
-        ? safe`task ${task} cancelled`
-        : after.status === 'completed' || after.status === 'failed'
-          ? safe`task ${task} had already ended (${status}): nothing to cancel`
-          : safe`cancel sent for task ${task}; it is still ${status} (cancelling is cooperative)`,
+      before.status === 'cancelled'
+        ? safe`task ${task} was already cancelled: nothing to do`
+        : after.status === 'cancelled'
+          ? safe`task ${task} cancelled`
+          : after.status === 'completed' || after.status === 'failed'
+            ? safe`task ${task} had already ended (${status}): nothing to cancel`
+            : safe`cancel sent for task ${task}; it is still ${status} (cancelling is cooperative)`,
     );
     return EXIT.ok;
   },

@@ -25,6 +25,11 @@ const ALLOWED: readonly Allowed[] = [
     why: 'a JSON-RPC error the server sent: its numeric code is the server’s',
   },
   {
+    file: 'flow/errors.ts',
+    line: 'class FlowPause extends Error',
+    why: 'internal: a round that stops to go on in a task; tools/call turns it into the task, it never reaches a caller',
+  },
+  {
     file: 'client/answer-questions.ts',
     line: 'class ResolverFailed extends Error',
     why: 'internal: ends the call as resolver_error',

@@ -89,7 +89,7 @@ describe('mrtr call on a task', () => {
     const ended = await watch.done;
     expect(ended.code).toBe(130);
     expect(ended.stderr).toContain(
-      `stopped watching task ${id}; it goes on on the server (mrtr task cancel ends it)`,
+      `stopped watching task ${id}; it keeps running on the server (mrtr task cancel ${id} ${url} ends it)`,
     );
     const state = await mrtr('task', 'get', id, url, '--no-wait', '--json');
     expect(JSON.parse(state.stdout)).toMatchObject({ taskId: id, status: 'working' });
@@ -110,7 +110,9 @@ describe('mrtr task get and cancel', () => {
     );
     expect(r.code).toBe(7);
     const id = announcedTask(r.stderr);
-    expect(r.stderr).toContain('the task goes on on the server: resume it with the mrtr task get line above');
+    expect(r.stderr).toContain(
+      `the task keeps running on the server: resume it with mrtr task get ${id} ${url}`,
+    );
     const look = await mrtr('task', 'get', id, url, '--no-wait');
     expect(look.code).toBe(0);
     expect(look.stdout).toContain(`task ${id}: working`);
@@ -141,6 +143,8 @@ describe('mrtr task get and cancel', () => {
     const followed = await mrtr('task', 'get', id, url);
     expect(followed.code).toBe(1);
     expect(followed.stderr).toContain(`mrtr task get: task ${id} was cancelled`);
+    const twice = await mrtr('task', 'cancel', id, url);
+    expect(twice).toMatchObject({ code: 0, stdout: `task ${id} was already cancelled: nothing to do\n` });
     // A task that completed before the cancel is not reported as cancelled.
     const done = await mrtr('call', url, 'confirm_delete', '--args', '{"filename":"d.txt"}');
     const doneId = announcedTask(done.stderr);

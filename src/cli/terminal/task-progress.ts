@@ -18,6 +18,11 @@ function shellWord(word: string): SafeText {
   return /^[\w@%+=:,./…-]+$/.test(shown) ? shown : safeLine(`'${shown.replaceAll("'", `'\\''`)}'`);
 }
 
+/** `mrtr task get|cancel <id> <server…>`, ready to paste into a shell. */
+export function taskLine(sub: 'get' | 'cancel', taskId: string, again: readonly string[]): SafeText {
+  return safe`mrtr task ${safeLine(sub)} ${shellWord(taskId)} ${joinSafe(again.map(shellWord), ' ')}`;
+}
+
 export interface TaskProgressOptions {
   out: NodeJS.WritableStream;
   /** A TTY: the spinner shows the status, nothing is printed per change. */
@@ -29,26 +34,26 @@ export interface TaskProgressOptions {
 }
 
 export class TaskProgress {
-  private seen = false;
+  /** The task followed, once the call became one. */
+  taskId: string | undefined;
   constructor(private readonly o: TaskProgressOptions) {}
 
   /** Whether the call became a task (a failure afterwards is the task's, not an unknown id's). */
   get sawTask(): boolean {
-    return this.seen;
+    return this.taskId !== undefined;
   }
 
   onEvent(event: MrtrEvent): void {
     if (event.type !== 'task') return;
-    if (!this.seen) {
-      this.seen = true;
+    if (this.taskId === undefined) {
+      this.taskId = event.taskId;
       if (this.o.resume) {
-        const id = shellWord(event.taskId);
-        const again = joinSafe(this.o.resume.map(shellWord), ' ');
+        const command = taskLine('get', event.taskId, this.o.resume);
         // A stdio server started again is a new process: it finds the task only in a store that outlived the old one.
         const caveat = this.o.resume.includes('--stdio')
           ? safe` (a stdio server finds it again only if it keeps tasks in a file or Redis store)`
           : safe``;
-        this.o.say(safe`task ${safeLine(event.taskId)} — resume with: mrtr task get ${id} ${again}${caveat}`);
+        this.o.say(safe`task ${safeLine(event.taskId)} — resume with: ${command}${caveat}`);
       }
     }
     // The driver reports a task only when its status or message changed: each is a new line in a log.
