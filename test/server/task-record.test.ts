@@ -291,3 +291,13 @@ describe('what tasks/get shows', () => {
     });
   });
 });
+
+describe('task ids', () => {
+  it('are 43 base64url characters and never start with "-" (a person pastes them after mrtr task get)', async () => {
+    const { newTaskId, looksLikeTaskId } = await import('../../src/server/tasks/task-book.js');
+    const ids = Array.from({ length: 2000 }, () => newTaskId());
+    expect(ids.every(looksLikeTaskId)).toBe(true);
+    expect(ids.filter((id) => id.startsWith('-'))).toEqual([]);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+});
