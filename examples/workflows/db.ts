@@ -19,8 +19,9 @@ export interface DatabaseSpec {
 export function openDatabase(dataDir: string, spec: DatabaseSpec): Db {
   mkdirSync(dataDir, { recursive: true });
   const db = new Database(join(dataDir, spec.file));
-  db.pragma('journal_mode = WAL');
+  // The busy timeout first: switching a fresh file to WAL takes a lock another process opening it may hold.
   db.pragma('busy_timeout = 5000');
+  db.pragma('journal_mode = WAL');
   db.exec(`${spec.schema}\nCREATE TABLE IF NOT EXISTS seeded (done INTEGER NOT NULL);`);
   db.transaction(() => {
     if (db.prepare('SELECT 1 FROM seeded').get()) return;

@@ -26,9 +26,9 @@ let db, insertEvent, insertCheckpoint, insertKey, head, append;
 try {
   const Database = require(workerData.driver);
   db = new Database(workerData.path);
+  db.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = ' + workerData.synchronous);
-  db.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
   db.exec(workerData.schema);
   insertEvent = db.prepare(workerData.insertEvent);
   insertCheckpoint = db.prepare('INSERT INTO mrtr_audit_checkpoints (instance, seq, hash, note) VALUES (?, ?, ?, ?)');
@@ -99,9 +99,10 @@ class ServingWriter {
 
   constructor(path: string, busyTimeoutMs: number) {
     this.#db = new Database(path);
+    // The busy timeout first: switching a fresh file to WAL takes a lock another process opening it may hold.
+    this.#db.pragma(`busy_timeout = ${busyTimeoutMs}`);
     this.#db.pragma('journal_mode = WAL');
     this.#db.pragma('synchronous = NORMAL');
-    this.#db.pragma(`busy_timeout = ${busyTimeoutMs}`);
     // The worker checkpoints; a commit here must never turn into one.
     this.#db.pragma('wal_autocheckpoint = 0');
     const insertEvent = this.#db.prepare(SQLITE_INSERT_EVENT);

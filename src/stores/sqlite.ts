@@ -47,9 +47,10 @@ export class SqliteStore implements SharedStore {
     this.#db = new (openDriver())(path);
     // WAL lets readers and one writer work at once across processes; NORMAL sync keeps every committed write
     // through a process crash (an OS crash may lose the last ones — a replay record is short-lived anyway).
+    // The busy timeout first: switching a fresh file to WAL takes a lock another process opening it may hold.
+    this.#db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
     this.#db.pragma('journal_mode = WAL');
     this.#db.pragma('synchronous = NORMAL');
-    this.#db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
     this.#db.exec(SCHEMA);
     if (path !== ':memory:') {
       // Checkpoints (the only step that waits for the disk) run on their own thread, never inside a request.

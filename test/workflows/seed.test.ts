@@ -12,6 +12,7 @@ const BUILT = join(import.meta.dirname, '../../dist/workflows/index.js');
 it('three processes opening one fresh data directory at once seed it once', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'mrtr-wf-seed-'));
   try {
+    const said: string[] = [];
     const open = () =>
       new Promise<number | null>((resolve) => {
         const child = spawn(process.execPath, [
@@ -19,9 +20,10 @@ it('three processes opening one fresh data directory at once seed it once', asyn
           '-e',
           `const { workflowsServer } = await import(${JSON.stringify(BUILT)}); workflowsServer({ dataDir: ${JSON.stringify(dir)} });`,
         ]);
+        child.stderr.on('data', (chunk: Buffer) => said.push(chunk.toString()));
         child.once('exit', resolve);
       });
-    expect(await Promise.all([open(), open(), open()])).toEqual([0, 0, 0]);
+    expect(await Promise.all([open(), open(), open()]), said.join('')).toEqual([0, 0, 0]);
     const count = (file: string, table: string) => {
       const db = new Database(join(dir, file), { readonly: true });
       try {
