@@ -5,7 +5,6 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { GATEWAY_NAMES, parseArgs, USAGE } from './lib/args.mjs';
 import { createClient } from './lib/http-client.mjs';
 import { runLegacyLoop } from './lib/legacy-load.mjs';
@@ -25,8 +24,8 @@ import { createRawClient } from './lib/raw-client.mjs';
 import { computeRatios, perRequest, printTable, writeJson } from './lib/report.mjs';
 import {
   authHeaders,
+  cpuWindow,
   createSampler,
-  machineCpuSeconds,
   OURS_ENTRY,
   REPO_ROOT,
   SERVER_DEFS,
@@ -98,15 +97,8 @@ async function measureOnce(def, server, client) {
   const sampler = createSampler(server.pid);
   const warmupMs = opts.warmup * 1000;
   const measureMs = opts.seconds * 1000;
-  const marks = {};
-  const mark = (k) => {
-    marks[k] = {
-      t: performance.now(),
-      srv: sampler.cpuSeconds(),
-      gen: process.cpuUsage(),
-      sys: machineCpuSeconds(),
-    };
-  };
+  const window = cpuWindow(sampler);
+  const { marks, mark } = window;
   const endTimer = setTimeout(() => mark('end'), warmupMs + measureMs);
   process.stdout.write(
     `  warm-up ${opts.warmup} s, measuring ${opts.seconds} s at concurrency ${opts.concurrency} … `,
@@ -141,17 +133,7 @@ async function measureOnce(def, server, client) {
   if (!marks.end) mark('end');
   const mem = sampler.stop();
 
-  const elapsed = (marks.end.t - marks.start.t) / 1000;
-  const genUs = marks.end.gen.user + marks.end.gen.system - (marks.start.gen.user + marks.start.gen.system);
-  const serverCpu = (marks.end.srv - marks.start.srv) / elapsed;
-  const generatorCpu = genUs / 1e6 / elapsed;
-  // In cores: CPU charged to processes other than server and generator (e.g.
-  // a concurrent build or test run), kernel irq/softirq time (mostly the
-  // loopback network stack, charged to no process) and hypervisor steal.
-  const d = (k) => (marks.end.sys[k] - marks.start.sys[k]) / elapsed;
-  const otherCpu = Math.max(0, d('task') - serverCpu - generatorCpu);
-  const irqCpu = d('irq');
-  const stealCpu = d('steal');
+  const { serverCpu, generatorCpu, otherCpu, irqCpu, stealCpu } = window.cpu();
   const disturbed = otherCpu > DISTURBED_OTHER || stealCpu > DISTURBED_STEAL;
 
   const r = {

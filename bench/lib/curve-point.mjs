@@ -1,10 +1,9 @@
 // One point of a curve (lib/curves.mjs): a warm-up and a measured closed-loop window against a running server child,
 // with the child's CPU time over exactly that window, as `npm run bench` measures a row (flows.mjs measureOnce).
-import { performance } from 'node:perf_hooks';
 import { createFlowDriver } from './flow-driver.mjs';
 import { runClosedLoop } from './load.mjs';
 import { createRawClient } from './raw-client.mjs';
-import { createSampler, machineCpuSeconds } from './servers.mjs';
+import { cpuWindow, createSampler } from './servers.mjs';
 
 /** Cores used by processes other than the server and this generator above which a window counts as disturbed. */
 const DISTURBED_OTHER = 0.2;
@@ -31,15 +30,8 @@ export async function measurePoint({ server, extraHeaders, sweep, x, concurrency
   };
 
   const sampler = createSampler(server.pid);
-  const marks = {};
-  const mark = (k) => {
-    marks[k] = {
-      t: performance.now(),
-      srv: sampler.cpuSeconds(),
-      gen: process.cpuUsage(),
-      sys: machineCpuSeconds(),
-    };
-  };
+  const window = cpuWindow(sampler);
+  const { marks, mark } = window;
   // The window closes on time even though the loop returns only when its last flows (begun inside it) end.
   const endTimer = setTimeout(() => mark('end'), warmupMs + measureMs);
   let load;
@@ -64,13 +56,7 @@ export async function measurePoint({ server, extraHeaders, sweep, x, concurrency
   if (!marks.end) mark('end');
   const mem = sampler.stop();
 
-  const elapsed = (marks.end.t - marks.start.t) / 1000;
-  const serverCpu = (marks.end.srv - marks.start.srv) / elapsed;
-  const genCpu =
-    (marks.end.gen.user + marks.end.gen.system - marks.start.gen.user - marks.start.gen.system) /
-    1e6 /
-    elapsed;
-  const otherCpu = Math.max(0, (marks.end.sys.task - marks.start.sys.task) / elapsed - serverCpu - genCpu);
+  const { serverCpu, generatorCpu: genCpu, otherCpu } = window.cpu();
   const flowsPerSec = load.opsPerSec;
   const usPerFlow = flowsPerSec > 0 ? (serverCpu / flowsPerSec) * 1e6 : Number.NaN;
   return {

@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import { dirname, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { BENCH_DEV_TOKEN, benchJwt } from './bench-auth.mjs';
 import { serverCommand } from './pinning.mjs';
@@ -360,6 +361,36 @@ export function processTree(rootPid) {
   const tree = [rootPid];
   for (let i = 0; i < tree.length; i++) for (const [p, pp] of parent) if (pp === tree[i]) tree.push(p);
   return tree;
+}
+
+/**
+ * The marks of one measured window (`mark('start')`, `mark('end')`) and the CPU each party used between them, in
+ * cores: the server tree, this load generator, every other process (a concurrent build, say), kernel irq/softirq
+ * (mostly the loopback network stack, charged to no process) and hypervisor steal.
+ */
+export function cpuWindow(sampler) {
+  const marks = {};
+  return {
+    marks,
+    mark(k) {
+      marks[k] = {
+        t: performance.now(),
+        srv: sampler.cpuSeconds(),
+        gen: process.cpuUsage(),
+        sys: machineCpuSeconds(),
+      };
+    },
+    cpu() {
+      const { start, end } = marks;
+      const elapsed = (end.t - start.t) / 1000;
+      const serverCpu = (end.srv - start.srv) / elapsed;
+      const generatorCpu =
+        (end.gen.user + end.gen.system - (start.gen.user + start.gen.system)) / 1e6 / elapsed;
+      const d = (k) => (end.sys[k] - start.sys[k]) / elapsed;
+      const otherCpu = Math.max(0, d('task') - serverCpu - generatorCpu);
+      return { elapsed, serverCpu, generatorCpu, otherCpu, irqCpu: d('irq'), stealCpu: d('steal') };
+    },
+  };
 }
 
 /**
