@@ -4,6 +4,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { switchToWal } from 'mrtr/stores';
 
 export type Db = Database.Database;
 
@@ -19,9 +20,9 @@ export interface DatabaseSpec {
 export function openDatabase(dataDir: string, spec: DatabaseSpec): Db {
   mkdirSync(dataDir, { recursive: true });
   const db = new Database(join(dataDir, spec.file));
-  // The busy timeout first: switching a fresh file to WAL takes a lock another process opening it may hold.
   db.pragma('busy_timeout = 5000');
-  db.pragma('journal_mode = WAL');
+  // Not a bare pragma: the switch can fail at once while another process opens the same fresh file.
+  switchToWal(db, { timeoutMs: 5000 });
   db.exec(`${spec.schema}\nCREATE TABLE IF NOT EXISTS seeded (done INTEGER NOT NULL);`);
   db.transaction(() => {
     if (db.prepare('SELECT 1 FROM seeded').get()) return;

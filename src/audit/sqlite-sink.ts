@@ -12,7 +12,7 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { makeParentDirectory } from '../files/index.js';
+import { makeParentDirectory, switchToWal } from '../files/index.js';
 import type { ChainedEvent, ChainHead } from './chain.js';
 import type { StoredCheckpoint } from './checkpoint.js';
 import { AuditError } from './errors.js';
@@ -27,7 +27,14 @@ try {
   const Database = require(workerData.driver);
   db = new Database(workerData.path);
   db.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
-  db.pragma('journal_mode = WAL');
+  // files/sqlite-wal.ts's rule, here in plain CommonJS: the switch to WAL can fail at once with SQLITE_BUSY while
+  // another process opens the same fresh file, whatever the busy timeout; let go and try again until it passes.
+  for (const deadline = Date.now() + workerData.busyTimeoutMs; ; ) {
+    try { db.pragma('journal_mode = WAL'); break; } catch (error) {
+      if (error.code !== 'SQLITE_BUSY' || Date.now() >= deadline) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1 + Math.random() * 20);
+    }
+  }
   db.pragma('synchronous = ' + workerData.synchronous);
   db.exec(workerData.schema);
   insertEvent = db.prepare(workerData.insertEvent);
@@ -99,9 +106,8 @@ class ServingWriter {
 
   constructor(path: string, busyTimeoutMs: number) {
     this.#db = new Database(path);
-    // The busy timeout first: switching a fresh file to WAL takes a lock another process opening it may hold.
     this.#db.pragma(`busy_timeout = ${busyTimeoutMs}`);
-    this.#db.pragma('journal_mode = WAL');
+    switchToWal(this.#db, { timeoutMs: busyTimeoutMs });
     this.#db.pragma('synchronous = NORMAL');
     // The worker checkpoints; a commit here must never turn into one.
     this.#db.pragma('wal_autocheckpoint = 0');

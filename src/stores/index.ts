@@ -1,5 +1,8 @@
 // mrtr/stores: the shared stores behind guards — memory (one process), SQLite (one machine, the embedded
 // default), Redis (a fleet) — all keeping one contract.
+
+// For an application's own SQLite files beside mrtr's (the workflows' databases): the same WAL switch.
+export { switchToWal, type WalSwitchOptions } from '../files/index.js';
 export {
   type SharedStore,
   STORE_LIMITS,

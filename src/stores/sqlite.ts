@@ -4,7 +4,7 @@
 // than a statement, and rounds in flight at once share it.
 import { createRequire } from 'node:module';
 import type Database from 'better-sqlite3';
-import { makeParentDirectory } from '../files/index.js';
+import { makeParentDirectory, switchToWal } from '../files/index.js';
 import { checkEntry, type SharedStore, type StoredEntry, StoreUnavailableError } from './contract.js';
 import { SqliteCheckpointer } from './sqlite-checkpointer.js';
 
@@ -47,9 +47,9 @@ export class SqliteStore implements SharedStore {
     this.#db = new (openDriver())(path);
     // WAL lets readers and one writer work at once across processes; NORMAL sync keeps every committed write
     // through a process crash (an OS crash may lose the last ones — a replay record is short-lived anyway).
-    // The busy timeout first: switching a fresh file to WAL takes a lock another process opening it may hold.
-    this.#db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
-    this.#db.pragma('journal_mode = WAL');
+    const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+    this.#db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+    switchToWal(this.#db, { timeoutMs: busyTimeoutMs });
     this.#db.pragma('synchronous = NORMAL');
     this.#db.exec(SCHEMA);
     if (path !== ':memory:') {
