@@ -54,7 +54,7 @@ export const CALL_USAGE = `usage: mrtr call <url> <tool> [--args JSON] [--answer
   --roots DIR      the workspace roots offered to a server that asks (roots/list), repeatable;
                    default: the working directory; --roots none offers none
   --json           print {"status","rounds","result",…} on stdout
-  --max-rounds N   retries at most (default 10)
+  --max-rounds N   answered rounds at most: the call sends at most N+1 requests (default 10)
   --timeout S      total time limit in seconds, answering and signing in included (default 300)
   --token T        bearer token (else: an HTTP server that asks for OAuth gets a sign-in in the
                    browser, and the tokens are kept in ~/.config/mrtr/tokens.json, mode 0600)
@@ -532,11 +532,19 @@ export async function mrtrCommand(argv: string[], what: MrtrCommand): Promise<nu
     }
     if (outcome.status === 'needs_person' && !interactive && code !== EXIT.usage) {
       const keys = outcome.pending.filter((p) => p.why === 'no_resolver').map((p) => `"${p.key}": …`);
+      const answers = safe`--answers '{${safeLine(keys.join(', '))}}'`;
+      // A task waits on the server for its answer: running the call again would start a second one.
+      const task = progress.taskId ?? (what.name === 'task get' ? (tool as string) : undefined);
+      const resume = task === undefined ? undefined : taskLine('get', task, line.again);
       printLine(
         stderr,
-        keys.length > 0
-          ? safe`${me}: run it in a terminal to answer, or pass --answers '{${safeLine(keys.join(', '))}}'`
-          : safe`${me}: only a person may answer this: run it in a terminal`,
+        resume !== undefined
+          ? keys.length > 0
+            ? safe`${me}: the task waits on the server for the answer: give it with ${resume} ${answers}, or run that in a terminal`
+            : safe`${me}: only a person may answer this; the task waits on the server: run ${resume} in a terminal`
+          : keys.length > 0
+            ? safe`${me}: run it in a terminal to answer, or pass ${answers}`
+            : safe`${me}: only a person may answer this: run it in a terminal`,
       );
     }
     return code;

@@ -22,7 +22,7 @@ import { taskLine, taskStatusLine } from './terminal/task-progress.js';
 export const TASK_USAGE = `usage: mrtr task get <id> <url> [--answers JSON] [--token T] [--json] [--no-wait]
                         [--max-rounds N] [--timeout SECONDS]
        mrtr task get <id> --stdio [options] -- <command> [args…]
-       mrtr task cancel <id> <url> [--token T]       (or: --stdio [options] -- <command> [args…])
+       mrtr task cancel <id> <url> [--token T] [--json]   (or: --stdio [options] -- <command> [args…])
 
   A tool call the server runs as a task (the io.modelcontextprotocol/tasks extension) can be picked
   up again by its id, which mrtr call prints ("resume with: …").
@@ -32,34 +32,65 @@ export const TASK_USAGE = `usage: mrtr task get <id> <url> [--answers JSON] [--t
            mrtr call. --no-wait prints the task's state once (JSON with --json) and exits 0.
   cancel   ask the server to cancel the task (tasks/cancel), then print what became of it:
            "task <id> cancelled", or that it had already ended (completed, failed) or is still
-           ending (cancelling is cooperative).
+           ending (cancelling is cooperative). --json prints {"taskId","before","status","cancelled"}.
 
 
   Options reach the server as for mrtr call (--token, --stdio, --env, --protocol, OAuth sign-in).
-  An id the server does not know (unknown, expired, or another user's task) exits 1.
+  An id the server does not know (unknown, expired, or another user's task) exits 1; with --json,
+  stdout says so too ({"status":"server_error","error":{…},"message":…}).
   Ctrl-C while following a task stops watching it and exits 130: the task goes on (mrtr task
   cancel ends it).
 `;
 
-/** A task request that failed, as one line and the exit code mrtr call uses for the same failure. */
-function failure(error: unknown, id: string, server: SafeText): { line: SafeText; code: number } {
-  if (error instanceof RemoteError && error.code === -32602)
-    return {
-      line: safe`task ${safeLine(id)} is not known to ${server}: ${safeLine(error.message)}`,
-      code: EXIT.toolError,
-    };
-  if (error instanceof RemoteError)
-    return { line: safe`server error ${error.code}: ${safeLine(error.message)}`, code: EXIT.toolError };
+/**
+ * A task request that failed: one line, the exit code mrtr call uses for the same failure, and the report --json
+ * prints (the statuses of mrtr call --json).
+ */
+function failure(
+  error: unknown,
+  id: string,
+  server: SafeText,
+): { line: SafeText; code: number; report: JsonObject } {
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof RemoteError) {
+    const report = { status: 'server_error', error: { code: error.code, message }, exitCode: EXIT.toolError };
+    if (error.code === -32602)
+      return {
+        line: safe`task ${safeLine(id)} is not known to ${server}: ${safeLine(message)}`,
+        code: EXIT.toolError,
+        report: { ...report, message: `task ${id} is not known to the server` },
+      };
+    return { line: safe`server error ${error.code}: ${safeLine(message)}`, code: EXIT.toolError, report };
+  }
   if (error instanceof ProtocolViolation)
-    return { line: safe`protocol error: ${safeLine(error.message)}`, code: EXIT.protocolError };
-  if (error instanceof TransportFailure)
     return {
-      line: safeLine(error.message),
-      code: error.httpStatus === 404 ? EXIT.usage : EXIT.unreachable,
+      line: safe`protocol error: ${safeLine(message)}`,
+      code: EXIT.protocolError,
+      report: { status: 'protocol_error', message, exitCode: EXIT.protocolError },
     };
+  if (error instanceof TransportFailure) {
+    const code = error.httpStatus === 404 ? EXIT.usage : EXIT.unreachable;
+    return { line: safeLine(message), code, report: { status: 'transport_error', message, exitCode: code } };
+  }
   if (error instanceof RequestAborted && (error.reason as { code?: string })?.code === 'ERR_ABORTED')
-    return { line: safe`interrupted`, code: EXIT.aborted };
-  return { line: safeLine(error instanceof Error ? error.message : String(error)), code: EXIT.unreachable };
+    return {
+      line: safe`interrupted`,
+      code: EXIT.aborted,
+      report: { status: 'aborted', exitCode: EXIT.aborted },
+    };
+  return {
+    line: safeLine(message),
+    code: EXIT.unreachable,
+    report: { status: 'transport_error', message, exitCode: EXIT.unreachable },
+  };
+}
+
+/** Says why a task request failed: on stderr always, and as a report on stdout under --json. */
+function reportFailure(error: unknown, id: string, client: McpClient, ctx: CommandContext): number {
+  const { line, code, report } = failure(error, id, serverOf(client));
+  printLine(process.stderr, safe`${ctx.me}: ${line}`);
+  if (ctx.json) printJson(process.stdout, printableJson(report).text);
+  return code;
 }
 
 const serverOf = (client: McpClient) => safeLine(client.serverInfo?.name ?? client.transport.label);
@@ -97,9 +128,7 @@ export const TASK_GET: MrtrCommand = {
     try {
       task = await client.getTask(id, { signal: ctx.signal, timeoutMs: ctx.timeoutMs });
     } catch (error) {
-      const { line, code } = failure(error, id, serverOf(client));
-      printLine(process.stderr, safe`${ctx.me}: ${line}`);
-      return code;
+      return reportFailure(error, id, client, ctx);
     }
     const shown = ctx.json ? printableJson(taskState(task)) : undefined;
     if (shown) printJson(process.stdout, shown.text);
@@ -129,9 +158,18 @@ export const TASK_CANCEL: MrtrCommand = {
       await client.cancelTask(id, { signal: ctx.signal, timeoutMs: ctx.timeoutMs });
       after = await client.getTask(id, { signal: ctx.signal, timeoutMs: ctx.timeoutMs });
     } catch (error) {
-      const { line, code } = failure(error, id, serverOf(client));
-      printLine(process.stderr, safe`${ctx.me}: ${line}`);
-      return code;
+      return reportFailure(error, id, client, ctx);
+    }
+    if (ctx.json) {
+      // What a script needs to tell the four endings apart, without parsing the sentence below.
+      const report = {
+        taskId: id,
+        before: before.status,
+        status: after.status,
+        cancelled: after.status === 'cancelled',
+      };
+      printJson(process.stdout, printableJson(report).text);
+      return EXIT.ok;
     }
     const task = safeLine(id);
     const status = safeLine(after.status);

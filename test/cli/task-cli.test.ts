@@ -123,6 +123,13 @@ describe('mrtr task get and cancel', () => {
     const first = await mrtr('call', url, 'confirm_delete', '--args', '{"filename":"b.txt"}');
     expect(first.code).toBe(6);
     const id = announcedTask(first.stderr);
+    // Not "run it again": that would start a second task. The advice names the waiting one.
+    expect(first.stderr).toContain(
+      `mrtr call: the task waits on the server for the answer: give it with mrtr task get ${id} ${url} --answers '{"confirm": …}'`,
+    );
+    const stillWaiting = await mrtr('task', 'get', id, url);
+    expect(stillWaiting.code).toBe(6);
+    expect(stillWaiting.stderr).toContain(`give it with mrtr task get ${id} ${url} --answers`);
     const look = await mrtr('task', 'get', id, url, '--no-wait');
     expect(look.code).toBe(0);
     expect(look.stdout).toContain(`task ${id}: input_required`);
@@ -145,6 +152,23 @@ describe('mrtr task get and cancel', () => {
     expect(followed.stderr).toContain(`mrtr task get: task ${id} was cancelled`);
     const twice = await mrtr('task', 'cancel', id, url);
     expect(twice).toMatchObject({ code: 0, stdout: `task ${id} was already cancelled: nothing to do\n` });
+    const twiceJson = await mrtr('task', 'cancel', id, url, '--json');
+    expect(twiceJson.code).toBe(0);
+    expect(JSON.parse(twiceJson.stdout)).toEqual({
+      taskId: id,
+      before: 'cancelled',
+      status: 'cancelled',
+      cancelled: true,
+    });
+    const waiting = await mrtr('call', url, 'confirm_delete', '--args', '{"filename":"e.txt"}');
+    const waitingId = announcedTask(waiting.stderr);
+    const cancelJson = await mrtr('task', 'cancel', waitingId, url, '--json');
+    expect(JSON.parse(cancelJson.stdout)).toEqual({
+      taskId: waitingId,
+      before: 'input_required',
+      status: 'cancelled',
+      cancelled: true,
+    });
     // A task that completed before the cancel is not reported as cancelled.
     const done = await mrtr('call', url, 'confirm_delete', '--args', '{"filename":"d.txt"}');
     const doneId = announcedTask(done.stderr);
@@ -167,6 +191,14 @@ describe('mrtr task get and cancel', () => {
       const lines = r.stderr.trimEnd().split('\n');
       expect(lines, args.join(' ')).toHaveLength(1);
       expect(lines[0]).toMatch(/^mrtr task (get|cancel): task no-such-task is not known to /);
+      // With --json, stdout says the same for a script (it was empty for get --no-wait and cancel).
+      const json = await mrtr('task', ...args, '--json');
+      expect(json.code, `${args.join(' ')} --json`).toBe(1);
+      expect(JSON.parse(json.stdout), `${args.join(' ')} --json`).toMatchObject({
+        status: 'server_error',
+        error: { code: -32602 },
+        exitCode: 1,
+      });
     }
   });
 
