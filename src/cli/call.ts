@@ -45,7 +45,8 @@ export const CALL_USAGE = `usage: mrtr call <url> <tool> [--args JSON] [--answer
   --stdio          launch the server: the command after -- speaks MCP on its stdin/stdout
   --env NAME=VALUE give the stdio server a variable (repeatable); --env NAME passes this one on.
                    A stdio server gets only HOME, LOGNAME, PATH, SHELL, TERM, USER otherwise.
-  --args JSON      the tool's arguments, a JSON object (default {})
+  --args JSON      the tool's arguments, a JSON object (default {}); @FILE reads it from a file,
+                   @- from stdin (so does --answers)
   --answers JSON   answers by input key: {"key": {"field": value}} accepts a form with that content,
                    {"key": value} fills a one-field form ("yes"/"no" for yes/no, "17" for a number),
                    "decline"/"cancel" refuse. Only questions it names are answered: an unnamed yes/no

@@ -1,5 +1,6 @@
 // Command-line parsing for `mrtr call` and `mrtr tools`, with errors a newcomer can act on: the flag named, a
 // "did you mean" for a misspelt option, and the command after `--` kept apart from mrtr's own options.
+import { readFileSync } from 'node:fs';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { LEGACY_PROTOCOL_VERSIONS } from '../client/index.js';
 import { isJsonObject, type JsonObject, MrtrError, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/index.js';
@@ -85,14 +86,28 @@ export function parseCommandLine<V>(argv: string[], options: Options): Parsed<V>
 }
 
 /** A flag's value as a JSON object, or a UsageError naming the flag and where the JSON broke. */
-export function jsonObjectFlag(flag: string, text: string, what: string): JsonObject {
+export function jsonObjectFlag(flag: string, given: string, what: string): JsonObject {
+  // `@FILE` reads the JSON from a file and `@-` from stdin, as curl's -d does: no JSON object starts with '@', and
+  // large or quote-heavy arguments are easier kept in a file than escaped for a shell.
+  const from = given.startsWith('@') ? given.slice(1) : undefined;
+  const source = from === undefined ? flag : from === '-' ? `${flag} @- (stdin)` : `${flag} @${from}`;
+  let text = given;
+  if (from !== undefined) {
+    if (from === '') throw new UsageError(`${flag} @: name a file after @ (or @- for stdin)`);
+    try {
+      text = readFileSync(from === '-' ? 0 : from, 'utf8');
+    } catch (error) {
+      const { code, message } = error as NodeJS.ErrnoException;
+      throw new UsageError(`${source}: cannot read it (${code ?? message})`);
+    }
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`${flag} is not valid JSON (${(error as Error).message}); expected ${what}`);
+    throw new UsageError(`${source} is not valid JSON (${(error as Error).message}); expected ${what}`);
   }
-  if (!isJsonObject(value)) throw new UsageError(`${flag} must be ${what}`);
+  if (!isJsonObject(value)) throw new UsageError(`${source} must be ${what}`);
   return value;
 }
 

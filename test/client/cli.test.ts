@@ -1,6 +1,9 @@
 // `mrtr call` and `mrtr tools` as people and scripts use them: exit codes, --json, and the interactive mode driven
 // in a real pseudo-terminal (tmux), typing answers and reading the screen.
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { exampleServer } from '../../src/cli/demo-servers/example.js';
 import { runCli } from '../../src/cli/run.js';
@@ -29,7 +32,12 @@ function mrtr(args: string[], timeoutMs = 20_000): Promise<Run> {
 }
 
 let endpoint: HttpEndpoint;
+/** Files for --args @FILE: an array, broken JSON, and (written by the test) real arguments. */
+const files = mkdtempSync(join(tmpdir(), 'mrtr-cli-args-'));
+afterAll(() => rmSync(files, { recursive: true, force: true }));
 beforeAll(async () => {
+  writeFileSync(join(files, 'array.json'), '[1]');
+  writeFileSync(join(files, 'broken.json'), '{"confirm":');
   requireBuiltCli();
   endpoint = await exampleServer().listen({ port: 0 });
 });
@@ -135,6 +143,34 @@ describe('mrtr call (scripted)', () => {
     expect(none.code).toBe(7);
   });
 
+  it('--args @FILE reads the arguments from a file, --answers @- from stdin', async () => {
+    writeFileSync(join(files, 'args.json'), '{"id": 42}\n');
+    const r = await new Promise<Run>((resolve) => {
+      const child = execFile(
+        process.execPath,
+        [
+          CLI,
+          'call',
+          endpoint.url,
+          'resolve_bug',
+          '--args',
+          `@${join(files, 'args.json')}`,
+          '--answers',
+          '@-',
+          '--json',
+        ],
+        { timeout: 20_000 },
+        (error, stdout, stderr) => resolve({ code: child.exitCode ?? (error ? 1 : 0), stdout, stderr }),
+      );
+      child.stdin?.end('{"resolution":"Duplicate","original":{"original":7},"confirm":"yes"}');
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      status: 'complete',
+      result: { content: [{ type: 'text', text: 'Bug 42 resolved as Duplicate (duplicate of 7)' }] },
+    });
+  });
+
   // In this process: a usage error is found before anything is sent, and five process starts in a row are what
   // made this test run into its time limit on a loaded machine.
   it('exit 2 on bad usage', async () => {
@@ -149,6 +185,20 @@ describe('mrtr call (scripted)', () => {
         [['call', endpoint.url, 't', '--args', '[1]'], /--args/],
         [['call', endpoint.url, 't', '--args', '{bad'], /--args/],
         [['call', endpoint.url, 't', '--max-rounds', '-1'], /--max-rounds/],
+        [
+          ['call', endpoint.url, 't', '--args', `@${join(files, 'none.json')}`],
+          /--args @\S+none\.json: cannot read it \(ENOENT\)/,
+        ],
+        [['call', endpoint.url, 't', '--args', `@${files}`], /--args @\S+: cannot read it \(EISDIR\)/],
+        [['call', endpoint.url, 't', '--args', '@'], /--args @: name a file after @/],
+        [
+          ['call', endpoint.url, 't', '--args', `@${join(files, 'array.json')}`],
+          /--args @\S+array\.json must be a JSON object/,
+        ],
+        [
+          ['call', endpoint.url, 't', '--answers', `@${join(files, 'broken.json')}`],
+          /--answers @\S+broken\.json is not valid JSON/,
+        ],
         [['call', 'not a url', 't'], /not a url/],
       ] as const) {
         said.length = 0;
