@@ -27,7 +27,9 @@ commands:
         (where it also carries 2025 clients' answers to the instance waiting for them);
         --audit records every round before answering it (signing key: MRTR_AUDIT_KEY; mrtr audit keygen; or
         --audit-key-file PATH, made with mode 0600 on first use: for one machine);
-        on SIGTERM/SIGINT, requests in progress get --drain-ms (default 10000) to finish
+        on SIGTERM/SIGINT, requests in progress get --drain-ms (default 10000) to finish;
+        [--task-ttl-ms MS] [--max-tasks N]: how long a task is kept (default 86400000, a day) and how many
+        unfinished tasks one person may have (default 100, at most 10000)
         [--tokens FILE [--insecure-dev-tokens]] | [--issuer URL --audience AUD [--jwks-uri URL] [--client-id ID]]
         [--resource URL] [--scopes "a b"]
         every request needs a bearer token: development tokens from FILE (loopback only unless forced), or JWT access

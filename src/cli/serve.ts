@@ -77,6 +77,8 @@ export const SERVE_FLAG_OPTIONS = {
   'state-keys': { type: 'string' },
   'state-keys-file': { type: 'string' },
   'drain-ms': { type: 'string' },
+  'task-ttl-ms': { type: 'string' },
+  'max-tasks': { type: 'string' },
   store: { type: 'string' },
   ...AUTH_FLAG_OPTIONS,
   audit: { type: 'string' },
@@ -143,6 +145,8 @@ export type ServeFlags = AuthFlags & {
   'state-keys'?: string;
   'state-keys-file'?: string;
   'drain-ms'?: string;
+  'task-ttl-ms'?: string;
+  'max-tasks'?: string;
   store?: string;
   audit?: string;
   'audit-instance'?: string;
@@ -150,6 +154,26 @@ export type ServeFlags = AuthFlags & {
   totp?: string;
   'modern-only'?: boolean;
 };
+
+/** --task-ttl-ms and --max-tasks as McpServer's `tasks` options, undefined when neither is given, or what is wrong. */
+function taskFlags(values: ServeFlags): { ttlMs?: number; maxPerPrincipal?: number } | undefined | string {
+  const ttl = values['task-ttl-ms'];
+  const max = values['max-tasks'];
+  if (ttl === undefined && max === undefined) return undefined;
+  const tasks: { ttlMs?: number; maxPerPrincipal?: number } = {};
+  if (ttl !== undefined) {
+    // McpServer's own bound on tasks.ttlMs; a task kept 0 ms would be gone before its first tasks/get.
+    if (!/^\d+$/.test(ttl) || Number(ttl) < 1 || Number(ttl) > 0xffff_ffff)
+      return `--task-ttl-ms must be an integer from 1 to ${0xffff_ffff} (ms), got '${ttl}'`;
+    tasks.ttlMs = Number(ttl);
+  }
+  if (max !== undefined) {
+    if (!/^\d+$/.test(max) || Number(max) < 1 || Number(max) > 10_000)
+      return `--max-tasks must be an integer from 1 to 10000, got '${max}'`;
+    tasks.maxPerPrincipal = Number(max);
+  }
+  return tasks;
+}
 
 /** Open the stores, auth and audit the flags name, build the server with `make`, and serve it until a signal. */
 export async function startServer(
@@ -177,6 +201,13 @@ export async function startServer(
     return 2;
   }
   const options: Partial<McpServerOptions> = {};
+  // The tasks extension's two limits an operator tunes: how long a task is kept, how many one person may have open.
+  const tasks = taskFlags(values);
+  if (typeof tasks === 'string') {
+    process.stderr.write(`mrtr ${command}: ${tasks}\n`);
+    return 2;
+  }
+  if (tasks) options.tasks = tasks;
   const keysFile = values['state-keys-file'];
   if (keysFile !== undefined && values['state-keys'] !== undefined) {
     process.stderr.write(`mrtr ${command}: give --state-keys or --state-keys-file, not both\n`);

@@ -219,3 +219,48 @@ describe('mrtr task get and cancel', () => {
     expect(top.stdout).toContain('task get <id> <url>');
   });
 });
+
+describe('mrtr serve --task-ttl-ms --max-tasks', () => {
+  it('keeps tasks as long as --task-ttl-ms says, and one person gets at most --max-tasks unfinished ones', async () => {
+    const limited = await serveCli([
+      '--fixture',
+      'conformance',
+      '--port',
+      '0',
+      '--max-tasks',
+      '1',
+      '--task-ttl-ms',
+      '60000',
+    ]);
+    try {
+      const first = await mrtr('call', limited.url, 'confirm_delete', '--args', '{"filename":"a.txt"}');
+      const id = announcedTask(first.stderr);
+      const state = await mrtr('task', 'get', id, limited.url, '--no-wait', '--json');
+      expect(JSON.parse(state.stdout)).toMatchObject({ taskId: id, status: 'input_required', ttlMs: 60_000 });
+      // The one place is taken by the waiting task: the next call runs as plain rounds, not as a task.
+      const second = await mrtr('call', limited.url, 'slow_compute', '--args', '{"seconds":0,"label":"sum"}');
+      expect(second).toMatchObject({ code: 0, stdout: 'sum done after 0 s\n' });
+      expect(second.stderr).not.toContain('resume with');
+      // Once the first task ends, its place is free again.
+      await mrtr('task', 'cancel', id, limited.url);
+      const third = await mrtr('call', limited.url, 'slow_compute', '--args', '{"seconds":0,"label":"sum"}');
+      expect(third.code).toBe(0);
+      expect(third.stderr).toContain('resume with');
+    } finally {
+      await limited.stop();
+    }
+  });
+
+  it('a bad --task-ttl-ms or --max-tasks is a usage error naming it, exit 2', async () => {
+    for (const [flag, value, said] of [
+      ['--task-ttl-ms', '1h', "--task-ttl-ms must be an integer from 1 to 4294967295 (ms), got '1h'"],
+      ['--task-ttl-ms', '0', "--task-ttl-ms must be an integer from 1 to 4294967295 (ms), got '0'"],
+      ['--max-tasks', '0', "--max-tasks must be an integer from 1 to 10000, got '0'"],
+      ['--max-tasks', '10001', "--max-tasks must be an integer from 1 to 10000, got '10001'"],
+    ] as const) {
+      const r = await mrtr('serve', '--fixture', 'conformance', '--port', '0', flag, value);
+      expect(r.code, `${flag} ${value}`).toBe(2);
+      expect(r.stderr).toBe(`mrtr serve: ${said}\n`);
+    }
+  });
+});
