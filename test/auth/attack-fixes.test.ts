@@ -21,7 +21,7 @@ import { McpServer, text } from '../../src/server/index.js';
 import { mcp, rawPost } from '../helpers/mcp-http.js';
 import { KEYS } from './dev-token-server.js';
 
-const closers: Array<() => Promise<unknown> | void> = [];
+const closers: Array<() => Promise<unknown> | undefined> = [];
 afterEach(async () => {
   vi.useRealTimers();
   for (const close of closers.splice(0)) await close();

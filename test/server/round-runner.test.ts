@@ -1,7 +1,7 @@
 // RoundRunner: the whole round as one exported unit. Something that is not the dispatcher — a gateway whose tool
 // lives upstream — runs its rounds through it and gets every guard, every observer and the state codec.
 import { describe, expect, it } from 'vitest';
-import { invalidParams, type JsonRpcRequest, type JsonRpcResponse } from '../../src/protocol/index.js';
+import type { JsonRpcRequest, JsonRpcResponse } from '../../src/protocol/index.js';
 import {
   type RoundEntry,
   type RoundEvent,

@@ -557,7 +557,7 @@ describe("each principal's unfinished tasks are bounded (tasks.maxPerPrincipal)"
         await release.promise;
         return text('released');
       })
-      .tool({ name: 'sometimes', description: 'a task if it can be', task: 'optional' }, (_a, ctx) =>
+      .tool({ name: 'sometimes', description: 'a task if it can be', task: 'optional' }, (_a, _ctx) =>
         text('ran'),
       )
       .tool({ name: 'needs_approval', description: 'waits for a person elsewhere' }, async (_a, ctx) => {

@@ -40,7 +40,10 @@ describe('resize_vm', () => {
     let short = true;
     const client = s.client('alice', [
       scriptedResolver({
-        vm: (q) => (seen.push(q), accept({ choice: target.id })),
+        vm: (q) => {
+          seen.push(q);
+          return accept({ choice: target.id });
+        },
         justification: (q) => {
           seen.push(q);
           const text = short ? 'load' : 'checkout latency doubled since Monday';

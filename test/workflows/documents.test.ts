@@ -111,7 +111,15 @@ describe('search_documents', () => {
     const forms: string[] = [];
     const client = s.client('carol', [
       model,
-      scriptedResolver({}, { fallback: (q) => (forms.push(q.key), undefined) }),
+      scriptedResolver(
+        {},
+        {
+          fallback: (q) => {
+            forms.push(q.key);
+            return undefined;
+          },
+        },
+      ),
     ]);
     const outcome = await client.callTool('search_documents', { query: 'backup' });
     expect(outcome).toMatchObject({ status: 'complete', rounds: 2 });
@@ -135,12 +143,12 @@ describe('search_documents', () => {
       scriptedResolver(
         {},
         {
-          fallback: (q) => (
-            asked.push(q.key),
-            q.key.startsWith('narrow')
+          fallback: (q) => {
+            asked.push(q.key);
+            return q.key.startsWith('narrow')
               ? accept({ kind: 'policy', year: '2025', department: 'finance' })
-              : undefined
-          ),
+              : undefined;
+          },
         },
       ),
     ]);

@@ -26,10 +26,22 @@ describe('create_ticket', () => {
     const client = s.client('alice', [
       scriptedResolver(
         {
-          category: (q) => (seen.push(q), accept({ choice: 'hardware' })),
-          'asset-1': (q) => (seen.push(q), accept({ text: 'AST-99999' })), // not in the register
-          'asset-2': (q) => (seen.push(q), accept({ text: assetWith('retired') })),
-          'asset-3': (q) => (seen.push(q), accept({ text: inUse.toLowerCase() })),
+          category: (q) => {
+            seen.push(q);
+            return accept({ choice: 'hardware' });
+          },
+          'asset-1': (q) => {
+            seen.push(q);
+            return accept({ text: 'AST-99999' });
+          }, // not in the register
+          'asset-2': (q) => {
+            seen.push(q);
+            return accept({ text: assetWith('retired') });
+          },
+          'asset-3': (q) => {
+            seen.push(q);
+            return accept({ text: inUse.toLowerCase() });
+          },
         },
         { validate: true },
       ),

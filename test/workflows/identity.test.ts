@@ -30,7 +30,10 @@ describe('update_profile', () => {
     let badFormat = true;
     const client = s.client('alice', [
       scriptedResolver({
-        department: (q) => (seen.push(q), accept({ department: 'engineering' })),
+        department: (q) => {
+          seen.push(q);
+          return accept({ department: 'engineering' });
+        },
         // The first answer is not an email: the server says so and asks the same question again.
         'recovery-1': (q) => {
           seen.push(q);
@@ -38,7 +41,10 @@ describe('update_profile', () => {
           badFormat = false;
           return accept({ recoveryEmail: answer });
         },
-        'recovery-2': (q) => (seen.push(q), accept({ recoveryEmail: 'alice@home.example' })),
+        'recovery-2': (q) => {
+          seen.push(q);
+          return accept({ recoveryEmail: 'alice@home.example' });
+        },
       }),
     ]);
     const outcome = await client.callTool('update_profile', {});
@@ -70,7 +76,10 @@ describe('update_profile', () => {
     const seen: string[] = [];
     const client = s.client('bob', [
       scriptedResolver({
-        department: (q) => (seen.push(q.message ?? ''), accept({ department: 'finance' })),
+        department: (q) => {
+          seen.push(q.message ?? '');
+          return accept({ department: 'finance' });
+        },
       }),
     ]);
     const outcome = await client.callTool('update_profile', {
