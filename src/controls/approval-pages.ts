@@ -28,12 +28,14 @@ import {
   STATUS_TEXT,
   votesList,
 } from './approval-view.js';
+import type { ApprovalDecisions } from './approval-decisions.js';
 import { type ControlEvent, pageFailed } from './context.js';
 import { ControlsUsageError, NO_SIGN_IN } from './errors.js';
 import { BodyError, readJsonBody, seeOther, sendJson } from './http-bits.js';
 
 export interface ApprovalPagesDeps {
   book: ApprovalBook;
+  decisions: ApprovalDecisions;
   signIn: () => BrowserSignIn;
   bearerAuth: () => BearerAuth | undefined;
   onEvent: (event: ControlEvent) => void;
@@ -158,42 +160,24 @@ export class ApprovalPages {
     }
     const me: Person = { subject: who.subject, issuer: who.issuer, ...(who.name ? { name: who.name } : {}) };
     try {
-      const next = await this.d.book.vote(id, me, who.roles, {
-        decision,
-        comment,
-        seen: apiSeenDigest(record),
-        ...(typeof body.effectDigest === 'string' ? { effectDigest: body.effectDigest } : {}),
-      });
-      this.decided(next, me, decision, comment, 'api');
+      const next = await this.d.decisions.vote(
+        id,
+        me,
+        who.roles,
+        {
+          decision,
+          comment,
+          seen: apiSeenDigest(record),
+          ...(typeof body.effectDigest === 'string' ? { effectDigest: body.effectDigest } : {}),
+        },
+        'api',
+      );
       sendJson(res, 200, approvalSummary(next, this.d.signIn().origin, this.d.now()));
     } catch (error) {
       if (!(error instanceof ApprovalRefused)) throw error;
-      this.refusedVote(id, me, error, 'api');
       const status = error.kind === 'forbidden' ? 403 : error.kind === 'not_found' ? 404 : 409;
       sendJson(res, status, { error: error.reason, message: error.message });
     }
-  }
-
-  private decided(r: ApprovalRecord, by: Person, decision: string, comment: string, via: string): void {
-    this.d.onEvent({
-      control: 'approval',
-      action: decision,
-      id: r.id,
-      by: by.subject,
-      at: new Date(this.d.now()).toISOString(),
-      detail: { comment, via, state: r.state, effectDigest: r.effectDigest, requester: r.requester.subject },
-    });
-  }
-
-  private refusedVote(id: string, by: Person, error: ApprovalRefused, via: string): void {
-    this.d.onEvent({
-      control: 'approval',
-      action: 'vote_refused',
-      id,
-      by: by.subject,
-      at: new Date(this.d.now()).toISOString(),
-      detail: { reason: error.reason, via },
-    });
   }
 
   // --- the pages (browser session) ---------------------------------------------------------------------------
@@ -324,21 +308,20 @@ export class ApprovalPages {
         'page_changed',
         'the request changed since you opened it: look again',
       );
-      this.refusedVote(id, me, stale, 'page');
+      this.d.decisions.refused(id, me, stale, 'page');
       return this.refusedPage(res, stale, record);
     }
     try {
-      const next = await this.d.book.vote(id, me, session.roles, {
-        decision,
-        comment,
-        seen,
-        effectDigest: effect,
-      });
-      this.decided(next, me, decision, comment, 'page');
+      await this.d.decisions.vote(
+        id,
+        me,
+        session.roles,
+        { decision, comment, seen, effectDigest: effect },
+        'page',
+      );
       seeOther(res, `/mrtr/approvals/${id}`);
     } catch (error) {
       if (!(error instanceof ApprovalRefused)) throw error;
-      this.refusedVote(id, me, error, 'page');
       this.refusedPage(res, error, record);
     }
   }

@@ -2,7 +2,14 @@
 // pending asks the requester again (URL mode, to the request's status page), approved is redeemed once, denied
 // and expired end the call with the reason.
 import { FlowEnded } from '../flow/index.js';
-import { type ApprovalBook, ApprovalRefused, countOf, personOf, stateAt } from './approval-book.js';
+import {
+  type ApprovalBook,
+  type ApprovalRecord,
+  ApprovalRefused,
+  countOf,
+  personOf,
+  stateAt,
+} from './approval-book.js';
 import type { ControlContext } from './context.js';
 import { CONTROLS_DEFAULTS } from './defaults.js';
 import { checkEffect, type Effect, effectDigest } from './effect.js';
@@ -28,6 +35,14 @@ export interface ApprovalOptions {
   key?: string;
 }
 
+/** What HumanControls adds around an approval: the hold on a pending check, and news of a new request. */
+export interface ApprovalHooks {
+  /** Waits (a while) for a decision on request `id`: a client that came back to check is held, not spun. */
+  hold?: (id: string, signal: AbortSignal | undefined) => Promise<void>;
+  /** A request was created (once per flow): reviewers are told of it (the console, webhooks). */
+  created?: (record: ApprovalRecord) => void;
+}
+
 /** A redeemed grant: who approved, for the handler's result or its own records. */
 export interface ApprovalGrant {
   readonly id: string;
@@ -39,9 +54,9 @@ export async function requireApproval(
   book: ApprovalBook,
   statusUrl: (id: string) => string,
   o: ApprovalOptions,
-  /** Waits (a while) for a decision on request `id`: a client that came back to check is held, not spun. */
-  hold: (id: string, signal: AbortSignal | undefined) => Promise<void> = async () => {},
+  hooks: ApprovalHooks = {},
 ): Promise<ApprovalGrant> {
+  const hold = hooks.hold ?? (async () => {});
   const principal = ctx.principal;
   if (!principal?.issuer)
     throw new ControlsUsageError('approval needs an authenticated caller (a principal with an issuer)');
@@ -66,6 +81,7 @@ export async function requireApproval(
       pendingTtlMs: o.expiresInMs ?? CONTROLS_DEFAULTS.pendingTtlMs,
       grantTtlMs: o.grantTtlMs ?? CONTROLS_DEFAULTS.grantTtlMs,
     });
+    hooks.created?.(record);
     return { id: record.id };
   });
   let record = await book.get(id);

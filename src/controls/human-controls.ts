@@ -5,7 +5,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BearerAuth, BrowserSignIn } from '../auth/index.js';
 import type { SharedStore } from '../stores/index.js';
 import { type ApprovalGrant, type ApprovalOptions, requireApproval } from './approval.js';
-import { ApprovalBook } from './approval-book.js';
+import { ApprovalBook, type ApprovalRecord } from './approval-book.js';
+import { ApprovalDecisions } from './approval-decisions.js';
 import { ApprovalPages } from './approval-pages.js';
 import { askConsent, type Consent, type ConsentOptions } from './consent.js';
 import type { ControlContext, ControlEvent, ControlHost, ControlPages } from './context.js';
@@ -37,6 +38,9 @@ export interface HumanControlsOptions {
 
 export class HumanControls implements ControlPages {
   readonly approvals: ApprovalBook;
+  /** Votes, the one way every surface records them (pages, API, console), each told as an event. */
+  readonly decisions: ApprovalDecisions;
+  private readonly listeners = new Set<(event: ControlEvent) => void>();
   private host: ControlHost | undefined;
   private readonly routes: ControlPages[];
   private readonly totpCheck: TotpCheck | undefined;
@@ -64,9 +68,11 @@ export class HumanControls implements ControlPages {
       told(event);
       this.changed(event);
     };
+    this.decisions = new ApprovalDecisions(this.approvals, onEvent, this.now);
     this.routes = [
       new ApprovalPages({
         book: this.approvals,
+        decisions: this.decisions,
         signIn: () => this.signIn(),
         bearerAuth: () => this.bearerAuth(),
         onEvent,
@@ -90,8 +96,24 @@ export class HumanControls implements ControlPages {
     return this;
   }
 
+  /**
+   * Be told of every control event on this instance (a new request, a decision, a step-up done), after the
+   * `onEvent` option: the console's live view listens here. Returns the way to stop listening.
+   */
+  subscribe(listener: (event: ControlEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
   /** A page recorded a person's action: wake the checks holding for it, and tell the server's waiting clients. */
   private changed(event: ControlEvent): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch {
+        // A listener's failure (a closed stream) is its own: the decision is recorded and the others are told.
+      }
+    }
     if (event.control === 'step_up' && event.action === 'done') {
       this.wakeups.wake(`step_up/${event.id}`);
       this.host?.urlElicitationDone?.(this.stepUpUrl(event.id));
@@ -167,6 +189,32 @@ export class HumanControls implements ControlPages {
   /** Resolves once enough reviewers with `role` approved exactly `effect`; denial or expiry ends the call. */
   approval(ctx: ControlContext, options: ApprovalOptions): Promise<ApprovalGrant> {
     this.signIn(); // fails early without sign-in: the question would send the person nowhere
-    return requireApproval(ctx, this.approvals, (id) => this.statusUrl(id), options, this.hold('approval'));
+    return requireApproval(ctx, this.approvals, (id) => this.statusUrl(id), options, {
+      hold: this.hold('approval'),
+      created: (record) => this.requested(record),
+    });
+  }
+
+  /** A new request waits for reviewers: told as an event, so the console and webhooks can bring it to them. */
+  private requested(record: ApprovalRecord): void {
+    const event: ControlEvent = {
+      control: 'approval',
+      action: 'requested',
+      id: record.id,
+      by: record.requester.subject,
+      at: new Date(this.now()).toISOString(),
+      detail: {
+        role: record.role,
+        reason: record.reason,
+        requester: record.requester.name ?? record.requester.subject,
+        effect: record.effect,
+        effectDigest: record.effectDigest,
+        approve: record.approve,
+        expiresAt: new Date(record.expiresAt).toISOString(),
+        url: `${this.signIn().origin}/mrtr/approvals/${record.id}`,
+      },
+    };
+    this.told(event);
+    this.changed(event);
   }
 }

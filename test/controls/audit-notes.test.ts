@@ -86,6 +86,8 @@ describe('approvals on the record', () => {
         },
       ]);
       expect(a.events.map((e) => [e.action, e.by, e.detail?.reason ?? e.detail?.comment])).toEqual([
+        // The new request is told first, so reviewers can hear of it (the console, webhooks).
+        ['requested', 'alice', 'release 81'],
         ['vote_refused', 'alice', 'self_approval'],
         ['approve', 'bob', 'release notes read'],
       ]);

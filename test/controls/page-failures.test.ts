@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { BrowserSignIn } from '../../src/auth/index.js';
 import type { ApprovalBook } from '../../src/controls/approval-book.js';
 import { ApprovalPages } from '../../src/controls/approval-pages.js';
+import type { ApprovalDecisions } from '../../src/controls/approval-decisions.js';
 import type { ControlEvent } from '../../src/controls/context.js';
 import { StepUpPage } from '../../src/controls/step-up-page.js';
 import type { SharedStore } from '../../src/stores/index.js';
@@ -33,6 +34,7 @@ describe('a page failing for the server’s own reasons', () => {
     const events: ControlEvent[] = [];
     const pages = new ApprovalPages({
       book: {} as ApprovalBook,
+      decisions: {} as ApprovalDecisions,
       signIn: failingSignIn,
       bearerAuth: () => undefined,
       onEvent: (e) => events.push(e),
