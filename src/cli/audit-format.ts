@@ -1,7 +1,7 @@
 // How `mrtr audit` prints for a person: a table that fits the terminal's width, a timeline per flow, colour only on
 // a TTY (and never with NO_COLOR). `--json` bypasses all of it.
 import type { AuditRecord, VerifyReport } from '../audit/index.js';
-import type { FlowSummary } from './audit-flows.js';
+import type { FlowSummary } from '../audit/internal.js';
 
 export interface Style {
   width: number;

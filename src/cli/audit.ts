@@ -12,9 +12,8 @@ import {
   openAuditReader,
   verifyTrail,
 } from '../audit/index.js';
-import { readForVerify, splitNotes } from '../audit/internal.js';
+import { flowsOf, readForVerify, recordsOf, sinceTime, splitNotes } from '../audit/internal.js';
 import { MrtrError } from '../protocol/index.js';
-import { flowsOf, recordsOf, sinceTime } from './audit-flows.js';
 import { flowsTable, flowTimeline, styleFor, verifyText } from './audit-format.js';
 
 const USAGE = `usage: mrtr audit <command> [--audit URL] [options]

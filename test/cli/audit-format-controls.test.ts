@@ -4,7 +4,7 @@
 // verdict, or hide text; bidirectional overrides reorder what is read. They are printed escaped, as \u{…}.
 import { describe, expect, it } from 'vitest';
 import type { AuditRecord, VerifyReport } from '../../src/audit/index.js';
-import { flowsOf } from '../../src/cli/audit-flows.js';
+import { flowsOf } from '../../src/audit/flows.js';
 import { flowsTable, flowTimeline, verifyText } from '../../src/cli/audit-format.js';
 
 const plain = { width: 200, color: false };

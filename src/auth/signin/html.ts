@@ -63,6 +63,14 @@ const SECURITY_HEADERS = {
   'cache-control': 'no-store',
 };
 
+/** What a page may add around its main content: a banner (navigation) and scripts of our own. */
+export interface PageFrame {
+  /** Markup before `<main>` (a `<header>` with navigation). */
+  readonly banner?: Html;
+  /** Paths of our own scripts (`/mrtr/assets/…`): the page's CSP then allows scripts and fetches from this origin. */
+  readonly scripts?: readonly string[];
+}
+
 /** A whole page with its security headers. */
 export function sendPage(
   res: ServerResponse,
@@ -70,12 +78,19 @@ export function sendPage(
   title: string,
   body: Html,
   headers: Record<string, string | string[]> = {},
+  frame: PageFrame = {},
 ): void {
+  const scripts = (frame.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`);
   const page = html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title><link rel="stylesheet" href="${STYLESHEET_PATH}"></head>
-<body><main><h1>${title}</h1>${body}</main></body></html>`;
-  res.writeHead(status, { ...SECURITY_HEADERS, ...headers });
+<title>${title}</title><link rel="stylesheet" href="${STYLESHEET_PATH}">${scripts}</head>
+<body>${frame.banner ?? ''}<main><h1>${title}</h1>${body}</main></body></html>`;
+  const csp = scripts.length
+    ? {
+        'content-security-policy': `${SECURITY_HEADERS['content-security-policy']}; script-src 'self'; connect-src 'self'`,
+      }
+    : {};
+  res.writeHead(status, { ...SECURITY_HEADERS, ...csp, ...headers });
   res.end(page.markup);
 }
 

@@ -1,6 +1,7 @@
-// What `mrtr audit flows` and `mrtr audit show` make of the events: flows (a flow's rounds share a flow id; a
+// What `mrtr audit flows`, `mrtr audit show` and the console's flows panel make of the events: flows (a flow's rounds share a flow id; a
 // request refused before its state opened is a flow of its own) and their filters.
-import type { AuditRecord, StoredEvent } from '../audit/index.js';
+import type { AuditRecord } from './record.js';
+import type { StoredEvent } from './sink.js';
 
 export interface FlowSummary {
   flowId: string | null;

@@ -1,0 +1,40 @@
+// What a panel of the operator's console is: a few routes under /mrtr/console/, for people with some console roles,
+// drawn inside the console's frame. The console checks the session and the roles before a panel sees a request; a
+// panel checks a form's CSRF token with `ctx.checkForm` before it changes anything.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { PageSession } from '../auth/index.js';
+import type { Html } from '../auth/internal.js';
+
+/** What a person may do in the console, from the roles their token or sign-in carries (mapped by `ConsoleRoles`). */
+export type ConsoleRole = 'approver' | 'auditor' | 'admin';
+
+export interface PanelContext {
+  readonly session: PageSession;
+  /** The console roles this person holds. */
+  readonly roles: ReadonlySet<ConsoleRole>;
+  /** The CSRF token every form of this session carries (a hidden `csrf` field). */
+  readonly csrf: string;
+  /** The request's URL (pathname and query). */
+  readonly url: URL;
+  /** The server's public origin (`https://host`), for deep links. */
+  readonly origin: string;
+  /** A form POST from one of this session's pages (same origin, its CSRF token). */
+  checkForm(form: URLSearchParams): boolean;
+  /** Answer with a page in the console's frame (navigation, sign-out, live updates). */
+  page(status: number, title: string, body: Html): void;
+  /** Answer with JSON (the console's API), never cached. */
+  json(status: number, body: unknown, headers?: Record<string, string>): void;
+}
+
+export interface ConsolePanel {
+  /** Short and stable: `approvals`, `flows`, `audit`, `gateway`. Its pages live under /mrtr/console/<id>. */
+  readonly id: string;
+  /** The navigation's label. */
+  readonly title: string;
+  /** Who may open it: a person needs one of these console roles. */
+  readonly roles: readonly ConsoleRole[];
+  /** Answer a request under /mrtr/console/<id> (`rest` is what follows, '' or '/…'). */
+  handle(req: IncomingMessage, res: ServerResponse, ctx: PanelContext, rest: string): Promise<void>;
+  /** A line for the console's home page (a count, a state), if the panel has one. */
+  summary?(ctx: PanelContext): Promise<Html | string>;
+}
