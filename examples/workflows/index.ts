@@ -20,6 +20,8 @@ export interface WorkflowsControlsSetup {
   store: SharedStore;
   totpFile?: string;
   onEvent?: (event: ControlEvent) => void;
+  /** Told the controls once made (`mrtr serve` shows their approvals in its console). */
+  onControls?: (controls: HumanControls) => void;
 }
 
 /**
@@ -44,11 +46,13 @@ export function registerWorkflows(
 
 /** Human controls on `server`'s pages, with their records in `setup.store` (default: this process's memory). */
 export function workflowsControls(server: McpServer, setup?: WorkflowsControlsSetup): HumanControls {
-  return new HumanControls({
+  const controls = new HumanControls({
     store: setup?.store ?? new MemoryStore(),
     ...(setup?.totpFile ? { totp: totpSecretsFile(setup.totpFile) } : {}),
     ...(setup?.onEvent ? { onEvent: setup.onEvent } : {}),
   }).attach(server);
+  setup?.onControls?.(controls);
+  return controls;
 }
 
 /**

@@ -93,6 +93,7 @@ export function registerPrivileged(server: McpServer, db: Db, controls: HumanCon
       const grant = await controls.approval(ctx, {
         role: 'approver',
         reason: `${caller.subject} grants the role ${role} to ${subject}`,
+        risk: 'high',
         effect: effectNow(),
       });
       const approvedBy = grant.approvedBy.join(', ');

@@ -8,6 +8,7 @@ import { Keyring } from '../state/index.js';
 import { MemoryStore, RedisAnswerRelay } from '../stores/index.js';
 import { auditFromFlag } from './audit-option.js';
 import { AUTH_FLAG_OPTIONS, type AuthFlags, authFromFlags } from './auth-option.js';
+import { CONSOLE_FLAG_OPTIONS, type ConsoleSetup, consoleFromFlags } from './console-option.js';
 import { conformanceServer } from './demo-servers/conformance.js';
 import { demoHelp } from './demo-servers/demo-help.js';
 import { exampleServer } from './demo-servers/example.js';
@@ -86,6 +87,7 @@ export const SERVE_FLAG_OPTIONS = {
   'audit-key-file': { type: 'string' },
   totp: { type: 'string', default: DEFAULT_TOTP_FILE },
   'modern-only': { type: 'boolean', default: false },
+  ...CONSOLE_FLAG_OPTIONS,
 } as const;
 
 export async function serveCommand(argv: string[]): Promise<number | undefined> {
@@ -134,10 +136,13 @@ export interface StartHooks {
   wrapVerifier?: (verifier: TokenVerifier) => TokenVerifier;
   /** Run once the listener closed, before the stores do. */
   onClose?: () => Promise<void>;
+  /** The program's own console panels and controls (the gateway's), once its server exists. */
+  console?: (console: ConsoleSetup) => void;
 }
 
 /** The flags every served program shares (listener, keys, stores, auth, audit, TOTP). */
 export type ServeFlags = AuthFlags & {
+  'console-role'?: string[];
   data?: string;
   host?: string;
   port?: string;
@@ -294,6 +299,19 @@ export async function startServer(
     return 2;
   }
   if (audited.trail) options.observers = [audited.trail];
+  // The console, when people can sign in: a round observer too (its flows view refreshes as rounds are recorded).
+  let operatorConsole: ConsoleSetup | undefined;
+  if (options.signIn && !values.stdio) {
+    const made = await consoleFromFlags(values, audited.trail, say);
+    if ('error' in made) {
+      await audited.trail?.close();
+      await opened.store?.close();
+      process.stderr.write(`mrtr ${command}: ${made.error}\n`);
+      return 2;
+    }
+    operatorConsole = made;
+    options.observers = [...(options.observers ?? []), made.console.observer];
+  }
   // Approvals and step-ups live in the --store (shared by every instance), else in this process's memory.
   const controlsStore = opened.store ?? new MemoryStore();
   const totpFile = values.totp ?? DEFAULT_TOTP_FILE;
@@ -306,9 +324,17 @@ export async function startServer(
         totpFile,
         onEvent: (event) =>
           process.stderr.write(`mrtr ${command}: ${event.control} ${JSON.stringify(event)}\n`),
+        ...(operatorConsole
+          ? { onControls: (controls: HumanControls) => operatorConsole.withControls(controls) }
+          : {}),
       },
     });
+    if (operatorConsole) {
+      hooks.console?.(operatorConsole);
+      operatorConsole.console.attach(server);
+    }
   } catch (error) {
+    await operatorConsole?.close();
     await audited.trail?.close();
     await opened.store?.close();
     return startFailed(error, hooks.startError, fixture);
@@ -316,7 +342,7 @@ export async function startServer(
   if (options.signIn && !values.stdio) {
     const origin = new URL(options.auth?.resource ?? `http://${shownHost}:${port}`).origin;
     process.stderr.write(
-      `mrtr ${command}: approvals inbox at ${origin}/mrtr/approvals; step-up codes checked against ${totpFile} (enrol: mrtr users totp SUBJECT --totp ${totpFile})\n`,
+      `mrtr ${command}: console at ${origin}/mrtr/console; approvals inbox at ${origin}/mrtr/approvals; step-up codes checked against ${totpFile} (enrol: mrtr users totp SUBJECT --totp ${totpFile})\n`,
     );
   }
   if (values.stdio) {
@@ -341,6 +367,7 @@ export async function startServer(
         .close({ graceMs: drainMs })
         // The trail seals a last checkpoint once the last round is answered.
         .then(() => hooks.onClose?.())
+        .then(() => operatorConsole?.close())
         .then(() => audited.trail?.close())
         .then(() => relay?.close())
         .then(() => opened.store?.close())

@@ -22,6 +22,8 @@ export interface PanelContext {
   checkForm(form: URLSearchParams): boolean;
   /** Answer with a page in the console's frame (navigation, sign-out, live updates). */
   page(status: number, title: string, body: Html): void;
+  /** After a form's change: send the browser to `path` (a GET), so a reload does not post again. */
+  seeOther(path: string): void;
   /** Answer with JSON (the console's API), never cached. */
   json(status: number, body: unknown, headers?: Record<string, string>): void;
 }

@@ -23,6 +23,8 @@ export interface Vote {
   readonly seen: string;
 }
 
+export type ApprovalRisk = 'low' | 'medium' | 'high';
+
 export type ApprovalState = 'pending' | 'approved' | 'denied' | 'expired' | 'redeemed' | 'cancelled';
 
 export interface ApprovalRecord {
@@ -33,6 +35,8 @@ export interface ApprovalRecord {
   readonly effect: Effect;
   readonly effectDigest: string;
   readonly reason: string;
+  /** How much is at stake, as the tool's author rates it: the console sorts and marks by it. */
+  readonly risk?: ApprovalRisk;
   readonly role: string;
   readonly approve: number;
   readonly deny: number;
@@ -85,6 +89,7 @@ export interface NewApproval {
   effect: Effect;
   effectDigest: string;
   reason: string;
+  risk?: ApprovalRisk | undefined;
   role: string;
   approve: number;
   deny: number;
@@ -94,6 +99,8 @@ export interface NewApproval {
 
 const KEY = (id: string) => `mrtr/approval/${id}`;
 const INDEX = 'mrtr/approvals/index';
+/** Requests decided lately (approved, denied, withdrawn, carried out): the console's history. */
+const DECIDED = 'mrtr/approvals/decided';
 const MAX_CAS_TRIES = 20;
 
 export class ApprovalBook {
@@ -116,6 +123,7 @@ export class ApprovalBook {
       effect: input.effect,
       effectDigest: input.effectDigest,
       reason: input.reason,
+      ...(input.risk ? { risk: input.risk } : {}),
       role: input.role,
       approve: input.approve,
       deny: input.deny,
@@ -147,6 +155,18 @@ export class ApprovalBook {
     return records
       .filter((r): r is ApprovalRecord => r !== undefined && stateAt(r, now) === 'pending')
       .sort((a, b) => b.createdAt - a.createdAt)
+      .slice(0, CONTROLS_DEFAULTS.maxListed);
+  }
+
+  /** Requests decided lately, newest decision first (each kept as long as its record is). */
+  async decided(): Promise<ApprovalRecord[]> {
+    const entry = await this.store.get(DECIDED);
+    const ids = entry ? (JSON.parse(entry.value) as Array<{ id: string; exp: number }>) : [];
+    const now = this.now();
+    const records = await Promise.all(ids.filter((i) => i.exp > now).map((i) => this.get(i.id)));
+    return records
+      .filter((r): r is ApprovalRecord => r !== undefined && r.state !== 'pending')
+      .sort((a, b) => (b.redeemedAt ?? b.decidedAt ?? 0) - (a.redeemedAt ?? a.decidedAt ?? 0))
       .slice(0, CONTROLS_DEFAULTS.maxListed);
   }
 
@@ -202,7 +222,10 @@ export class ApprovalBook {
             ? { ...next, state: 'approved', decidedAt: now }
             : next;
       if (await this.store.replace(KEY(id), entry.version, JSON.stringify(decided), this.ttlOf(decided))) {
-        if (decided.state !== 'pending') await this.updateIndex((ids) => ids.filter((x) => x.id !== id));
+        if (decided.state !== 'pending') {
+          await this.updateIndex((ids) => ids.filter((x) => x.id !== id));
+          await this.noteDecided(decided);
+        }
         return decided;
       }
     }
@@ -242,18 +265,28 @@ export class ApprovalBook {
       const next = change(record, stateAt(record, this.now()));
       if (await this.store.replace(KEY(id), entry.version, JSON.stringify(next), this.ttlOf(next))) {
         await this.updateIndex((ids) => ids.filter((x) => x.id !== id));
+        await this.noteDecided(next);
         return next;
       }
     }
     throw new ApprovalRefused('conflict', 'contended', 'too many changes at once: try again');
   }
 
+  private noteDecided(record: ApprovalRecord): Promise<void> {
+    const exp = this.now() + this.ttlOf(record);
+    return this.updateIndex(
+      (ids) => [...ids.filter((x) => x.id !== record.id), { id: record.id, exp }],
+      DECIDED,
+    );
+  }
+
   private async updateIndex(
     change: (ids: Array<{ id: string; exp: number }>) => Array<{ id: string; exp: number }>,
+    key: string = INDEX,
   ): Promise<void> {
     for (let i = 0; i < MAX_CAS_TRIES * 5; i++) {
       const now = this.now();
-      const entry = await this.store.get(INDEX);
+      const entry = await this.store.get(key);
       const ids = (entry ? (JSON.parse(entry.value) as Array<{ id: string; exp: number }>) : []).filter(
         (x) => x.exp > now,
       );
@@ -261,8 +294,8 @@ export class ApprovalBook {
       const ttl = Math.max(1, ...next.map((x) => x.exp - now));
       const value = JSON.stringify(next);
       const done = entry
-        ? await this.store.replace(INDEX, entry.version, value, ttl)
-        : await this.store.create(INDEX, value, ttl);
+        ? await this.store.replace(key, entry.version, value, ttl)
+        : await this.store.create(key, value, ttl);
       if (done) return;
     }
     throw new MrtrError('ERR_STORE_CONTENDED', 'approvals index is contended');

@@ -1,6 +1,12 @@
 // Recording a reviewer's decision, the one way every surface does it (the review page, the JSON API, the console):
 // the vote goes to the book, and the decision — or the refusal — is told as a control event.
-import { type ApprovalBook, type ApprovalRecord, ApprovalRefused, type Person, type Vote } from './approval-book.js';
+import {
+  type ApprovalBook,
+  type ApprovalRecord,
+  ApprovalRefused,
+  type Person,
+  type Vote,
+} from './approval-book.js';
 import type { ControlEvent } from './context.js';
 
 export interface DecisionInput {

@@ -20,6 +20,7 @@ import {
   samePerson,
   stateAt,
 } from './approval-book.js';
+import type { ApprovalDecisions } from './approval-decisions.js';
 import {
   apiSeenDigest,
   approvalSummary,
@@ -28,7 +29,6 @@ import {
   STATUS_TEXT,
   votesList,
 } from './approval-view.js';
-import type { ApprovalDecisions } from './approval-decisions.js';
 import { type ControlEvent, pageFailed } from './context.js';
 import { ControlsUsageError, NO_SIGN_IN } from './errors.js';
 import { BodyError, readJsonBody, seeOther, sendJson } from './http-bits.js';

@@ -52,7 +52,7 @@ export function decisionCard(r: ApprovalRecord): Html {
 <p><strong>${r.requester.name ?? r.requester.subject}</strong> <span class="muted">(${r.requester.subject})</span> asks for approval.</p>
 <h2 id="what-${r.id}">What will happen</h2>
 <table>${rows}</table>
-<h2>Why</h2><p>${r.reason}</p>
+<h2>Why</h2><p>${r.reason}</p>${r.risk ? html`<p>Risk, as the tool rates it: <strong class="risk-${r.risk}">${r.risk}</strong></p>` : ''}
 <h2>How long</h2><p>Open for decision until ${when(r.expiresAt)}. Once approved, the grant is valid for ${duration(r.grantTtlMs)}: ${who} can then have it done once, from the same request.</p>
 <p class="muted">Needs ${r.approve} approval${r.approve === 1 ? '' : 's'} by the role <strong>${r.role}</strong>; ${r.deny} denial${r.deny === 1 ? '' : 's'} end${r.deny === 1 ? 's' : ''} it. Fingerprint of what will happen: <code>${r.effectDigest.slice(0, 16)}</code>.</p>
 </section>`;
@@ -85,6 +85,7 @@ export function approvalSummary(r: ApprovalRecord, origin: string, now: number) 
     effectDigest: r.effectDigest,
     summary: effectLines(r.effect).join('; '),
     reason: r.reason,
+    ...(r.risk ? { risk: r.risk } : {}),
     role: r.role,
     votes: {
       approvals: countOf(r, 'approve'),

@@ -6,6 +6,7 @@ import {
   type ApprovalBook,
   type ApprovalRecord,
   ApprovalRefused,
+  type ApprovalRisk,
   countOf,
   personOf,
   stateAt,
@@ -23,6 +24,8 @@ export interface ApprovalOptions {
   reason: string;
   /** Exactly what will happen once approved; votes are for this effect and its digest. */
   effect: Effect;
+  /** How much is at stake (shown to reviewers; the console puts high risk first). */
+  risk?: ApprovalRisk;
   /** Approvals that grant (default 1). */
   approve?: number;
   /** Denials that end the call (default 1). */
@@ -63,6 +66,8 @@ export async function requireApproval(
   checkEffect(o.effect, 'approval');
   const approve = o.approve ?? CONTROLS_DEFAULTS.approvals;
   const deny = o.deny ?? CONTROLS_DEFAULTS.denials;
+  if (o.risk !== undefined && !['low', 'medium', 'high'].includes(o.risk))
+    throw new ControlsUsageError("approval: risk must be 'low', 'medium' or 'high'");
   if (!(Number.isInteger(approve) && approve >= 1 && Number.isInteger(deny) && deny >= 1))
     throw new ControlsUsageError('approval: approve and deny must be whole numbers of at least 1');
   const digest = effectDigest(o.effect);
@@ -75,6 +80,7 @@ export async function requireApproval(
       effect: o.effect,
       effectDigest: digest,
       reason: o.reason,
+      risk: o.risk,
       role: o.role,
       approve,
       deny,

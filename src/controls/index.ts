@@ -5,6 +5,7 @@ export type { ApprovalGrant, ApprovalOptions } from './approval.js';
 export {
   type ApprovalRecord,
   ApprovalRefused,
+  type ApprovalRisk,
   type ApprovalState,
   type Person,
   type Vote,

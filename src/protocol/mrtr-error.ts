@@ -75,6 +75,9 @@ export const MRTR_ERROR_CODES = Object.freeze([
   'ERR_CONTROLS_USAGE',
   /** A vote or a redemption of an approval was refused (forbidden, conflict, not found). */
   'ERR_APPROVAL_REFUSED',
+  // console
+  /** The operator's console configured in a way that cannot work (two panels with one id, …). */
+  'ERR_CONSOLE_USAGE',
   /** The JSON body of a request to the approvals API cannot be read. */
   'ERR_REQUEST_BODY',
   // client

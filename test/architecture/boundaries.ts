@@ -22,6 +22,8 @@ export const ARROWS: Readonly<Record<string, readonly string[]>> = {
   audit: ['protocol', 'state', 'files'],
   controls: ['protocol', 'state', 'stores', 'auth', 'flow'],
   server: ['protocol', 'state', 'flow', 'stores', 'guard', 'auth', 'held'],
+  // The console shows what the controls and the audit trail hold, to people signed in with auth's pages.
+  console: ['protocol', 'auth', 'audit', 'controls'],
   client: ['protocol', 'held'],
   // The gateway stands on every room a server author uses, and on the client to reach its upstreams.
   gateway: [
@@ -37,9 +39,11 @@ export const ARROWS: Readonly<Record<string, readonly string[]>> = {
     'server',
     'client',
     'held',
+    'console',
   ],
   cli: [
     'gateway',
+    'console',
     'protocol',
     'state',
     'files',

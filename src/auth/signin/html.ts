@@ -50,7 +50,14 @@ th,td{text-align:left;vertical-align:top;padding:.3rem .5rem;border-bottom:1px s
 textarea{width:100%;font:inherit;box-sizing:border-box;padding:.5rem}button.deny{background:#b3261e}
 ul.list{list-style:none;padding:0}ul.list>li+li{margin-top:.5rem}
 .muted{opacity:.75}.error{border-color:#c00}code{word-break:break-all}
-:focus-visible{outline:3px solid #f90;outline-offset:2px}`;
+:focus-visible{outline:3px solid #f90;outline-offset:2px}
+body:has(header.console){max-width:64rem}
+header.console{display:flex;flex-wrap:wrap;gap:.5rem 1rem;justify-content:space-between;align-items:center;border-bottom:1px solid #8886;padding-bottom:.5rem}
+header.console nav{display:flex;flex-wrap:wrap;gap:.25rem 1rem}[aria-current=page]{font-weight:700}
+.whoami{display:flex;gap:.5rem;align-items:center}.whoami button{padding:.3rem .6rem}
+.risk-high{color:#b3261e;font-weight:700}.badge{border:1px solid #8886;border-radius:1rem;padding:0 .5rem}
+.filters{display:flex;flex-wrap:wrap;gap:.5rem;align-items:end}.filters label{font-weight:400}
+.filters input,.filters select{width:auto!important}.scroll{overflow-x:auto}`;
 
 const SECURITY_HEADERS = {
   'content-type': 'text/html; charset=utf-8',

@@ -11,6 +11,8 @@ export interface ExampleControlsSetup {
   /** The TOTP secrets file `mrtr users totp` writes. */
   totpFile: string;
   onEvent?: (event: ControlEvent) => void;
+  /** Told the controls once made: `mrtr serve` shows their approvals in the console. */
+  onControls?: (controls: HumanControls) => void;
 }
 
 /** Each check while an approval is pending is a round, and the state must outlive a day's wait plus the grant. */
@@ -35,6 +37,7 @@ export function addControlledTools(
     totp: totpSecretsFile(setup.totpFile),
     ...(setup.onEvent ? { onEvent: setup.onEvent } : {}),
   }).attach(server);
+  setup.onControls?.(controls);
   // The demo's role table: who holds which role beyond their token (kept in this process).
   const granted = new Map<string, Set<string>>();
 
@@ -55,6 +58,7 @@ export function addControlledTools(
       const grant = await controls.approval(ctx, {
         role: 'approver',
         reason,
+        risk: 'medium',
         effect: { tool: 'request_access', resource, requester: ctx.principal.subject },
       });
       return text(
@@ -94,6 +98,7 @@ export function addControlledTools(
       const grant = await controls.approval(ctx, {
         role: 'approver',
         reason: `${ctx.principal.subject} grants the role ${role} to ${subject}`,
+        risk: 'high',
         effect: effectNow(),
       });
       return consent.execute(effectNow(), () => {

@@ -1,0 +1,239 @@
+// The operator's console at /mrtr/console, on the MCP server's own listener: one frame (navigation, who is signed
+// in, the live stream) around panels. The console decides who sees what: a person must be signed in, and holds
+// console roles through the roles their sign-in carries; a panel is opened only with one of its roles, every time.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type BrowserSignIn, FormError, type PageSession } from '../auth/index.js';
+import { type Html, html, sendPage } from '../auth/internal.js';
+import type { ControlHost } from '../controls/index.js';
+import { ConsoleUsageError } from './errors.js';
+import { LiveHub, type LiveTopic } from './live.js';
+import type { ConsolePanel, ConsoleRole, PanelContext } from './panel.js';
+import { type ConsoleRoles, consoleRolesOf, DEFAULT_CONSOLE_ROLES } from './roles.js';
+import { CONSOLE_SCRIPT, CONSOLE_SCRIPT_PATH } from './script.js';
+
+export interface OperatorConsoleOptions {
+  /** The panels, in the navigation's order (approvals, flows, audit, gateway…). */
+  panels: readonly ConsolePanel[];
+  /** Which token roles grant the console roles (default: approver, auditor and admin, each by its own name). */
+  roles?: ConsoleRoles;
+  /** Told when a page failed for the server's own reasons (a store or a sink down). */
+  onError?: (error: unknown, req: IncomingMessage) => void;
+}
+
+const ROUTE = /^\/mrtr\/console(?:\/([a-z]+)(\/.*)?)?$/;
+/** Where a person manages their passkeys (the human controls' page): the console links to it. */
+const PASSKEYS_PATH = '/mrtr/passkeys';
+
+export class OperatorConsole {
+  private host: ControlHost | undefined;
+  private readonly roles: ConsoleRoles;
+  private readonly live = new LiveHub();
+
+  constructor(private readonly options: OperatorConsoleOptions) {
+    this.roles = options.roles ?? DEFAULT_CONSOLE_ROLES;
+  }
+
+  /** Serve the console on `server`'s listener, with its browser sign-in. Returns this. */
+  attach(server: ControlHost): this {
+    // Checked here, not in the constructor: a program may build the console first (it is a round observer) and add
+    // the panels once the server exists.
+    const ids = new Set<string>();
+    for (const p of this.options.panels) {
+      if (!/^[a-z]+$/.test(p.id) || p.id === 'live' || ids.has(p.id))
+        throw new ConsoleUsageError(
+          `OperatorConsole: panel id '${p.id}' must be lowercase letters, unique, not 'live'`,
+        );
+      ids.add(p.id);
+    }
+    this.host = server;
+    server.page(this);
+    return this;
+  }
+
+  /** Tell open pages that `topic` changed (a panel's data source calls this). */
+  changed(topic: LiveTopic): void {
+    this.live.changed(topic);
+  }
+
+  /** A round observer: each round recorded is news for the flows panel. */
+  readonly observer = { observe: (): void => this.live.changed('flows') };
+
+  close(): void {
+    this.live.close();
+  }
+
+  handles(pathname: string): boolean {
+    return pathname === CONSOLE_SCRIPT_PATH || ROUTE.test(pathname);
+  }
+
+  handle(req: IncomingMessage, res: ServerResponse): void {
+    this.route(req, res).catch((error: unknown) => {
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      if (error instanceof FormError) {
+        sendPage(res, 400, 'Not a form', html`<p>${error.message}</p>`);
+        return;
+      }
+      this.options.onError?.(error, req);
+      sendPage(res, 500, 'Something went wrong', html`<p>Nothing was changed. Try again.</p>`);
+    });
+  }
+
+  private signIn(): BrowserSignIn | undefined {
+    return this.host?.signIn;
+  }
+
+  private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://x');
+    if (url.pathname === CONSOLE_SCRIPT_PATH) {
+      res.writeHead(200, {
+        'content-type': 'text/javascript; charset=utf-8',
+        'cache-control': 'public, max-age=3600',
+        'x-content-type-options': 'nosniff',
+      });
+      res.end(CONSOLE_SCRIPT);
+      return;
+    }
+    const signIn = this.signIn();
+    if (!signIn) {
+      sendPage(
+        res,
+        404,
+        'No sign-in on this server',
+        html`<p>The console needs browser sign-in: serve with <code>--tokens FILE</code> or <code>--issuer URL</code>.</p>`,
+      );
+      return;
+    }
+    const session = signIn.sessionOf(req);
+    if (!session) {
+      res.writeHead(303, {
+        location: signIn.signInUrl(url.pathname + url.search),
+        'cache-control': 'no-store',
+      });
+      res.end();
+      return;
+    }
+    const roles = consoleRolesOf(session.roles, this.roles);
+    const [, id, rest = ''] = ROUTE.exec(url.pathname) ?? [];
+    const ctx = this.context(req, res, session, roles, url, signIn, id);
+    if (id === 'live') {
+      if (req.method !== 'GET') return notAllowed(res, 'GET');
+      if (roles.size === 0) return ctx.json(403, { error: 'forbidden', message: 'you hold no console role' });
+      this.live.open(res, `${session.issuer} ${session.subject}`, roles);
+      return;
+    }
+    if (id === undefined) {
+      if (req.method !== 'GET') return notAllowed(res, 'GET');
+      return this.home(ctx);
+    }
+    const panel = this.options.panels.find((p) => p.id === id);
+    if (!panel) {
+      ctx.page(404, 'Not found', html`<p>The console has no page at this address.</p>`);
+      return;
+    }
+    if (!panel.roles.some((r) => roles.has(r))) {
+      ctx.page(
+        403,
+        'Not yours to see',
+        html`<p>${panel.title} is for people with the console role ${panel.roles.join(' or ')}. You are signed in as <strong>${session.name ?? session.subject}</strong>${
+          roles.size ? html`, with ${[...roles].join(', ')}` : ', with no console role'
+        }.</p>`,
+      );
+      return;
+    }
+    await panel.handle(req, res, ctx, rest);
+  }
+
+  private context(
+    req: IncomingMessage,
+    res: ServerResponse,
+    session: PageSession,
+    roles: ReadonlySet<ConsoleRole>,
+    url: URL,
+    signIn: BrowserSignIn,
+    current: string | undefined,
+  ): PanelContext {
+    const csrf = signIn.csrfToken(session);
+    return {
+      session,
+      roles,
+      csrf,
+      url,
+      origin: signIn.origin,
+      checkForm: (form) => signIn.checkForm(req, session, form),
+      page: (status, title, body) =>
+        sendPage(
+          res,
+          status,
+          title,
+          body,
+          {},
+          {
+            banner: this.banner(session, roles, csrf, current),
+            scripts: [CONSOLE_SCRIPT_PATH],
+          },
+        ),
+      seeOther: (path) => {
+        res.writeHead(303, { location: path, 'cache-control': 'no-store' });
+        res.end();
+      },
+      json: (status, body, headers = {}) => {
+        res.writeHead(status, {
+          'content-type': 'application/json',
+          'cache-control': 'no-store',
+          ...headers,
+        });
+        res.end(JSON.stringify(body));
+      },
+    };
+  }
+
+  private visible(roles: ReadonlySet<ConsoleRole>): ConsolePanel[] {
+    return this.options.panels.filter((p) => p.roles.some((r) => roles.has(r)));
+  }
+
+  private banner(
+    session: PageSession,
+    roles: ReadonlySet<ConsoleRole>,
+    csrf: string,
+    current?: string,
+  ): Html {
+    const link = (href: string, label: string, here: boolean) =>
+      html`<a href="${href}"${here ? html` aria-current="page"` : ''}>${label}</a>`;
+    const links = [
+      link('/mrtr/console', 'Console', current === undefined),
+      ...this.visible(roles).map((p) => link(`/mrtr/console/${p.id}`, p.title, current === p.id)),
+      link(PASSKEYS_PATH, 'Passkeys', false),
+    ];
+    return html`<header class="console"><nav aria-label="Console">${links}</nav>
+<form method="post" action="/mrtr/signout" class="whoami"><span>${session.name ?? session.subject}${
+      roles.size ? html` <span class="muted">(${[...roles].join(', ')})</span>` : ''
+    }</span> <input type="hidden" name="csrf" value="${csrf}"><button type="submit" class="secondary">Sign out</button></form></header>`;
+  }
+
+  private async home(ctx: PanelContext): Promise<void> {
+    const panels = this.visible(ctx.roles);
+    if (panels.length === 0) {
+      ctx.page(
+        200,
+        'Console',
+        html`<p>You are signed in as <strong>${ctx.session.name ?? ctx.session.subject}</strong> but hold no console role (approver, auditor or admin). Ask an administrator for one.</p>`,
+      );
+      return;
+    }
+    const cards = await Promise.all(
+      panels.map(
+        async (p) =>
+          html`<li class="card"><h2><a href="/mrtr/console/${p.id}">${p.title}</a></h2>${p.summary ? html`<p>${await p.summary(ctx)}</p>` : ''}</li>`,
+      ),
+    );
+    ctx.page(200, 'Console', html`<ul class="list" id="home" data-live="approvals">${cards}</ul>`);
+  }
+}
+
+function notAllowed(res: ServerResponse, allow: string): void {
+  res.writeHead(405, { allow });
+  res.end();
+}

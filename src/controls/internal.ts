@@ -1,0 +1,14 @@
+// Lent to the other rooms of mrtr, not public API (mrtr/controls is index.ts): what the console shows of an
+// approval request, drawn the way the review page draws it, so a vote is for the same facts on every surface.
+
+export { countOf, samePerson, stateAt } from './approval-book.js';
+export type { ApprovalDecisions, DecisionInput } from './approval-decisions.js';
+export {
+  apiSeenDigest,
+  approvalSummary,
+  decisionCard,
+  factLabel,
+  pageDigest,
+  STATUS_TEXT,
+  votesList,
+} from './approval-view.js';
