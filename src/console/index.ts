@@ -7,4 +7,10 @@ export { ConsoleUsageError } from './errors.js';
 export { FLOWS_DEFAULTS, FlowsPanel } from './flows-panel.js';
 export { LIVE_DEFAULTS, type LiveTopic } from './live.js';
 export type { ConsolePanel, ConsoleRole, PanelContext } from './panel.js';
-export { CONSOLE_ROLES, type ConsoleRoles, DEFAULT_CONSOLE_ROLES, parseConsoleRoles } from './roles.js';
+export {
+  CONSOLE_ROLES,
+  type ConsoleRoles,
+  consoleRolesOf,
+  DEFAULT_CONSOLE_ROLES,
+  parseConsoleRoles,
+} from './roles.js';

@@ -1,0 +1,58 @@
+// --console-role: which token roles grant which console role; every mistake is a message naming the flag.
+import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { consoleRolesOf, DEFAULT_CONSOLE_ROLES, parseConsoleRoles } from '../../src/console/index.js';
+
+describe('console roles', () => {
+  it('by default each console role is granted by the role of its own name', () => {
+    expect([...consoleRolesOf(['approver', 'finance'], DEFAULT_CONSOLE_ROLES)]).toEqual(['approver']);
+    expect([...consoleRolesOf(['auditor', 'admin'], DEFAULT_CONSOLE_ROLES)]).toEqual(['auditor', 'admin']);
+    expect(consoleRolesOf([], DEFAULT_CONSOLE_ROLES).size).toBe(0);
+  });
+
+  it('a mapping replaces the default of the console roles it names, and adds up over flags', () => {
+    const map = parseConsoleRoles(['auditor=sec-team', 'auditor=compliance', 'approver=sre-leads,oncall']);
+    expect(map).toEqual({
+      approver: ['sre-leads', 'oncall'],
+      auditor: ['sec-team', 'compliance'],
+      admin: ['admin'],
+    });
+    expect([...consoleRolesOf(['oncall'], map as never)]).toEqual(['approver']);
+    // The old name no longer grants a role the operator mapped elsewhere.
+    expect(consoleRolesOf(['auditor'], map as never).size).toBe(0);
+  });
+
+  it('each mistake is named', () => {
+    expect(parseConsoleRoles(['boss=x'])).toBe(
+      "--console-role must be ROLE=NAME[,NAME] with ROLE one of approver, auditor, admin, got 'boss=x'",
+    );
+    expect(parseConsoleRoles(['auditor'])).toMatch(/^--console-role must be ROLE=NAME/);
+    expect(parseConsoleRoles(['auditor=a b'])).toBe(
+      "--console-role auditor: a role name is 1-100 letters, digits or . _ : / -, got 'a b'",
+    );
+    expect(parseConsoleRoles(['admin=ok,'])).toMatch(/^--console-role admin: a role name/);
+  });
+
+  it('mrtr serve exits 2 naming the flag', () => {
+    const r = spawnSync(
+      process.execPath,
+      [
+        'dist/cli/main.js',
+        'serve',
+        '--tokens',
+        'examples/workflows/tokens.json',
+        '--port',
+        '0',
+        '--resource',
+        'http://127.0.0.1:1/mcp',
+        '--console-role',
+        'root=x',
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain(
+      "mrtr serve: --console-role must be ROLE=NAME[,NAME] with ROLE one of approver, auditor, admin, got 'root=x'",
+    );
+  });
+});
