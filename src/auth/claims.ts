@@ -26,6 +26,11 @@ function stringList(value: unknown): string[] {
   return [];
 }
 
+/** The roles `path` (a claim, or a dotted path to a nested one) holds in `payload`: an ID token's or an access token's. */
+export function rolesOf(payload: Record<string, unknown>, path: string): string[] {
+  return stringList(claimAt(payload, path));
+}
+
 const stringClaim = (payload: Record<string, unknown>, name: string): string | undefined => {
   const value = claimAt(payload, name);
   return typeof value === 'string' && value !== '' ? value : undefined;
@@ -46,7 +51,7 @@ export function principalFromClaims(payload: Record<string, unknown>, names: Cla
   } = {
     subject: payload.sub as string,
     issuer: payload.iss as string,
-    roles: stringList(claimAt(payload, names.rolesClaim)),
+    roles: rolesOf(payload, names.rolesClaim),
     scopes,
   };
   const clientId = stringClaim(payload, 'client_id') ?? stringClaim(payload, 'azp');

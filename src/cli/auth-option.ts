@@ -13,6 +13,7 @@ export interface AuthFlags {
   resource?: string;
   scopes?: string;
   'client-id'?: string;
+  'roles-claim'?: string;
 }
 
 export const AUTH_FLAG_OPTIONS = {
@@ -24,6 +25,7 @@ export const AUTH_FLAG_OPTIONS = {
   resource: { type: 'string' },
   scopes: { type: 'string' },
   'client-id': { type: 'string' },
+  'roles-claim': { type: 'string' },
 } as const;
 
 /** 127.0.0.0/8, ::1 and localhost: addresses only this machine can reach. */
@@ -46,7 +48,7 @@ export function authFromFlags(
 ): { auth: BearerAuth | undefined; signIn?: SignInSetup } | { error: string } {
   const jwtFlags = (['issuer', 'audience', 'jwks-uri'] as const).filter((f) => flags[f] !== undefined);
   if (flags.tokens === undefined && jwtFlags.length === 0) {
-    for (const f of ['resource', 'scopes', 'insecure-dev-tokens', 'client-id'] as const) {
+    for (const f of ['resource', 'scopes', 'insecure-dev-tokens', 'client-id', 'roles-claim'] as const) {
       if (flags[f]) return { error: `--${f} needs --tokens FILE or --issuer URL` };
     }
     return { auth: undefined };
@@ -70,6 +72,8 @@ export function authFromFlags(
             'can be anyone in it). Listen on 127.0.0.1, use --issuer for real tokens, or add --insecure-dev-tokens',
         };
       if (flags['client-id'] !== undefined) return { error: '--client-id is for --issuer (OpenID sign-in)' };
+      if (flags['roles-claim'] !== undefined)
+        return { error: '--roles-claim is for --issuer: a development tokens file names the roles itself' };
       const dev = DevTokens.fromFile(flags.tokens);
       verifier = dev;
       signIn = { devTokens: dev };
@@ -80,9 +84,15 @@ export function authFromFlags(
       );
     } else {
       if (flags.issuer === undefined) return { error: '--audience and --jwks-uri need --issuer URL' };
+      const rolesClaim = flags['roles-claim'];
+      if (rolesClaim !== undefined && !/^[\w:/-]+(\.[\w:/-]+)*$/.test(rolesClaim))
+        return {
+          error: `--roles-claim must be a claim name or a dotted path (realm_access.roles), got '${rolesClaim}'`,
+        };
       verifier = new JwtVerifier({
         issuer: flags.issuer,
         audience: flags.audience ?? resource,
+        ...(rolesClaim === undefined ? {} : { rolesClaim }),
         ...(flags['jwks-uri'] === undefined ? {} : { jwksUri: flags['jwks-uri'] }),
       });
       say(
@@ -96,6 +106,7 @@ export function authFromFlags(
             issuer: flags.issuer,
             clientId: flags['client-id'],
             ...(clientSecret ? { clientSecret } : {}),
+            ...(rolesClaim === undefined ? {} : { rolesClaim }),
           },
         };
       }

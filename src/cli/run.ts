@@ -30,12 +30,15 @@ commands:
         on SIGTERM/SIGINT, requests in progress get --drain-ms (default 10000) to finish;
         [--task-ttl-ms MS] [--max-tasks N]: how long a task is kept (default 86400000, a day) and how many
         unfinished tasks one person may have (default 100, at most 10000)
-        [--tokens FILE [--insecure-dev-tokens]] | [--issuer URL --audience AUD [--jwks-uri URL] [--client-id ID]]
-        [--resource URL] [--scopes "a b"]
+        [--tokens FILE [--insecure-dev-tokens]] | [--issuer URL --audience AUD [--jwks-uri URL] [--client-id ID]
+        [--roles-claim NAME]] [--resource URL] [--scopes "a b"]
         every request needs a bearer token: development tokens from FILE (loopback only unless forced), or JWT access
         tokens from an OAuth issuer for audience AUD; 401 + WWW-Authenticate and /.well-known/oauth-protected-resource
         say where to get one; people sign in to the server's pages at /mrtr/signin (--client-id: OpenID sign-in,
-        secret in MRTR_CLIENT_SECRET)
+        secret in MRTR_CLIENT_SECRET); --roles-claim: the claim holding roles (default roles; a dotted path such
+        as realm_access.roles reaches a nested one)
+        [--console-role ROLE=NAME[,NAME]]...  the operator's console at /mrtr/console (on when people can sign
+        in): which token roles grant its roles approver, auditor and admin (default: the role of the same name)
         [--totp FILE]  the TOTP secrets for step-up (default data/totp.json); the example's request_access and
         grant_role keep approvals and step-ups in --store (else in memory); the inbox is /mrtr/approvals
   gateway --config FILE [--lock FILE] [--locked] [serve's flags]     (mrtr gateway --help)

@@ -1,6 +1,8 @@
 // Signing a person in with the same issuer that mints the access tokens: authorization code + PKCE + state + nonce
 // (openid-client), so the browser user's `sub` can be compared with a flow's principal.
 import * as oidc from 'openid-client';
+import { rolesOf } from '../claims.js';
+import { AUTH_DEFAULTS } from '../defaults.js';
 
 export interface OidcSignInOptions {
   issuer: string;
@@ -71,13 +73,12 @@ export class OidcSignIn {
       idTokenExpected: true,
     });
     const claims = tokens.claims()!;
-    const rolesClaim = this.options.rolesClaim ?? 'roles';
-    const roles = Object.hasOwn(claims, rolesClaim) ? claims[rolesClaim] : undefined;
     return {
       subject: claims.sub,
       issuer: claims.iss,
       ...(typeof claims.name === 'string' ? { name: claims.name } : {}),
-      roles: Array.isArray(roles) ? roles.filter((r): r is string => typeof r === 'string') : [],
+      // Read as access tokens' roles are, so a person has the same roles on the pages as in their calls.
+      roles: rolesOf(claims, this.options.rolesClaim ?? AUTH_DEFAULTS.rolesClaim),
     };
   }
 }
