@@ -95,6 +95,9 @@ describe('npm start', () => {
       expect(existsSync(join(dir, 'data', file)), file).toBe(true);
     for (const tool of [...WORKFLOW_TOOLS, 'resolve_bug']) callLine(tool);
     expect(stdout).toContain(`Approvals inbox (sign in as bob): ${origin}/mrtr/approvals`);
+    expect(stdout).toContain(
+      `Operator's console (sign in as carol, admin: approvals, flows, audit integrity): ${origin}/mrtr/console`,
+    );
     expect(stdout).toContain('./bin/mrtr audit flows --audit sqlite:./data/audit.db');
     expect(stdout).toContain('./bin/mrtr users totp alice --totp data/totp.json');
   });
@@ -206,5 +209,17 @@ describe('npm start', () => {
     expect(verify.stderr).toBe('');
     expect(verify.stdout).toMatch(/^intact: \d+ events in 1 chain\(s\)/);
     expect(verify.status).toBe(0);
+  });
+
+  it('the printed console address opens, for carol (admin), the approvals, flows and audit panels', async () => {
+    const line = stdout.split('\n').find((l) => l.startsWith("Operator's console"));
+    const address = line!.slice(line!.lastIndexOf(' ') + 1);
+    const carol = await sessionCookie(origin, 'carol');
+    const home = await getPage(address, carol);
+    expect(home.status).toBe(200);
+    for (const panel of ['approvals', 'flows', 'audit'])
+      expect((await getPage(`${address}/${panel}`, carol)).status, panel).toBe(200);
+    const flows = await getPage(`${address}/flows`, carol);
+    expect(flows.html).toContain('create_ticket');
   });
 });

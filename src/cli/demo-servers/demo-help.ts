@@ -46,6 +46,7 @@ export function demoHelp(url: string, totpFile: string, vkey?: string): string {
     ...DEMO_CALLS.flatMap((c) => [`  # ${c.what}`, `  ./bin/mrtr call ${url} ${c.args}`]),
     '',
     `Before grant_role, enrol alice's second factor: ./bin/mrtr users totp alice --totp ${totpFile}`,
+    `Operator's console (sign in as carol, admin: approvals, flows, audit integrity): ${origin}/mrtr/console`,
     `Approvals inbox (sign in as bob): ${origin}/mrtr/approvals`,
     `  or its JSON API: curl -H 'authorization: Bearer bob-dev-token' ${origin}/mrtr/approvals`,
     'Every round on the record: ./bin/mrtr audit flows --audit sqlite:./data/audit.db',
