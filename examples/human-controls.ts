@@ -1,6 +1,7 @@
 // The examples of docs/human-controls.md: one server with a tool per control. test/controls/ drives it over HTTP and
 // in Chromium; `controlsServer()` takes the tokens, the store and the TOTP file so each test gets its own.
 import { BearerAuth, type DevTokens } from 'mrtr/auth';
+import { ApprovalsPanel, OperatorConsole } from 'mrtr/console';
 import { type ControlEvent, HumanControls, totpSecretsFile } from 'mrtr/controls';
 import { McpServer, type RoundObserver, type TaskOptions, text } from 'mrtr/server';
 import type { SharedStore } from 'mrtr/stores';
@@ -93,6 +94,12 @@ export function controlsServer(o: {
       return text(`Access to ${resource} granted (approved by ${grant.approvedBy.join(', ')})`);
     },
   );
+  // #endregion
+
+  // #region console
+  // The operator's console on the same listener: approvers find the queue at /mrtr/console/approvals, kept live.
+  const operatorConsole = new OperatorConsole({ panels: [new ApprovalsPanel(controls)] }).attach(server);
+  controls.subscribe(() => operatorConsole.changed('approvals'));
   // #endregion
   return server;
 }

@@ -124,6 +124,7 @@ describe('import boundaries', () => {
       'audit/internal.ts',
       'auth/internal.ts',
       'client/internal.ts',
+      'controls/internal.ts',
       'flow/internal.ts',
       'state/internal.ts',
     ]);
