@@ -46,6 +46,21 @@ function toolOf(r: ApprovalRecord): { tool: string | undefined; upstream: string
   return { tool, upstream };
 }
 
+/**
+ * A gateway's approval carries the call's arguments as JSON text: a reviewer reads them one by one, by name. Nested
+ * values stay JSON; text that is not a whole JSON object (a preview cut short) is shown as it is.
+ */
+function argumentsOf(value: unknown): Array<[string, string]> | undefined {
+  if (typeof value !== 'string') return undefined;
+  try {
+    const parsed = JSON.parse(value) as unknown;
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
+    return Object.entries(parsed).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]);
+  } catch {
+    return undefined;
+  }
+}
+
 export class ApprovalsPanel implements ConsolePanel {
   readonly id = 'approvals';
   readonly title = 'Approvals';
@@ -89,9 +104,14 @@ export class ApprovalsPanel implements ConsolePanel {
 
   private card(r: ApprovalRecord, now: number): Html {
     const { tool, upstream } = toolOf(r);
-    const facts = Object.entries(r.effect).map(
-      ([k, v]) => html`<tr><th scope="row">${factLabel(k)}</th><td>${v === null ? '—' : String(v)}</td></tr>`,
-    );
+    const facts = Object.entries(r.effect).flatMap(([k, v]) => {
+      const args = k === 'arguments' ? argumentsOf(v) : undefined;
+      if (args)
+        return args.map(
+          ([name, value]) => html`<tr><th scope="row">Argument ${factLabel(name)}</th><td>${value}</td></tr>`,
+        );
+      return [html`<tr><th scope="row">${factLabel(k)}</th><td>${v === null ? '—' : String(v)}</td></tr>`];
+    });
     return html`<li class="card" id="approval-${r.id}"><h3><a href="/mrtr/console/approvals/${r.id}">${r.requester.name ?? r.requester.subject}: ${r.reason}</a></h3>
 <p>${tool ? html`Tool <strong>${tool}</strong>` : ''}${upstream ? html` on <strong>${upstream}</strong>` : ''}${
       r.risk ? html` · risk <strong class="risk-${r.risk}">${r.risk}</strong>` : ''
