@@ -363,6 +363,8 @@ export async function startServer(
       process.stderr.write(
         `mrtr ${command}: ${signal}: finishing requests in progress (up to ${drainMs / 1000} s; again to stop now)\n`,
       );
+      // Live console streams never end on their own: end them first, or the drain would wait its whole time.
+      operatorConsole?.console.close();
       endpoint
         .close({ graceMs: drainMs })
         // The trail seals a last checkpoint once the last round is answered.

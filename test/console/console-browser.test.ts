@@ -18,7 +18,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await browser?.close();
-  await f?.served.stop();
+  await f?.stop();
 });
 
 async function signedIn(name: string, viewport = { width: 390, height: 844 }) {

@@ -3,10 +3,23 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { AuditTrail, SqliteAuditReader, SqliteAuditSink } from '../../src/audit/index.js';
+import { BearerAuth, DevTokens, parseDevTokens } from '../../src/auth/index.js';
+import { exampleServer } from '../../src/cli/demo-servers/example.js';
+import {
+  ApprovalsPanel,
+  AuditPanel,
+  type ConsolePanel,
+  FlowsPanel,
+  OperatorConsole,
+  parseConsoleRoles,
+} from '../../src/console/index.js';
+import { generateKeySpec } from '../../src/state/index.js';
+import { MemoryStore } from '../../src/stores/index.js';
 import { freePort } from '../helpers/free-port.js';
 import { mcp } from '../helpers/mcp-http.js';
 import { sessionCookie } from '../helpers/page-sessions.js';
-import { type ServedCli, serveCli } from '../helpers/serve-cli.js';
+import { serveCli } from '../helpers/serve-cli.js';
 
 export const PEOPLE = {
   'alice-token': { sub: 'alice', name: 'Alice', roles: ['requester'] },
@@ -21,7 +34,9 @@ export const PEOPLE = {
 export type Token = keyof typeof PEOPLE;
 
 export interface ConsoleFixture {
-  served: ServedCli;
+  /** How it runs: `mrtr serve` in its own process, or the same parts put together in this one (mutants reach it). */
+  kind: 'cli' | 'in-process';
+  stop(): Promise<void>;
   origin: string;
   dir: string;
   auditDb: string;
@@ -59,10 +74,71 @@ export async function startConsole(extra: string[] = []): Promise<ConsoleFixture
     'approver=approver,ops',
     ...extra,
   ]);
-  const origin = new URL(served.url).origin;
+  return fixtureOn('cli', served.url, dir, auditDb, () => served.stop());
+}
+
+/**
+ * The same server as `startConsole`, put together here as console-option.ts does it: the console's own code runs in
+ * the test's process, where mutation testing changes it.
+ */
+export async function startConsoleInProcess(): Promise<ConsoleFixture> {
+  const dir = mkdtempSync(join(tmpdir(), 'mrtr-console-'));
+  process.env.MRTR_STATE_KEYS ??= generateKeySpec();
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const auditDb = join(dir, 'audit.db');
+  const trail = await AuditTrail.open(await SqliteAuditSink.open(auditDb));
+  const reader = new SqliteAuditReader(auditDb);
+  const roles = parseConsoleRoles(['approver=approver,ops']);
+  if (typeof roles === 'string') throw new Error(roles);
+  const panels: ConsolePanel[] = [
+    new FlowsPanel(reader),
+    new AuditPanel({ reader, verifierKeys: [trail.verifierKey] }),
+  ];
+  const operatorConsole = new OperatorConsole({ panels, roles });
+  const tokens = new DevTokens(parseDevTokens(PEOPLE));
+  const store = new MemoryStore();
+  const server = exampleServer(
+    {
+      auth: new BearerAuth({ verifier: tokens, resource: `${origin}/mcp` }),
+      signIn: { devTokens: tokens },
+      replayStore: store,
+      observers: [trail, operatorConsole.observer],
+    },
+    {
+      store,
+      totpFile: join(dir, 'totp.json'),
+      onControls: (controls) => {
+        panels.unshift(new ApprovalsPanel(controls));
+        controls.subscribe(() => operatorConsole.changed('approvals'));
+      },
+    },
+  );
+  operatorConsole.attach(server);
+  const endpoint = await server
+    .http({ port, logger: { info() {}, warn() {}, error() {} } as never })
+    .listen();
+  return fixtureOn('in-process', endpoint.url, dir, auditDb, async () => {
+    operatorConsole.close();
+    await endpoint.close();
+    await trail.close();
+    await reader.close();
+    await store.close();
+  });
+}
+
+function fixtureOn(
+  kind: ConsoleFixture['kind'],
+  url: string,
+  dir: string,
+  auditDb: string,
+  stop: () => Promise<void>,
+): ConsoleFixture {
+  const origin = new URL(url).origin;
   const cookies = new Map<string, string>();
   return {
-    served,
+    kind,
+    stop,
     origin,
     dir,
     auditDb,
@@ -76,7 +152,7 @@ export async function startConsole(extra: string[] = []): Promise<ConsoleFixture
     },
     async call(token, name, args, round = {}) {
       const reply = await mcp(
-        served.url,
+        url,
         'tools/call',
         { name, arguments: args, ...round },
         { headers: { authorization: `Bearer ${token}` } },

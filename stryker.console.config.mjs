@@ -1,0 +1,19 @@
+// `npm run mutation:console`: mutation testing of the console's gatekeeping — who may open which panel, the CSRF and
+// role checks before a decision, what a card shows — against the console's in-process tests.
+import base from './stryker.config.mjs';
+
+export default {
+  ...base,
+  mutate: [
+    'src/console/console.ts',
+    'src/console/roles.ts',
+    'src/console/approvals-panel.ts',
+    'src/console/flows-panel.ts',
+    'src/console/audit-panel.ts',
+    'src/console/live.ts',
+    'src/controls/approval-decisions.ts',
+  ],
+  vitest: { ...base.vitest, configFile: 'vitest.console-mutation.config.ts' },
+  reporters: ['clear-text', 'json', 'progress'],
+  jsonReporter: { fileName: 'reports/mutation/console.json' },
+};
