@@ -6,7 +6,7 @@ import { type BrowserSignIn, FormError, type PageSession } from '../auth/index.j
 import { type Html, html, sendPage } from '../auth/internal.js';
 import type { ControlHost } from '../controls/index.js';
 import { ConsoleUsageError } from './errors.js';
-import { LiveHub, type LiveTopic } from './live.js';
+import { LiveHub, type LiveLimits, type LiveTopic } from './live.js';
 import type { ConsolePanel, ConsoleRole, PanelContext } from './panel.js';
 import { type ConsoleRoles, consoleRolesOf, DEFAULT_CONSOLE_ROLES } from './roles.js';
 import { CONSOLE_SCRIPT, CONSOLE_SCRIPT_PATH } from './script.js';
@@ -16,6 +16,8 @@ export interface OperatorConsoleOptions {
   panels: readonly ConsolePanel[];
   /** Which token roles grant the console roles (default: approver, auditor and admin, each by its own name). */
   roles?: ConsoleRoles;
+  /** How many live streams may be open, in all and per person. */
+  live?: LiveLimits;
   /** Told when a page failed for the server's own reasons (a store or a sink down). */
   onError?: (error: unknown, req: IncomingMessage) => void;
 }
@@ -27,10 +29,11 @@ const PASSKEYS_PATH = '/mrtr/passkeys';
 export class OperatorConsole {
   private host: ControlHost | undefined;
   private readonly roles: ConsoleRoles;
-  private readonly live = new LiveHub();
+  private readonly live: LiveHub;
 
   constructor(private readonly options: OperatorConsoleOptions) {
     this.roles = options.roles ?? DEFAULT_CONSOLE_ROLES;
+    this.live = new LiveHub(options.live);
   }
 
   /** Serve the console on `server`'s listener, with its browser sign-in. Returns this. */

@@ -5,7 +5,7 @@ export { AuditPanel, type AuditPanelOptions } from './audit-panel.js';
 export { OperatorConsole, type OperatorConsoleOptions } from './console.js';
 export { ConsoleUsageError } from './errors.js';
 export { FLOWS_DEFAULTS, FlowsPanel } from './flows-panel.js';
-export { LIVE_DEFAULTS, type LiveTopic } from './live.js';
+export { LIVE_DEFAULTS, type LiveLimits, type LiveTopic } from './live.js';
 export type { ConsolePanel, ConsoleRole, PanelContext } from './panel.js';
 export {
   CONSOLE_ROLES,

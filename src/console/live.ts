@@ -29,13 +29,24 @@ interface Stream {
   roles: ReadonlySet<ConsoleRole>;
 }
 
+export interface LiveLimits {
+  /** Open streams in all (default 200). */
+  maxStreams?: number;
+  /** Open streams per person (default 5). */
+  maxStreamsPerPerson?: number;
+}
+
 export class LiveHub {
   private readonly streams = new Set<Stream>();
+  private readonly maxStreams: number;
+  private readonly maxPerPerson: number;
   private readonly pending = new Set<LiveTopic>();
   private flushTimer: NodeJS.Timeout | undefined;
   private readonly keepAlive: NodeJS.Timeout;
 
-  constructor() {
+  constructor(limits: LiveLimits = {}) {
+    this.maxStreams = limits.maxStreams ?? LIVE_DEFAULTS.maxStreams;
+    this.maxPerPerson = limits.maxStreamsPerPerson ?? LIVE_DEFAULTS.maxStreamsPerPerson;
     this.keepAlive = setInterval(() => {
       for (const s of this.streams) s.res.write(': keep-alive\n\n');
     }, LIVE_DEFAULTS.keepAliveMs);
@@ -45,7 +56,7 @@ export class LiveHub {
   /** Open a stream for a person; false (answered 429) when they, or everyone, hold too many. */
   open(res: ServerResponse, person: string, roles: ReadonlySet<ConsoleRole>): boolean {
     const theirs = [...this.streams].filter((s) => s.person === person).length;
-    if (this.streams.size >= LIVE_DEFAULTS.maxStreams || theirs >= LIVE_DEFAULTS.maxStreamsPerPerson) {
+    if (this.streams.size >= this.maxStreams || theirs >= this.maxPerPerson) {
       res.writeHead(429, { 'retry-after': '30', 'content-type': 'text/plain', 'cache-control': 'no-store' });
       res.end('too many live views open: close a tab of the console\n');
       return false;

@@ -80,6 +80,17 @@ describe.each([
 
     it('an unknown panel is 404, a wrong method 405', async () => {
       expect(await status('carol', '/mrtr/console/nothing')).toBe(404);
+      for (const path of ['/mrtr/console', '/mrtr/console/live']) {
+        const post = await fetch(`${f.origin}${path}`, {
+          method: 'POST',
+          headers: { cookie: await f.cookie('carol'), origin: f.origin },
+        });
+        expect({ path, status: post.status, allow: post.headers.get('allow') }).toEqual({
+          path,
+          status: 405,
+          allow: 'GET',
+        });
+      }
       const r = await fetch(`${f.origin}/mrtr/console/flows`, {
         method: 'DELETE',
         headers: { cookie: await f.cookie('carol') },
@@ -142,6 +153,22 @@ describe.each([
       });
       expect(done.result.content[0].text).toContain('granted');
       expect(done.result.content[0].text).toContain('bob');
+      // The decision is told as every surface tells it (the audit trail's notes and the log get it), marked console.
+      if (f.events)
+        expect(f.events.find((e) => e.id === id && e.action === 'approve')).toEqual({
+          control: 'approval',
+          action: 'approve',
+          id,
+          by: 'bob',
+          at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+          detail: {
+            comment: 'ok for incident 4711',
+            via: 'console',
+            state: 'approved',
+            effectDigest: expect.stringMatching(/^[\w-]{20,}/),
+            requester: 'alice',
+          },
+        });
     });
 
     it('a decision needs a reason, and approve or deny: nothing is recorded otherwise', async () => {
@@ -202,6 +229,15 @@ describe.each([
       );
       expect(self.status).toBe(403);
       expect(self.html).toContain('someone else must review it');
+      if (f.events)
+        expect(f.events.find((e) => e.id === own && e.action === 'vote_refused')).toEqual({
+          control: 'approval',
+          action: 'vote_refused',
+          id: own,
+          by: 'bob',
+          at: expect.stringMatching(/^\d{4}-/),
+          detail: { reason: 'self_approval', via: 'console' },
+        });
 
       const id = approvalIdOf(await f.call('alice-token', 'request_access', ASK));
       const frank = await f.cookie('frank');
@@ -281,6 +317,11 @@ describe.each([
       const body = (await exported.json()) as { records: Array<{ flowId: string; target: string }> };
       expect(body.records.length).toBeGreaterThan(1);
       expect(new Set(body.records.map((r) => r.flowId))).toEqual(new Set([links[0]]));
+      // Behind no gateway, no flow has an upstream.
+      const upstream = await getPage(`${f.origin}/mrtr/console/flows?upstream=files&principal=alice`, erin);
+      expect(upstream.html).toContain('<p>0 flows.</p>');
+      const home = await getPage(`${f.origin}/mrtr/console`, erin);
+      expect(home.html).toMatch(/\d+ flows? in the last hour, \d+ refused or failed\./);
       const byDave = await getPage(`${f.origin}/mrtr/console/flows?principal=dave`, erin);
       expect(byDave.html).toContain('create_ticket');
       expect(byDave.html).not.toContain('request_access');
@@ -310,6 +351,9 @@ describe.each([
       const intact = await getPage(`${f.origin}/mrtr/console/audit`, erin);
       expect(intact.html).toMatch(/<strong>Intact<\/strong>: \d+ events in 1 chain\(s\)/);
       expect(intact.html).toContain('run by erin');
+      expect((await getPage(`${f.origin}/mrtr/console`, erin)).html).toMatch(
+        /Last verified \d{4}-[\d-]+T[\d:.]+Z: <strong>intact<\/strong>\./,
+      );
 
       const db = new Database(f.auditDb);
       db.prepare(
@@ -321,5 +365,20 @@ describe.each([
       expect(tampered.html).toContain('<strong>TAMPERED</strong>');
       expect(tampered.html).toMatch(/first bad event [\w-]+ #1/);
     });
+  });
+});
+
+describe('a server without browser sign-in', () => {
+  it('answers the console with a page that says how to turn sign-in on', async () => {
+    const g = await startConsoleInProcess({ signIn: false });
+    try {
+      const r = await fetch(`${g.origin}/mrtr/console`);
+      expect(r.status).toBe(404);
+      expect(await r.text()).toContain(
+        'The console needs browser sign-in: serve with <code>--tokens FILE</code>',
+      );
+    } finally {
+      await g.stop();
+    }
   });
 });

@@ -89,3 +89,29 @@ describe('stopping mrtr serve with a console open', () => {
     expect(await ended).toBe(true);
   });
 });
+
+describe('the live stream’s limits', () => {
+  it('a person’s cap leaves others their streams; the cap in all refuses everyone', async () => {
+    const g = await startConsoleInProcess({ live: { maxStreams: 3, maxStreamsPerPerson: 2 } });
+    const controllers: AbortController[] = [];
+    const open = async (who: string) => {
+      const c = new AbortController();
+      controllers.push(c);
+      const r = await fetch(`${g.origin}/mrtr/console/live`, {
+        headers: { cookie: await g.cookie(who) },
+        signal: c.signal,
+      });
+      if (r.status !== 200) await r.text();
+      return r.status;
+    };
+    try {
+      expect([await open('carol'), await open('carol'), await open('carol')]).toEqual([200, 200, 429]);
+      expect(await open('bob')).toBe(200);
+      // Three open in all: erin, who holds none, is refused too.
+      expect(await open('erin')).toBe(429);
+    } finally {
+      for (const c of controllers) c.abort();
+      await g.stop();
+    }
+  });
+});

@@ -31,6 +31,17 @@ describe('console roles', () => {
       "--console-role auditor: a role name is 1-100 letters, digits or . _ : / -, got 'a b'",
     );
     expect(parseConsoleRoles(['admin=ok,'])).toMatch(/^--console-role admin: a role name/);
+    // The whole flag is one mapping: no prefix, no second line.
+    expect(parseConsoleRoles(['1admin=x'])).toMatch(/^--console-role must be ROLE=NAME/);
+    expect(parseConsoleRoles(['admin=x\nauditor=y'])).toMatch(/^--console-role must be ROLE=NAME/);
+  });
+
+  it('names are trimmed, and the first mapping of a role starts from nothing', () => {
+    expect(parseConsoleRoles(['admin= ops , platform'])).toEqual({
+      approver: ['approver'],
+      auditor: ['auditor'],
+      admin: ['ops', 'platform'],
+    });
   });
 
   it('mrtr serve exits 2 naming the flag', () => {

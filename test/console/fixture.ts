@@ -11,9 +11,11 @@ import {
   AuditPanel,
   type ConsolePanel,
   FlowsPanel,
+  type LiveLimits,
   OperatorConsole,
   parseConsoleRoles,
 } from '../../src/console/index.js';
+import type { ControlEvent } from '../../src/controls/index.js';
 import { generateKeySpec } from '../../src/state/index.js';
 import { MemoryStore } from '../../src/stores/index.js';
 import { freePort } from '../helpers/free-port.js';
@@ -37,6 +39,8 @@ export interface ConsoleFixture {
   /** How it runs: `mrtr serve` in its own process, or the same parts put together in this one (mutants reach it). */
   kind: 'cli' | 'in-process';
   stop(): Promise<void>;
+  /** The control events the server told (in process only: a child process's go to its stderr). */
+  events: ControlEvent[] | undefined;
   origin: string;
   dir: string;
   auditDb: string;
@@ -74,14 +78,16 @@ export async function startConsole(extra: string[] = []): Promise<ConsoleFixture
     'approver=approver,ops',
     ...extra,
   ]);
-  return fixtureOn('cli', served.url, dir, auditDb, () => served.stop());
+  return fixtureOn('cli', served.url, dir, auditDb, undefined, () => served.stop());
 }
 
 /**
  * The same server as `startConsole`, put together here as console-option.ts does it: the console's own code runs in
  * the test's process, where mutation testing changes it.
  */
-export async function startConsoleInProcess(): Promise<ConsoleFixture> {
+export async function startConsoleInProcess(
+  options: { live?: LiveLimits; signIn?: boolean } = {},
+): Promise<ConsoleFixture> {
   const dir = mkdtempSync(join(tmpdir(), 'mrtr-console-'));
   process.env.MRTR_STATE_KEYS ??= generateKeySpec();
   const port = await freePort();
@@ -95,13 +101,18 @@ export async function startConsoleInProcess(): Promise<ConsoleFixture> {
     new FlowsPanel(reader),
     new AuditPanel({ reader, verifierKeys: [trail.verifierKey] }),
   ];
-  const operatorConsole = new OperatorConsole({ panels, roles });
+  const operatorConsole = new OperatorConsole({
+    panels,
+    roles,
+    ...(options.live ? { live: options.live } : {}),
+  });
+  const events: ControlEvent[] = [];
   const tokens = new DevTokens(parseDevTokens(PEOPLE));
   const store = new MemoryStore();
   const server = exampleServer(
     {
       auth: new BearerAuth({ verifier: tokens, resource: `${origin}/mcp` }),
-      signIn: { devTokens: tokens },
+      ...(options.signIn === false ? {} : { signIn: { devTokens: tokens } }),
       replayStore: store,
       observers: [trail, operatorConsole.observer],
     },
@@ -110,7 +121,10 @@ export async function startConsoleInProcess(): Promise<ConsoleFixture> {
       totpFile: join(dir, 'totp.json'),
       onControls: (controls) => {
         panels.unshift(new ApprovalsPanel(controls));
-        controls.subscribe(() => operatorConsole.changed('approvals'));
+        controls.subscribe((event) => {
+          events.push(event);
+          operatorConsole.changed('approvals');
+        });
       },
     },
   );
@@ -118,7 +132,7 @@ export async function startConsoleInProcess(): Promise<ConsoleFixture> {
   const endpoint = await server
     .http({ port, logger: { info() {}, warn() {}, error() {} } as never })
     .listen();
-  return fixtureOn('in-process', endpoint.url, dir, auditDb, async () => {
+  return fixtureOn('in-process', endpoint.url, dir, auditDb, events, async () => {
     operatorConsole.close();
     await endpoint.close();
     await trail.close();
@@ -132,6 +146,7 @@ function fixtureOn(
   url: string,
   dir: string,
   auditDb: string,
+  events: ControlEvent[] | undefined,
   stop: () => Promise<void>,
 ): ConsoleFixture {
   const origin = new URL(url).origin;
@@ -139,6 +154,7 @@ function fixtureOn(
   return {
     kind,
     stop,
+    events,
     origin,
     dir,
     auditDb,
