@@ -1,6 +1,6 @@
 // `mrtr serve --fixture example` as a real process with people of every console role, a SQLite replay store and a
 // SQLite audit trail: what the console tests sign in to, call tools on, and attack.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AuditTrail, SqliteAuditReader, SqliteAuditSink } from '../../src/audit/index.js';
@@ -78,7 +78,10 @@ export async function startConsole(extra: string[] = []): Promise<ConsoleFixture
     'approver=approver,ops',
     ...extra,
   ]);
-  return fixtureOn('cli', served.url, dir, auditDb, undefined, () => served.stop());
+  return fixtureOn('cli', served.url, dir, auditDb, undefined, async () => {
+    await served.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
 }
 
 /**
@@ -138,6 +141,7 @@ export async function startConsoleInProcess(
     await trail.close();
     await reader.close();
     await store.close();
+    rmSync(dir, { recursive: true, force: true });
   });
 }
 
