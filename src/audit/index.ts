@@ -1,6 +1,7 @@
 // mrtr/audit: the audit trail — one event per round and per refusal, hash-chained per writer, sealed by signed
 // checkpoints, durable before the round is answered. A curated list: what is not named here is internal.
 export { AuditSigner, AuditVerifier } from './audit-key.js';
+export { type AuditBundle, BUNDLE_FORMAT, BundleReader, exportBundle } from './bundle.js';
 export { type ChainedEvent, type ChainHead, GENESIS, recordHash } from './chain.js';
 export {
   type CheckpointReading,

@@ -1,7 +1,7 @@
 // `mrtr audit flows | show | verify | checkpoint | keygen`: read an audit trail back, check it, export its
 // checkpoints, make a signing key. Every reading command takes `--audit URL`, the syntax `mrtr serve --audit` takes.
 import { writeFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import {
   AUDIT_DEFAULTS,
@@ -9,6 +9,8 @@ import {
   type AuditReader,
   AuditSigner,
   AuditVerifier,
+  BundleReader,
+  exportBundle,
   openAuditReader,
   verifyTrail,
 } from '../audit/index.js';
@@ -29,11 +31,18 @@ commands:
         kept elsewhere, which also catches a truncated tail
   checkpoint [--out FILE]
         export each writer's latest checkpoint (C2SP signed notes) to keep elsewhere
+  bundle [--out FILE]
+        write the whole trail (events, checkpoints, published verifier keys) as one JSON file to check elsewhere
   keygen [--name NAME]
         print a new audit signing key (MRTR_AUDIT_KEY) and its verifier key
 
 --audit URL: ${AUDIT_SYNTAX} (default sqlite:./data/audit.db)
+--bundle FILE: read a bundle (mrtr audit bundle, or the console's download) instead of a sink: flows, show and
+        verify work offline; give --vkey, since keys inside a bundle are only as trustworthy as the file
 `;
+
+/** A bundle is read whole into memory: past this, verify against the sink itself. */
+const MAX_BUNDLE_BYTES = 512 * 1024 * 1024;
 
 const DEFAULT_AUDIT = 'sqlite:./data/audit.db';
 
@@ -74,7 +83,7 @@ export async function auditCommand(argv: string[]): Promise<number> {
     process.stdout.write(`MRTR_AUDIT_KEY=${signer.text}\nMRTR_AUDIT_VKEY=${signer.verifier.text}\n`);
     return 0;
   }
-  if (!['flows', 'show', 'verify', 'checkpoint'].includes(sub))
+  if (!['flows', 'show', 'verify', 'checkpoint', 'bundle'].includes(sub))
     return fail(`unknown command '${sub}'\n\n${USAGE}`);
   if (sub === 'show' ? positionals.length !== 1 : positionals.length > 0)
     return fail(
@@ -88,9 +97,16 @@ export async function auditCommand(argv: string[]): Promise<number> {
     if (since === undefined)
       return fail(`--since must be like 90s, 30m, 1h, 7d or an ISO date, got '${values.since}'`);
   }
+  if (values.bundle !== undefined && values.audit !== undefined)
+    return fail('give --audit URL or --bundle FILE, not both');
+  if (values.bundle !== undefined && (sub === 'bundle' || sub === 'checkpoint'))
+    return fail(`${sub} reads a sink (--audit URL): a bundle already holds the whole trail`);
   let reader: AuditReader;
   try {
-    reader = await openAuditReader(values.audit ?? DEFAULT_AUDIT);
+    reader =
+      values.bundle !== undefined
+        ? await readBundleFile(values.bundle)
+        : await openAuditReader(values.audit ?? DEFAULT_AUDIT);
   } catch (error) {
     // A trail that cannot be read as one fails verification (1); a wrong URL or a missing file is a usage error (2).
     return fail(
@@ -119,6 +135,8 @@ export async function auditCommand(argv: string[]): Promise<number> {
       }
       case 'verify':
         return await verify(reader, values);
+      case 'bundle':
+        return await writeBundle(reader, values.out);
       default:
         return await exportCheckpoints(reader, values.out);
     }
@@ -138,6 +156,7 @@ const OPTIONS = {
   json: { type: 'boolean', default: false },
   vkey: { type: 'string', multiple: true },
   checkpoint: { type: 'string', multiple: true },
+  bundle: { type: 'string' },
   out: { type: 'string' },
   name: { type: 'string' },
 } as const;
@@ -156,7 +175,9 @@ async function verify(
   if (keys === undefined) {
     keys = await reader.publishedKeys();
     process.stderr.write(
-      'mrtr audit verify: no --vkey: checking checkpoints against the keys stored in the trail itself, which whoever can write to it could replace\n',
+      reader instanceof BundleReader
+        ? 'mrtr audit verify: no --vkey: checking checkpoints against the keys inside the bundle, which whoever made or changed the file could replace\n'
+        : 'mrtr audit verify: no --vkey: checking checkpoints against the keys stored in the trail itself, which whoever can write to it could replace\n',
     );
   }
   // `--vkey "$MRTR_AUDIT_VKEY"` with the variable unset arrives as an empty key: say so, not "expected <name>+…".
@@ -190,6 +211,37 @@ async function verify(
     values.json ? `${JSON.stringify(report, null, 2)}\n` : verifyText(report, styleFor(process.stdout)),
   );
   return report.ok ? 0 : 1;
+}
+
+async function readBundleFile(path: string): Promise<AuditReader> {
+  let size: number;
+  try {
+    const info = await stat(path);
+    if (!info.isFile()) throw new MrtrError('ERR_INVALID_ARGUMENT', `--bundle ${path} is not a file`);
+    size = info.size;
+  } catch (error) {
+    if (error instanceof MrtrError) throw error;
+    throw new MrtrError('ERR_INVALID_ARGUMENT', `cannot read --bundle ${path}: ${(error as Error).message}`);
+  }
+  if (size > MAX_BUNDLE_BYTES)
+    throw new MrtrError(
+      'ERR_INVALID_ARGUMENT',
+      `--bundle ${path} is larger than ${MAX_BUNDLE_BYTES / 1024 / 1024} MiB: verify against the sink (--audit URL) instead`,
+    );
+  return BundleReader.parse(await readFile(path, 'utf8'), path);
+}
+
+async function writeBundle(reader: AuditReader, out: string | undefined): Promise<number> {
+  const bundle = await exportBundle(reader);
+  const text = `${JSON.stringify(bundle)}\n`;
+  if (out === undefined) process.stdout.write(text);
+  else {
+    writeFileSync(out, text);
+    process.stderr.write(
+      `mrtr audit bundle: ${bundle.events.length} event(s) and ${bundle.checkpoints.length} checkpoint(s) written to ${out}\n`,
+    );
+  }
+  return 0;
 }
 
 async function exportCheckpoints(reader: AuditReader, out: string | undefined): Promise<number> {

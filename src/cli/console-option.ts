@@ -1,7 +1,7 @@
 // The operator's console on `mrtr serve` and `mrtr gateway`: on whenever people can sign in (--tokens or --issuer),
 // with the panels what was configured allows — approvals when the fixture has human controls, flows and audit
 // integrity when there is an --audit trail to read, the gateway's panel under `mrtr gateway`.
-import { type AuditReader, type AuditTrail, openAuditReader } from '../audit/index.js';
+import { type AuditReader, type AuditTrail, exportBundle, openAuditReader } from '../audit/index.js';
 import {
   ApprovalsPanel,
   AuditPanel,
@@ -64,7 +64,10 @@ export async function consoleFromFlags(
       } catch (error) {
         return { error: `the console cannot read --audit ${values.audit}: ${(error as Error).message}` };
       }
-      panels.push(new FlowsPanel(reader), new AuditPanel({ reader, verifierKeys: [trail.verifierKey] }));
+      panels.push(
+        new FlowsPanel(reader),
+        new AuditPanel({ reader, verifierKeys: [trail.verifierKey], bundle: (r) => exportBundle(r) }),
+      );
     }
   }
   const console = new OperatorConsole({ panels, roles });

@@ -2,6 +2,9 @@
 // on every form, another person's deep link, self-approval, a vote for a page that changed, bad filters, and the
 // decision path end to end (bob approves in the console, alice's retry completes). Once against `mrtr serve`, once
 // against the same parts in this process, where mutation testing reaches the console's code.
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getPage, hiddenFields, postForm } from '../helpers/page-sessions.js';
@@ -337,6 +340,31 @@ describe.each([
       expect(outcome.html).toContain('&quot;won&quot; is not an outcome');
       expect(await status('erin', '/mrtr/console/flows/AAAAAAAAAAAAAAAAAAAAAA')).toBe(404);
       expect(await status('erin', '/mrtr/console/flows/..%2F..%2Fetc')).toBe(404);
+    });
+
+    it('the bundle an auditor downloads verifies offline with mrtr audit verify --bundle; an approver gets none', async () => {
+      expect(f.verifierKey).toMatch(/^mrtr-audit\+/);
+      const refused = await fetch(`${f.origin}/mrtr/console/audit/bundle`, {
+        headers: { cookie: await f.cookie('bob') },
+      });
+      expect(refused.status).toBe(403);
+      const r = await fetch(`${f.origin}/mrtr/console/audit/bundle`, {
+        headers: { cookie: await f.cookie('erin') },
+      });
+      expect(r.status).toBe(200);
+      expect(r.headers.get('content-disposition')).toMatch(
+        /^attachment; filename="mrtr-audit-[\dT-]+Z\.json"$/,
+      );
+      const file = join(f.dir, 'downloaded.json');
+      writeFileSync(file, await r.text());
+      const verify = spawnSync(
+        process.execPath,
+        ['dist/cli/main.js', 'audit', 'verify', '--bundle', file, '--vkey', f.verifierKey],
+        { encoding: 'utf8', env: { ...process.env, MRTR_AUDIT_VKEY: undefined } },
+      );
+      expect(verify.stderr).toBe('');
+      expect(verify.stdout).toMatch(/^intact: \d+ events in 1 chain\(s\)/);
+      expect(verify.status).toBe(0);
     });
 
     it('verify runs from the page (CSRF-checked) and names a tampered event', async () => {

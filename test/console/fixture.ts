@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AuditTrail, SqliteAuditReader, SqliteAuditSink } from '../../src/audit/index.js';
+import { AuditTrail, exportBundle, SqliteAuditReader, SqliteAuditSink } from '../../src/audit/index.js';
 import { BearerAuth, DevTokens, parseDevTokens } from '../../src/auth/index.js';
 import { exampleServer } from '../../src/cli/demo-servers/example.js';
 import {
@@ -41,6 +41,8 @@ export interface ConsoleFixture {
   stop(): Promise<void>;
   /** The control events the server told (in process only: a child process's go to its stderr). */
   events: ControlEvent[] | undefined;
+  /** The audit trail's verifier key (`mrtr audit verify --vkey`). */
+  verifierKey: string;
   origin: string;
   dir: string;
   auditDb: string;
@@ -78,7 +80,9 @@ export async function startConsole(extra: string[] = []): Promise<ConsoleFixture
     'approver=approver,ops',
     ...extra,
   ]);
-  return fixtureOn('cli', served.url, dir, auditDb, undefined, async () => {
+  // Without an audit key the server signs with a per-process key, and prints its verifier key at start-up.
+  const vkey = /(mrtr-audit\+[0-9a-f]+\+[\w+/=]+)/.exec(served.stderr())?.[1] ?? '';
+  return fixtureOn('cli', served.url, dir, auditDb, vkey, undefined, async () => {
     await served.stop();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -102,7 +106,7 @@ export async function startConsoleInProcess(
   if (typeof roles === 'string') throw new Error(roles);
   const panels: ConsolePanel[] = [
     new FlowsPanel(reader),
-    new AuditPanel({ reader, verifierKeys: [trail.verifierKey] }),
+    new AuditPanel({ reader, verifierKeys: [trail.verifierKey], bundle: (r) => exportBundle(r) }),
   ];
   const operatorConsole = new OperatorConsole({
     panels,
@@ -135,7 +139,7 @@ export async function startConsoleInProcess(
   const endpoint = await server
     .http({ port, logger: { info() {}, warn() {}, error() {} } as never })
     .listen();
-  return fixtureOn('in-process', endpoint.url, dir, auditDb, events, async () => {
+  return fixtureOn('in-process', endpoint.url, dir, auditDb, trail.verifierKey, events, async () => {
     operatorConsole.close();
     await endpoint.close();
     await trail.close();
@@ -150,6 +154,7 @@ function fixtureOn(
   url: string,
   dir: string,
   auditDb: string,
+  verifierKey: string,
   events: ControlEvent[] | undefined,
   stop: () => Promise<void>,
 ): ConsoleFixture {
@@ -159,6 +164,7 @@ function fixtureOn(
     kind,
     stop,
     events,
+    verifierKey,
     origin,
     dir,
     auditDb,

@@ -83,6 +83,8 @@ const RUN = {
     verify: './bin/mrtr audit verify --vkey "$MRTR_AUDIT_VKEY"',
     verifyInstalled: 'mrtr audit verify --vkey "$MRTR_AUDIT_VKEY"',
     checkpoint: 'mrtr audit checkpoint --out q4.notes',
+    bundle: './bin/mrtr audit bundle --out trail.json',
+    verifyBundle: './bin/mrtr audit verify --bundle trail.json --vkey "$MRTR_AUDIT_VKEY"',
     flowsOfTool: './bin/mrtr audit flows --target check_workspace',
   },
   offline: {
@@ -316,7 +318,16 @@ describe('the command lines of README.md and docs/*.md', () => {
     expect(flowId, flows.stderr).toBeTruthy();
     f.env.MRTR_AUDIT_VKEY = /its verifier key is (\S+)/.exec(served.stderr())?.[1] ?? '';
     expect(f.env.MRTR_AUDIT_VKEY).toMatch(/^mrtr-audit\+/);
-    for (const line of [l.flowsSince, l.flows, l.flowsRefused, l.verify, l.verifyInstalled, l.checkpoint]) {
+    for (const line of [
+      l.flowsSince,
+      l.flows,
+      l.flowsRefused,
+      l.verify,
+      l.verifyInstalled,
+      l.checkpoint,
+      l.bundle,
+      l.verifyBundle,
+    ]) {
       const r = await f.run(line);
       expect(r.code, `${line}: ${r.stderr}`).toBe(0);
     }
