@@ -154,6 +154,10 @@ export async function gatewayCommand(
         return remembering.current.verifier;
       },
       onClose: () => gateway?.close() ?? Promise.resolve(),
+      // The gateway's own controls: their approvals show in the console beside any other.
+      console: (setup) => {
+        if (gateway) setup.withControls(gateway.controls);
+      },
     },
   );
 }

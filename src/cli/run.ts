@@ -37,6 +37,7 @@ commands:
         say where to get one; people sign in to the server's pages at /mrtr/signin (--client-id: OpenID sign-in,
         secret in MRTR_CLIENT_SECRET); --roles-claim: the claim holding roles (default roles; a dotted path such
         as realm_access.roles reaches a nested one)
+        [--notify FILE]  webhooks (signed JSON or Slack) told of each approval request (docs/human-controls.md)
         [--console-role ROLE=NAME[,NAME]]...  the operator's console at /mrtr/console (on when people can sign
         in): which token roles grant its roles approver, auditor and admin (default: the role of the same name)
         [--totp FILE]  the TOTP secrets for step-up (default data/totp.json); the example's request_access and

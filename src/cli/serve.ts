@@ -3,6 +3,7 @@ import { constants } from 'node:os';
 import { parseArgs } from 'node:util';
 import type { TokenVerifier } from '../auth/index.js';
 import type { HumanControls } from '../controls/index.js';
+import { readNotifyConfig, WebhookNotifier } from '../notify/index.js';
 import type { McpServer, McpServerOptions } from '../server/index.js';
 import { Keyring } from '../state/index.js';
 import { MemoryStore, RedisAnswerRelay } from '../stores/index.js';
@@ -87,6 +88,7 @@ export const SERVE_FLAG_OPTIONS = {
   'audit-key-file': { type: 'string' },
   totp: { type: 'string', default: DEFAULT_TOTP_FILE },
   'modern-only': { type: 'boolean', default: false },
+  notify: { type: 'string' },
   ...CONSOLE_FLAG_OPTIONS,
 } as const;
 
@@ -143,6 +145,7 @@ export interface StartHooks {
 /** The flags every served program shares (listener, keys, stores, auth, audit, TOTP). */
 export type ServeFlags = AuthFlags & {
   'console-role'?: string[];
+  notify?: string;
   data?: string;
   host?: string;
   port?: string;
@@ -312,6 +315,23 @@ export async function startServer(
     operatorConsole = made;
     options.observers = [...(options.observers ?? []), made.console.observer];
   }
+  // Webhooks that tell approvers of a request waiting for them: beside the rounds, never in their way.
+  let notifier: WebhookNotifier | undefined;
+  if (values.notify !== undefined) {
+    try {
+      const targets = readNotifyConfig(values.notify);
+      notifier = new WebhookNotifier({ targets, log: (line) => say(`mrtr serve: ${line}`) });
+      say(
+        `mrtr serve: approval requests are sent to ${targets.length} webhook(s): ${targets.map((t) => `${t.name} (${t.url.host})`).join(', ')}`,
+      );
+    } catch (error) {
+      await operatorConsole?.close();
+      await audited.trail?.close();
+      await opened.store?.close();
+      process.stderr.write(`mrtr ${command}: --notify: ${(error as Error).message}\n`);
+      return 2;
+    }
+  }
   // Approvals and step-ups live in the --store (shared by every instance), else in this process's memory.
   const controlsStore = opened.store ?? new MemoryStore();
   const totpFile = values.totp ?? DEFAULT_TOTP_FILE;
@@ -322,8 +342,10 @@ export async function startServer(
       controls: {
         store: controlsStore,
         totpFile,
-        onEvent: (event) =>
-          process.stderr.write(`mrtr ${command}: ${event.control} ${JSON.stringify(event)}\n`),
+        onEvent: (event) => {
+          process.stderr.write(`mrtr ${command}: ${event.control} ${JSON.stringify(event)}\n`);
+          notifier?.notify(event);
+        },
         ...(operatorConsole
           ? { onControls: (controls: HumanControls) => operatorConsole.withControls(controls) }
           : {}),

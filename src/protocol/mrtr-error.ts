@@ -78,6 +78,11 @@ export const MRTR_ERROR_CODES = Object.freeze([
   // console
   /** The operator's console configured in a way that cannot work (two panels with one id, …). */
   'ERR_CONSOLE_USAGE',
+  // notify
+  /** The notifications file names no webhook that can work (a URL, a secret, a setting). */
+  'ERR_NOTIFY_CONFIG',
+  /** A webhook delivery a receiver checked was not ours, was changed, or is too old. */
+  'ERR_WEBHOOK_REFUSED',
   /** The JSON body of a request to the approvals API cannot be read. */
   'ERR_REQUEST_BODY',
   // client

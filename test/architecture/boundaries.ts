@@ -24,6 +24,8 @@ export const ARROWS: Readonly<Record<string, readonly string[]>> = {
   server: ['protocol', 'state', 'flow', 'stores', 'guard', 'auth', 'held'],
   // The console shows what the controls and the audit trail hold, to people signed in with auth's pages.
   console: ['protocol', 'auth', 'audit', 'controls'],
+  // Webhooks for approvers: they read the controls' events and nothing else.
+  notify: ['protocol', 'controls'],
   client: ['protocol', 'held'],
   // The gateway stands on every room a server author uses, and on the client to reach its upstreams.
   gateway: [
@@ -44,6 +46,7 @@ export const ARROWS: Readonly<Record<string, readonly string[]>> = {
   cli: [
     'gateway',
     'console',
+    'notify',
     'protocol',
     'state',
     'files',

@@ -60,6 +60,8 @@ export interface ControlsFixtureOptions {
   pendingWaitMs?: number;
   /** The tasks extension's options. */
   tasks?: TaskOptions;
+  /** Told every control event too (a webhook notifier). */
+  onEvent?: (event: ControlEvent) => void;
 }
 
 /** Every round's event, as the fixture's observer was told it (see `rounds` on the fixture). */
@@ -81,7 +83,10 @@ export async function startControls(options: ControlsFixtureOptions = {}): Promi
     store,
     totpFile,
     resource: `${origin}/mcp`,
-    onEvent: (e) => events.push(e),
+    onEvent: (e) => {
+      events.push(e);
+      options.onEvent?.(e);
+    },
     ...(now ? { now } : {}),
     pendingWaitMs: options.pendingWaitMs ?? 0,
     ...(options.tasks ? { tasks: options.tasks } : {}),
