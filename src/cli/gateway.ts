@@ -8,6 +8,7 @@ import {
   Gateway,
   type GatewayConfig,
   GatewayConfigError,
+  GatewayPanel,
   loadGatewayConfig,
   PinBook,
   type RememberingVerifier,
@@ -156,7 +157,9 @@ export async function gatewayCommand(
       onClose: () => gateway?.close() ?? Promise.resolve(),
       // The gateway's own controls: their approvals show in the console beside any other.
       console: (setup) => {
-        if (gateway) setup.withControls(gateway.controls);
+        if (!gateway) return;
+        setup.withControls(gateway.controls);
+        setup.add([new GatewayPanel(gateway, { log: say })]);
       },
     },
   );

@@ -64,6 +64,8 @@ export class GatewayCatalog implements Catalog {
   readonly #listings = new Map<string, Listing>();
   readonly #loading = new Map<string, Promise<Listing>>();
   readonly #watchers = new Set<() => void>();
+  /** Each upstream's last listing failure, until a listing succeeds again (the console's health view). */
+  readonly #failures = new Map<string, { at: number; message: string }>();
   /** Bumped by invalidate(): a listing that started before it is not kept as current. */
   #generation = 0;
   readonly #now: () => number;
@@ -82,6 +84,28 @@ export class GatewayCatalog implements Catalog {
     if (upstream === undefined) this.#listings.clear();
     else this.#listings.delete(upstream);
     for (const w of [...this.#watchers]) w();
+  }
+
+  /**
+   * How each upstream answered its last listing: when it was listed, how many tools it serves, and the last failure
+   * while it fails (an upstream never listed yet shows neither).
+   */
+  health(): Array<{
+    upstream: string;
+    listedAt?: number;
+    tools: number;
+    failure?: { at: number; message: string };
+  }> {
+    return this.options.upstreams.map((u) => {
+      const listing = this.#listings.get(u.name);
+      const failure = this.#failures.get(u.name);
+      return {
+        upstream: u.name,
+        ...(listing ? { listedAt: listing.at } : {}),
+        tools: listing?.tools.size ?? 0,
+        ...(failure ? { failure } : {}),
+      };
+    });
   }
 
   /** Every tool of every upstream, hidden ones included: for `mrtr gateway pin` and the policy's what-if. */
@@ -169,10 +193,12 @@ export class GatewayCatalog implements Catalog {
     try {
       definitions = await upstream.listTools(egressCallerOf(caller, this.options.tokenOf));
     } catch (error) {
+      this.#failures.set(upstream.name, { at: this.#now(), message: (error as Error).message });
       this.options.log(`upstream ${upstream.name}: cannot list its tools: ${(error as Error).message}`);
       // An upstream that is down serves nothing until it answers again; the last good listing is kept meanwhile.
       return this.#listings.get(upstream.name) ?? { tools: new Map(), at };
     }
+    this.#failures.delete(upstream.name);
     const previous = this.#listings.get(upstream.name)?.tools;
     const tools = new Map<string, GatewayTool>();
     let pinned = false;

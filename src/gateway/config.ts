@@ -6,7 +6,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import { ConfigSite, choose, GatewayConfigError } from './config-errors.js';
 import type { EgressConfig } from './egress/index.js';
-import { compilePolicy, type Policy } from './policy/index.js';
+import { compilePolicy, type Policy, type PolicyRule } from './policy/index.js';
 import { readRules } from './policy/read-rules.js';
 
 export { GatewayConfigError } from './config-errors.js';
@@ -35,6 +35,8 @@ export interface GatewayConfig {
   readonly file: string;
   readonly upstreams: readonly GatewayUpstreamConfig[];
   readonly policy: Policy;
+  /** The rules as the file states them (the console shows them; the policy is what decides). */
+  readonly rules: readonly PolicyRule[];
 }
 
 const UPSTREAM_NAME = /^[a-z0-9][a-z0-9-]{0,31}$/;
@@ -107,7 +109,7 @@ export function parseGatewayConfig(text: string, file: string): GatewayConfig {
     rulesSite,
     upstreams.map((u) => u.name),
   );
-  return { file: resolve(file), upstreams, policy: compilePolicy(rules, { file, lineOf }) };
+  return { file: resolve(file), upstreams, policy: compilePolicy(rules, { file, lineOf }), rules };
 }
 
 function readUpstream(site: ConfigSite, baseDir: string): GatewayUpstreamConfig {

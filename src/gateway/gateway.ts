@@ -3,15 +3,17 @@
 // replay guard, auth and audit trail are the ones `mrtr serve` uses. The policy can be swapped while it runs
 // (SIGHUP): calls in progress keep going, and every later round is judged by the new one.
 import { HumanControls, type HumanControlsOptions } from '../controls/index.js';
+import type { JsonObject } from '../protocol/index.js';
 import { McpServer, type McpServerOptions } from '../server/index.js';
 import type { SharedStore } from '../stores/index.js';
 import { GatewayCatalog } from './catalog.js';
 import type { GatewayConfig } from './config.js';
 import { egressFor } from './egress/index.js';
 import { type ArgumentsPrep, forwardingHandler } from './forward-call.js';
+import { splitExposedName } from './names.js';
 import { normalizePathArguments } from './paths.js';
 import type { PinBook } from './pins/index.js';
-import type { Policy } from './policy/index.js';
+import type { Decision, Policy, PolicyCaller } from './policy/index.js';
 import { PolicyGuard } from './policy-guard.js';
 import { RateLimiter } from './rate-limit.js';
 import { Upstream } from './upstream.js';
@@ -54,12 +56,16 @@ export class Gateway {
   #policy: Policy;
   #config: GatewayConfig;
   #pins: PinBook;
+  #loadedAt: number;
+  readonly #prepare: ArgumentsPrep;
+  readonly #specs: ReadonlyMap<string, GatewayConfig['upstreams'][number]>;
 
   constructor(options: GatewayOptions) {
     const log = options.log ?? (() => {});
     this.#config = options.config;
     this.#policy = options.config.policy;
     this.#pins = options.pins;
+    this.#loadedAt = Date.now();
     const policy = () => this.#policy;
     const timeoutMs = options.upstreamTimeoutMs ?? GATEWAY_DEFAULTS.upstreamTimeoutMs;
     this.upstreams = options.config.upstreams.map(
@@ -72,11 +78,13 @@ export class Gateway {
         }),
     );
     const specs = new Map(options.config.upstreams.map((s) => [s.name, s]));
+    this.#specs = specs;
     // What was judged is what is sent: the same spelling of every path for the policy and for the upstream.
     const prepare: ArgumentsPrep = (tool, args) => {
       const spec = specs.get(tool.upstream.name);
       return normalizePathArguments(args, { names: spec?.pathArguments, base: spec?.cwd });
     };
+    this.#prepare = prepare;
     this.catalog = new GatewayCatalog({
       upstreams: this.upstreams,
       policy,
@@ -115,6 +123,47 @@ export class Gateway {
     return this.#policy;
   }
 
+  /** The config in force (its policy, upstreams and rules as written). */
+  get config(): GatewayConfig {
+    return this.#config;
+  }
+
+  /** When the config in force was loaded (start, or the last reload). */
+  get loadedAt(): number {
+    return this.#loadedAt;
+  }
+
+  /** The pinned tool definitions and the drift waiting for an admin. */
+  get pins(): PinBook {
+    return this.#pins;
+  }
+
+  /**
+   * Pin the definition an upstream now lists for a drifted tool, save the lock file and serve it from the next
+   * listing on — what `mrtr gateway pin --accept` and a SIGHUP do together. Returns whether there was such drift.
+   */
+  acceptDrift(upstream: string, tool: string): boolean {
+    const drift = this.#pins.drift().find((d) => d.upstream === upstream && d.tool === tool);
+    if (!drift) return false;
+    this.#pins.pin(drift.upstream, drift.tool, drift.definition);
+    this.#pins.save();
+    this.catalog.invalidate(upstream);
+    return true;
+  }
+
+  /**
+   * What the policy in force would decide for `caller` calling `name` (`<upstream>__<tool>`) with `args`, with the
+   * same path spellings a real call gets; nothing is called and no rate-limit token is used. Undefined for a name
+   * that is no upstream's tool.
+   */
+  whatIf(caller: PolicyCaller, name: string, args: JsonObject): Decision | undefined {
+    const split = splitExposedName(name);
+    if (!split || !this.#specs.has(split.upstream)) return undefined;
+    const upstream = this.upstreams.find((u) => u.name === split.upstream)!;
+    const prepared = this.#prepare({ upstream }, args);
+    return this.#policy.decide(caller, split, prepared);
+  }
+
   /**
    * Take a new config's policy (and the lock file's pins, re-read); calls in progress keep going and are judged by it from their next round. Upstreams
    * are not changed by a reload (restart the gateway for that): returns what was not taken, for the log.
@@ -125,7 +174,8 @@ export class Gateway {
     if (JSON.stringify(config.upstreams) !== before)
       ignored.push('upstreams changed: restart the gateway to use the new upstreams');
     this.#policy = config.policy;
-    this.#config = { ...this.#config, policy: config.policy };
+    this.#config = { ...this.#config, policy: config.policy, rules: config.rules };
+    this.#loadedAt = Date.now();
     if (pins) this.#pins = pins;
     // Lists differ under the new policy: tell listening callers (each hears only of its own).
     this.catalog.invalidate();

@@ -2,6 +2,7 @@
 // approval, rate limits, replay guards and the audit trail — for upstreams over Streamable HTTP or stdio.
 export { GatewayCatalog, type GatewayTool } from './catalog.js';
 export { type GatewayConfig, GatewayConfigError, loadGatewayConfig, parseGatewayConfig } from './config.js';
+export { GatewayPanel, type GatewayPanelOptions } from './console-panel.js';
 export {
   type Egress,
   type EgressCaller,
@@ -15,6 +16,6 @@ export { GATEWAY_DEFAULTS, Gateway, type GatewayOptions } from './gateway.js';
 export { exposedName, NAME_SEPARATOR, splitExposedName } from './names.js';
 export { normalizePathArguments } from './paths.js';
 export { definitionDigest, PinBook, pinCommandPlan, type SeenTool } from './pins/index.js';
-export type { Control, Decision, Policy, PolicyCaller, ToolRef } from './policy/index.js';
+export type { Control, Decision, Policy, PolicyCaller, PolicyRule, ToolRef } from './policy/index.js';
 export { RateLimiter } from './rate-limit.js';
 export { Upstream, type UpstreamSpec } from './upstream.js';
