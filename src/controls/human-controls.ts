@@ -12,6 +12,8 @@ import { askConsent, type Consent, type ConsentOptions } from './consent.js';
 import type { ControlContext, ControlEvent, ControlHost, ControlPages } from './context.js';
 import { CONTROLS_DEFAULTS } from './defaults.js';
 import { ControlsUsageError } from './errors.js';
+import { PasskeyBook } from './passkey-book.js';
+import { PasskeyPages } from './passkey-pages.js';
 import { requireStepUp, type StepUpOptions } from './step-up.js';
 import { StepUpPage } from './step-up-page.js';
 import { TotpCheck, type TotpCheckOptions } from './totp-check.js';
@@ -30,6 +32,11 @@ export interface HumanControlsOptions {
    * answers "still waiting" again (default 20 s; 0 answers at once). The page's action ends the wait on this instance.
    */
   pendingWaitMs?: number;
+  /**
+   * Passkeys (WebAuthn) as the step-up's second factor, TOTP kept as the fallback: people add theirs at /mrtr/passkeys
+   * (default on: they live in the same store, and a person without one sees the code form as before).
+   */
+  passkeys?: boolean;
   /** Told of every decision and refusal on the pages and the API (who, when, why); the round's audit gets them too. */
   onEvent?: (event: ControlEvent) => void;
   /** The clock (tests). */
@@ -69,6 +76,7 @@ export class HumanControls implements ControlPages {
       this.changed(event);
     };
     this.decisions = new ApprovalDecisions(this.approvals, onEvent, this.now);
+    const passkeys = options.passkeys === false ? undefined : new PasskeyBook(options.store, this.now);
     this.routes = [
       new ApprovalPages({
         book: this.approvals,
@@ -80,12 +88,16 @@ export class HumanControls implements ControlPages {
       }),
       new StepUpPage({
         store: options.store,
+        passkeys,
         totp: () => this.totpCheck,
         signIn: () => this.signIn(),
         onEvent,
         now: this.now,
         ttlMs: CONTROLS_DEFAULTS.grantTtlMs,
       }),
+      ...(passkeys
+        ? [new PasskeyPages({ book: passkeys, signIn: () => this.signIn(), onEvent, now: this.now })]
+        : []),
     ];
   }
 

@@ -62,6 +62,8 @@ export interface ControlsFixtureOptions {
   tasks?: TaskOptions;
   /** Told every control event too (a webhook notifier). */
   onEvent?: (event: ControlEvent) => void;
+  /** The host in the server's public URL (default 127.0.0.1; passkeys need a name: WebAuthn takes no IP address). */
+  host?: 'localhost';
 }
 
 /** Every round's event, as the fixture's observer was told it (see `rounds` on the fixture). */
@@ -70,7 +72,7 @@ export type { RoundEvent };
 export async function startControls(options: ControlsFixtureOptions = {}): Promise<Fixture> {
   const dir = mkdtempSync(join(tmpdir(), 'mrtr-controls-'));
   const port = await freePort();
-  const origin = `http://127.0.0.1:${port}`;
+  const origin = `http://${options.host ?? '127.0.0.1'}:${port}`;
   const clock = { now: Date.now() };
   const now = options.fakeClock ? () => clock.now : undefined;
   const store = new MemoryStore(now ? { now } : {});
@@ -96,7 +98,8 @@ export async function startControls(options: ControlsFixtureOptions = {}): Promi
     .http({ port, logger: { info() {}, warn() {}, error() {} } as never })
     .listen();
   const url = endpoint.url;
-  const o = new URL(url).origin;
+  // The public origin people's browsers use (localhost for passkeys), on the address the server listens on.
+  const o = options.host ? origin : new URL(url).origin;
   return {
     endpoint,
     origin: o,
