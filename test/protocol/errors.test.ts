@@ -105,6 +105,9 @@ const EXPECTED_CODES: Record<string, MrtrErrorCode> = {
   ControlsUsageError: 'ERR_CONTROLS_USAGE',
   GatewayConfigError: 'ERR_GATEWAY_CONFIG',
   EgressRefused: 'ERR_GATEWAY_EGRESS',
+  ConsoleUsageError: 'ERR_CONSOLE_USAGE',
+  NotifyConfigError: 'ERR_NOTIFY_CONFIG',
+  WebhookVerifyError: 'ERR_WEBHOOK_REFUSED',
 };
 
 /** The JSON-RPC errors: their `code` is the protocol's number, the one that goes on the wire. */
@@ -125,6 +128,8 @@ const byMessage = (cls: ErrorClass): Error => {
       return new C('ERR_AUDIT_CONFIG', 'm');
     case 'ApprovalRefused':
       return new C('forbidden', 'not_a_reviewer', 'm');
+    case 'WebhookVerifyError':
+      return new C('bad_signature', 'm');
     default:
       return new C('m');
   }
