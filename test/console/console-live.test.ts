@@ -106,6 +106,11 @@ describe('the live stream’s limits', () => {
     };
     try {
       expect([await open('carol'), await open('carol'), await open('carol')]).toEqual([200, 200, 429]);
+      // A tab closed gives its place back, once the server hears the stream end (asked again until it has).
+      controllers[0]!.abort();
+      let again = 429;
+      for (let i = 0; i < 1000 && again === 429; i++) again = await open('carol');
+      expect(again).toBe(200);
       expect(await open('bob')).toBe(200);
       // Three open in all: erin, who holds none, is refused too.
       expect(await open('erin')).toBe(429);

@@ -1,7 +1,13 @@
 // --console-role: which token roles grant which console role; every mistake is a message naming the flag.
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { consoleRolesOf, DEFAULT_CONSOLE_ROLES, parseConsoleRoles } from '../../src/console/index.js';
+import {
+  ConsoleUsageError,
+  consoleRolesOf,
+  DEFAULT_CONSOLE_ROLES,
+  OperatorConsole,
+  parseConsoleRoles,
+} from '../../src/console/index.js';
 
 describe('console roles', () => {
   it('by default each console role is granted by the role of its own name', () => {
@@ -65,5 +71,19 @@ describe('console roles', () => {
     expect(r.stderr).toContain(
       "mrtr serve: --console-role must be ROLE=NAME[,NAME] with ROLE one of approver, auditor, admin, got 'root=x'",
     );
+  });
+});
+
+describe('panels', () => {
+  const panel = (id: string) => ({ id, title: id, roles: ['admin'] as const, handle: async () => {} });
+  const host = { signIn: undefined, bearerAuth: undefined, page: () => undefined };
+  it('each needs a lowercase id of its own, and not the live stream’s', () => {
+    for (const ids of [['Flows'], ['live'], ['flows', 'flows'], ['a-b'], ['']]) {
+      const c = new OperatorConsole({ panels: ids.map(panel) });
+      expect(() => c.attach(host), ids.join(',')).toThrow(ConsoleUsageError);
+    }
+    expect(() =>
+      new OperatorConsole({ panels: [panel('flows'), panel('audit')] }).attach(host),
+    ).not.toThrow();
   });
 });
