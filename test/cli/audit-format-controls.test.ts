@@ -3,8 +3,8 @@
 // operator's terminal as control characters: an escape sequence can erase a row of the flows table, repaint a
 // verdict, or hide text; bidirectional overrides reorder what is read. They are printed escaped, as \u{…}.
 import { describe, expect, it } from 'vitest';
-import type { AuditRecord, VerifyReport } from '../../src/audit/index.js';
 import { flowsOf } from '../../src/audit/flows.js';
+import type { AuditRecord, VerifyReport } from '../../src/audit/index.js';
 import { flowsTable, flowTimeline, verifyText } from '../../src/cli/audit-format.js';
 
 const plain = { width: 200, color: false };
