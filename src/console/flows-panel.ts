@@ -52,7 +52,12 @@ export class FlowsPanel implements ConsolePanel {
     if (req.method !== 'GET') return ctx.page(405, 'Not allowed', html`<p>Use GET.</p>`);
     if (rest === '' || rest === '/') return this.list(ctx);
     const m = /^\/([^/]+)(\/export)?$/.exec(rest);
-    const flowId = m?.[1] !== undefined ? decodeURIComponent(m[1]) : undefined;
+    let flowId: string | undefined;
+    try {
+      flowId = m?.[1] !== undefined ? decodeURIComponent(m[1]) : undefined;
+    } catch {
+      // A broken %-escape names no flow: the same answer as any other unknown id.
+    }
     if (!flowId || !FLOW_ID.test(flowId))
       return ctx.page(404, 'No such flow', html`<p>There is no flow at this address.</p>`);
     const records = recordsOf(await this.reader.events({ flowId }));

@@ -340,6 +340,7 @@ describe.each([
       expect(outcome.html).toContain('&quot;won&quot; is not an outcome');
       expect(await status('erin', '/mrtr/console/flows/AAAAAAAAAAAAAAAAAAAAAA')).toBe(404);
       expect(await status('erin', '/mrtr/console/flows/..%2F..%2Fetc')).toBe(404);
+      expect(await status('erin', '/mrtr/console/flows/%E0%A4%A')).toBe(404);
     });
 
     it('the bundle an auditor downloads verifies offline with mrtr audit verify --bundle; an approver gets none', async () => {
