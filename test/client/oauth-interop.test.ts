@@ -30,7 +30,8 @@ function mrtr(args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
 
 /**
  * Run `mrtr call` without a terminal, as a person would: it only prints the sign-in link (nothing is opened for
- * them), and the person opens it — here headless Chromium, once the link is on stderr.
+ * them), and the person opens it — here headless Chromium, once the link is on stderr. Resolves when both have
+ * ended: `mrtr call` can finish as soon as the redirect lands, before the browser has written its log.
  */
 function mrtrSigningIn(args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
   return new Promise((resolve) => {
@@ -38,6 +39,7 @@ function mrtrSigningIn(args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
     child.stdin.end();
     let stdout = '';
     let stderr = '';
+    let browserDone: Promise<void> = Promise.resolve();
     let opened = false;
     child.stdout.on('data', (c: Buffer) => {
       stdout += c.toString('utf8');
@@ -47,10 +49,14 @@ function mrtrSigningIn(args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
       const link = /to go on:\n {2}(http\S+)\n/.exec(stderr)?.[1];
       if (link && !opened) {
         opened = true;
-        execFile(process.execPath, [join(ROOT, 'test/client/browser-sign-in.mjs'), link], { env }, () => {});
+        browserDone = new Promise((done) => {
+          execFile(process.execPath, [join(ROOT, 'test/client/browser-sign-in.mjs'), link], { env }, () => done());
+        });
       }
     });
-    child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+    child.on('close', (code) => {
+      void browserDone.then(() => resolve({ code: code ?? 1, stdout, stderr }));
+    });
   });
 }
 
