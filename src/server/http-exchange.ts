@@ -1,7 +1,6 @@
 // One Streamable HTTP request as the dispatcher sees it: who asked, a cancellation signal, a notification channel
 // that upgrades the response to SSE, and the final answer.
 import type { ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import { httpStatusForError, type JsonRpcNotification, type JsonRpcResponse } from '../protocol/index.js';
 import type { Principal } from './context.js';
 import type { RequestEnvironment } from './environment.js';
@@ -13,27 +12,10 @@ const SSE_HEADERS = {
   'x-accel-buffering': 'no',
 };
 
-// Answers finished in one event-loop turn are sent together at its end. On loopback, each send also wakes the peer
-// that waits for it, and that wakeup is paid by the sender: sent back to back, later sends find the peer awake.
-// node:http corks a socket for the length of one end() and uncorks it on the next tick; the extra cork here holds
-// the answer until the turn's check phase, where every held socket is uncorked in one go.
-const held: Socket[] = [];
-function sendHeld(): void {
-  for (let i = 0; i < held.length; i++) held[i]!.uncork();
-  held.length = 0;
-}
-function holdUntilTurnEnds(res: ServerResponse): void {
-  const socket = res.socket;
-  if (socket === null || socket.destroyed) return;
-  socket.cork();
-  if (held.push(socket) === 1) setImmediate(sendHeld);
-}
-
 /** Answer with one JSON body (no-op once the head went out, e.g. after an SSE upgrade). */
 export function sendJson(res: ServerResponse, status: number, body: JsonRpcResponse): void {
   if (res.headersSent) return;
   const text = serializeResponse(body);
-  holdUntilTurnEnds(res);
   // The raw [name, value, …] form skips node's per-call header object processing.
   res.writeHead(status, [
     'content-type',
