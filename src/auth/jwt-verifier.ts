@@ -1,13 +1,7 @@
 // JWT access tokens (RFC 9068) verified with jose: signature by the issuer's JWKS (discovered, cached, refreshed on an
 // unknown kid at most once per cooldown), issuer, audience (RFC 8707: this server), exp/nbf with a small tolerance,
 // and an algorithm allow-list. A verified token is remembered briefly, so a flow's later rounds cost a hash lookup.
-import {
-  createRemoteJWKSet,
-  type JWTPayload,
-  type JWTVerifyGetKey,
-  type JWTVerifyOptions,
-  jwtVerify,
-} from 'jose';
+import type { JWTPayload, JWTVerifyGetKey, JWTVerifyOptions } from 'jose';
 import { MrtrError } from '../protocol/index.js';
 import { type ClaimNames, principalFromClaims } from './claims.js';
 import { AUTH_DEFAULTS } from './defaults.js';
@@ -112,11 +106,21 @@ interface Remembered {
   until: number;
 }
 
+type Jose = typeof import('jose');
+let jose: Promise<Jose> | undefined;
+/** jose is loaded when the first signature is checked: a server with no JWT issuer never carries it (~8 MiB). */
+function loadJose(): Promise<Jose> {
+  jose ??= import('jose');
+  return jose;
+}
+
 export class JwtVerifier implements TokenVerifier {
   readonly authorizationServers: readonly string[];
   private readonly verifyOptions: JWTVerifyOptions;
   private readonly claimNames: ClaimNames;
   private keys: JWTVerifyGetKey | Uint8Array | undefined;
+  /** A configured JWKS address whose key set is made with the first check (jose is not loaded before). */
+  private jwksUri: string | undefined;
   private discovering: Promise<JWTVerifyGetKey> | undefined;
   private discoveryFailedAt = Number.NEGATIVE_INFINITY;
   private discoveryError: unknown;
@@ -181,7 +185,7 @@ export class JwtVerifier implements TokenVerifier {
       this.keys =
         typeof options.secret === 'string' ? new TextEncoder().encode(options.secret) : options.secret;
     } else if (options.jwksUri !== undefined) {
-      this.keys = this.remoteKeys(options.jwksUri);
+      this.jwksUri = options.jwksUri;
     }
   }
 
@@ -221,8 +225,11 @@ export class JwtVerifier implements TokenVerifier {
   }
 
   private async checkSignature(token: string): Promise<JWTPayload> {
+    const jose = await loadJose();
+    if (this.keys === undefined && this.jwksUri !== undefined)
+      this.keys = this.remoteKeys(jose, this.jwksUri);
     const keys = this.keys ?? (await this.discover());
-    return (await jwtVerify(token, keys as JWTVerifyGetKey, this.verifyOptions)).payload;
+    return (await jose.jwtVerify(token, keys as JWTVerifyGetKey, this.verifyOptions)).payload;
   }
 
   private remember(token: string, principal: AuthPrincipal): void {
@@ -232,8 +239,8 @@ export class JwtVerifier implements TokenVerifier {
     this.remembered.set(token, { principal, until });
   }
 
-  private remoteKeys(jwksUri: string): JWTVerifyGetKey {
-    return createRemoteJWKSet(new URL(jwksUri), {
+  private remoteKeys(jose: Jose, jwksUri: string): JWTVerifyGetKey {
+    return jose.createRemoteJWKSet(new URL(jwksUri), {
       cooldownDuration: this.options.jwksCooldownMs ?? AUTH_DEFAULTS.jwksCooldownMs,
       cacheMaxAge: this.options.jwksCacheMaxAgeMs ?? AUTH_DEFAULTS.jwksCacheMaxAgeMs,
       timeoutDuration: this.options.fetchTimeoutMs ?? AUTH_DEFAULTS.fetchTimeoutMs,
@@ -257,9 +264,12 @@ export class JwtVerifier implements TokenVerifier {
       );
     const timeout = this.options.fetchTimeoutMs ?? AUTH_DEFAULTS.fetchTimeoutMs;
     // Any failure — the fetch, the checks, building the key set — resets discovery, so it is tried again later.
-    this.discovering = fetchIssuerMetadata(this.options.issuer, timeout, this.options.fetch)
-      .then((metadata) => {
-        const keys = this.remoteKeys(metadata.jwks_uri);
+    this.discovering = Promise.all([
+      fetchIssuerMetadata(this.options.issuer, timeout, this.options.fetch),
+      loadJose(),
+    ])
+      .then(([metadata, jose]) => {
+        const keys = this.remoteKeys(jose, metadata.jwks_uri);
         this.keys = keys;
         return keys;
       })

@@ -1,6 +1,6 @@
 // Signing a person in with the same issuer that mints the access tokens: authorization code + PKCE + state + nonce
 // (openid-client), so the browser user's `sub` can be compared with a flow's principal.
-import * as oidc from 'openid-client';
+import type * as OpenIdClient from 'openid-client';
 import { rolesOf } from '../claims.js';
 import { AUTH_DEFAULTS } from '../defaults.js';
 
@@ -15,26 +15,36 @@ export interface OidcSignInOptions {
   rolesClaim?: string;
 }
 
+let openIdClient: Promise<typeof OpenIdClient> | undefined;
+/** openid-client is loaded when the first sign-in starts: a server without OpenID sign-in never carries it. */
+function loadOpenIdClient(): Promise<typeof OpenIdClient> {
+  openIdClient ??= import('openid-client');
+  return openIdClient;
+}
+
 const isLoopback = (url: URL) =>
   ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname) || url.hostname.startsWith('127.');
 
 export class OidcSignIn {
-  private config: Promise<oidc.Configuration> | undefined;
+  private config: Promise<OpenIdClient.Configuration> | undefined;
   constructor(readonly options: OidcSignInOptions) {}
 
   /** The issuer's configuration, discovered once (again after a failure). Plain http only for a loopback issuer. */
-  private configuration(): Promise<oidc.Configuration> {
+  private configuration(): Promise<OpenIdClient.Configuration> {
     if (!this.config) {
       const issuer = new URL(this.options.issuer);
-      const auth = this.options.clientSecret
-        ? oidc.ClientSecretBasic(this.options.clientSecret)
-        : oidc.None();
-      this.config = oidc
-        .discovery(issuer, this.options.clientId, undefined, auth, {
-          ...(issuer.protocol === 'http:' && isLoopback(issuer)
-            ? { execute: [oidc.allowInsecureRequests] }
-            : {}),
-        })
+      this.config = loadOpenIdClient()
+        .then((oidc) =>
+          oidc.discovery(
+            issuer,
+            this.options.clientId,
+            undefined,
+            this.options.clientSecret ? oidc.ClientSecretBasic(this.options.clientSecret) : oidc.None(),
+            issuer.protocol === 'http:' && isLoopback(issuer)
+              ? { execute: [oidc.allowInsecureRequests] }
+              : {},
+          ),
+        )
         .catch((error: unknown) => {
           this.config = undefined;
           throw error;
@@ -46,6 +56,7 @@ export class OidcSignIn {
   /** Where to send the browser, and what the callback must find again (kept in a signed cookie). */
   async start(redirectUri: string): Promise<{ url: string; verifier: string; state: string; nonce: string }> {
     const config = await this.configuration();
+    const oidc = await loadOpenIdClient();
     const verifier = oidc.randomPKCECodeVerifier();
     const state = oidc.randomState();
     const nonce = oidc.randomNonce();
@@ -66,6 +77,7 @@ export class OidcSignIn {
     expected: { verifier: string; state: string; nonce: string },
   ): Promise<{ subject: string; issuer: string; name?: string; roles: string[] }> {
     const config = await this.configuration();
+    const oidc = await loadOpenIdClient();
     const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, {
       pkceCodeVerifier: expected.verifier,
       expectedState: expected.state,
