@@ -50,7 +50,9 @@ function mrtrSigningIn(args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
       if (link && !opened) {
         opened = true;
         browserDone = new Promise((done) => {
-          execFile(process.execPath, [join(ROOT, 'test/client/browser-sign-in.mjs'), link], { env }, () => done());
+          execFile(process.execPath, [join(ROOT, 'test/client/browser-sign-in.mjs'), link], { env }, () =>
+            done(),
+          );
         });
       }
     });
