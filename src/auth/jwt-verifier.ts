@@ -110,7 +110,13 @@ type Jose = typeof import('jose');
 let jose: Promise<Jose> | undefined;
 /** jose is loaded when the first signature is checked: a server with no JWT issuer never carries it (~8 MiB). */
 function loadJose(): Promise<Jose> {
-  jose ??= import('jose');
+  jose ??= import('jose').catch((error: unknown) => {
+    // Tried again on the next check; meanwhile the caller learns that the verifier, not the issuer, failed.
+    jose = undefined;
+    throw new AuthRefusal('unavailable', 'verifier_unavailable', 'the token verifier could not be loaded', {
+      cause: error,
+    });
+  });
   return jose;
 }
 
@@ -160,6 +166,20 @@ export class JwtVerifier implements TokenVerifier {
       );
     if (options.secret !== undefined && options.jwksUri !== undefined)
       throw new JwtVerifierConfigError('JwtVerifier: give either a secret or a jwksUri, not both');
+    // Checked here, as the key set that uses them is made with the first token check: a bad value must stop the
+    // server at start, not refuse every request later.
+    const timeoutMs = options.fetchTimeoutMs;
+    if (timeoutMs !== undefined && !(Number.isSafeInteger(timeoutMs) && timeoutMs >= 0))
+      throw new JwtVerifierConfigError(
+        `JwtVerifier: fetchTimeoutMs must be a whole number of milliseconds, 0 or more, got ${timeoutMs}`,
+      );
+    for (const name of ['jwksCooldownMs', 'jwksCacheMaxAgeMs'] as const) {
+      const value = options[name];
+      if (value !== undefined && !(typeof value === 'number' && value >= 0))
+        throw new JwtVerifierConfigError(
+          `JwtVerifier: ${name} must be a number of milliseconds, 0 or more, got ${value}`,
+        );
+    }
     const secretBytes =
       typeof options.secret === 'string' ? Buffer.byteLength(options.secret) : options.secret?.byteLength;
     if (secretBytes !== undefined && secretBytes < 32)
@@ -228,7 +248,7 @@ export class JwtVerifier implements TokenVerifier {
     const jose = await loadJose();
     if (this.keys === undefined && this.jwksUri !== undefined)
       this.keys = this.remoteKeys(jose, this.jwksUri);
-    const keys = this.keys ?? (await this.discover());
+    const keys = this.keys ?? (await this.discover(jose));
     return (await jose.jwtVerify(token, keys as JWTVerifyGetKey, this.verifyOptions)).payload;
   }
 
@@ -248,7 +268,7 @@ export class JwtVerifier implements TokenVerifier {
   }
 
   /** The issuer's JWKS, found through its metadata once; a failure is retried no more often than discoveryRetryMs. */
-  private discover(): Promise<JWTVerifyGetKey> {
+  private discover(jose: Jose): Promise<JWTVerifyGetKey> {
     if (this.discovering) return this.discovering;
     const retryMs = this.options.discoveryRetryMs ?? AUTH_DEFAULTS.discoveryRetryMs;
     if (Date.now() - this.discoveryFailedAt < retryMs)
@@ -264,11 +284,8 @@ export class JwtVerifier implements TokenVerifier {
       );
     const timeout = this.options.fetchTimeoutMs ?? AUTH_DEFAULTS.fetchTimeoutMs;
     // Any failure — the fetch, the checks, building the key set — resets discovery, so it is tried again later.
-    this.discovering = Promise.all([
-      fetchIssuerMetadata(this.options.issuer, timeout, this.options.fetch),
-      loadJose(),
-    ])
-      .then(([metadata, jose]) => {
+    this.discovering = fetchIssuerMetadata(this.options.issuer, timeout, this.options.fetch)
+      .then((metadata) => {
         const keys = this.remoteKeys(jose, metadata.jwks_uri);
         this.keys = keys;
         return keys;

@@ -123,3 +123,22 @@ describe('claims', () => {
     await expect(verifier.verify(await token())).rejects.toMatchObject({ reason: 'wrong_type' });
   });
 });
+
+describe('key-set timing options', () => {
+  // The key set that uses them is made with the first check (jose loads then): a bad value stops the server at start.
+  const jwks = { issuer: ISSUER, audience: AUDIENCE, jwksUri: 'https://issuer.example/jwks' };
+  it.each([
+    ['fetchTimeoutMs', 1.5, /fetchTimeoutMs must be a whole number of milliseconds, 0 or more, got 1.5/],
+    ['fetchTimeoutMs', -1, /fetchTimeoutMs must be a whole number/],
+    ['jwksCooldownMs', Number.NaN, /jwksCooldownMs must be a number of milliseconds, 0 or more, got NaN/],
+    ['jwksCacheMaxAgeMs', -5, /jwksCacheMaxAgeMs must be a number of milliseconds, 0 or more, got -5/],
+  ])('%s = %s is refused when the verifier is made', (name, value, message) => {
+    expect(() => new JwtVerifier({ ...jwks, [name]: value })).toThrow(message);
+  });
+
+  it('good values are accepted', () => {
+    expect(
+      () => new JwtVerifier({ ...jwks, fetchTimeoutMs: 0, jwksCooldownMs: 0, jwksCacheMaxAgeMs: 1.5 }),
+    ).not.toThrow();
+  });
+});

@@ -18,7 +18,10 @@ export interface OidcSignInOptions {
 let openIdClient: Promise<typeof OpenIdClient> | undefined;
 /** openid-client is loaded when the first sign-in starts: a server without OpenID sign-in never carries it. */
 function loadOpenIdClient(): Promise<typeof OpenIdClient> {
-  openIdClient ??= import('openid-client');
+  openIdClient ??= import('openid-client').catch((error: unknown) => {
+    openIdClient = undefined; // tried again with the next sign-in
+    throw error;
+  });
   return openIdClient;
 }
 
