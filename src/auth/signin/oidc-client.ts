@@ -15,16 +15,8 @@ export interface OidcSignInOptions {
   rolesClaim?: string;
 }
 
-let openIdClient: Promise<typeof OpenIdClient> | undefined;
-/** openid-client is loaded when the first sign-in starts: a server without OpenID sign-in never carries it. */
-function loadOpenIdClient(): Promise<typeof OpenIdClient> {
-  openIdClient ??= import('openid-client').catch((error: unknown) => {
-    openIdClient = undefined; // tried again with the next sign-in
-    throw error;
-  });
-  return openIdClient;
-}
-
+// openid-client is imported when a sign-in starts (as the Redis client is by its store): a server without OpenID
+// sign-in never carries it, and a failed import is tried again with the next sign-in.
 const isLoopback = (url: URL) =>
   ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname) || url.hostname.startsWith('127.');
 
@@ -36,7 +28,7 @@ export class OidcSignIn {
   private configuration(): Promise<OpenIdClient.Configuration> {
     if (!this.config) {
       const issuer = new URL(this.options.issuer);
-      this.config = loadOpenIdClient()
+      this.config = import('openid-client')
         .then((oidc) =>
           oidc.discovery(
             issuer,
@@ -59,7 +51,7 @@ export class OidcSignIn {
   /** Where to send the browser, and what the callback must find again (kept in a signed cookie). */
   async start(redirectUri: string): Promise<{ url: string; verifier: string; state: string; nonce: string }> {
     const config = await this.configuration();
-    const oidc = await loadOpenIdClient();
+    const oidc = await import('openid-client');
     const verifier = oidc.randomPKCECodeVerifier();
     const state = oidc.randomState();
     const nonce = oidc.randomNonce();
@@ -80,7 +72,7 @@ export class OidcSignIn {
     expected: { verifier: string; state: string; nonce: string },
   ): Promise<{ subject: string; issuer: string; name?: string; roles: string[] }> {
     const config = await this.configuration();
-    const oidc = await loadOpenIdClient();
+    const oidc = await import('openid-client');
     const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, {
       pkceCodeVerifier: expected.verifier,
       expectedState: expected.state,
