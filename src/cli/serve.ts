@@ -3,7 +3,7 @@ import { constants } from 'node:os';
 import { parseArgs } from 'node:util';
 import type { TokenVerifier } from '../auth/index.js';
 import type { HumanControls } from '../controls/index.js';
-import { readNotifyConfig, WebhookNotifier } from '../notify/index.js';
+import { NOTIFY_DEFAULTS, readNotifyConfig, WebhookNotifier } from '../notify/index.js';
 import type { McpServer, McpServerOptions } from '../server/index.js';
 import { Keyring } from '../state/index.js';
 import { MemoryStore, RedisAnswerRelay } from '../stores/index.js';
@@ -378,6 +378,8 @@ export async function startServer(
     const stop = (signal: NodeJS.Signals) => {
       if (stopping) {
         process.stderr.write(`mrtr ${command}: ${signal} again, closing now\n`);
+        // Each webhook delivery not done yet is named before the process ends.
+        notifier?.stop();
         // The shell's convention for "ended by signal N": 130 for SIGINT, 143 for SIGTERM.
         process.exit(128 + constants.signals[signal]);
       }
@@ -391,6 +393,7 @@ export async function startServer(
         .close({ graceMs: drainMs })
         // The trail seals a last checkpoint once the last round is answered.
         .then(() => hooks.onClose?.())
+        .then(() => closeNotifier(notifier, Math.min(drainMs, NOTIFY_DEFAULTS.closeMs), say))
         .then(() => operatorConsole?.close())
         .then(() => audited.trail?.close())
         .then(() => relay?.close())
@@ -412,6 +415,20 @@ export async function startServer(
     return startFailed(error, `cannot listen on ${values.host}:${port}`, fixture);
   }
   return undefined;
+}
+
+/** Let webhook deliveries still under way finish, within `withinMs`; the notifier names each one it gives up. */
+async function closeNotifier(
+  notifier: WebhookNotifier | undefined,
+  withinMs: number,
+  say: (line: string) => void,
+): Promise<void> {
+  if (!notifier) return;
+  if (notifier.pending > 0)
+    say(
+      `mrtr serve: ${notifier.pending} webhook delivery(ies) not done yet: trying for up to ${withinMs / 1000} s`,
+    );
+  await notifier.close(withinMs);
 }
 
 function startFailed(error: unknown, doing: string, fixture: string): number {

@@ -8,6 +8,8 @@ export interface ServedCli {
   stderr: () => string;
   /** SIGTERM, then wait for the process to end (it drains, seals its audit checkpoint and closes its stores). */
   stop: () => Promise<void>;
+  /** Resolves when the process has ended, whatever ended it (sends nothing). */
+  exited: Promise<void>;
   /** Send the process a signal (SIGHUP: the gateway reloads its config). */
   signal: (name: NodeJS.Signals) => void;
   /** Resolves once stderr contains `text` (at once if it already does): an explicit signal, no polling. */
@@ -60,7 +62,7 @@ export function serveCli(
   return new Promise((resolve, reject) => {
     child.stdout.on('data', (c: Buffer) => {
       const m = /listening on (\S+)/.exec(c.toString());
-      if (m) resolve({ url: m[1]!, stderr: () => stderr, stop, signal, saidOnStderr });
+      if (m) resolve({ url: m[1]!, stderr: () => stderr, stop, exited, signal, saidOnStderr });
     });
     child.once('exit', () => reject(new Error(`${command} exited early: ${stderr}`)));
   });

@@ -1,6 +1,7 @@
 // Webhooks for approvers: a real request_access makes a signed delivery a receiver verifies, with the deep link; the
 // Slack body cannot be turned into a mention or a link; deliveries retry with back-off and Retry-After, give up, and
-// never hold up a round; forged, changed and replayed deliveries are refused; every config mistake is named.
+// never hold up a round; a stopping server lets deliveries finish for a while, then names each one it gives up;
+// forged, changed and replayed deliveries are refused; every config mistake is named.
 
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -180,7 +181,7 @@ describe('delivery', () => {
     await n.settled();
     expect(r.got).toHaveLength(3);
     expect(waits).toEqual([1000, 7000]);
-    expect(n.stats).toEqual({ delivered: 1, failed: 0, dropped: 0 });
+    expect(n.stats).toEqual({ delivered: 1, failed: 0, dropped: 0, abandoned: 0 });
   });
 
   it('gives up after its tries, and at once on a 4xx that trying again cannot change; says so', async () => {
@@ -231,6 +232,95 @@ describe('delivery', () => {
   });
 });
 
+describe('stopping', () => {
+  const request = (id: string): ControlEvent => ({ ...REQUESTED, id });
+
+  it('close lets a delivery in flight finish, and gives nothing up', async () => {
+    const release = deferred();
+    const r = await receiver((_n, res) => void release.promise.then(() => res.end('ok')));
+    const lines: string[] = [];
+    const n = new WebhookNotifier({
+      targets: [target(r.url)],
+      log: (l) => lines.push(l),
+      deadline: () => new Promise(() => {}),
+    });
+    n.notify(REQUESTED);
+    await r.arrived(1);
+    const closed = n.close(5000);
+    expect(n.pending).toBe(1);
+    release.resolve();
+    await closed;
+    expect(n.stats).toEqual({ delivered: 1, failed: 0, dropped: 0, abandoned: 0 });
+    expect(lines).toEqual([]);
+  });
+
+  it('at the deadline names each delivery not done: in flight, waiting to retry, never started', async () => {
+    const release = deferred();
+    const held = await receiver((_n, res) => void release.promise.then(() => res.end('ok')));
+    const down = await receiver((_n, res) => res.writeHead(503).end());
+    const pausing = deferred();
+    let pauses = 0;
+    const deadline = deferred();
+    const lines: string[] = [];
+    const n = new WebhookNotifier({
+      targets: [target(held.url), target(down.url, { name: 'down' })],
+      log: (l) => lines.push(l),
+      // Back-off pauses never end on their own here; the second one tells the test both are pausing.
+      wait: () => {
+        if (++pauses === 2) pausing.resolve();
+        return new Promise(() => {});
+      },
+      deadline: () => deadline.promise,
+    });
+    // Six deliveries, four at a time: held 1, down 1, held 2, down 2 start; held 3 and down 3 wait their turn.
+    for (const id of ['A1', 'A2', 'A3']) n.notify(request(id));
+    await held.arrived(2);
+    await pausing.promise;
+    const closed = n.close(5000);
+    expect(lines).toEqual([]);
+    deadline.resolve();
+    await closed;
+    expect(lines.sort()).toEqual([
+      'webhook approvers: approval A1 not delivered: the server stopped during try 1: the receiver may have it',
+      'webhook approvers: approval A2 not delivered: the server stopped during try 1: the receiver may have it',
+      'webhook approvers: approval A3 not delivered: the server stopped before it was sent',
+      'webhook down: approval A1 not delivered: the server stopped after 1 tries, before the next',
+      'webhook down: approval A2 not delivered: the server stopped after 1 tries, before the next',
+      'webhook down: approval A3 not delivered: the server stopped before it was sent',
+    ]);
+    expect(n.stats).toEqual({ delivered: 0, failed: 0, dropped: 0, abandoned: 6 });
+    expect(n.pending).toBe(0);
+    expect(held.got).toHaveLength(2);
+    expect(down.got).toHaveLength(2);
+    // A request told after the stop is named at once, never sent.
+    n.notify(request('A4'));
+    expect(lines.slice(-2)).toEqual([
+      'webhook approvers: approval A4 not delivered: the server stopped before it was sent',
+      'webhook down: approval A4 not delivered: the server stopped before it was sent',
+    ]);
+    expect(n.pending).toBe(0);
+    release.resolve();
+  });
+
+  it('stop names every delivery not done before it returns (a second signal exits right after)', async () => {
+    const release = deferred();
+    const held = await receiver((_n, res) => void release.promise.then(() => res.end('ok')));
+    const lines: string[] = [];
+    const n = new WebhookNotifier({ targets: [target(held.url)], log: (l) => lines.push(l) });
+    n.notify(REQUESTED);
+    await held.arrived(1);
+    n.stop();
+    expect(lines).toEqual([
+      'webhook approvers: approval AAAAAAAAAAAAAAAA not delivered: the server stopped during try 1: the receiver may have it',
+    ]);
+    await n.settled();
+    // The aborted try ends without a second line, and without counting as delivered or failed.
+    expect(lines).toHaveLength(1);
+    expect(n.stats).toEqual({ delivered: 0, failed: 0, dropped: 0, abandoned: 1 });
+    release.resolve();
+  });
+});
+
 describe('a real approval request', () => {
   it('is delivered signed, with the deep link, while the round answers without waiting for the receiver', async () => {
     const release = deferred();
@@ -259,30 +349,43 @@ describe('a real approval request', () => {
   });
 });
 
+/** `mrtr serve --notify` with one webhook (approvers) at `url`, on a free port. */
+async function serveNotifying(url: string) {
+  const dir = mkdtempSync(join(tmpdir(), 'mrtr-notify-'));
+  const file = join(dir, 'notify.yaml');
+  writeFileSync(
+    file,
+    `webhooks:\n  - name: approvers\n    url: ${url}\n    roles: [approver]\n    secretEnv: HOOK_SECRET\n`,
+  );
+  const port = await freePort();
+  const served = await serveCli(
+    [
+      '--port',
+      String(port),
+      '--tokens',
+      'examples/workflows/tokens.json',
+      '--notify',
+      file,
+      '--totp',
+      join(dir, 'totp.json'),
+    ],
+    'serve',
+    { env: { HOOK_SECRET: SECRET } },
+  );
+  const requestAccess = () =>
+    mcp(
+      served.url,
+      'tools/call',
+      { name: 'request_access', arguments: { resource: 'prod-db', reason: 'cli' } },
+      { headers: { authorization: 'Bearer alice-dev-token' } },
+    );
+  return { served, port, requestAccess };
+}
+
 describe('mrtr serve --notify FILE', () => {
   it('tells the webhook of a request made through the server', async () => {
     const r = await receiver();
-    const dir = mkdtempSync(join(tmpdir(), 'mrtr-notify-'));
-    const file = join(dir, 'notify.yaml');
-    writeFileSync(
-      file,
-      `webhooks:\n  - name: approvers\n    url: ${r.url}\n    roles: [approver]\n    secretEnv: HOOK_SECRET\n`,
-    );
-    const port = await freePort();
-    const served = await serveCli(
-      [
-        '--port',
-        String(port),
-        '--tokens',
-        'examples/workflows/tokens.json',
-        '--notify',
-        file,
-        '--totp',
-        join(dir, 'totp.json'),
-      ],
-      'serve',
-      { env: { HOOK_SECRET: SECRET } },
-    );
+    const { served, port } = await serveNotifying(r.url);
     expect(served.stderr()).toContain(`approval requests are sent to 1 webhook(s): approvers (127.0.0.1:`);
     await mcp(
       served.url,
@@ -298,6 +401,42 @@ describe('mrtr serve --notify FILE', () => {
       new RegExp(`^http://127.0.0.1:${port}/mrtr/approvals/[\\w-]{16}$`),
     );
     await served.stop();
+  });
+
+  it('a stopping server lets a delivery under way finish before it exits', async () => {
+    const release = deferred();
+    const r = await receiver((_n, res) => void release.promise.then(() => res.end('ok')));
+    const { served, requestAccess } = await serveNotifying(r.url);
+    await requestAccess();
+    await r.arrived(1);
+    let ended = false;
+    void served.exited.then(() => {
+      ended = true;
+    });
+    served.signal('SIGTERM');
+    await served.saidOnStderr('1 webhook delivery(ies) not done yet: trying for up to 5 s');
+    expect(ended).toBe(false);
+    release.resolve();
+    // No second signal: the server ends on its own once the delivery is done.
+    await served.exited;
+    expect(served.stderr()).not.toContain('not delivered');
+  });
+
+  it('a second signal names the delivery it gives up, with its approval id', async () => {
+    const release = deferred();
+    const r = await receiver((_n, res) => void release.promise.then(() => res.end('ok')));
+    const { served, requestAccess } = await serveNotifying(r.url);
+    await requestAccess();
+    await r.arrived(1);
+    const id = (JSON.parse(r.got[0]!.body) as { approval: { id: string } }).approval.id;
+    served.signal('SIGTERM');
+    await served.saidOnStderr('not done yet');
+    served.signal('SIGTERM');
+    await served.stop();
+    release.resolve();
+    expect(served.stderr()).toContain(
+      `mrtr serve: webhook approvers: approval ${id} not delivered: the server stopped during try 1: the receiver may have it`,
+    );
   });
 });
 
