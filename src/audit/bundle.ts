@@ -127,6 +127,12 @@ export class BundleReader implements AuditReader {
       .sort((a, b) => (a.instance < b.instance ? -1 : a.instance > b.instance ? 1 : a.seq - b.seq));
   }
 
+  async *eventPages(pageSize: number): AsyncIterable<StoredEvent[]> {
+    // Already in memory: pages only keep the verifier's rhythm.
+    const events = await this.events();
+    for (let i = 0; i < events.length; i += pageSize) yield events.slice(i, i + pageSize);
+  }
+
   async checkpoints(): Promise<StoredCheckpoint[]> {
     return [...this.bundle.checkpoints];
   }

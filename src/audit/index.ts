@@ -24,6 +24,8 @@ export {
   type BadEvent,
   type ChainSummary,
   type VerifyInput,
+  type VerifyReaderOptions,
   type VerifyReport,
+  verifyReader,
   verifyTrail,
 } from './verify.js';

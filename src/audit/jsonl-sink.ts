@@ -228,6 +228,12 @@ export class JsonlAuditReader implements AuditReader {
     );
   }
 
+  async *eventPages(pageSize: number): AsyncIterable<StoredEvent[]> {
+    // Already in memory: pages only keep the verifier's rhythm.
+    const events = await this.events();
+    for (let i = 0; i < events.length; i += pageSize) yield events.slice(i, i + pageSize);
+  }
+
   async checkpoints(): Promise<StoredCheckpoint[]> {
     return this.#lines
       .filter((l): l is Extract<Line, { type: 'checkpoint' }> => l.type === 'checkpoint')

@@ -137,20 +137,28 @@ export class PostgresAuditReader implements AuditReader {
       params.push(filter.since);
       where.push(`time >= $${params.length}`);
     }
-    const { rows } = await this.client.query<
-      Record<string, unknown> & { instance: string; seq: string; hash: string; record: string }
-    >(
+    const { rows } = await this.client.query<EventRow>(
       `SELECT ${EVENT_SELECT} FROM mrtr_audit_events
        ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY instance, seq`,
       params,
     );
-    return rows.map((r) => ({
-      instance: r.instance,
-      seq: Number(r.seq),
-      hash: r.hash,
-      text: r.record,
-      columns: queryColumnsOf(r),
-    }));
+    return rows.map(storedEvent);
+  }
+
+  async *eventPages(pageSize: number): AsyncIterable<StoredEvent[]> {
+    let after: { instance: string; seq: string } | undefined;
+    for (;;) {
+      // A row comparison walks the primary key's index: each page starts where the last one ended.
+      const { rows } = await this.client.query<EventRow>(
+        after
+          ? `SELECT ${EVENT_SELECT} FROM mrtr_audit_events WHERE (instance, seq) > ($1, $2) ORDER BY instance, seq LIMIT $3`
+          : `SELECT ${EVENT_SELECT} FROM mrtr_audit_events ORDER BY instance, seq LIMIT $1`,
+        after ? [after.instance, after.seq, pageSize] : [pageSize],
+      );
+      if (rows.length > 0) yield rows.map(storedEvent);
+      if (rows.length < pageSize) return;
+      after = rows.at(-1)!;
+    }
   }
 
   async checkpoints(): Promise<StoredCheckpoint[]> {
@@ -168,4 +176,16 @@ export class PostgresAuditReader implements AuditReader {
   async close(): Promise<void> {
     await this.client.end();
   }
+}
+
+type EventRow = Record<string, unknown> & { instance: string; seq: string; hash: string; record: string };
+
+function storedEvent(r: EventRow): StoredEvent {
+  return {
+    instance: r.instance,
+    seq: Number(r.seq),
+    hash: r.hash,
+    text: r.record,
+    columns: queryColumnsOf(r),
+  };
 }

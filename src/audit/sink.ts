@@ -40,6 +40,11 @@ export interface AuditReader {
   readonly description: string;
   /** Events ordered by instance, then seq. */
   events(filter?: EventFilter): Promise<StoredEvent[]>;
+  /**
+   * Every event, ordered by instance then seq, at most `pageSize` at a time: what the verifier reads so that a trail
+   * of any length fits in memory. A reader without it is read whole.
+   */
+  eventPages?(pageSize: number): AsyncIterable<StoredEvent[]>;
   checkpoints(): Promise<StoredCheckpoint[]>;
   /** Verifier keys the writers published in the sink (trusted only as far as the sink is). */
   publishedKeys(): Promise<string[]>;

@@ -41,13 +41,24 @@ export class SqliteAuditReader implements AuditReader {
          ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY instance, seq`,
       )
       .all(...params) as EventRow[];
-    return rows.map((r) => ({
-      instance: r.instance,
-      seq: r.seq,
-      hash: r.hash,
-      text: r.record,
-      columns: queryColumnsOf(r),
-    }));
+    return rows.map(storedEvent);
+  }
+
+  async *eventPages(pageSize: number): AsyncIterable<StoredEvent[]> {
+    const first = this.#db.prepare(
+      `SELECT ${EVENT_SELECT} FROM mrtr_audit_events ORDER BY instance, seq LIMIT ?`,
+    );
+    // A row value walks the (instance, seq) key: each page starts where the last one ended, at the cost of one seek.
+    const next = this.#db.prepare(
+      `SELECT ${EVENT_SELECT} FROM mrtr_audit_events WHERE (instance, seq) > (?, ?) ORDER BY instance, seq LIMIT ?`,
+    );
+    let rows = first.all(pageSize) as EventRow[];
+    while (rows.length > 0) {
+      yield rows.map(storedEvent);
+      if (rows.length < pageSize) return;
+      const last = rows.at(-1)!;
+      rows = next.all(last.instance, last.seq, pageSize) as EventRow[];
+    }
   }
 
   async checkpoints(): Promise<StoredCheckpoint[]> {
@@ -65,4 +76,8 @@ export class SqliteAuditReader implements AuditReader {
   async close(): Promise<void> {
     this.#db.close();
   }
+}
+
+function storedEvent(r: EventRow): StoredEvent {
+  return { instance: r.instance, seq: r.seq, hash: r.hash, text: r.record, columns: queryColumnsOf(r) };
 }

@@ -12,9 +12,9 @@ import {
   BundleReader,
   exportBundle,
   openAuditReader,
-  verifyTrail,
+  verifyReader,
 } from '../audit/index.js';
-import { flowsOf, readForVerify, recordsOf, sinceTime, splitNotes } from '../audit/internal.js';
+import { flowsOf, recordsOf, sinceTime, splitNotes } from '../audit/internal.js';
 import { MrtrError } from '../protocol/index.js';
 import { flowsTable, flowTimeline, styleFor, verifyText } from './audit-format.js';
 
@@ -204,9 +204,9 @@ async function verify(
     if (notes.length === 0) return fail(`${file} holds no checkpoint`);
     exported.push(...notes);
   }
-  // The trail may still be written to: readForVerify reads it in the order that never cries false truncation.
-  const { events, stored } = await readForVerify(reader);
-  const report = verifyTrail({ events, stored, exported, verifiers });
+  // A page of events at a time, checkpoints first (the order that never cries false truncation while the trail is
+  // still written to).
+  const report = await verifyReader(reader, { exported, verifiers });
   process.stdout.write(
     values.json ? `${JSON.stringify(report, null, 2)}\n` : verifyText(report, styleFor(process.stdout)),
   );

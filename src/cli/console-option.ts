@@ -40,6 +40,15 @@ function freshJsonlReader(spec: string): AuditReader {
     events: (filter) => once((r) => r.events(filter)),
     checkpoints: () => once((r) => r.checkpoints()),
     publishedKeys: () => once((r) => r.publishedKeys()),
+    // One reading of the file for all the pages.
+    eventPages: async function* (pageSize) {
+      const r = await openAuditReader(spec);
+      try {
+        yield* r.eventPages?.(pageSize) ?? [await r.events()];
+      } finally {
+        await r.close();
+      }
+    },
     close: async () => {},
   };
 }

@@ -7,9 +7,8 @@ import {
   AuditVerifier,
   type StoredCheckpoint,
   type VerifyReport,
-  verifyTrail,
+  verifyReader,
 } from '../audit/index.js';
-import { readForVerify } from '../audit/internal.js';
 import { type Html, html, readForm } from '../auth/internal.js';
 import type { ConsolePanel, PanelContext } from './panel.js';
 
@@ -31,12 +30,17 @@ interface LastRun {
   report: VerifyReport;
 }
 
+/** Between two pages of events the serving thread answers whatever requests have come in. */
+const letRequestsIn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 export class AuditPanel implements ConsolePanel {
   readonly id = 'audit';
   readonly title = 'Audit integrity';
   readonly roles = ['auditor', 'admin'] as const;
   private readonly verifiers: AuditVerifier[];
   private last: LastRun | undefined;
+  /** The verification under way, if any: one at a time, whoever asks. */
+  private running: { by: string; at: number; done: Promise<void> } | undefined;
   private readonly now: () => number;
 
   constructor(private readonly options: AuditPanelOptions) {
@@ -64,12 +68,15 @@ export class AuditPanel implements ConsolePanel {
           'Refused',
           html`<p>This form did not come from your session’s console page. Nothing was run.</p>`,
         );
-      const { events, stored } = await readForVerify(this.options.reader);
-      this.last = {
-        at: this.now(),
-        by: ctx.session.subject,
-        report: verifyTrail({ events, stored, verifiers: this.verifiers }),
-      };
+      // A press while a run is under way waits for that run: the trail is read once, however many press.
+      if (!this.running) {
+        const by = ctx.session.subject;
+        const done = this.verify(by).finally(() => {
+          this.running = undefined;
+        });
+        this.running = { by, at: this.now(), done };
+      }
+      await this.running.done;
       return ctx.seeOther('/mrtr/console/audit');
     }
     if (rest === '/bundle') {
@@ -84,6 +91,18 @@ export class AuditPanel implements ConsolePanel {
     return ctx.page(404, 'Not found', html`<p>The audit panel has no page at this address.</p>`);
   }
 
+  /**
+   * Read and check the trail a page of events at a time, letting requests in between pages: the listener keeps
+   * serving rounds however long the trail, and memory stays flat.
+   */
+  private async verify(by: string): Promise<void> {
+    const report = await verifyReader(this.options.reader, {
+      verifiers: this.verifiers,
+      betweenPages: letRequestsIn,
+    });
+    this.last = { at: this.now(), by, report };
+  }
+
   private async show(ctx: PanelContext): Promise<void> {
     const checkpoints = await this.options.reader.checkpoints();
     const latest = new Map<string, StoredCheckpoint>();
@@ -95,6 +114,9 @@ export class AuditPanel implements ConsolePanel {
         ? html`<p class="card" role="status"><strong>Intact</strong>: ${report.events} events in ${report.chains.length} chain(s), ${report.checkpoints} checkpoint(s) verified (run by ${run.by} at ${new Date(run.at).toISOString()}).</p>`
         : html`<p class="card error" role="alert"><strong>${report.firstBad?.unknownKey ? 'UNVERIFIED' : 'TAMPERED'}</strong>: first bad event ${report.firstBad?.instance} #${report.firstBad?.seq}: ${report.firstBad?.problem} (run by ${run.by} at ${new Date(run.at).toISOString()}).</p>`
       : html`<p>Not verified from the console yet.</p>`;
+    const under = this.running
+      ? html`<p class="card" role="status">Verification under way, started by ${this.running.by} at ${new Date(this.running.at).toISOString()}.</p>`
+      : '';
     const chains = report
       ? html`<div class="scroll"><table><thead><tr><th scope="col">Writer</th><th scope="col">Events</th><th scope="col">Head</th><th scope="col">Sealed up to</th><th scope="col">Intent without outcome</th></tr></thead><tbody>${report.chains.map(
           (c) =>
@@ -108,7 +130,7 @@ export class AuditPanel implements ConsolePanel {
     ctx.page(
       200,
       'Audit integrity',
-      html`<section aria-labelledby="verify-h"><h2 id="verify-h">Verification</h2>${verdict}${chains}
+      html`<section aria-labelledby="verify-h"><h2 id="verify-h">Verification</h2>${under}${verdict}${chains}
 <form method="post" action="/mrtr/console/audit/verify"><input type="hidden" name="csrf" value="${ctx.csrf}"><button type="submit">Verify the whole trail now</button></form></section>
 <section aria-labelledby="cp-h"><h2 id="cp-h">Last signed checkpoint per writer</h2>${notes.length ? notes : html`<p>No checkpoint yet.</p>`}</section>
 <section aria-labelledby="keys-h"><h2 id="keys-h">Keys checkpoints are checked against</h2>${

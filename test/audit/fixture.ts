@@ -3,15 +3,21 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { expect } from 'vitest';
 import { z } from 'zod';
 import type { ChainedEvent, StoredCheckpoint } from '../../src/audit/index.js';
 import {
+  type AuditReader,
   type AuditRecord,
   AuditSigner,
   type AuditSink,
   AuditTrail,
   type AuditTrailOptions,
   SqliteAuditReader,
+  type StoredEvent,
+  type VerifyReport,
+  verifyReader,
+  verifyTrail,
 } from '../../src/audit/index.js';
 import type { JsonRpcRequest, JsonRpcResponse } from '../../src/protocol/index.js';
 import { McpServer, type McpServerOptions, text } from '../../src/server/index.js';
@@ -133,4 +139,21 @@ export const outcomes = <R extends { outcome: string }>(records: readonly R[]): 
 
 export function openTrail(sink: AuditSink, options: AuditTrailOptions = {}): Promise<AuditTrail> {
   return AuditTrail.open(sink, { key: AUDIT_KEY, instance: 'test-1', ...options });
+}
+
+/**
+ * What every reader's pages must be: the events `events()` gives, in its order, never more than `pageSize` at a
+ * time; and verifyReader over them says what verifyTrail says over the whole trail in memory.
+ */
+export async function expectPagesAgree(reader: AuditReader, pageSize: number): Promise<VerifyReport> {
+  const whole = await reader.events();
+  const pages: StoredEvent[][] = [];
+  for await (const page of reader.eventPages!(pageSize)) pages.push(page);
+  for (const page of pages) expect(page.length).toBeGreaterThan(0);
+  for (const page of pages) expect(page.length).toBeLessThanOrEqual(pageSize);
+  expect(pages.flat()).toEqual(whole);
+  const verifiers = [AUDIT_KEY.verifier];
+  const paged = await verifyReader(reader, { verifiers, pageSize });
+  expect(paged).toEqual(verifyTrail({ events: whole, stored: await reader.checkpoints(), verifiers }));
+  return paged;
 }

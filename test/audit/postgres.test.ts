@@ -5,7 +5,16 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AuditRecord, PostgresAuditReader, PostgresAuditSink } from '../../src/audit/index.js';
 import { TestPostgres } from '../helpers/postgres-server.js';
-import { AUDIT_KEY, accept, auditedServer, call, env, openTrail, stateOf } from './fixture.js';
+import {
+  AUDIT_KEY,
+  accept,
+  auditedServer,
+  call,
+  env,
+  expectPagesAgree,
+  openTrail,
+  stateOf,
+} from './fixture.js';
 
 let pg: TestPostgres;
 const dbUrl = (db: string) => pg.url.replace(/\/postgres$/, `/${db}`);
@@ -72,6 +81,19 @@ describe('PostgreSQL sink', () => {
     expect(verify.stdout).toContain('intact: 24 events in 2 chain(s)');
     expect(verify.stdout).toContain('pg-a: 12 events, head #12, sealed up to #12\n');
     expect(verify.status).toBe(0);
+  });
+
+  it('reads by pages across both writers, and the verdict matches the whole trail', async () => {
+    const reader = await PostgresAuditReader.connect(dbUrl('base'));
+    try {
+      for (const pageSize of [1, 5, 12, 1000]) {
+        const report = await expectPagesAgree(reader, pageSize);
+        expect(report.ok).toBe(true);
+        expect(report.events).toBe(24);
+      }
+    } finally {
+      await reader.close();
+    }
   });
 
   it('shows a flow whose rounds ran on two instances', () => {

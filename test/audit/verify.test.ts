@@ -1,15 +1,16 @@
 // verifyTrail in process, one kind of tampering at a time, on events built by the writer's own chain(): the verdict,
-// the first bad event it names (instance, seq, problem) and the chain summaries. The CLI tests (tamper-sqlite,
+// the first bad event it names (instance, seq, problem) and the chain summaries; after each test, verifyReader must
+// give the very same reports reading the same events a page at a time. The CLI tests (tamper-sqlite,
 // jsonl) make the same edits with sqlite3 on real files; these reach the verifier's every branch without a process.
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { AuditSigner } from '../../src/audit/audit-key.js';
 import { chain, GENESIS, recordHash, unchainedText } from '../../src/audit/chain.js';
 import { type StoredCheckpoint, sealCheckpoint } from '../../src/audit/checkpoint.js';
 import { toAuditRecord, toIntentRecord } from '../../src/audit/record.js';
 import { Redactor } from '../../src/audit/redact.js';
-import type { StoredEvent } from '../../src/audit/sink.js';
+import type { AuditReader, StoredEvent } from '../../src/audit/sink.js';
 import { EVENT_COLUMNS, eventRow, QUERY_COLUMNS, queryColumnsOf } from '../../src/audit/tables.js';
-import { verifyTrail } from '../../src/audit/verify.js';
+import { type VerifyInput, type VerifyReport, verifyReader, verifyTrail } from '../../src/audit/verify.js';
 
 const signer = AuditSigner.generate('mrtr-audit');
 const redactor = new Redactor(Buffer.alloc(32, 3));
@@ -80,8 +81,69 @@ function rewritten(
   return { ...e, text, hash: recordHash(text) };
 }
 
-const verify = (events: StoredEvent[], stored: StoredCheckpoint[] = [], exported: string[] = []) =>
-  verifyTrail({ events, stored, exported, verifiers: [signer.verifier] });
+/** Every verdict of a test, checked again after it by verifyReader a page at a time (see afterEach). */
+const verdicts: Array<{ input: VerifyInput; report: VerifyReport }> = [];
+
+const verify = (events: StoredEvent[], stored: StoredCheckpoint[] = [], exported: string[] = []) => {
+  const input = { events, stored, exported, verifiers: [signer.verifier] };
+  const report = verifyTrail(input);
+  // Copies: a test may edit its arrays after this verdict, for the next one.
+  verdicts.push({
+    input: { ...input, events: [...events], stored: [...stored], exported: [...exported] },
+    report,
+  });
+  return report;
+};
+
+/**
+ * A reader of `input`'s events that can only be read by pages (events() fails), in the order verifyTrail walks
+ * them: writers in the order they first appear, each by seq.
+ */
+function pagedReader(input: VerifyInput, betweenPages: () => void): AuditReader {
+  const byInstance = new Map<string, StoredEvent[]>();
+  for (const e of input.events) byInstance.set(e.instance, [...(byInstance.get(e.instance) ?? []), e]);
+  const ordered = [...byInstance.values()].flatMap((list) => [...list].sort((a, b) => a.seq - b.seq));
+  return {
+    description: 'paged',
+    events: () => Promise.reject(new Error('read whole')),
+    eventPages: async function* (pageSize) {
+      for (let i = 0; i < ordered.length; i += pageSize) {
+        const page = ordered.slice(i, i + pageSize);
+        expect(page.length).toBeLessThanOrEqual(pageSize);
+        yield page;
+        betweenPages();
+      }
+    },
+    checkpoints: async () => [...input.stored],
+    publishedKeys: async () => [],
+    close: async () => {},
+  };
+}
+
+// The same trail read a page at a time gives the very same report, whatever the page size: one engine, two inputs.
+afterEach(async () => {
+  for (const { input, report } of verdicts.splice(0)) {
+    for (const pageSize of [1, 2, 1000]) {
+      let pagesYielded = 0;
+      let pauses = 0;
+      const paged = await verifyReader(
+        pagedReader(input, () => pagesYielded++),
+        {
+          verifiers: input.verifiers,
+          exported: input.exported ?? [],
+          pageSize,
+          betweenPages: async () => {
+            pauses++;
+          },
+        },
+      );
+      expect(paged, `page size ${pageSize}`).toEqual(report);
+      // Requests get in after every page.
+      expect(pauses).toBe(Math.ceil(input.events.length / pageSize));
+      expect(pagesYielded).toBe(pauses);
+    }
+  }
+});
 
 describe('verifyTrail', () => {
   it('finds an intact trail of two writers intact, in any stored order, and sums each chain', () => {

@@ -1,0 +1,110 @@
+// Verifying a page at a time: every reader (SQLite, JSON lines, a bundle) gives its events in pages that add up to
+// the whole trail in order, across writers; the verdict matches the one over the trail in memory, edits included;
+// and the verifier never reads a pageable trail whole. (PostgreSQL's pages: postgres.test.ts.)
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type AuditReader,
+  type AuditSink,
+  BundleReader,
+  exportBundle,
+  JsonlAuditReader,
+  JsonlAuditSink,
+  SqliteAuditReader,
+  SqliteAuditSink,
+  verifyReader,
+} from '../../src/audit/index.js';
+import { AUDIT_KEY, auditedServer, call, env, expectPagesAgree, openTrail, tempDir } from './fixture.js';
+
+const tmp = tempDir();
+afterAll(() => tmp.remove());
+
+/** Two writers on one sink, seven and five rounds (each an intent and an outcome), checkpoints every 4 events. */
+async function writeTrail(open: () => Promise<AuditSink>): Promise<void> {
+  for (const [instance, rounds] of [
+    ['w-b', 7],
+    ['w-a', 5],
+  ] as const) {
+    const trail = await openTrail(await open(), { instance, checkpointEvery: 4 });
+    const core = auditedServer(trail).core;
+    for (let i = 0; i < rounds; i++)
+      await core.handle(call(i, 'delete_file', { arguments: { path: `/${i}` } }), env);
+    await trail.close();
+  }
+}
+
+const sqlitePath = join(tmp.dir, 'audit.db');
+const jsonlPath = join(tmp.dir, 'audit.jsonl');
+beforeAll(async () => {
+  await writeTrail(() => SqliteAuditSink.open(sqlitePath));
+  await writeTrail(() => JsonlAuditSink.open(jsonlPath));
+});
+
+describe('reading by pages', () => {
+  for (const pageSize of [1, 5, 14, 24, 1000]) {
+    it(`SQLite, JSON lines and a bundle agree with the whole trail, ${pageSize} at a time`, async () => {
+      const sqlite = new SqliteAuditReader(sqlitePath);
+      const report = await expectPagesAgree(sqlite, pageSize);
+      expect(report.ok).toBe(true);
+      expect(report.chains.map((c) => [c.instance, c.events, c.sealedSeq])).toEqual([
+        ['w-a', 10, 10],
+        ['w-b', 14, 14],
+      ]);
+      const bundle = BundleReader.parse(JSON.stringify(await exportBundle(sqlite)), 'test');
+      await sqlite.close();
+      expect((await expectPagesAgree(bundle, pageSize)).ok).toBe(true);
+      const jsonl = await JsonlAuditReader.open(jsonlPath);
+      expect((await expectPagesAgree(jsonl, pageSize)).events).toBe(24);
+    });
+  }
+
+  it('finds an edit in the second page of a writer, named as the whole-trail verifier names it', async () => {
+    const path = join(tmp.dir, 'edited.db');
+    await writeTrail(() => SqliteAuditSink.open(path));
+    const db = new Database(path);
+    db.prepare(
+      "UPDATE mrtr_audit_events SET record = replace(record, '/3', '/9') WHERE instance = 'w-b' AND seq = 7",
+    ).run();
+    db.close();
+    const reader = new SqliteAuditReader(path);
+    const report = await expectPagesAgree(reader, 5);
+    await reader.close();
+    expect(report.firstBad).toEqual({
+      instance: 'w-b',
+      seq: 7,
+      problem: 'its hash does not match its content (edited)',
+    });
+  });
+
+  it('never reads a pageable trail whole, and lets its caller in after every page', async () => {
+    const sqlite = new SqliteAuditReader(sqlitePath);
+    let pages = 0;
+    let biggest = 0;
+    const pageOnly: AuditReader = {
+      description: sqlite.description,
+      events: () => Promise.reject(new Error('read whole')),
+      eventPages: async function* (size) {
+        for await (const page of sqlite.eventPages(size)) {
+          biggest = Math.max(biggest, page.length);
+          yield page;
+        }
+      },
+      checkpoints: () => sqlite.checkpoints(),
+      publishedKeys: () => sqlite.publishedKeys(),
+      close: () => sqlite.close(),
+    };
+    const report = await verifyReader(pageOnly, {
+      verifiers: [AUDIT_KEY.verifier],
+      pageSize: 4,
+      betweenPages: async () => {
+        pages++;
+      },
+    });
+    await pageOnly.close();
+    expect(report.ok).toBe(true);
+    expect(report.events).toBe(24);
+    expect(pages).toBe(6);
+    expect(biggest).toBe(4);
+  });
+});
