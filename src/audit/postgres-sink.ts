@@ -5,6 +5,7 @@ import pg from 'pg';
 import type { ChainedEvent, ChainHead } from './chain.js';
 import type { StoredCheckpoint } from './checkpoint.js';
 import { AuditError } from './errors.js';
+import { keyPages, mapPages } from './key-pages.js';
 import type { AuditReader, AuditSink, EventFilter, StoredEvent } from './sink.js';
 import { EVENT_COLUMNS, EVENT_SELECT, eventRow, queryColumnsOf } from './tables.js';
 
@@ -145,20 +146,18 @@ export class PostgresAuditReader implements AuditReader {
     return rows.map(storedEvent);
   }
 
-  async *eventPages(pageSize: number): AsyncIterable<StoredEvent[]> {
-    let after: { instance: string; seq: string } | undefined;
-    for (;;) {
-      // A row comparison walks the primary key's index: each page starts where the last one ended.
-      const { rows } = await this.client.query<EventRow>(
-        after
-          ? `SELECT ${EVENT_SELECT} FROM mrtr_audit_events WHERE (instance, seq) > ($1, $2) ORDER BY instance, seq LIMIT $3`
-          : `SELECT ${EVENT_SELECT} FROM mrtr_audit_events ORDER BY instance, seq LIMIT $1`,
-        after ? [after.instance, after.seq, pageSize] : [pageSize],
-      );
-      if (rows.length > 0) yield rows.map(storedEvent);
-      if (rows.length < pageSize) return;
-      after = rows.at(-1)!;
-    }
+  eventPages(pageSize: number): AsyncIterable<StoredEvent[]> {
+    // A row comparison walks the primary key's index: each page starts where the last one ended.
+    const read = async (from: EventRow | undefined, limit: number) =>
+      (
+        await this.client.query<EventRow>(
+          from
+            ? `SELECT ${EVENT_SELECT} FROM mrtr_audit_events WHERE (instance, seq) >= ($1, $2) ORDER BY instance, seq LIMIT $3`
+            : `SELECT ${EVENT_SELECT} FROM mrtr_audit_events ORDER BY instance, seq LIMIT $1`,
+          from ? [from.instance, from.seq, limit] : [limit],
+        )
+      ).rows;
+    return mapPages(keyPages<EventRow>(read, pageSize), storedEvent);
   }
 
   async checkpoints(): Promise<StoredCheckpoint[]> {

@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { StoredCheckpoint } from './checkpoint.js';
 import { AuditError } from './errors.js';
+import { keyPages, mapPages } from './key-pages.js';
 import type { AuditReader, EventFilter, StoredEvent } from './sink.js';
 import { EVENT_SELECT, queryColumnsOf } from './tables.js';
 
@@ -44,21 +45,21 @@ export class SqliteAuditReader implements AuditReader {
     return rows.map(storedEvent);
   }
 
-  async *eventPages(pageSize: number): AsyncIterable<StoredEvent[]> {
+  eventPages(pageSize: number): AsyncIterable<StoredEvent[]> {
     const first = this.#db.prepare(
       `SELECT ${EVENT_SELECT} FROM mrtr_audit_events ORDER BY instance, seq LIMIT ?`,
     );
     // A row value walks the (instance, seq) key: each page starts where the last one ended, at the cost of one seek.
     const next = this.#db.prepare(
-      `SELECT ${EVENT_SELECT} FROM mrtr_audit_events WHERE (instance, seq) > (?, ?) ORDER BY instance, seq LIMIT ?`,
+      `SELECT ${EVENT_SELECT} FROM mrtr_audit_events WHERE (instance, seq) >= (?, ?) ORDER BY instance, seq LIMIT ?`,
     );
-    let rows = first.all(pageSize) as EventRow[];
-    while (rows.length > 0) {
-      yield rows.map(storedEvent);
-      if (rows.length < pageSize) return;
-      const last = rows.at(-1)!;
-      rows = next.all(last.instance, last.seq, pageSize) as EventRow[];
-    }
+    return mapPages(
+      keyPages<EventRow>(
+        (from, limit) => (from ? next.all(from.instance, from.seq, limit) : first.all(limit)) as EventRow[],
+        pageSize,
+      ),
+      storedEvent,
+    );
   }
 
   async checkpoints(): Promise<StoredCheckpoint[]> {

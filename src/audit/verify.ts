@@ -83,7 +83,7 @@ interface NoteReading {
 class TrailWalk {
   readonly #chains = new Map<string, ChainWalk>();
   readonly #notes: NoteReading[];
-  /** The hashes of the events the checkpoints seal, by `instance` then seq (the first event stored at that seq). */
+  /** The hashes of the events the checkpoints seal, by `instance` then seq (undefined until the walk meets it). */
   readonly #sealedHashes = new Map<string, Map<number, string | undefined>>();
   #events = 0;
 
@@ -123,7 +123,8 @@ class TrailWalk {
     chain.events++;
     chain.headSeq = e.seq;
     const wanted = this.#sealedHashes.get(e.instance);
-    if (wanted?.has(e.seq) && wanted.get(e.seq) === undefined) wanted.set(e.seq, e.hash);
+    // A second event under one seq breaks the chain whichever hash is kept here.
+    if (wanted?.has(e.seq)) wanted.set(e.seq, e.hash);
     if (!chain.bad) chain.bad = checkLink(chain, e);
   }
 
@@ -158,7 +159,8 @@ class TrailWalk {
         });
         continue;
       }
-      const hash = this.#sealedHashes.get(cp.instance)?.get(cp.seq);
+      // The constructor made a place for every checkpoint that reads as signed.
+      const hash = this.#sealedHashes.get(cp.instance)!.get(cp.seq);
       if (hash === undefined) {
         const last = this.#chains.get(cp.instance)?.headSeq ?? 0;
         found({

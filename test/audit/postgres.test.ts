@@ -96,6 +96,27 @@ describe('PostgreSQL sink', () => {
     }
   });
 
+  it('reads a forged second event under one key, where a page ends (the primary key dropped with psql)', async () => {
+    const db = copy();
+    const edit = pg.psql(
+      `ALTER TABLE mrtr_audit_events DROP CONSTRAINT mrtr_audit_events_pkey;
+       INSERT INTO mrtr_audit_events SELECT instance, seq, hash, replace(record, '/shared', '/etc'), time, flow_id,
+         target, principal, outcome FROM mrtr_audit_events WHERE instance = 'pg-a' AND seq = 5;`,
+      db,
+    );
+    expect(edit.stderr).toBe('');
+    const reader = await PostgresAuditReader.connect(dbUrl(db));
+    try {
+      for (const pageSize of [5, 4, 1000]) {
+        const report = await expectPagesAgree(reader, pageSize);
+        expect(report.ok, `page size ${pageSize}`).toBe(false);
+        expect(report.firstBad).toMatchObject({ instance: 'pg-a', seq: 5 });
+      }
+    } finally {
+      await reader.close();
+    }
+  });
+
   it('shows a flow whose rounds ran on two instances', () => {
     const flows = JSON.parse(
       cli(['flows', '--audit', dbUrl('base'), '--json', '--target', 'delete_file']).stdout,

@@ -77,6 +77,31 @@ describe('reading by pages', () => {
     });
   });
 
+  it('finds a forged second event under a key where a page ends (the table rebuilt without its unique key)', async () => {
+    const path = join(tmp.dir, 'duplicated.db');
+    await writeTrail(() => SqliteAuditSink.open(path));
+    const db = new Database(path);
+    // Someone with write access rebuilds the table without its primary key and adds a second w-a #5 with other
+    // arguments: `mrtr audit show` would list it beside the real one.
+    db.exec(`
+      CREATE TABLE copy AS SELECT * FROM mrtr_audit_events;
+      DROP TABLE mrtr_audit_events;
+      ALTER TABLE copy RENAME TO mrtr_audit_events;
+      INSERT INTO mrtr_audit_events
+        SELECT instance, seq, hash, replace(record, '"/2"', '"/etc/passwd"'), time, flow_id, target, principal, outcome
+        FROM mrtr_audit_events WHERE instance = 'w-a' AND seq = 5;
+    `);
+    db.close();
+    const reader = new SqliteAuditReader(path);
+    // w-a's events come first: with five to a page, the first page ends at w-a #5 and the forged copy starts the next.
+    for (const pageSize of [5, 4, 1000]) {
+      const report = await expectPagesAgree(reader, pageSize);
+      expect(report.ok, `page size ${pageSize}`).toBe(false);
+      expect(report.firstBad).toMatchObject({ instance: 'w-a', seq: 5 });
+    }
+    await reader.close();
+  });
+
   it('never reads a pageable trail whole, and lets its caller in after every page', async () => {
     const sqlite = new SqliteAuditReader(sqlitePath);
     let pages = 0;

@@ -366,6 +366,13 @@ describe('verifyTrail', () => {
       problem: `stored checkpoint: no signature by a known audit key (signed by mrtr-audit+${stranger.verifier.id.toString('hex')} only)`,
       unknownKey: true,
     });
+    // A truncated tail found by a later checkpoint wins over it too.
+    const beyond = seal('w-1', { seq: 9, hash: heads[3]!.hash });
+    expect(verify(events, [strange, beyond]).firstBad).toEqual({
+      instance: 'w-1',
+      seq: 5,
+      problem: 'the chain ends at 4, but a stored checkpoint seals 9 events (tail truncated)',
+    });
     // An edit later in the chain wins over it, though the unknown key's checkpoint is read first.
     events[3] = { ...events[3]!, text: events[3]!.text.replace('/f4', '/x') };
     expect(verify(events, [strange]).firstBad).toEqual({
@@ -479,5 +486,33 @@ describe('intents and their outcomes', () => {
     expect(report.ok).toBe(false);
     expect(report.firstBad).toMatchObject({ instance: 'w-1', seq });
     expect(report.firstBad!.problem).toContain(problem);
+  });
+});
+
+describe('verifyReader', () => {
+  it('reads a reader that cannot read by pages whole, in one page', async () => {
+    const { events, heads } = writer('w-1', 3);
+    let reads = 0;
+    const whole: AuditReader = {
+      description: 'whole',
+      events: async () => {
+        reads++;
+        return events;
+      },
+      checkpoints: async () => [seal('w-1', heads[2]!)],
+      publishedKeys: async () => [],
+      close: async () => {},
+    };
+    let pauses = 0;
+    const report = await verifyReader(whole, {
+      verifiers: [signer.verifier],
+      pageSize: 1,
+      betweenPages: async () => {
+        pauses++;
+      },
+    });
+    expect(report).toMatchObject({ ok: true, events: 3, checkpoints: 1 });
+    expect(report.chains).toEqual([{ instance: 'w-1', events: 3, headSeq: 3, sealedSeq: 3, unfinished: 0 }]);
+    expect([reads, pauses]).toEqual([1, 1]);
   });
 });
