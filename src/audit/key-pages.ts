@@ -3,6 +3,7 @@
 // makes it, but someone who edits the database can drop that constraint and add a second row under a key: starting
 // after the key would then skip that row whenever it fell at a page's edge, and the verifier would never see it.
 // This way every row is given, and a duplicate always reaches the verifier beside the row it copies.
+import { AuditError } from './errors.js';
 
 export interface KeyedRow {
   instance: string;
@@ -23,6 +24,13 @@ export async function* keyPages<R extends KeyedRow>(
   for (;;) {
     const limit = pageSize + given;
     const rows = await read(from, limit);
+    // The rows given already lead the page; anything else means the table does not read back in its key's order.
+    for (let i = 0; i < given; i++)
+      if (rows[i]?.instance !== from?.instance || rows[i]?.seq !== from?.seq)
+        throw new AuditError(
+          'ERR_AUDIT_CORRUPT',
+          `the events table does not read back in (instance, seq) order at ${JSON.stringify(from?.instance)} #${String(from?.seq)}: it was edited`,
+        );
     const fresh = rows.slice(given);
     if (fresh.length > 0) yield fresh;
     if (rows.length < limit) return;

@@ -14,6 +14,12 @@ export interface StoredEvent {
    * `time`, `flow_id`, `target`, `principal`, `outcome`); the verifier checks each against the record.
    */
   columns?: Readonly<Record<string, string | null>>;
+  /**
+   * Set by a reader for a row whose key it cannot read back as stored: an instance name that is not UTF-8 text, a seq
+   * that is not a safe integer. Only an edited table holds one; the verifier names it, and a reader by pages stops
+   * there (its next page could not start at that key).
+   */
+  problem?: string;
 }
 
 export interface EventFilter {

@@ -125,7 +125,10 @@ class TrailWalk {
     const wanted = this.#sealedHashes.get(e.instance);
     // A second event under one seq breaks the chain whichever hash is kept here.
     if (wanted?.has(e.seq)) wanted.set(e.seq, e.hash);
-    if (!chain.bad) chain.bad = checkLink(chain, e);
+    if (chain.bad) return;
+    chain.bad = e.problem
+      ? { instance: e.instance, seq: Number.isFinite(e.seq) ? e.seq : chain.expected, problem: e.problem }
+      : checkLink(chain, e);
   }
 
   report(): VerifyReport {
@@ -213,6 +216,7 @@ function checkLink(chain: ChainWalk, e: StoredEvent): BadEvent | undefined {
           ? `event ${expected} is missing (deleted)`
           : `events ${expected}-${e.seq - 1} are missing (deleted)`,
     };
+  if (e.seq < expected) return bad(`a second event is stored as #${e.seq} (inserted)`);
   const record = parseRecord(e.text);
   if (!record) return bad('the record is not JSON (edited)');
   if (record.instance !== e.instance || record.seq !== e.seq)

@@ -27,12 +27,26 @@ export interface WebhookNotifierOptions {
   log?: (line: string) => void;
   /** Waits between tries (tests give one that returns at once and records the delay). */
   wait?: (ms: number) => Promise<void>;
-  /** The timer of close's deadline (tests give one they end themselves). */
-  deadline?: (ms: number) => Promise<void>;
+  /** The timer of close's deadline, cleared when `cancel` aborts (tests give one they end themselves). */
+  deadline?: (ms: number, cancel: AbortSignal) => Promise<void>;
   now?: () => number;
   random?: () => number;
   attempts?: number;
   timeoutMs?: number;
+}
+
+/**
+ * Close's deadline. Unlike the pauses between tries, its timer holds the process: a stopping server whose only
+ * pending work is a delivery waiting to retry would otherwise end at once, naming nothing and closing nothing after.
+ */
+function untilDeadline(ms: number, cancel: AbortSignal): Promise<void> {
+  return new Promise((done) => {
+    const timer = setTimeout(done, ms);
+    cancel.addEventListener('abort', () => {
+      clearTimeout(timer);
+      done();
+    });
+  });
 }
 
 interface Delivery {
@@ -52,7 +66,7 @@ export class WebhookNotifier {
   private readonly running = new Set<Delivery>();
   private idle: Array<() => void> = [];
   private readonly wait: (ms: number) => Promise<void>;
-  private readonly deadline: (ms: number) => Promise<void>;
+  private readonly deadline: (ms: number, cancel: AbortSignal) => Promise<void>;
   /** Aborted when close's deadline passes: tries in flight end, back-off waits end, nothing new starts. */
   private readonly stopped = new AbortController();
   private closing: Promise<void> | undefined;
@@ -67,7 +81,7 @@ export class WebhookNotifier {
     this.now = options.now ?? Date.now;
     this.random = options.random ?? Math.random;
     this.wait = options.wait ?? ((ms) => new Promise((done) => setTimeout(done, ms).unref()));
-    this.deadline = options.deadline ?? ((ms) => new Promise((done) => setTimeout(done, ms).unref()));
+    this.deadline = options.deadline ?? untilDeadline;
   }
 
   /** Deliveries not done yet: waiting for their turn, being tried, or waiting to be tried again. */
@@ -86,9 +100,11 @@ export class WebhookNotifier {
         continue;
       }
       if (this.queue.length >= NOTIFY_DEFAULTS.maxQueued) {
-        this.queue.shift();
+        const oldest = this.queue.shift()!;
         this.stats.dropped++;
-        this.log(`webhook queue full (${NOTIFY_DEFAULTS.maxQueued}): the oldest delivery was dropped`);
+        this.log(
+          `webhook queue full (${NOTIFY_DEFAULTS.maxQueued}): approval ${oldest.request.id} not delivered to ${oldest.target.name}, the oldest waiting`,
+        );
       }
       this.queue.push({ target, request, attempt: 0 });
     }
@@ -108,7 +124,11 @@ export class WebhookNotifier {
    */
   close(withinMs: number): Promise<void> {
     this.closing ??= (async () => {
-      if (this.pending > 0) await Promise.race([this.settled(), this.deadline(withinMs)]);
+      if (this.pending > 0) {
+        const deadline = new AbortController();
+        await Promise.race([this.settled(), this.deadline(withinMs, deadline.signal)]);
+        deadline.abort();
+      }
       this.stop();
       await this.settled();
     })();

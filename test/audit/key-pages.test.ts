@@ -94,4 +94,18 @@ describe('keyPages', () => {
     expect(await all(keyPages(empty.read, 5), 5)).toEqual([]);
     expect(empty.reads).toEqual([5]);
   });
+
+  it('refuses a table that does not read back in its key order, instead of dropping rows', async () => {
+    const rows1 = rows([
+      ['a', 1],
+      ['a', 2],
+      ['b', 1],
+    ]);
+    // The second read starts somewhere else than the key the first one ended at.
+    const read = (from: Row | undefined) => (from ? [rows1[2]!, rows1[2]!] : rows1.slice(0, 2));
+    const pages = keyPages(read, 2);
+    await expect(all(pages, 2)).rejects.toThrow(
+      'the events table does not read back in (instance, seq) order at "a" #2: it was edited',
+    );
+  });
 });

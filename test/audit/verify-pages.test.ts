@@ -14,6 +14,7 @@ import {
   SqliteAuditReader,
   SqliteAuditSink,
   verifyReader,
+  verifyTrail,
 } from '../../src/audit/index.js';
 import { AUDIT_KEY, auditedServer, call, env, expectPagesAgree, openTrail, tempDir } from './fixture.js';
 
@@ -100,6 +101,42 @@ describe('reading by pages', () => {
       expect(report.firstBad).toMatchObject({ instance: 'w-a', seq: 5 });
     }
     await reader.close();
+  });
+
+  it('names a row whose key does not read back as stored, and reads no further (never a page twice)', async () => {
+    const cases: Array<[string, string, string]> = [
+      // More such rows than a page holds: read back with U+FFFD, the key would start the next page at the first again.
+      ["CAST(X'FF' AS TEXT)", 'i', 'its instance is not UTF-8 text (edited)'],
+      ["'w-c'", "'x' || i", 'its seq is stored as text, not a whole number (edited)'],
+      ["'w-c'", 'i + 0.5', 'its seq is stored as real, not a whole number (edited)'],
+      [
+        "'w-c'",
+        '9007199254740993 + i',
+        'its seq is stored as an integer beyond 2^53, not a whole number (edited)',
+      ],
+      ["X'772D63'", 'i', 'its instance is stored as blob, not text (edited)'],
+    ];
+    for (const [n, [instance, seq, problem]] of cases.entries()) {
+      const path = join(tmp.dir, `odd-key-${n}.db`);
+      await writeTrail(() => SqliteAuditSink.open(path));
+      const db = new Database(path);
+      db.exec(`WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 7)
+        INSERT INTO mrtr_audit_events (instance, seq, hash, record, time, outcome)
+        SELECT ${instance}, ${seq}, 'h', 'junk', 't', 'complete' FROM s`);
+      db.close();
+      const reader = new SqliteAuditReader(path);
+      for (const pageSize of [2, 5, 1000]) {
+        const report = await verifyReader(reader, { verifiers: [AUDIT_KEY.verifier], pageSize });
+        expect(report.ok, `${instance} ${seq}`).toBe(false);
+        expect(report.firstBad?.problem).toBe(problem);
+        // Read as a whole, the same row is named the same way.
+        expect(
+          verifyTrail({ events: await reader.events(), stored: [], verifiers: [AUDIT_KEY.verifier] }).firstBad
+            ?.problem,
+        ).toBe(problem);
+      }
+      await reader.close();
+    }
   });
 
   it('never reads a pageable trail whole, and lets its caller in after every page', async () => {

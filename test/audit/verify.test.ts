@@ -264,6 +264,18 @@ describe('verifyTrail', () => {
     });
   });
 
+  it('names a second event stored under a seq, even one that links to the first as its successor would', () => {
+    const { events, heads } = writer('w-1', 3);
+    const twin = rewritten(events[2]!, (r) => Object.assign(r, { target: 'drop_table' }), heads[2]!.hash);
+    const report = verify([...events, { ...twin, seq: 3 }], [seal('w-1', heads[2]!)]);
+    expect(report.firstBad).toEqual({
+      instance: 'w-1',
+      seq: 3,
+      problem: 'a second event is stored as #3 (inserted)',
+    });
+    expect(report.chains[0]).toMatchObject({ events: 4, headSeq: 3 });
+  });
+
   it('names a record that is not JSON, or not a JSON object', () => {
     for (const text of ['{"v":1,', '42', 'null']) {
       const { events } = writer('w-1', 2);

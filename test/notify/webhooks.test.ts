@@ -3,6 +3,7 @@
 // never hold up a round; a stopping server lets deliveries finish for a while, then names each one it gives up;
 // forged, changed and replayed deliveries are refused; every config mistake is named.
 
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -302,6 +303,24 @@ describe('stopping', () => {
     release.resolve();
   });
 
+  it('past its cap, the queue drops its oldest delivery and names it', async () => {
+    const release = deferred();
+    const held = await receiver((_n, res) => void release.promise.then(() => res.end('ok')));
+    const lines: string[] = [];
+    const n = new WebhookNotifier({ targets: [target(held.url)], log: (l) => lines.push(l) });
+    // Four are tried at once; a thousand more wait; the next two push the two oldest waiting out.
+    for (let i = 1; i <= 1006; i++) n.notify(request(`R${i}`));
+    expect(lines).toEqual([
+      'webhook queue full (1000): approval R5 not delivered to approvers, the oldest waiting',
+      'webhook queue full (1000): approval R6 not delivered to approvers, the oldest waiting',
+    ]);
+    expect(n.stats.dropped).toBe(2);
+    expect(n.pending).toBe(1004);
+    n.stop();
+    await n.settled();
+    release.resolve();
+  });
+
   it('stop names every delivery not done before it returns (a second signal exits right after)', async () => {
     const release = deferred();
     const held = await receiver((_n, res) => void release.promise.then(() => res.end('ok')));
@@ -350,7 +369,7 @@ describe('a real approval request', () => {
 });
 
 /** `mrtr serve --notify` with one webhook (approvers) at `url`, on a free port. */
-async function serveNotifying(url: string) {
+async function serveNotifying(url: string, more: string[] = []) {
   const dir = mkdtempSync(join(tmpdir(), 'mrtr-notify-'));
   const file = join(dir, 'notify.yaml');
   writeFileSync(
@@ -368,6 +387,7 @@ async function serveNotifying(url: string) {
       file,
       '--totp',
       join(dir, 'totp.json'),
+      ...more,
     ],
     'serve',
     { env: { HOOK_SECRET: SECRET } },
@@ -420,6 +440,44 @@ describe('mrtr serve --notify FILE', () => {
     // No second signal: the server ends on its own once the delivery is done.
     await served.exited;
     expect(served.stderr()).not.toContain('not delivered');
+  });
+
+  it('a stopping server names a delivery waiting to retry, then closes its audit trail (nothing else holds it open)', async () => {
+    // 503 and close the connection: once the server has read the answer its socket is gone, and the delivery is
+    // waiting for its next try, a wait that must not be all that keeps the process alive.
+    const answered = deferred();
+    const r = await receiver((_n, res) => {
+      res.socket?.once('close', () => answered.resolve());
+      res.writeHead(503, { connection: 'close' }).end();
+    });
+    const dir = mkdtempSync(join(tmpdir(), 'mrtr-notify-'));
+    const audit = join(dir, 'audit.db');
+    const { served, requestAccess } = await serveNotifying(r.url, [
+      '--drain-ms',
+      '0',
+      '--audit',
+      `sqlite:${audit}`,
+    ]);
+    await requestAccess();
+    await answered.promise;
+    const id = (JSON.parse(r.got[0]!.body) as { approval: { id: string } }).approval.id;
+    served.signal('SIGTERM');
+    await served.exited;
+    expect(served.stderr()).toContain('1 webhook delivery(ies) not done yet: trying for up to 0 s');
+    expect(served.stderr()).toContain(
+      `mrtr serve: webhook approvers: approval ${id} not delivered: the server stopped after 1 tries, before the next`,
+    );
+    // The shutdown went on to the end: the trail's last checkpoint seals every event.
+    const verify = spawnSync(
+      process.execPath,
+      ['dist/cli/main.js', 'audit', 'verify', '--audit', `sqlite:${audit}`],
+      {
+        encoding: 'utf8',
+      },
+    );
+    expect(verify.status).toBe(0);
+    const head = /head #(\d+), sealed up to #(\d+)/.exec(verify.stdout);
+    expect(head?.[1]).toBe(head?.[2]);
   });
 
   it('a second signal names the delivery it gives up, with its approval id', async () => {
