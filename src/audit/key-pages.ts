@@ -4,6 +4,7 @@
 // after the key would then skip that row whenever it fell at a page's edge, and the verifier would never see it.
 // This way every row is given, and a duplicate always reaches the verifier beside the row it copies.
 import { AuditError } from './errors.js';
+import type { StoredEvent } from './sink.js';
 
 export interface KeyedRow {
   instance: string;
@@ -47,7 +48,34 @@ export async function* keyPages<R extends KeyedRow>(
   }
 }
 
-/** The same pages, each row mapped. */
-export async function* mapPages<R, T>(pages: AsyncIterable<R[]>, map: (row: R) => T): AsyncIterable<T[]> {
-  for await (const page of pages) yield page.map(map);
+/**
+ * Rows as events, a page at a time, ending after the first event with a problem: its reader's own (a key that does
+ * not read back) or a second row under the key of the row before it. Reading on past a duplicate would only cost
+ * more (each page re-reads the rows under its first key), and the verifier stops at the first bad event anyway.
+ * `whole` runs only when every row was read with none.
+ */
+export async function* eventsOfPages<R extends KeyedRow>(
+  pages: AsyncIterable<R[]>,
+  toEvent: (row: R) => StoredEvent,
+  whole?: (events: number) => void,
+): AsyncIterable<StoredEvent[]> {
+  let previous: R | undefined;
+  let read = 0;
+  for await (const rows of pages) {
+    const events: StoredEvent[] = [];
+    for (const row of rows) {
+      const event = toEvent(row);
+      if (!event.problem && previous?.instance === row.instance && previous.seq === row.seq)
+        event.problem = `a second event is stored as #${event.seq} (inserted)`;
+      events.push(event);
+      read++;
+      previous = row;
+      if (event.problem) {
+        yield events;
+        return;
+      }
+    }
+    yield events;
+  }
+  whole?.(read);
 }

@@ -5,7 +5,7 @@ import pg from 'pg';
 import type { ChainedEvent, ChainHead } from './chain.js';
 import type { StoredCheckpoint } from './checkpoint.js';
 import { AuditError } from './errors.js';
-import { keyPages, mapPages } from './key-pages.js';
+import { eventsOfPages, keyPages } from './key-pages.js';
 import type { AuditReader, AuditSink, EventFilter, StoredEvent } from './sink.js';
 import { EVENT_COLUMNS, EVENT_SELECT, eventRow, queryColumnsOf } from './tables.js';
 
@@ -157,7 +157,7 @@ export class PostgresAuditReader implements AuditReader {
           from ? [from.instance, from.seq, limit] : [limit],
         )
       ).rows;
-    return mapPages(keyPages<EventRow>(read, pageSize), storedEvent);
+    return eventsOfPages(keyPages<EventRow>(read, pageSize), storedEvent);
   }
 
   async checkpoints(): Promise<StoredCheckpoint[]> {

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { StoredCheckpoint } from './checkpoint.js';
 import { AuditError } from './errors.js';
-import { keyPages } from './key-pages.js';
+import { eventsOfPages, keyPages } from './key-pages.js';
 import type { AuditReader, EventFilter, StoredEvent } from './sink.js';
 import { EVENT_SELECT, queryColumnsOf } from './tables.js';
 
@@ -18,11 +18,14 @@ interface EventRow extends Record<string, unknown>, KeyChecks {
 export class SqliteAuditReader implements AuditReader {
   readonly description: string;
   readonly #db: Database.Database;
+  /** How the file stores text: what an instance's bytes are compared with. */
+  readonly #encoding: string;
 
   constructor(path: string) {
     this.description = `sqlite:${path}`;
     if (!existsSync(path)) throw new AuditError('ERR_AUDIT_CONFIG', `no audit database at ${path}`);
     this.#db = new Database(path, { readonly: true, fileMustExist: true });
+    this.#encoding = this.#db.pragma('encoding', { simple: true }) as string;
   }
 
   async events(filter: EventFilter = {}): Promise<StoredEvent[]> {
@@ -42,10 +45,19 @@ export class SqliteAuditReader implements AuditReader {
          ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY instance, seq`,
       )
       .all(...params) as EventRow[];
-    return rows.map(storedEvent);
+    return rows.map((row) => storedEvent(row, this.#encoding));
   }
 
   async *eventPages(pageSize: number): AsyncIterable<StoredEvent[]> {
+    const kind = this.#db
+      .prepare("SELECT type FROM sqlite_schema WHERE name = 'mrtr_audit_events'")
+      .pluck()
+      .get();
+    if (kind !== 'table')
+      throw new AuditError(
+        'ERR_AUDIT_CORRUPT',
+        `${this.description}: mrtr_audit_events is ${kind ? `a ${kind}` : 'missing'}, not a table: the file was edited`,
+      );
     const first = this.#db.prepare(
       `SELECT ${EVENT_SELECT}, ${KEY_CHECKS} FROM mrtr_audit_events ORDER BY instance, seq LIMIT ?`,
     );
@@ -58,17 +70,26 @@ export class SqliteAuditReader implements AuditReader {
       (from, limit) => (from ? next.all(from.instance, from.seq, limit) : first.all(limit)) as EventRow[],
       pageSize,
     );
-    for await (const rows of pages) {
-      const events: StoredEvent[] = [];
-      for (const row of rows) {
-        const event = storedEvent(row);
-        events.push(event);
-        if (event.problem) {
-          yield events;
-          return;
-        }
-      }
-      yield events;
+    // One snapshot for every page (and the count below): nothing written meanwhile can slip between two pages.
+    const own = !this.#db.inTransaction;
+    if (own) this.#db.exec('BEGIN');
+    try {
+      yield* eventsOfPages(
+        pages,
+        (row) => storedEvent(row, this.#encoding),
+        (read) => {
+          // Pages read the table through its key's index. A row the index does not know (an index rebuilt or edited
+          // apart from its table) would be in the trail unread: the table itself, scanned, must hold as many.
+          const stored = this.#db.prepare('SELECT count(*) FROM mrtr_audit_events NOT INDEXED').pluck().get();
+          if (stored !== read)
+            throw new AuditError(
+              'ERR_AUDIT_CORRUPT',
+              `${this.description}: the events table holds ${stored} rows, but ${read} are found by its key: the table or its index was edited (PRAGMA integrity_check names them)`,
+            );
+        },
+      );
+    } finally {
+      if (own && this.#db.inTransaction) this.#db.exec('COMMIT');
     }
   }
 
@@ -100,7 +121,7 @@ interface KeyChecks {
   seq_type: string;
 }
 
-function storedEvent(r: EventRow): StoredEvent {
+function storedEvent(r: EventRow, encoding: string): StoredEvent {
   const event: StoredEvent = {
     instance: String(r.instance),
     seq: Number(r.seq),
@@ -108,16 +129,23 @@ function storedEvent(r: EventRow): StoredEvent {
     text: r.record,
     columns: queryColumnsOf(r),
   };
-  const problem = keyProblem(r);
+  const problem = keyProblem(r, encoding);
   if (problem) event.problem = problem;
   return event;
 }
 
-function keyProblem(r: EventRow): string | undefined {
+function keyProblem(r: EventRow, encoding: string): string | undefined {
   if (r.instance_type !== 'text') return `its instance is stored as ${r.instance_type}, not text (edited)`;
-  if (!r.instance_bytes || !Buffer.from(r.instance, 'utf8').equals(r.instance_bytes))
-    return 'its instance is not UTF-8 text (edited)';
+  if (!r.instance_bytes || !textBytes(r.instance, encoding).equals(r.instance_bytes))
+    return `its instance is not ${encoding} text (edited)`;
   if (r.seq_type !== 'integer' || !Number.isSafeInteger(r.seq))
     return `its seq is stored as ${r.seq_type === 'integer' ? 'an integer beyond 2^53' : r.seq_type}, not a whole number (edited)`;
   return undefined;
+}
+
+/** `text` as a file of this encoding stores it (`PRAGMA encoding`). */
+function textBytes(text: string, encoding: string): Buffer {
+  if (encoding === 'UTF-16le') return Buffer.from(text, 'utf16le');
+  if (encoding === 'UTF-16be') return Buffer.from(text, 'utf16le').swap16();
+  return Buffer.from(text, 'utf8');
 }

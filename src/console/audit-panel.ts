@@ -27,7 +27,8 @@ export interface AuditPanelOptions {
 interface LastRun {
   at: number;
   by: string;
-  report: VerifyReport;
+  /** What the verifier found; or why the trail could not be read as one (an edited table, a sink down). */
+  outcome: { report: VerifyReport } | { failure: string };
 }
 
 /** Between two pages of events the serving thread answers whatever requests have come in. */
@@ -50,7 +51,8 @@ export class AuditPanel implements ConsolePanel {
 
   async summary(): Promise<Html | string> {
     if (!this.last) return 'Not verified from the console yet.';
-    return html`Last verified ${new Date(this.last.at).toISOString()}: <strong>${this.last.report.ok ? 'intact' : 'NOT intact'}</strong>.`;
+    const ok = 'report' in this.last.outcome && this.last.outcome.report.ok;
+    return html`Last verified ${new Date(this.last.at).toISOString()}: <strong>${ok ? 'intact' : 'NOT intact'}</strong>.`;
   }
 
   async handle(req: IncomingMessage, _res: ServerResponse, ctx: PanelContext, rest: string): Promise<void> {
@@ -96,11 +98,18 @@ export class AuditPanel implements ConsolePanel {
    * serving rounds however long the trail, and memory stays flat.
    */
   private async verify(by: string): Promise<void> {
-    const report = await verifyReader(this.options.reader, {
-      verifiers: this.verifiers,
-      betweenPages: letRequestsIn,
-    });
-    this.last = { at: this.now(), by, report };
+    let outcome: LastRun['outcome'];
+    try {
+      outcome = {
+        report: await verifyReader(this.options.reader, {
+          verifiers: this.verifiers,
+          betweenPages: letRequestsIn,
+        }),
+      };
+    } catch (error) {
+      outcome = { failure: (error as Error).message };
+    }
+    this.last = { at: this.now(), by, outcome };
   }
 
   private async show(ctx: PanelContext): Promise<void> {
@@ -108,12 +117,15 @@ export class AuditPanel implements ConsolePanel {
     const latest = new Map<string, StoredCheckpoint>();
     for (const c of checkpoints) if ((latest.get(c.instance)?.seq ?? -1) < c.seq) latest.set(c.instance, c);
     const run = this.last;
-    const report = run?.report;
-    const verdict = report
-      ? report.ok
-        ? html`<p class="card" role="status"><strong>Intact</strong>: ${report.events} events in ${report.chains.length} chain(s), ${report.checkpoints} checkpoint(s) verified (run by ${run.by} at ${new Date(run.at).toISOString()}).</p>`
-        : html`<p class="card error" role="alert"><strong>${report.firstBad?.unknownKey ? 'UNVERIFIED' : 'TAMPERED'}</strong>: first bad event ${report.firstBad?.instance} #${report.firstBad?.seq}: ${report.firstBad?.problem} (run by ${run.by} at ${new Date(run.at).toISOString()}).</p>`
-      : html`<p>Not verified from the console yet.</p>`;
+    const report = run && 'report' in run.outcome ? run.outcome.report : undefined;
+    const failure = run && 'failure' in run.outcome ? run.outcome.failure : undefined;
+    const verdict = failure
+      ? html`<p class="card error" role="alert"><strong>NOT VERIFIED</strong>: the trail could not be read as one: ${failure} (run by ${run?.by} at ${new Date(run?.at ?? 0).toISOString()}).</p>`
+      : report
+        ? report.ok
+          ? html`<p class="card" role="status"><strong>Intact</strong>: ${report.events} events in ${report.chains.length} chain(s), ${report.checkpoints} checkpoint(s) verified (run by ${run?.by} at ${new Date(run?.at ?? 0).toISOString()}).</p>`
+          : html`<p class="card error" role="alert"><strong>${report.firstBad?.unknownKey ? 'UNVERIFIED' : 'TAMPERED'}</strong>: first bad event ${report.firstBad?.instance} #${report.firstBad?.seq}: ${report.firstBad?.problem} (run by ${run?.by} at ${new Date(run?.at ?? 0).toISOString()}).</p>`
+        : html`<p>Not verified from the console yet.</p>`;
     const under = this.running
       ? html`<p class="card" role="status">Verification under way, started by ${this.running.by} at ${new Date(this.running.at).toISOString()}.</p>`
       : '';

@@ -139,6 +139,111 @@ describe('reading by pages', () => {
     }
   });
 
+  it('refuses a trail whose key index misses a row, or whose events are a view, instead of saying intact', async () => {
+    // A row added while the primary key's index was taken out of the schema: in the table, unknown to the index.
+    const unindexed = join(tmp.dir, 'unindexed.db');
+    await writeTrail(() => SqliteAuditSink.open(unindexed));
+    let db = new Database(unindexed);
+    const named = (name: string, column: 'sql' | 'rootpage') =>
+      db.prepare(`SELECT ${column} FROM sqlite_schema WHERE name = ?`).pluck().get(name);
+    const schema = named('mrtr_audit_events', 'sql') as string;
+    const indexRoot = named('sqlite_autoindex_mrtr_audit_events_1', 'rootpage') as number;
+    db.unsafeMode(true);
+    db.pragma('writable_schema = ON');
+    db.prepare("UPDATE sqlite_schema SET sql = ? WHERE name = 'mrtr_audit_events'").run(
+      schema.replace(/,\s*PRIMARY KEY \(instance, seq\)/, ''),
+    );
+    db.prepare("DELETE FROM sqlite_schema WHERE name = 'sqlite_autoindex_mrtr_audit_events_1'").run();
+    db.close();
+    db = new Database(unindexed);
+    db.exec(
+      "INSERT INTO mrtr_audit_events SELECT * FROM mrtr_audit_events WHERE instance = 'w-b' AND seq = 3",
+    );
+    db.unsafeMode(true);
+    db.pragma('writable_schema = ON');
+    db.prepare("UPDATE sqlite_schema SET sql = ? WHERE name = 'mrtr_audit_events'").run(schema);
+    db.prepare(
+      "INSERT INTO sqlite_schema VALUES ('index', 'sqlite_autoindex_mrtr_audit_events_1', 'mrtr_audit_events', ?, NULL)",
+    ).run(indexRoot);
+    db.close();
+    // The index is back as it was before the insert: reading by the key does not find every row the table holds.
+    let reader = new SqliteAuditReader(unindexed);
+    await expect(verifyReader(reader, { verifiers: [AUDIT_KEY.verifier] })).rejects.toThrow(
+      /the events table holds \d+ rows, but \d+ are found by its key/,
+    );
+    await reader.close();
+
+    const view = join(tmp.dir, 'view.db');
+    await writeTrail(() => SqliteAuditSink.open(view));
+    db = new Database(view);
+    db.exec(
+      'ALTER TABLE mrtr_audit_events RENAME TO real_events; CREATE VIEW mrtr_audit_events AS SELECT * FROM real_events',
+    );
+    db.close();
+    reader = new SqliteAuditReader(view);
+    await expect(verifyReader(reader, { verifiers: [AUDIT_KEY.verifier] })).rejects.toThrow(
+      `sqlite:${view}: mrtr_audit_events is a view, not a table: the file was edited`,
+    );
+    await reader.close();
+  });
+
+  it('reads every page in one snapshot: a writer between two pages is neither read nor counted', async () => {
+    const path = join(tmp.dir, 'live.db');
+    await writeTrail(() => SqliteAuditSink.open(path));
+    const reader = new SqliteAuditReader(path);
+    const writer = new Database(path);
+    const pages = reader.eventPages(5)[Symbol.asyncIterator]();
+    expect((await pages.next()).value).toHaveLength(5);
+    // Another writer commits an event whose key sorts before every page still to come.
+    writer.exec(
+      "INSERT INTO mrtr_audit_events SELECT 'a-new', seq, hash, record, time, flow_id, target, principal, outcome FROM mrtr_audit_events WHERE instance = 'w-a' AND seq = 1",
+    );
+    writer.close();
+    let read = 5;
+    for (let page = await pages.next(); !page.done; page = await pages.next()) read += page.value.length;
+    expect(read).toBe(24);
+    // The next reading sees it.
+    expect((await reader.events()).length).toBe(25);
+    await reader.close();
+  });
+
+  it('stops at the first of many rows under one key, instead of reading them all again page after page', async () => {
+    const path = join(tmp.dir, 'many.db');
+    await writeTrail(() => SqliteAuditSink.open(path));
+    const db = new Database(path);
+    db.exec(`CREATE TABLE copy AS SELECT * FROM mrtr_audit_events; DROP TABLE mrtr_audit_events;
+      ALTER TABLE copy RENAME TO mrtr_audit_events; CREATE INDEX by_key ON mrtr_audit_events (instance, seq);
+      WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 5000)
+      INSERT INTO mrtr_audit_events SELECT e.* FROM mrtr_audit_events e, c WHERE instance = 'w-a' AND seq = 2`);
+    db.close();
+    const reader = new SqliteAuditReader(path);
+    let rows = 0;
+    for await (const page of reader.eventPages(3)) rows += page.length;
+    expect(rows).toBe(3);
+    const report = await verifyReader(reader, { verifiers: [AUDIT_KEY.verifier], pageSize: 3 });
+    expect(report.firstBad).toEqual({
+      instance: 'w-a',
+      seq: 2,
+      problem: 'a second event is stored as #2 (inserted)',
+    });
+    await reader.close();
+  });
+
+  it('reads a UTF-16 file as intact: an instance is compared with the bytes of the file’s own encoding', async () => {
+    const path = join(tmp.dir, 'utf16.db');
+    const db = new Database(path);
+    db.pragma("encoding = 'UTF-16le'");
+    // The encoding holds once the file has a page.
+    db.exec('CREATE TABLE first_page (x)');
+    expect(db.pragma('encoding', { simple: true })).toBe('UTF-16le');
+    db.close();
+    await writeTrail(() => SqliteAuditSink.open(path));
+    const reader = new SqliteAuditReader(path);
+    const report = await expectPagesAgree(reader, 5);
+    expect(report.ok).toBe(true);
+    await reader.close();
+  });
+
   it('never reads a pageable trail whole, and lets its caller in after every page', async () => {
     const sqlite = new SqliteAuditReader(sqlitePath);
     let pages = 0;

@@ -118,4 +118,35 @@ describe('verifying from the console', () => {
     expect(requestsLetIn).toEqual([true, true]);
     await sqlite.close();
   });
+
+  it('a trail that cannot be read as one is shown NOT VERIFIED, with why, and the next press tries again', async () => {
+    let presses = 0;
+    const broken: AuditReader = {
+      description: 'sqlite:broken.db',
+      events: () => Promise.reject(new Error('read whole')),
+      eventPages: async function* () {
+        presses++;
+        yield* [];
+        throw new Error('sqlite:broken.db: mrtr_audit_events is a view, not a table: the file was edited');
+      },
+      checkpoints: async () => [],
+      publishedKeys: async () => [],
+      close: async () => {},
+    };
+    const panel = new AuditPanel({ reader: broken, verifierKeys: [AUDIT_KEY.verifier.text], now: () => 0 });
+    const erin = contextFor('erin');
+    await panel.handle(formPost(), {} as ServerResponse, erin.ctx, '/verify');
+    expect(erin.answered.seeOther).toBe('/mrtr/console/audit');
+    const look = contextFor('erin');
+    await panel.handle(get(), {} as ServerResponse, look.ctx, '');
+    expect(look.answered.page).toContain(
+      '<strong>NOT VERIFIED</strong>: the trail could not be read as one: sqlite:broken.db: mrtr_audit_events is a view, not a table: the file was edited (run by erin',
+    );
+    expect(look.answered.page).not.toContain('under way');
+    expect((await panel.summary()) as { markup: string }).toMatchObject({
+      markup: expect.stringContaining('<strong>NOT intact</strong>'),
+    });
+    await panel.handle(formPost(), {} as ServerResponse, contextFor('erin').ctx, '/verify');
+    expect(presses).toBe(2);
+  });
 });
