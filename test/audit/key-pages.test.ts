@@ -42,15 +42,16 @@ const rows = (spec: Array<[string, number]>): Row[] =>
 
 describe('keyPages', () => {
   it('gives every row once, in order, at every page size', async () => {
+    // Neighbours of two writers under the same seq (a 1, b 1; c 2, d 2): a key is both parts.
     const t = table(
       rows([
         ['a', 1],
-        ['a', 2],
-        ['a', 3],
         ['b', 1],
         ['b', 2],
         ['c', 1],
         ['c', 2],
+        ['d', 2],
+        ['d', 3],
       ]),
     );
     for (let size = 1; size <= 8; size++) expect(await all(keyPages(t.read, size), size)).toEqual(t.sorted);
@@ -96,16 +97,20 @@ describe('keyPages', () => {
   });
 
   it('refuses a table that does not read back in its key order, instead of dropping rows', async () => {
-    const rows1 = rows([
+    const given = rows([
       ['a', 1],
       ['a', 2],
-      ['b', 1],
     ]);
-    // The second read starts somewhere else than the key the first one ended at.
-    const read = (from: Row | undefined) => (from ? [rows1[2]!, rows1[2]!] : rows1.slice(0, 2));
-    const pages = keyPages(read, 2);
-    await expect(all(pages, 2)).rejects.toThrow(
-      'the events table does not read back in (instance, seq) order at "a" #2: it was edited',
-    );
+    // The second read starts at another key than the one the first ended at: its writer, its seq, or both differ.
+    for (const [instance, seq] of [
+      ['b', 2],
+      ['a', 3],
+      ['b', 1],
+    ] as const) {
+      const read = (from: Row | undefined) => (from ? [{ instance, seq, n: 9 }, given[1]!] : given);
+      await expect(all(keyPages(read, 2), 2), `${instance} ${seq}`).rejects.toThrow(
+        'the events table does not read back in (instance, seq) order at "a" #2: it was edited',
+      );
+    }
   });
 });
