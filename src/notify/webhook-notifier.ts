@@ -236,7 +236,8 @@ export class WebhookNotifier {
       () => abort.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError')),
       timeoutMs,
     );
-    const onStop = () => abort.abort(new Error('the server stopped'));
+    // stop() has named the delivery before it aborts: the try's error is never shown.
+    const onStop = () => abort.abort();
     this.stopped.signal.addEventListener('abort', onStop, { once: true });
     try {
       const response = await fetch(url, {
