@@ -11,7 +11,7 @@ import {
   Upstream,
 } from '../gateway/index.js';
 import type { JsonObject } from '../protocol/index.js';
-import { defaultLockFile } from './gateway.js';
+import { defaultLockFile } from './gateway-lock-file.js';
 
 export async function pinCommand(argv: string[]): Promise<number> {
   let values: { config?: string; lock?: string; diff?: boolean; accept?: string[]; all?: boolean };

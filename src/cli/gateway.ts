@@ -1,7 +1,7 @@
 // `mrtr gateway`: serve the gateway in front of the upstreams a config file names, with `mrtr serve`'s flags for
 // the listener, auth, stores and audit; `mrtr gateway pin` shows and accepts upstream tool definitions;
 // `mrtr gateway check` reads a config and its policy without starting anything.
-import { dirname, join, parse as parsePath } from 'node:path';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { totpSecretsFile } from '../controls/index.js';
 import {
@@ -15,6 +15,7 @@ import {
   rememberingVerifier,
 } from '../gateway/index.js';
 import { gatewayDemoHelp, prepareGatewayDemo } from './gateway-demo.js';
+import { defaultLockFile } from './gateway-lock-file.js';
 import { pinCommand } from './gateway-pin.js';
 import { SERVE_FLAG_OPTIONS, type ServeFlags, startServer } from './serve.js';
 
@@ -36,12 +37,6 @@ const PAGES_NEED_SIGN_IN =
   "the rules require step_up or approval, which send people to the gateway's pages: give --tokens FILE, or --issuer URL --audience AUD with --client-id ID (people sign in there with OpenID)";
 
 const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
-
-/** Where the pins are kept unless --lock says: `gateway.yaml` → `gateway.lock.json` beside it. */
-export function defaultLockFile(configFile: string): string {
-  const { dir, name } = parsePath(configFile);
-  return join(dir || dirname(configFile), `${name}.lock.json`);
-}
 
 export async function gatewayCommand(
   argv: string[],

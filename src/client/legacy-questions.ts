@@ -16,7 +16,7 @@ import {
   legacyResponse,
   MrtrError,
 } from '../protocol/index.js';
-import type { PendingQuestion } from './driver.js';
+import type { PendingQuestion } from './answer-questions.js';
 import { ProtocolViolation, RequestAborted } from './errors.js';
 import { parseInputRequired } from './input.js';
 import { oneAtATime } from './one-at-a-time.js';

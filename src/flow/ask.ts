@@ -6,8 +6,6 @@ import {
   type CreateMessageResult,
   type ElicitResult,
   emptyRecord,
-  type HumanRequiredReason,
-  type InputKind,
   type InputRequest,
   type JsonObject,
   type ListRootsResult,
@@ -18,29 +16,15 @@ import {
 import { FlowUsageError } from './errors.js';
 import { type ElicitationForm, elicitationForm, type FormSchema } from './forms.js';
 import { type ForwardedResponse, type ForwardOptions, forwardedQuestion } from './forward.js';
+import type { FlowInputKind, Question, QuestionOptions } from './question.js';
+
+export type { FlowInputKind, Question, QuestionOptions } from './question.js';
 
 /** A form: a zod object schema, or one converted ahead of time with elicitationForm(). */
 export type FormInput<T> = ElicitationForm<T> | z.ZodType<T>;
 
 /** What happened to a form question. */
 export type Elicited<T> = { action: 'accept'; content: T } | { action: 'decline' } | { action: 'cancel' };
-
-/** The protocol's input kinds, under the name the flow API has always exported. */
-export type FlowInputKind = InputKind;
-
-export interface QuestionOptions {
-  /** The inputRequests key to use (default `q<position>`). Must be unique within one round. */
-  key?: string;
-  /** Mark the question as one only a person may answer (consent, second factor, approval). */
-  humanRequired?: HumanRequiredReason;
-  /** Invalid answers tolerated before the call ends (default 3). */
-  maxInvalidAnswers?: number;
-  /**
-   * For a question that waits for a person elsewhere: one short line on what it waits for ("waiting for approval,
-   * 0 of 1"), which a task shows as its status while it waits (`dev.mrtr/progress`).
-   */
-  progress?: string;
-}
 
 /** Ends the call early with a message, e.g. when the user declines. Tools answer it as an isError result. */
 export class FlowEnded extends MrtrError {
@@ -52,17 +36,6 @@ export class FlowEnded extends MrtrError {
     super('ERR_FLOW_ENDED', message);
     this.name = 'FlowEnded';
   }
-}
-
-/** How a question is asked and how its answer is checked; built by the Ask methods, resolved by the flow engine. */
-export interface Question {
-  kind: FlowInputKind;
-  request: InputRequest;
-  options: QuestionOptions;
-  /** Turns a raw, kind-valid response into the value the handler sees; a string means "invalid, re-ask with this". */
-  accept(response: unknown): { value: unknown } | { invalid: string };
-  /** The part of an accepted response worth journaling: what `accept` reads, nothing a client added. */
-  journaled(response: unknown): unknown;
 }
 
 /** The engine behind `ask`: answers a question from the journal or parks it for the next round. */

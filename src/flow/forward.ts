@@ -18,10 +18,10 @@ import {
   nestsDeeperThan,
   schemaValidator,
 } from '../protocol/index.js';
-import type { Question, QuestionOptions } from './ask.js';
 import { FLOW_DEFAULTS } from './defaults.js';
 import { FlowUsageError } from './errors.js';
 import { forwardedFormCheck } from './forwarded-form.js';
+import type { Question, QuestionOptions } from './question.js';
 
 export interface ForwardOptions extends QuestionOptions {
   /**

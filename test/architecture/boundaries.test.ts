@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import {
   ARROWS,
   boundaryViolations,
+  importCircles,
   SERVER_ARROWS,
   SERVER_ARROWS_TO_MOVE,
   SERVER_FILES,
@@ -21,6 +22,25 @@ describe('import boundaries', () => {
     const files = sourceFiles();
     expect(files.length).toBeGreaterThan(50);
     expect(boundaryViolations(files)).toEqual([]);
+  });
+
+  it('no file in src/ reaches itself through its imports (no import circle)', () => {
+    expect(importCircles(sourceFiles())).toEqual([]);
+  });
+
+  it('finds a circle of two files, a longer one and a type-only one', () => {
+    const planted: SourceFile[] = [
+      { path: 'flow/a.ts', text: "import { b } from './b.js';" },
+      { path: 'flow/b.ts', text: "import type { A } from './a.js';" },
+      { path: 'client/x.ts', text: "export { y } from './y.js';" },
+      { path: 'client/y.ts', text: "import { z } from './z.js';" },
+      { path: 'client/z.ts', text: "const x = await import('./x.js');" },
+      { path: 'client/w.ts', text: "import { x } from './x.js';" },
+    ];
+    expect(importCircles(planted)).toEqual([
+      'client/x.ts → client/y.ts → client/z.ts → client/x.ts',
+      'flow/a.ts → flow/b.ts → flow/a.ts',
+    ]);
   });
 
   it('every room in src/ has a row, so a new room cannot slip in unchecked', () => {

@@ -210,3 +210,86 @@ export function serverPartViolations(files: readonly SourceFile[]): string[] {
   }
   return problems;
 }
+
+/** The files each file in src/ imports (relative imports only, type-only ones too: a circle of types is one as well). */
+function importGraph(files: readonly SourceFile[]): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of files) {
+    const targets: string[] = [];
+    for (const match of file.text.matchAll(IMPORT)) {
+      const specifier = match[1] ?? match[2]!;
+      if (!specifier.startsWith('.')) continue;
+      const target = relative(SRC, resolve(SRC, dirname(file.path), specifier))
+        .split('\\')
+        .join('/');
+      targets.push(target.replace(/\.js$/, '.ts'));
+    }
+    graph.set(file.path, targets);
+  }
+  return graph;
+}
+
+/**
+ * Every import circle in src/, each as "a.ts → b.ts → a.ts" (one line per strongly connected group of files, starting
+ * at its first file by name). A circle means two files share a piece that belongs in a file of its own.
+ */
+export function importCircles(files: readonly SourceFile[]): string[] {
+  const graph = importGraph(files);
+  // Tarjan's strongly connected components, iterative-enough for src/'s depth.
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const groups: string[][] = [];
+  let next = 0;
+  const visit = (v: string): void => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!graph.has(w)) continue;
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const group: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      group.push(w);
+    } while (w !== v);
+    const selfImport = (graph.get(v) ?? []).includes(v);
+    if (group.length > 1 || selfImport) groups.push(group.sort());
+  };
+  for (const v of [...graph.keys()].sort()) if (!index.has(v)) visit(v);
+  return groups.map((group) => circleThrough(group, graph).join(' → ')).sort();
+}
+
+/** One circle through a group's first file, by the shortest way back to it, as the list of files walked. */
+function circleThrough(group: readonly string[], graph: Map<string, string[]>): string[] {
+  const start = group[0]!;
+  const inGroup = new Set(group);
+  const cameFrom = new Map<string, string>();
+  const queue = [start];
+  while (queue.length > 0) {
+    const v = queue.shift()!;
+    for (const w of graph.get(v) ?? []) {
+      if (!inGroup.has(w)) continue;
+      if (w === start) {
+        const path = [start];
+        for (let at: string | undefined = v; at !== undefined && at !== start; at = cameFrom.get(at))
+          path.splice(1, 0, at);
+        return [...path, start];
+      }
+      if (!cameFrom.has(w)) {
+        cameFrom.set(w, v);
+        queue.push(w);
+      }
+    }
+  }
+  return [start, start];
+}
