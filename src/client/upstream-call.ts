@@ -16,6 +16,7 @@ import {
   type JsonRpcResponse,
   ownValue,
 } from '../protocol/index.js';
+import { answerKindProblem } from './answer-kinds.js';
 import { abortError, describeError } from './errors.js';
 import { parseInputRequired } from './input.js';
 import { isElicitResult } from './resolvers.js';
@@ -159,6 +160,9 @@ export class UpstreamCall {
         return `inputResponses has no answer (an object) to "${key}" (${q.request.method})`;
       if (q.request.method === 'elicitation/create' && !isElicitResult(answer))
         return `inputResponses.${key} answers elicitation/create without an action of accept, decline or cancel`;
+      // Each answer goes to the server as the result of its request: one of another kind is refused here.
+      const wrongKind = answerKindProblem(q.request, answer);
+      if (wrongKind !== undefined) return `inputResponses.${key} ${wrongKind}`;
     }
     return undefined;
   }
