@@ -933,11 +933,8 @@ export class McpClient {
         call.answer(inputResponses ?? {});
         return await this.nextRound<R>(call, holder, signal, onNotification);
       }
-      if (this.era === 'legacy') {
-        // Refused before anything is sent: a call that would ask could not be held for this holder.
-        const refused = this.held.check(holder);
-        if (refused) throw refused;
-      }
+      // A 2025 call takes its place in the holder's share as it starts (held-calls.ts): the era decides, so learn it.
+      if (this.era === 'unknown') await this.probe(signal);
       const args = isJsonObject(params.arguments) ? params.arguments : {};
       const headers =
         method === 'tools/call'
@@ -952,6 +949,8 @@ export class McpClient {
             )
           : undefined;
       const call = new UpstreamCall(method, target, this.declared, this.maxQuestionsPerRound);
+      // Refused before anything is sent: a call that may ask could not be held for this holder.
+      if (this.era === 'legacy') this.held.enter(call, holder);
       this.openRounds.add(call);
       void call.ended.then(() => this.openRounds.delete(call));
       call.follow(

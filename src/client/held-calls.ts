@@ -13,7 +13,7 @@ import type { UpstreamCall } from './upstream-call.js';
 export interface HeldCallLimits {
   /** How long a held call waits for its next round before it is dropped (ms). */
   holdMs: number;
-  /** Calls one holder may hold at once (from its first question to its end). */
+  /** Calls one holder may hold at once (from its start to its end). */
   maxPerHolder: number;
   /** Calls held at once, all holders together. */
   maxTotal: number;
@@ -54,14 +54,11 @@ export class HeldCalls {
       { total: limits.maxTotal, perHolder: limits.maxPerHolder },
       {
         perHolder: (count, limit, seconds) =>
-          tooMany(
-            `${count} calls of this holder already wait for their next round (limit ${limit})`,
-            seconds,
-          ),
+          tooMany(`${count} calls of this holder are already open (limit ${limit})`, seconds),
         total: (limit) =>
           new McpError(
             ErrorCode.InternalError,
-            `Busy: ${limit} calls to 2025 servers already wait for their next round here; try again later`,
+            `Busy: ${limit} calls to 2025 servers are already open here; try again later`,
           ),
       },
     );
@@ -72,25 +69,31 @@ export class HeldCalls {
     return this.#shares.size;
   }
 
-  /** Why `holder` may not start one more held call now (asked before a call goes to a 2025 server), or undefined. */
-  check(holder: string): Error | undefined {
-    return this.#shares.check(holder, holder);
+  /**
+   * Give `call` its place in `holder`'s share as it starts, before anything is sent: a call to a 2025 server may ask
+   * and be held at any moment, so its place is taken now and kept until it ends. Taken only at its first question,
+   * a holder could start any number of calls at once and be refused only after the server had begun them all.
+   * Throws the refusal (a holder past its share, the pool full).
+   */
+  enter(call: UpstreamCall, holder: string): void {
+    if (this.#placed.has(call)) return;
+    const place = `call-${++this.#count}`;
+    const refused = this.#shares.take(place, holder, holder, Date.now() + this.#limits.holdMs);
+    if (refused) throw refused;
+    this.#placed.set(call, place);
+    void call.ended.then(() => this.#shares.give(place));
   }
 
-  /**
-   * Hold `call` for its next round and return its handle. A call's first hold takes its place in the holder's share,
-   * kept until the call ends; a holder past its share gets the refusal, and the call is dropped.
-   */
+  /** Hold `call` (placed by `enter` as it started) for its next round and return its handle. */
   hold(call: UpstreamCall, holder: string): string {
     if (!this.#placed.has(call)) {
-      const place = `call-${++this.#count}`;
-      const refused = this.#shares.take(place, holder, holder, Date.now() + this.#limits.holdMs);
-      if (refused) {
-        call.cancel(refused);
+      // A call that started outside enter() takes its place now, or is dropped.
+      try {
+        this.enter(call, holder);
+      } catch (refused) {
+        call.cancel(refused as Error);
         throw refused;
       }
-      this.#placed.set(call, place);
-      void call.ended.then(() => this.#shares.give(place));
     }
     const handle = randomBytes(32).toString('base64url');
     const seconds = Math.round(this.#limits.holdMs / 1000);

@@ -235,7 +235,7 @@ describe('round() against a 2025 server that asks on each call’s own stream: c
       httpStatus: 429,
       httpHeaders: { 'retry-after': expect.stringMatching(/^\d+$/) },
       message: expect.stringMatching(
-        /^Too many held calls: 1 calls of this holder already wait for their next round \(limit 1\); finish or abandon them, or retry after \d+ s$/,
+        /^Too many held calls: 1 calls of this holder are already open \(limit 1\); finish or abandon them, or retry after \d+ s$/,
       ),
     });
     expect(upstreamCalls()).toBe(1);
@@ -258,7 +258,7 @@ describe('round() against a 2025 server that asks on each call’s own stream: c
     await expect(client.round('tools/call', confirmDelete('/q'), { holder: 'bob' })).rejects.toMatchObject({
       name: 'McpError',
       code: -32603,
-      message: 'Busy: 1 calls to 2025 servers already wait for their next round here; try again later',
+      message: 'Busy: 1 calls to 2025 servers are already open here; try again later',
     });
     expect(upstreamCalls()).toBe(1);
     await client.close();
@@ -279,9 +279,10 @@ describe('round() against a 2025 server that asks on each call’s own stream: c
     );
   });
 
-  it('calls that ask at once: the one past its holder’s share is refused and its upstream call cancelled', async () => {
+  it('calls that start at once: the one past its holder’s share is refused before it is sent', async () => {
     streams = await startLegacyStreamServer();
-    // A fresh client does not know yet that the server is a 2025 one, so both calls go out before either asks.
+    // A fresh client does not know yet that the server is a 2025 one: both calls start before either asks. Each takes
+    // its place as it starts, so the second is refused before the server ever sees it (nothing to cancel).
     const client = new McpClient({ server: streams.url, capabilities, heldCalls: { maxPerHolder: 1 } });
     const rounds = await Promise.allSettled(
       ['/i', '/j'].map((p) => client.round('tools/call', confirmDelete(p), { holder: 'alice' })),
@@ -292,11 +293,11 @@ describe('round() against a 2025 server that asks on each call’s own stream: c
       name: 'RoundRefused',
       httpStatus: 429,
     });
-    expect(upstreamCalls()).toBe(2);
-    const lostId = streams
-      .calls('tools/call')
-      .find((c) => c.body.params.arguments.path === ['/i', '/j'][lost])?.body.id;
-    expect(await streams.firstCancel).toBe(lostId);
+    expect(upstreamCalls()).toBe(1);
+    expect(streams.calls('tools/call').map((c) => c.body.params.arguments.path)).toEqual([
+      ['/i', '/j'][1 - lost],
+    ]);
+    expect(streams.cancelled).toEqual([]);
     await client.close();
   });
 
