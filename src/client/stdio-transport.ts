@@ -57,6 +57,8 @@ export class StdioClientTransport implements ClientTransport {
   private readonly tail = new StderrTail();
   /** Notifications not tied to a request in flight (e.g. log messages) go here. */
   onNotification: ((n: JsonRpcNotification) => void) | undefined;
+  /** Told once when the server exits (or cannot be run) without close() asking it to: a supervisor starts another. */
+  onExit: ((failure: TransportFailure) => void) | undefined;
   /** Legacy sessions: answers server requests that arrive when no single request is in flight. */
   onServerRequest: TransportRequest['onServerRequest'];
   private legacySession = false;
@@ -139,6 +141,7 @@ export class StdioClientTransport implements ClientTransport {
     child.once('error', (error) => {
       this.dead = new TransportFailure(`cannot run ${this.label}: ${error.message}`);
       this.failAll(this.dead);
+      this.tellExit(this.dead);
       exitedResolve();
     });
     child.once('exit', (code, sig) => {
@@ -147,6 +150,7 @@ export class StdioClientTransport implements ClientTransport {
       const report = () => {
         this.dead ??= new TransportFailure(this.exitMessage(code, sig));
         this.failAll(this.dead);
+        this.tellExit(this.dead);
       };
       let reported = false;
       child.once('close', () => {
@@ -166,6 +170,18 @@ export class StdioClientTransport implements ClientTransport {
       exitedResolve();
     });
     return child;
+  }
+
+  /** Whether the server has exited (or could not be run): a request now fails at once. */
+  get isDead(): boolean {
+    return this.dead !== undefined;
+  }
+
+  private tellExit(failure: TransportFailure): void {
+    if (this.closed) return;
+    const told = this.onExit;
+    this.onExit = undefined;
+    told?.(failure);
   }
 
   private onLine(line: string): void {

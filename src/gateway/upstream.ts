@@ -2,8 +2,8 @@
 // server speaks: the client negotiates) or over stdio (a command the gateway starts and starts again after it dies).
 // The gateway talks to it with mrtr's own client. With per-caller credentials (token exchange), each caller gets a
 // client of its own, so the upstream sees the person; otherwise every caller shares one client and one credential,
-// and held 2025 calls are kept apart by holder (the caller), never by credential; a 2025 server over HTTP gets a
-// session per call (round()).
+// and held 2025 calls are kept apart by holder (the caller), never by credential; a 2025 server gets a session per
+// call (round()): over HTTP a session of its own, over stdio a process of its own, so calls waiting at once never mix.
 import {
   HttpClientTransport,
   McpClient,
@@ -12,13 +12,18 @@ import {
   StdioClientTransport,
   TransportFailure,
 } from '../client/index.js';
-import type {
-  ClientCapabilities,
-  JsonObject,
-  JsonRpcNotification,
-  ToolDefinition,
+import { FairShares, slowedRefusal } from '../held/index.js';
+import {
+  type ClientCapabilities,
+  ErrorCode,
+  type JsonObject,
+  type JsonRpcNotification,
+  McpError,
+  MrtrError,
+  type ToolDefinition,
 } from '../protocol/index.js';
 import type { Egress, EgressCaller } from './egress/index.js';
+import { RestartBackoff } from './restart-backoff.js';
 
 /** Where an upstream is and how it is started: the config's upstream entry. */
 export interface UpstreamSpec {
@@ -54,24 +59,68 @@ export const RELAYED_CAPABILITIES: ClientCapabilities = {
 /** How long a 2025 upstream's question waits for the caller's answer before its call is dropped. */
 export const HELD_CALL_MS = 5 * 60_000;
 
+/**
+ * Calls of a 2025 upstream open at once, each on its session (over stdio, its own process): all callers together and
+ * each caller. A call takes its place as it starts and keeps it to its end, so one caller cannot take every process.
+ */
+export const SESSION_LIMITS = {
+  stdio: { total: 16, perHolder: 8 },
+  http: { total: 1000, perHolder: 100 },
+} as const;
+
+/** Processes of a 2025 stdio upstream kept running between calls, ready for the next one. */
+const IDLE_STDIO_SESSIONS = 2;
+
 const keyOf = (caller: EgressCaller) => `${caller.issuer ?? ''}\n${caller.subject}`;
+
+/** A call's own session: its client and its place in the callers' shares. */
+interface Session {
+  client: McpClient;
+  place: string;
+}
 
 export class Upstream {
   #shared: McpClient | undefined;
   readonly #perCaller = new Map<string, McpClient>();
   /** The latest request of each per-caller client's caller: its token is the one to exchange (the first expires). */
   readonly #latest = new Map<string, EgressCaller>();
-  /** 2025-over-HTTP calls held between rounds, each on its own session, by the handle their next round presents. */
-  readonly #sessions = new Map<string, { client: McpClient; timer: NodeJS.Timeout }>();
-  /** True once this upstream is known to be a 2025 server over HTTP: a session per call (round()). */
-  #legacyHttp = false;
+  /** 2025 calls held between rounds, each on its own session, by the handle their next round presents. */
+  readonly #sessions = new Map<string, Session & { timer: NodeJS.Timeout }>();
+  /** True once this upstream is known to be a 2025 server: a session per call (round()). */
+  #legacy = false;
+  /** A 2025 stdio upstream's processes with no call open, ready for the next call. */
+  #idle: McpClient[] = [];
+  readonly #sessionShares: FairShares;
+  #places = 0;
   readonly #listeners = new Set<() => void>();
   #restarts = 0;
+  /** Clients already dropped (their process died): a death is counted once, however it was seen. */
+  readonly #dropped = new WeakSet<McpClient>();
+  readonly #backoff: RestartBackoff;
 
   constructor(
     readonly spec: UpstreamSpec,
     private readonly options: UpstreamOptions,
-  ) {}
+  ) {
+    this.#backoff = new RestartBackoff(spec.name);
+    const limits = spec.command ? SESSION_LIMITS.stdio : SESSION_LIMITS.http;
+    this.#sessionShares = new FairShares(
+      { total: limits.total, perHolder: limits.perHolder },
+      {
+        perHolder: (count, limit, seconds) =>
+          slowedRefusal(
+            'upstream_sessions_full',
+            `Too many open calls to upstream ${spec.name}: ${count} of this caller are open (limit ${limit}); finish or abandon one, or retry after ${seconds} s`,
+            seconds,
+          ),
+        total: (limit) =>
+          new McpError(
+            ErrorCode.InternalError,
+            `Busy: ${limit} calls to upstream ${spec.name} are already open; try again later`,
+          ),
+      },
+    );
+  }
 
   get name(): string {
     return this.spec.name;
@@ -109,47 +158,89 @@ export class Upstream {
   }
 
   /**
-   * One round of a call upstream. A 2025 server over HTTP may send its questions outside the call's own stream (the
-   * session's GET stream), naming no call: a session shared by several open calls could not tell whose question it
-   * is, and the client refuses to guess. So there, each call gets a session of its own, found again on the next
-   * round by the held call's handle, and closed when the call ends. (A stdio server is one process and one session:
-   * its questions are told apart by the request in flight.)
+   * One round of a call upstream. A 2025 server asks with requests that name no call: over HTTP it may send them
+   * outside the call's own stream (the session's GET stream), over stdio one process is one session. A session shared
+   * by several open calls could not tell whose question it is, and the client refuses to guess. So there, each call
+   * gets a session of its own (over stdio, a process), found again on the next round by the held call's handle, and
+   * given back when the call ends.
    */
   async round(
     caller: EgressCaller,
     params: { name: string; arguments: JsonObject },
     options: Omit<RoundOptions, 'timeoutMs'>,
   ): Promise<RoundResult> {
+    // Whether calls need sessions of their own depends on the server's era: learn it first (the listing tells).
+    if (!this.#legacy && this.clientFor(caller).generation === 'unknown')
+      await this.listTools(caller, options.signal);
     const held = options.requestState === undefined ? undefined : this.#sessions.get(options.requestState);
-    if (held) this.#sessions.delete(options.requestState as string);
-    const own = held?.client ?? (this.#legacyHttp ? this.#newClient(caller) : undefined);
-    if (held) clearTimeout(held.timer);
-    const client = own ?? this.clientFor(caller);
+    if (held) {
+      this.#sessions.delete(options.requestState as string);
+      clearTimeout(held.timer);
+    }
+    const session = held ?? (this.#legacy ? this.#openSession(caller, options.holder ?? '') : undefined);
+    const client = session?.client ?? this.clientFor(caller);
     try {
       const answer = await client.round('tools/call', params, options);
-      if (client.generation === 'legacy' && this.spec.url !== undefined) this.#legacyHttp = true;
-      if (own && answer.resultType === 'input_required' && answer.requestState !== undefined) {
+      this.#backoff.answered();
+      if (client.generation === 'legacy') this.#legacy = true;
+      if (session && answer.resultType === 'input_required' && answer.requestState !== undefined) {
         // Closed if nobody comes back before the held call itself would be dropped.
-        const timer = setTimeout(() => {
-          this.#sessions.delete(answer.requestState as string);
-          void own.close().catch(() => {});
-        }, HELD_CALL_MS);
-        timer.unref();
-        this.#sessions.set(answer.requestState, { client: own, timer });
-      } else if (own) void own.close().catch(() => {});
+        this.#keep(answer.requestState, session);
+      } else if (session) this.#closeSession(session, true);
       return answer;
     } catch (error) {
-      if (own) void own.close().catch(() => {});
+      if (held && error instanceof MrtrError && error.code === 'ERR_INVALID_ARGUMENT')
+        // Refused before the handle was spent (an answer missing or of the wrong kind): the call still waits.
+        this.#keep(options.requestState as string, held);
+      else if (session) this.#closeSession(session, false);
       else this.failed(caller, error);
       throw error;
     }
+  }
+
+  /** A session for one call: its place taken in the caller's share, then a client (a process ready, or a new one). */
+  #openSession(caller: EgressCaller, holder: string): Session {
+    const place = `session-${++this.#places}`;
+    const refused = this.#sessionShares.take(place, holder, holder, Date.now() + HELD_CALL_MS);
+    if (refused) throw refused;
+    try {
+      let client = this.#idle.pop();
+      while (client && this.#dropped.has(client)) client = this.#idle.pop();
+      return { client: client ?? this.#newClient(caller), place };
+    } catch (error) {
+      this.#sessionShares.give(place);
+      throw error;
+    }
+  }
+
+  /** Keep a held call's session for its next round, under the handle that round presents. */
+  #keep(handle: string, session: Session): void {
+    const timer = setTimeout(() => {
+      this.#sessions.delete(handle);
+      this.#closeSession(session, false);
+    }, HELD_CALL_MS);
+    timer.unref();
+    this.#sessions.set(handle, { ...session, timer });
+  }
+
+  /** The call is over: its place is free; a stdio process that ended its call well may serve the next one. */
+  #closeSession(session: Session, wellEnded: boolean): void {
+    this.#sessionShares.give(session.place);
+    const reusable =
+      wellEnded &&
+      this.spec.command !== undefined &&
+      !this.#dropped.has(session.client) &&
+      this.#idle.length < IDLE_STDIO_SESSIONS;
+    if (reusable) this.#idle.push(session.client);
+    else void session.client.close().catch(() => {});
   }
 
   /** The upstream's tools, listed now (the catalog caches them). */
   async listTools(caller: EgressCaller, signal?: AbortSignal): Promise<ToolDefinition[]> {
     return this.#supervised(caller, async (client) => {
       const tools = await client.listTools({ signal, timeoutMs: this.options.timeoutMs });
-      if (client.generation === 'legacy' && this.spec.url !== undefined) this.#legacyHttp = true;
+      this.#backoff.answered();
+      if (client.generation === 'legacy') this.#legacy = true;
       return tools;
     });
   }
@@ -176,8 +267,12 @@ export class Upstream {
   }
 
   #drop(client: McpClient, error: TransportFailure): void {
+    if (this.#dropped.has(client)) return;
+    this.#dropped.add(client);
     if (this.#shared === client) this.#shared = undefined;
     for (const [key, c] of this.#perCaller) if (c === client) this.#perCaller.delete(key);
+    this.#idle = this.#idle.filter((c) => c !== client);
+    this.#backoff.died(error.message);
     this.#restarts++;
     this.options.log(
       `upstream ${this.name}: ${error.message}; it is started again on the next request (restart ${this.#restarts})`,
@@ -198,9 +293,8 @@ export class Upstream {
       clientInfo: { name: 'mrtr-gateway', version: '0.1.0' },
       requestTimeoutMs: timeoutMs,
       mrtr: { timeoutMs },
-      // A 2025 upstream's question waits this long for the caller's next round. A stdio server is one session, and
-      // while one of its calls waits, a question in another call cannot be told apart (see docs/gateway.md): an
-      // abandoned call should not hold that up for the client's default ten minutes.
+      // A 2025 upstream's question waits this long for the caller's next round: an abandoned call should not keep its
+      // session (over stdio, a process) for the client's default ten minutes.
       heldCalls: { holdMs: HELD_CALL_MS },
       onWarning: (message: string) => log(`upstream ${this.name}: ${message}`),
     };
@@ -213,6 +307,8 @@ export class Upstream {
         server: new HttpClientTransport({ url: new URL(this.spec.url), token }),
       });
     }
+    // A process that keeps dying is started again ever more slowly (restart-backoff.ts): this throws meanwhile.
+    this.#backoff.checkStart();
     const [command, ...args] = this.spec.command ?? [];
     const transport = new StdioClientTransport({
       command: command as string,
@@ -224,19 +320,24 @@ export class Upstream {
     transport.onNotification = (n: JsonRpcNotification) => {
       if (n.method === 'notifications/tools/list_changed') for (const l of [...this.#listeners]) l();
     };
-    return new McpClient({ ...common, server: transport });
+    const client = new McpClient({ ...common, server: transport });
+    // Seen as it happens, not at the next call: that call goes to a new process instead of failing on the dead one.
+    transport.onExit = (failure) => this.#drop(client, failure);
+    return client;
   }
 
   async close(): Promise<void> {
     const clients = [
       ...this.#perCaller.values(),
       ...(this.#shared ? [this.#shared] : []),
+      ...this.#idle,
       ...[...this.#sessions.values()].map((h) => {
         clearTimeout(h.timer);
         return h.client;
       }),
     ];
     this.#sessions.clear();
+    this.#idle = [];
     this.#perCaller.clear();
     this.#latest.clear();
     this.#shared = undefined;
