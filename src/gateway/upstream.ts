@@ -169,8 +169,9 @@ export class Upstream {
     params: { name: string; arguments: JsonObject },
     options: Omit<RoundOptions, 'timeoutMs'>,
   ): Promise<RoundResult> {
-    // Whether calls need sessions of their own depends on the server's era: learn it first (the listing tells).
-    if (!this.#legacy && this.clientFor(caller).generation === 'unknown')
+    // Whether a stdio server's calls need processes of their own depends on its era: learn it first (a listing
+    // tells). Over HTTP the first call learns it, as the gateway's listing at start usually has already.
+    if (this.spec.command !== undefined && !this.#legacy && this.clientFor(caller).generation === 'unknown')
       await this.listTools(caller, options.signal);
     const held = options.requestState === undefined ? undefined : this.#sessions.get(options.requestState);
     if (held) {
