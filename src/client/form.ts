@@ -1,6 +1,6 @@
 // The form-mode elicitation schema subset (client/elicitation.mdx "Requested Schema"): read it into fields,
 // parse what a person types, and validate values.
-import { isJsonObject, type JsonObject, ownValue } from '../protocol/index.js';
+import { isJsonObject, type JsonObject, linearRegExp, ownValue } from '../protocol/index.js';
 import { secretAskedFor } from './secret-fields.js';
 
 export type FieldValue = string | number | boolean | string[];
@@ -185,11 +185,14 @@ export function checkValue(field: FormField, value: unknown): string | undefined
       if (field.format === 'date-time' && (!DATE_TIME.test(value) || Number.isNaN(Date.parse(value))))
         return 'must be a date and time, like 2026-07-28T14:30:00Z';
       if (field.pattern !== undefined) {
+        // The server's pattern runs on RE2 (linear time): a hostile one cannot freeze the person's terminal.
+        let pattern: ReturnType<typeof linearRegExp> | undefined;
         try {
-          if (!new RegExp(field.pattern, 'u').test(value)) return `must match the pattern ${field.pattern}`;
+          pattern = linearRegExp(field.pattern, 'u');
         } catch {
-          // A pattern this engine cannot compile is the server's problem; the server validates again.
+          // A pattern RE2 cannot run is the server's problem; the server validates again.
         }
+        if (pattern && !pattern.test(value)) return `must match the pattern ${field.pattern}`;
       }
       return undefined;
     }

@@ -38,6 +38,7 @@ export {
 } from './legacy.js';
 export { inputRequestFromLegacy, legacyRequestParams } from './legacy-requests.js';
 export { type LineHandlers, LineSplitter } from './line-splitter.js';
+export { type LinearPattern, linearRegExp } from './linear-regexp.js';
 export { type ClassifiedMessage, classifyMessage, errorResponse } from './message.js';
 export {
   HEADER_METHOD,

@@ -3,6 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { LINEAR_FORMATS } from './linear-formats.js';
+import { linearRegExp } from './linear-regexp.js';
 import { MrtrError } from './mrtr-error.js';
 import type { JsonObject } from './wire.js';
 
@@ -22,6 +24,9 @@ const SCHEMA_ID = 'https://modelcontextprotocol.io/schema/2026-07-28.json';
  * - `ownProperties: true`: instances come from peers, and a schema naming `constructor` or `toString` must not see
  *   Object.prototype's members on an object that lacks them (both for `properties` and for `required`).
  * - `allErrors: false`: the first error is all a message reports, and stopping there is cheaper.
+ * - `code.regExp`: RE2 (linear-regexp.ts). `pattern` and `patternProperties` come from outside; a backtracking engine
+ *   lets one argument hold the event loop for seconds. A pattern RE2 cannot run makes the compile throw.
+ * - formats whose ajv-formats expression backtracks are replaced by linear ones (linear-formats.ts).
  */
 export function createAjv(): Ajv2020 {
   const ajv = new Ajv2020({
@@ -30,8 +35,10 @@ export function createAjv(): Ajv2020 {
     logger: false,
     ownProperties: true,
     allErrors: false,
+    code: { regExp: linearRegExp },
   });
   addFormats(ajv);
+  for (const [name, check] of Object.entries(LINEAR_FORMATS)) ajv.addFormat(name, check);
   return ajv;
 }
 
