@@ -97,12 +97,16 @@ describe('a path deny holds for every spelling the filesystem server opens (issu
     ['privé in NFD, absolute', '<share>/prive\u0301/lohn.txt'],
     ['Kunden with U+212A KELVIN SIGN', '\u212Aunden/liste.csv'],
     ['López in NFC, denied by a rule written in NFD', 'López/notas.txt'],
-  ])('read_text_file: %s is refused', async (_, spelling) => {
-    const path = spelling.replace('<share>', share);
-    const result = await call('files__read_text_file', { path });
-    expect(result).toMatchObject({ isError: true });
-    expect(leaks(result)).toEqual([]);
-  }, 30_000);
+  ])(
+    'read_text_file: %s is refused',
+    async (_, spelling) => {
+      const path = spelling.replace('<share>', share);
+      const result = await call('files__read_text_file', { path });
+      expect(result).toMatchObject({ isError: true });
+      expect(leaks(result)).toEqual([]);
+    },
+    30_000,
+  );
 
   it('read_multiple_files: an allowed path with privé in NFD is refused whole', async () => {
     const result = await call('files__read_multiple_files', {
@@ -118,12 +122,16 @@ describe("the demo's deny on secret/ holds for tools that descend into it (issue
     ['search_files from the share root', 'files__search_files', { path: '.', pattern: 'key' }],
     ['search_files on the share, absolute', 'files__search_files', { path: '<share>', pattern: '*' }],
     ['list_directory_with_sizes of the share root', 'files__list_directory_with_sizes', { path: '.' }],
-  ])('%s is refused, naming no file under secret/', async (_, tool, args) => {
-    const sent = { ...args, path: args.path === '<share>' ? share : args.path };
-    const result = await call(tool, sent);
-    expect(result).toMatchObject({ isError: true, content: [{ text: 'secret/ is not for agents' }] });
-    expect(JSON.stringify(result)).not.toContain('key.txt');
-  }, 30_000);
+  ])(
+    '%s is refused, naming no file under secret/',
+    async (_, tool, args) => {
+      const sent = { ...args, path: args.path === '<share>' ? share : args.path };
+      const result = await call(tool, sent);
+      expect(result).toMatchObject({ isError: true, content: [{ text: 'secret/ is not for agents' }] });
+      expect(JSON.stringify(result)).not.toContain('key.txt');
+    },
+    30_000,
+  );
 
   it('search_files beside secret/ still runs', async () => {
     const result = await call('files__search_files', { path: 'public', pattern: '*.txt' });
