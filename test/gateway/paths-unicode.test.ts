@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { type GatewayConfig, parseGatewayConfig } from '../../src/gateway/config.js';
 import { foldCase, normalizePath, normalizePathArguments } from '../../src/gateway/paths.js';
+import { gatewayConfig, useGateway } from './fixtures/gateway-under-test.js';
 
 const caller = { subject: 'ann', roles: ['requester'], scopes: [] };
 
@@ -265,5 +266,23 @@ rules:
       allow: false,
       reason: 'condition_error',
     });
+  });
+});
+
+describe('a reload that changes how an upstream spells its paths', () => {
+  it('keeps the old policy: the running upstream still gets the old spelling', async () => {
+    const rules = '  - tools: [up/*]\n    roles: ["*"]\n';
+    const g = await useGateway({ upstreamUrl: 'http://127.0.0.1:9/mcp', rules });
+    const before = g.gateway.policy.digest;
+    const changed = gatewayConfig(
+      'http://127.0.0.1:9/mcp',
+      `${rules}    name: other\n`,
+      '    caseInsensitive: true\n',
+    );
+    expect(g.gateway.reload(changed)).toEqual([
+      'upstreams changed: restart the gateway to use the new upstreams',
+      'upstream up changed cwd, pathArguments or caseInsensitive: restart the gateway; the old policy stays in force',
+    ]);
+    expect(g.gateway.policy.digest).toBe(before);
   });
 });
