@@ -44,11 +44,6 @@ export function prepareGatewayDemo(dataDir: string): GatewayDemo {
   seed(join(share, 'secret', 'key.txt'), 'not for the agent\n');
   const config = join(home, 'gateway.yaml');
   const secret = join(share, 'secret');
-  // The directory itself or anything in it — not a sibling that starts the same (secret-santa/). Every path argument
-  // the filesystem server takes: path, source, destination, and read_multiple_files' paths.
-  const inSecret = (v: string) =>
-    `(${v} == ${JSON.stringify(secret)} || ${v}.startsWith(${JSON.stringify(`${secret}/`)}))`;
-  const underSecret = (arg: string) => `(has(args.${arg}) && ${inSecret(`args.${arg}`)})`;
   seed(
     config,
     `# The gateway demo's config (mrtr gateway demo). Edit the rules and send SIGHUP to reload them.
@@ -67,11 +62,10 @@ rules:
     require: [approval]
     approval: { role: approver, approvals: 1 }
   - tools: ["files/*"]
-    when: >-
-      ${underSecret('path')} ||
-      ${underSecret('source')} ||
-      ${underSecret('destination')} ||
-      (has(args.paths) && args.paths.exists(p, ${inSecret('p')}))
+    # secret/ and everything in it, in every path argument, however spelt (not secret-santa/). The tools that
+    # descend into a directory are refused above it too: a search from the share root would list secret/.
+    paths: [${JSON.stringify(secret)}]
+    descendingTools: ["files/search_files", "files/directory_tree", "files/list_directory_with_sizes"]
     reason: "secret/ is not for agents"
     deny: true
 `,

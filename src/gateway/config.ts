@@ -27,6 +27,8 @@ export interface GatewayUpstreamConfig {
   readonly env?: Readonly<Record<string, string>>;
   /** The argument names holding paths, in place of the default list (see normalizePathArguments). */
   readonly pathArguments?: readonly string[];
+  /** The upstream opens names whatever their case (a macOS or Windows share): paths are judged and sent case-folded. */
+  readonly caseInsensitive?: boolean;
   readonly credentials: UpstreamCredentials;
 }
 
@@ -41,7 +43,16 @@ export interface GatewayConfig {
 
 const UPSTREAM_NAME = /^[a-z0-9][a-z0-9-]{0,31}$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const UPSTREAM_KEYS = ['name', 'url', 'command', 'cwd', 'env', 'pathArguments', 'credentials'] as const;
+const UPSTREAM_KEYS = [
+  'name',
+  'url',
+  'command',
+  'cwd',
+  'env',
+  'pathArguments',
+  'caseInsensitive',
+  'credentials',
+] as const;
 const CREDENTIAL_KEYS = {
   none: ['type'],
   static: ['type', 'env', 'file'],
@@ -109,7 +120,7 @@ export function parseGatewayConfig(text: string, file: string): GatewayConfig {
     rulesSite,
     upstreams.map((u) => u.name),
   );
-  return { file: resolve(file), upstreams, policy: compilePolicy(rules, { file, lineOf }), rules };
+  return { file: resolve(file), upstreams, policy: compilePolicy(rules, { file, lineOf, upstreams }), rules };
 }
 
 function readUpstream(site: ConfigSite, baseDir: string): GatewayUpstreamConfig {
@@ -139,6 +150,7 @@ function readUpstream(site: ConfigSite, baseDir: string): GatewayUpstreamConfig 
   const cwdSite = stdioOnly('cwd');
   const envSite = stdioOnly('env');
   const pathsSite = get('pathArguments');
+  const caseInsensitive = get('caseInsensitive')?.boolean();
   const credentialsSite = get('credentials');
   const credentials = credentialsSite ? readCredentials(credentialsSite, baseDir) : { type: 'none' as const };
   if (credentials.type !== 'none' && commandSite)
@@ -153,6 +165,7 @@ function readUpstream(site: ConfigSite, baseDir: string): GatewayUpstreamConfig 
     ...(cwdSite ? { cwd: resolveFrom(baseDir, cwdSite.text()) } : {}),
     ...(envSite ? { env: readEnv(envSite) } : {}),
     ...(pathsSite ? { pathArguments: pathsSite.list().map((p) => p.text()) } : {}),
+    ...(caseInsensitive ? { caseInsensitive } : {}),
     credentials,
   };
 }

@@ -34,6 +34,18 @@ function whoOf(rule: PolicyRule): string {
   return parts.join('; ') || (rule.deny ? 'everyone' : '—');
 }
 
+/** The rule's `when`, its `paths` and the tools it also holds above them for: what narrows it to some calls. */
+function conditionOf(rule: PolicyRule) {
+  const parts = [
+    ...(rule.paths ? [html`paths <code>${rule.paths.join(' ')}</code>`] : []),
+    ...(rule.descendingTools
+      ? [html`and above them for <code>${rule.descendingTools.join(' ')}</code>`]
+      : []),
+    ...(rule.when ? [html`<code>${rule.when}</code>`] : []),
+  ];
+  return parts.length === 0 ? '—' : parts.map((part, i) => (i === 0 ? part : html`; ${part}`));
+}
+
 function controlsOf(rule: PolicyRule): string {
   const out = [...(rule.require ?? [])].map((c) =>
     c === 'approval' && rule.approval
@@ -188,7 +200,7 @@ export class GatewayPanel implements ConsolePanel {
     });
     const rules = g.config.rules.map(
       (r, i) =>
-        html`<tr><td>${r.name ?? `rule ${i + 1}`}</td><td>${r.deny ? html`<strong>deny</strong>` : 'allow'}</td><td>${whoOf(r)}</td><td><code>${r.tools.join(' ')}</code></td><td>${r.when ? html`<code>${r.when}</code>` : '—'}</td><td>${controlsOf(r)}</td></tr>`,
+        html`<tr><td>${r.name ?? `rule ${i + 1}`}</td><td>${r.deny ? html`<strong>deny</strong>` : 'allow'}</td><td>${whoOf(r)}</td><td><code>${r.tools.join(' ')}</code></td><td>${conditionOf(r)}</td><td>${controlsOf(r)}</td></tr>`,
     );
     const drift = g.pins.drift().map((d) => {
       const rejected = this.rejected.get(`${d.upstream}/${d.tool}@${d.seen}`);

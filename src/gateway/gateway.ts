@@ -82,7 +82,11 @@ export class Gateway {
     // What was judged is what is sent: the same spelling of every path for the policy and for the upstream.
     const prepare: ArgumentsPrep = (tool, args) => {
       const spec = specs.get(tool.upstream.name);
-      return normalizePathArguments(args, { names: spec?.pathArguments, base: spec?.cwd });
+      return normalizePathArguments(args, {
+        names: spec?.pathArguments,
+        base: spec?.cwd,
+        caseInsensitive: spec?.caseInsensitive,
+      });
     };
     this.#prepare = prepare;
     this.catalog = new GatewayCatalog({
@@ -173,6 +177,20 @@ export class Gateway {
     const before = JSON.stringify(this.#config.upstreams);
     if (JSON.stringify(config.upstreams) !== before)
       ignored.push('upstreams changed: restart the gateway to use the new upstreams');
+    // The new policy spells its paths as the new config's upstreams do (case, cwd); the running ones send the old
+    // spelling. Judging one spelling and sending another would let a path past a deny: keep the old policy.
+    const pathSettings = (u: GatewayConfig['upstreams'][number]) =>
+      JSON.stringify([u.cwd ?? null, u.pathArguments ?? null, u.caseInsensitive ?? false]);
+    const moved = config.upstreams.find((u) => {
+      const running = this.#specs.get(u.name);
+      return running !== undefined && pathSettings(running) !== pathSettings(u);
+    });
+    if (moved) {
+      ignored.push(
+        `upstream ${moved.name} changed cwd, pathArguments or caseInsensitive: restart the gateway; the old policy stays in force`,
+      );
+      return ignored;
+    }
     this.#policy = config.policy;
     this.#config = { ...this.#config, policy: config.policy, rules: config.rules };
     this.#loadedAt = Date.now();

@@ -3,6 +3,10 @@
 // gateway rewrites path arguments to their normal form before the policy reads them, and sends the upstream that
 // same normal form: what was checked is what runs. POSIX spelling only: a Windows upstream's `\` is not a separator
 // here.
+//
+// Unicode: every path is put in NFC, because the official filesystem server (and macOS) open a name by its canonical
+// equivalent: `prive\u0301` is `privé`, K (U+212A KELVIN SIGN) is K. Compatibility forms (NFKC: ﬁ→fi, ｓ→s) are
+// NOT applied: no upstream we know opens `ﬁle` for `file`, and sending `file` would open a different file than asked.
 import { posix } from 'node:path';
 import { MrtrError } from '../protocol/index.js';
 
@@ -29,24 +33,57 @@ export interface PathArgumentOptions {
   readonly names?: readonly string[] | undefined;
   /** Relative paths are resolved against this directory (the stdio upstream's cwd); without it they stay relative, normalized. */
   readonly base?: string | undefined;
+  /** The upstream matches names case-insensitively (a macOS or Windows share): paths are also case-folded. */
+  readonly caseInsensitive?: boolean | undefined;
 }
 
-function isPathName(name: string, names: readonly string[] | undefined): boolean {
+/** Whether the argument `name` holds a path (see PathArgumentOptions.names). */
+export function isPathName(name: string, names: readonly string[] | undefined): boolean {
   if (names) return names.includes(name);
   return DEFAULT_PATH_ARGUMENTS.includes(name) || PATH_LIKE_NAME.test(name);
 }
 
 /**
- * The normal form of one path: `.` and `..` resolved, `//` collapsed, no trailing `/` (but `/` itself), relative
- * resolved against `base` when given. A NUL is refused: the upstream's operating system would cut the path there,
- * after the policy read all of it.
+ * Each character to the lower case of its upper case, one for one: `ς`, `σ` and `Σ` all read `σ`, `ı` reads `i`, K
+ * reads `k`. A character whose upper case is longer (`ß` → `SS`) is only lowered: no case-insensitive file system
+ * we know opens `strasse` for `straße`, so `ß` stays `ß`.
  */
-export function normalizePath(value: string, base?: string, name = 'path'): string {
+export function foldCase(text: string): string {
+  let folded = '';
+  for (const char of text) {
+    const upper = char.toUpperCase();
+    folded += [...upper].length === 1 ? upper.toLowerCase() : char.toLowerCase();
+  }
+  return folded.normalize('NFC');
+}
+
+/**
+ * The normal form of one path: in NFC, `.` and `..` resolved, `//` collapsed, no trailing `/` (but `/` itself),
+ * relative resolved against `base` when given, case-folded when `caseInsensitive`. A NUL is refused: the upstream's
+ * operating system would cut the path there, after the policy read all of it.
+ */
+export function normalizePath(value: string, base?: string, name = 'path', caseInsensitive = false): string {
   if (value.includes('\0'))
     throw new MrtrError('ERR_INVALID_ARGUMENT', `argument "${name}" contains a NUL character; no path may`);
   const joined = base !== undefined && !posix.isAbsolute(value) ? posix.join(base, value) : value;
-  const normal = posix.normalize(joined);
-  return normal.length > 1 && normal.endsWith('/') ? normal.slice(0, -1) : normal;
+  // NFC first: a decomposed `.\u0301` is no `.` and must not be mistaken for one by normalize, nor the other way.
+  const normal = posix.normalize(joined.normalize('NFC'));
+  const trimmed = normal.length > 1 && normal.endsWith('/') ? normal.slice(0, -1) : normal;
+  return caseInsensitive ? foldPath(trimmed, base) : trimmed;
+}
+
+/**
+ * A normal path of a case-insensitive upstream in its one case: folded, but the upstream's own directory `base` kept
+ * as written (the filesystem server checks its root by exact text, so `/users/a` would be refused for `/Users/a`).
+ */
+export function foldPath(path: string, base?: string): string {
+  const folded = foldCase(path);
+  if (base === undefined) return folded;
+  const root = normalizePath(base);
+  const foldedRoot = foldCase(root);
+  if (folded === foldedRoot) return root;
+  const inside = foldedRoot === '/' ? '/' : `${foldedRoot}/`;
+  return folded.startsWith(inside) ? `${root}${folded.slice(foldedRoot.length)}` : folded;
 }
 
 /**
@@ -58,9 +95,9 @@ export function normalizePathArguments<T extends Readonly<Record<string, unknown
   options: PathArgumentOptions = {},
 ): T {
   const normalize = (name: string, value: unknown): unknown => {
-    if (typeof value === 'string') return normalizePath(value, options.base, name);
-    if (Array.isArray(value))
-      return value.map((item) => (typeof item === 'string' ? normalizePath(item, options.base, name) : item));
+    const one = (item: string) => normalizePath(item, options.base, name, options.caseInsensitive === true);
+    if (typeof value === 'string') return one(value);
+    if (Array.isArray(value)) return value.map((item) => (typeof item === 'string' ? one(item) : item));
     return value;
   };
   // fromEntries defines own properties: an argument named "__proto__" stays an argument, never a prototype.

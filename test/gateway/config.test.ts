@@ -152,7 +152,7 @@ describe('a config that cannot be used names the file, the line, the key and the
 
   it('an unknown key in an upstream', () => {
     expect(errorOf('upstreams:\n  - name: files\n    comand: [x]\nrules: []\n')).toBe(
-      'gateway.yaml:3: upstreams[0]: unknown key "comand" (choose name, url, command, cwd, env, pathArguments, credentials)',
+      'gateway.yaml:3: upstreams[0]: unknown key "comand" (choose name, url, command, cwd, env, pathArguments, caseInsensitive, credentials)',
     );
   });
 
@@ -236,7 +236,7 @@ describe('a config that cannot be used names the file, the line, the key and the
 
   it('an unknown key in a rule', () => {
     expect(errorOf(withRules('  - tools: [files/*]\n    rolse: [dev]\n'))).toBe(
-      'gateway.yaml:6: rules[0]: unknown key "rolse" (choose name, tools, roles, subjects, scopes, reason, rateLimit, require, approval, deny, when)',
+      'gateway.yaml:6: rules[0]: unknown key "rolse" (choose name, tools, roles, subjects, scopes, reason, rateLimit, require, approval, deny, when, paths, descendingTools)',
     );
   });
 

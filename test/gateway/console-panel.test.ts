@@ -27,6 +27,8 @@ const RULES = `  - name: writers
     tools: ["up/read"]
     deny: true
     when: args.path.startsWith("/etc")
+    paths: [/etc]
+    descendingTools: ["up/read"]
     reason: not that folder
 `;
 
@@ -76,7 +78,9 @@ describe('the gateway panel', () => {
     expect(p.html).toContain('<td>readers</td><td>allow</td><td>anyone signed in</td>');
     expect(p.html).toContain('5 per 60 s');
     expect(p.html).toContain('<td>no-secrets</td><td><strong>deny</strong></td><td>everyone</td>');
-    expect(p.html).toContain('<code>args.path.startsWith(&quot;/etc&quot;)</code>');
+    expect(p.html).toContain(
+      'paths <code>/etc</code>; and above them for <code>up/read</code>; <code>args.path.startsWith(&quot;/etc&quot;)</code>',
+    );
   });
 
   it('never shows an upstream’s credential, user, password or query', async () => {

@@ -1,15 +1,20 @@
 // One rule, checked for meaning and made runnable: its tool globs compiled, its condition parsed and type-checked,
 // its defaults filled in. What a rule says that cannot work is a GatewayConfigError at the rule's line.
+import { posix } from 'node:path';
 import { configError, type GatewayConfigError } from '../config-errors.js';
+import { foldPath, isPathName, normalizePath } from '../paths.js';
 import { type Condition, ConditionCompileError, compileCondition } from './condition.js';
 import { type CanonicalRule, orderedControls, policyDigest, sortedSet } from './digest.js';
 import { compileGlob, type Glob, splitToolPattern } from './glob.js';
+import type { LiteralFold } from './literals.js';
+import { compilePathScope, type PathScope } from './path-scope.js';
 import {
   type ApprovalRequirement,
   CONTROLS,
   type Control,
   type PolicyCaller,
   type PolicyRule,
+  type PolicyUpstream,
   type RateLimit,
   type ToolRef,
 } from './types.js';
@@ -21,6 +26,8 @@ export interface CompiledRule {
   readonly deny: boolean;
   readonly reason: string | undefined;
   readonly when: Condition | undefined;
+  /** The rule's `paths` against a call's path arguments; undefined when it names none. */
+  readonly paths: PathScope | undefined;
   readonly require: readonly Control[];
   readonly approval: ApprovalRequirement | undefined;
   readonly rateLimit: RateLimit | undefined;
@@ -37,9 +44,31 @@ export interface CompiledRule {
 export interface RulePlace {
   readonly file: string;
   readonly lineOf?: ((index: number, key?: keyof PolicyRule) => number | undefined) | undefined;
+  /** The upstreams' path settings (config.ts); without them every upstream takes the default path arguments. */
+  readonly upstreams?: readonly PolicyUpstream[] | undefined;
 }
 
-export function compileRule(rule: PolicyRule, index: number, place: RulePlace): CompiledRule {
+/** For each case-insensitive upstream, how a condition's path literals are folded (literals.ts). */
+export function literalFolds(upstreams: readonly PolicyUpstream[] = []): Map<string, LiteralFold> {
+  return new Map(
+    upstreams
+      .filter((u) => u.caseInsensitive)
+      .map((u) => [
+        u.name,
+        {
+          isPath: (name: string) => isPathName(name, u.pathArguments),
+          fold: (s: string) => foldPath(s, u.cwd),
+        },
+      ]),
+  );
+}
+
+export function compileRule(
+  rule: PolicyRule,
+  index: number,
+  place: RulePlace,
+  folds: ReadonlyMap<string, LiteralFold> = literalFolds(place.upstreams),
+): CompiledRule {
   const line = (key?: keyof PolicyRule) => place.lineOf?.(index, key) ?? place.lineOf?.(index);
   const fail = (key: keyof PolicyRule | undefined, problem: string): GatewayConfigError =>
     configError(place.file, line(key), key ? `rules[${index}].${key}` : `rules[${index}]`, problem);
@@ -105,12 +134,33 @@ export function compileRule(rule: PolicyRule, index: number, place: RulePlace): 
   let when: Condition | undefined;
   if (rule.when !== undefined) {
     try {
-      when = compileCondition(rule.when);
+      when = compileCondition(rule.when, folds);
     } catch (error) {
       if (error instanceof ConditionCompileError) throw fail('when', error.message);
       throw error;
     }
   }
+
+  const paths = rule.paths?.map((path) => {
+    if (!posix.isAbsolute(path))
+      throw fail('paths', `"${path}" must be an absolute path (relative paths would depend on the upstream)`);
+    try {
+      return normalizePath(path);
+    } catch (error) {
+      throw fail('paths', (error as Error).message);
+    }
+  });
+  if (rule.paths?.length === 0) throw fail('paths', 'is empty; leave it out or list a path');
+  if (rule.descendingTools && !deny)
+    throw fail('descendingTools', 'is for deny rules: an allow rule never reaches above its paths');
+  if (rule.descendingTools && !paths)
+    throw fail('descendingTools', 'needs paths: the paths a call from above must not reach');
+  const descending = (rule.descendingTools ?? []).map((pattern) => {
+    const parts = splitToolPattern(pattern);
+    if (!parts)
+      throw fail('descendingTools', `"${pattern}" must be <upstream>/<tool glob>, as files/search_files`);
+    return { upstream: compileGlob(parts.upstream), tool: compileGlob(parts.tool) };
+  });
 
   const roles = rule.roles && new Set(rule.roles);
   const anyRole = roles?.has('*') ?? false;
@@ -131,12 +181,21 @@ export function compileRule(rule: PolicyRule, index: number, place: RulePlace): 
     approval: approval ?? null,
     deny,
     when: when?.canonical ?? null,
+    ...(paths ? { paths: sortedSet(paths) } : {}),
+    ...(rule.descendingTools ? { descendingTools: sortedSet(rule.descendingTools) } : {}),
   };
   return {
     name,
     deny,
     reason: rule.reason,
     when,
+    paths:
+      paths &&
+      compilePathScope(paths, {
+        deny,
+        descending: (ref) => descending.some((globs) => matchesGlobs(globs, ref)),
+        upstreams: new Map((place.upstreams ?? []).map((u) => [u.name, u])),
+      }),
     require,
     approval,
     rateLimit,

@@ -4,7 +4,7 @@
 // any of them requires, every rate limit; of their approvals the one asking the most approvers (the first such rule
 // in the file on a tie, its role), with the shortest expiry of them all.
 import { configError } from '../config-errors.js';
-import { type CompiledRule, compileRule, type RulePlace } from './compile-rule.js';
+import { type CompiledRule, compileRule, literalFolds, type RulePlace } from './compile-rule.js';
 import { type ConditionBindings, conditionBindings, listingBindings } from './condition.js';
 import { orderedControls, policyDigest } from './digest.js';
 import type {
@@ -27,7 +27,8 @@ const MESSAGES = {
 } as const;
 
 export function compilePolicy(rules: readonly PolicyRule[], options: CompilePolicyOptions): Policy {
-  const compiled = rules.map((rule, i) => compileRule(rule, i, options));
+  const folds = literalFolds(options.upstreams);
+  const compiled = rules.map((rule, i) => compileRule(rule, i, options, folds));
   const seen = new Map<string, number>();
   compiled.forEach((rule, i) => {
     const first = seen.get(rule.name);
@@ -71,10 +72,12 @@ class CompiledPolicy implements Policy {
       // or may not apply to a given call: the tool stays listed and decide() judges each call.
       if (rule.when) {
         bindings ??= listingBindings(caller, ref);
-        const result = rule.when.evaluate(bindings);
+        const result = rule.when.evaluate(bindings, ref.upstream);
         if (result.ok && !result.value) continue;
         if (rule.deny && !result.ok) continue;
       }
+      // Paths are a call's: a deny on some paths hides no tool, an allow on some paths lists it.
+      if (rule.paths && rule.deny) continue;
       if (!rule.deny) allowed = true;
       else return false;
     }
@@ -87,9 +90,24 @@ class CompiledPolicy implements Policy {
     let undecided: { rule: string; detail: string } | undefined;
     for (const rule of this.#rules) {
       if (!rule.matchesTool(ref) || !rule.matchesCaller(caller)) continue;
+      const scope = rule.paths?.(ref, args);
+      if (scope && !scope.ok) {
+        const detail = `rule "${rule.name}": paths: ${scope.error}`;
+        if (rule.deny)
+          return {
+            allow: false,
+            rule: rule.name,
+            reason: 'condition_error',
+            detail,
+            message: MESSAGES.condition_error,
+          };
+        undecided ??= { rule: rule.name, detail };
+        continue;
+      }
+      if (scope && !scope.value) continue;
       if (rule.when) {
         bindings ??= conditionBindings(caller, ref, args);
-        const result = rule.when.evaluate(bindings);
+        const result = rule.when.evaluate(bindings, ref.upstream);
         if (!result.ok) {
           const detail = `rule "${rule.name}": when: ${result.error}`;
           if (rule.deny)

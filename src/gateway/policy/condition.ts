@@ -7,6 +7,7 @@ import { type CelInput, celEnv, isCelError, parse, plan, unparse } from '@bufbui
 import { strings } from '@bufbuild/cel/ext';
 import { MrtrError } from '../../protocol/index.js';
 import { ConditionChecker, DYN, listOf, mapOf, record, STRING_TYPE, typeName } from './cel-check.js';
+import { foldPathLiterals, type LiteralFold, literalsInNfc } from './literals.js';
 import type { PolicyCaller, ToolRef } from './types.js';
 
 const ENV = celEnv({ funcs: strings });
@@ -39,9 +40,10 @@ export type ConditionResult =
 export interface Condition {
   /** The expression as written. */
   readonly source: string;
-  /** The expression as CEL prints it back: layout-free, for the policy digest. */
+  /** The expression as CEL prints it back (its literals in NFC): layout-free, for the policy digest. */
   readonly canonical: string;
-  evaluate(bindings: ConditionBindings): ConditionResult;
+  /** On a call to `upstream`: a case-insensitive one's condition has its path literals folded (literals.ts). */
+  evaluate(bindings: ConditionBindings, upstream?: string): ConditionResult;
 }
 
 /** A `when` CEL cannot parse or would refuse to run; the message is CEL's reason. */
@@ -52,7 +54,14 @@ export class ConditionCompileError extends MrtrError {
   }
 }
 
-export function compileCondition(source: string): Condition {
+/**
+ * `folds` names the case-insensitive upstreams, each with how its paths are spelt: the condition gets a plan of its
+ * own for each, its path literals folded.
+ */
+export function compileCondition(
+  source: string,
+  folds: ReadonlyMap<string, LiteralFold> = new Map(),
+): Condition {
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(source);
@@ -60,6 +69,7 @@ export function compileCondition(source: string): Condition {
     const message = error instanceof Error ? error.message : String(error);
     throw new ConditionCompileError(`syntax error at ${message.replace(/^<input>:/, '')}`);
   }
+  literalsInNfc(parsed.expr);
   let result: ReturnType<ConditionChecker['check']>;
   try {
     result = new ConditionChecker(ENV, VARIABLES).check(parsed.expr);
@@ -70,14 +80,23 @@ export function compileCondition(source: string): Condition {
   if (result.kind !== 'dyn' && !(result.kind === 'scalar' && result.name === 'bool'))
     throw new ConditionCompileError(`a condition must give a bool, and this one gives ${typeName(result)}`);
   const run = plan(ENV, parsed);
+  const folded = new Map(
+    [...folds].map(([upstream, fold]) => {
+      const copy = parse(source);
+      literalsInNfc(copy.expr);
+      foldPathLiterals(copy.expr, fold);
+      return [upstream, plan(ENV, copy)] as const;
+    }),
+  );
   return {
     source,
     canonical: unparse(parsed),
-    evaluate(bindings) {
+    evaluate(bindings, upstream) {
       if (bindings.argsError !== undefined) return { ok: false, error: bindings.argsError };
+      const runs = (upstream !== undefined && folded.get(upstream)) || run;
       let value: unknown;
       try {
-        value = run(bindings.vars);
+        value = runs(bindings.vars);
       } catch (error) {
         // The evaluator is not supposed to throw; if it does, the condition is still undecided, and fails closed.
         return { ok: false, error: error instanceof Error ? error.message : String(error) };

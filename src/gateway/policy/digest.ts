@@ -21,6 +21,9 @@ export interface CanonicalRule {
   readonly deny: boolean;
   /** The condition as CEL prints it back. */
   readonly when: string | null;
+  /** In their normal form; left out of the digest when the rule has none, so older policies keep their version. */
+  readonly paths?: readonly string[] | null;
+  readonly descendingTools?: readonly string[] | null;
 }
 
 const FORMAT = 'mrtr-gateway-policy/1';
@@ -51,6 +54,8 @@ export function policyDigest(rules: readonly CanonicalRule[]): string {
     },
     deny: r.deny,
     when: r.when,
+    ...(r.paths ? { paths: r.paths } : {}),
+    ...(r.descendingTools ? { descendingTools: r.descendingTools } : {}),
   }));
   return createHash('sha256')
     .update(JSON.stringify({ format: FORMAT, rules: canonical }))

@@ -18,6 +18,8 @@ const RULE_KEYS = [
   'approval',
   'deny',
   'when',
+  'paths',
+  'descendingTools',
 ] as const satisfies readonly (keyof PolicyRule)[];
 
 /** Control names as they may be written; `step-up` reads as step_up. */
@@ -79,6 +81,10 @@ function readRule(
     approval: approval && readApproval(approval),
     deny: get('deny')?.boolean(),
     when: get('when')?.text(),
+    paths: get('paths')?.texts(),
+    descendingTools: get('descendingTools')
+      ?.list()
+      .map((entry) => toolPattern(entry, `${item.key}.descendingTools`, upstreams)),
   };
 }
 

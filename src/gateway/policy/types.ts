@@ -63,6 +63,24 @@ export interface PolicyRule {
   readonly deny?: boolean | undefined;
   /** A CEL condition over `args`, `caller` and `tool`; the rule applies only when it is true. */
   readonly when?: string | undefined;
+  /**
+   * Absolute paths: the rule applies to a call whose path arguments are in one of them (the path or below it) — any
+   * of them for a deny rule, every one of them (and at least one) for an allow rule.
+   */
+  readonly paths?: readonly string[] | undefined;
+  /**
+   * Deny rules with `paths`: `<upstream>/<tool glob>` of tools that descend into a directory (search_files,
+   * directory_tree, listings). For them the rule also applies to a path argument above a listed path.
+   */
+  readonly descendingTools?: readonly string[] | undefined;
+}
+
+/** What the policy knows of an upstream's paths: which arguments hold them, their base, their case. */
+export interface PolicyUpstream {
+  readonly name: string;
+  readonly pathArguments?: readonly string[] | undefined;
+  readonly cwd?: string | undefined;
+  readonly caseInsensitive?: boolean | undefined;
 }
 
 export type Decision =
@@ -94,7 +112,7 @@ export interface Policy {
   readonly ruleCount: number;
   /** Whether the caller may see the tool listed: an allow rule could let them call it (conditions aside). */
   visible(caller: PolicyCaller, ref: ToolRef): boolean;
-  /** Whether the caller may call the tool with these (path-normalized) arguments, and under which controls. */
+  /** Whether the caller may call the tool with these (path-normalized, see paths.ts) arguments, and under which controls. */
   decide(caller: PolicyCaller, ref: ToolRef, args: Readonly<Record<string, unknown>>): Decision;
   /** The controls some rule requires, in the order consent, step_up, approval. */
   controlsUsed(): Control[];
