@@ -8,8 +8,8 @@ import { type ApprovalRecord, ApprovalRefused, type HumanControls, type Person }
 import {
   countOf,
   decisionCard,
-  factLabel,
   pageDigest,
+  previewTable,
   STATUS_TEXT,
   samePerson,
   stateAt,
@@ -44,21 +44,6 @@ function toolOf(r: ApprovalRecord): { tool: string | undefined; upstream: string
     return { tool: name, upstream: up };
   }
   return { tool, upstream };
-}
-
-/**
- * A gateway's approval carries the call's arguments as JSON text: a reviewer reads them one by one, by name. Nested
- * values stay JSON; text that is not a whole JSON object (a preview cut short) is shown as it is.
- */
-function argumentsOf(value: unknown): Array<[string, string]> | undefined {
-  if (typeof value !== 'string') return undefined;
-  try {
-    const parsed = JSON.parse(value) as unknown;
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
-    return Object.entries(parsed).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]);
-  } catch {
-    return undefined;
-  }
 }
 
 export class ApprovalsPanel implements ConsolePanel {
@@ -104,19 +89,16 @@ export class ApprovalsPanel implements ConsolePanel {
 
   private card(r: ApprovalRecord, now: number): Html {
     const { tool, upstream } = toolOf(r);
-    const facts = Object.entries(r.effect).flatMap(([k, v]) => {
-      const args = k === 'arguments' ? argumentsOf(v) : undefined;
-      if (args)
-        return args.map(
-          ([name, value]) => html`<tr><th scope="row">Argument ${factLabel(name)}</th><td>${value}</td></tr>`,
-        );
-      return [html`<tr><th scope="row">${factLabel(k)}</th><td>${v === null ? '—' : String(v)}</td></tr>`];
-    });
+    // The same rows as every surface (controls' preview rule); the request's own page shows each one whole.
+    const facts = previewTable(
+      r.effect,
+      html`<a href="/mrtr/console/approvals/${r.id}">the request's page shows every one</a>`,
+    );
     return html`<li class="card" id="approval-${r.id}"><h3><a href="/mrtr/console/approvals/${r.id}">${r.requester.name ?? r.requester.subject}: ${r.reason}</a></h3>
 <p>${tool ? html`Tool <strong>${tool}</strong>` : ''}${upstream ? html` on <strong>${upstream}</strong>` : ''}${
       r.risk ? html` · risk <strong class="risk-${r.risk}">${r.risk}</strong>` : ''
     } · asked ${span(now - r.createdAt)} ago · expires in ${span(r.expiresAt - now)} · approved by ${countOf(r, 'approve')} of ${r.approve}</p>
-<table>${facts}</table></li>`;
+${facts}</li>`;
   }
 
   private async list(ctx: PanelContext): Promise<void> {

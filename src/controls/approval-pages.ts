@@ -22,6 +22,7 @@ import {
 } from './approval-book.js';
 import type { ApprovalDecisions } from './approval-decisions.js';
 import {
+  ALL_ON_PAGE,
   apiSeenDigest,
   approvalSummary,
   decisionCard,
@@ -30,6 +31,7 @@ import {
   votesList,
 } from './approval-view.js';
 import { type ControlEvent, pageFailed } from './context.js';
+import { previewLines } from './effect-preview.js';
 import { ControlsUsageError, NO_SIGN_IN } from './errors.js';
 import { BodyError, readJsonBody, seeOther, sendJson } from './http-bits.js';
 
@@ -198,9 +200,7 @@ export class ApprovalPages {
     const own = pending.filter((r) => samePerson(r.requester, me));
     const item = (r: ApprovalRecord, href: string) =>
       html`<li class="card"><a href="${href}"><strong>${r.requester.name ?? r.requester.subject}</strong>: ${r.reason}</a>
-        <div class="muted">${Object.entries(r.effect)
-          .map(([k, v]) => `${k}: ${v}`)
-          .join(' · ')}</div></li>`;
+        <div class="muted">${previewLines(r.effect, ALL_ON_PAGE).join(' · ')}</div></li>`;
     sendPage(
       res,
       200,

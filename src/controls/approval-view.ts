@@ -4,7 +4,8 @@ import { createHash } from 'node:crypto';
 import { type Html, html } from '../auth/internal.js';
 import { canonicalJson } from '../state/index.js';
 import { type ApprovalRecord, countOf, stateAt } from './approval-book.js';
-import { effectLines } from './effect.js';
+import type { Effect } from './effect.js';
+import { effectPreview, type PreviewRow, previewLines, previewRows } from './effect-preview.js';
 
 const when = (ms: number) =>
   new Date(ms)
@@ -42,11 +43,35 @@ export const STATUS_TEXT: Readonly<Record<string, string>> = {
   cancelled: 'Withdrawn by the person who asked',
 };
 
+/** Where every row of a request can be read whole: what a surface with less room says of the rest. */
+export const ALL_ON_PAGE = 'the review page shows every one';
+
+/** One row of the effect as a table row: an argument under its own name, a fact under its label. */
+export function previewRow(row: PreviewRow, whole: boolean): Html {
+  const name =
+    row.kind === 'argument' ? html`Argument <code>${row.name}</code>` : html`${factLabel(row.name)}`;
+  const value = row.kind === 'argument' ? html`<code>${row.value}</code>` : html`${row.value}`;
+  // A value shown cut is there whole too, one click away (escaped like everything else on the page).
+  const all =
+    whole && row.cut
+      ? html`<details><summary>Show all ${row.chars.toLocaleString('en-US')} characters</summary><pre>${row.whole}</pre></details>`
+      : '';
+  return html`<tr><th scope="row">${name}</th><td>${value}${all}</td></tr>`;
+}
+
+/** The effect for an HTML surface with little room: the first rows, then how many more and where they are. */
+export function previewTable(effect: Effect, more: Html | string): Html {
+  const preview = effectPreview(effect);
+  const rest = preview.hidden.count
+    ? html`<tr><td colspan="2">…and ${preview.hidden.count.toLocaleString('en-US')} more not shown here (${preview.hidden.names.join(', ')}${preview.hidden.count > preview.hidden.names.length ? ', …' : ''}): ${more}</td></tr>`
+    : '';
+  return html`<table>${preview.rows.map((row) => previewRow(row, false))}${rest}</table>`;
+}
+
 /** The facts a decision rests on, and nothing that changes while it is pending (the votes are shown apart). */
 export function decisionCard(r: ApprovalRecord): Html {
-  const rows = Object.entries(r.effect).map(
-    ([k, v]) => html`<tr><th scope="row">${factLabel(k)}</th><td>${v === null ? '—' : String(v)}</td></tr>`,
-  );
+  // The review page shows every row, each with its whole value: it is where "the page shows all" points.
+  const rows = previewRows(r.effect).map((row) => previewRow(row, true));
   const who = r.requester.name ?? r.requester.subject;
   return html`<section class="card" aria-labelledby="what-${r.id}">
 <p><strong>${r.requester.name ?? r.requester.subject}</strong> <span class="muted">(${r.requester.subject})</span> asks for approval.</p>
@@ -75,6 +100,15 @@ export function votesList(r: ApprovalRecord): Html {
   }</section>`;
 }
 
+/** The preview as JSON: each row's kind, name, bounded value and size; the rows left out counted and named. */
+export function previewJson(effect: Effect) {
+  const preview = effectPreview(effect);
+  return {
+    rows: preview.rows.map(({ kind, name, value, chars, cut }) => ({ kind, name, value, chars, cut })),
+    hidden: preview.hidden,
+  };
+}
+
 /** The API's view of a request: what GET /mrtr/approvals lists and a vote's `seen` digest is computed from. */
 export function approvalSummary(r: ApprovalRecord, origin: string, now: number) {
   return {
@@ -83,7 +117,9 @@ export function approvalSummary(r: ApprovalRecord, origin: string, now: number) 
     requester: { subject: r.requester.subject, ...(r.requester.name ? { name: r.requester.name } : {}) },
     effect: r.effect,
     effectDigest: r.effectDigest,
-    summary: effectLines(r.effect).join('; '),
+    // What a person reads (the same rule as every surface); `effect` above is the whole, for a program.
+    preview: previewJson(r.effect),
+    summary: previewLines(r.effect, ALL_ON_PAGE).join('; '),
     reason: r.reason,
     ...(r.risk ? { risk: r.risk } : {}),
     role: r.role,

@@ -2,6 +2,7 @@
 // pending asks the requester again (URL mode, to the request's status page), approved is redeemed once, denied
 // and expired end the call with the reason.
 import { FlowEnded } from '../flow/index.js';
+import { canonicalJson } from '../state/index.js';
 import {
   type ApprovalBook,
   type ApprovalRecord,
@@ -64,6 +65,12 @@ export async function requireApproval(
   if (!principal?.issuer)
     throw new ControlsUsageError('approval needs an authenticated caller (a principal with an issuer)');
   checkEffect(o.effect, 'approval');
+  const size = Buffer.byteLength(canonicalJson(o.effect));
+  if (size > CONTROLS_DEFAULTS.maxEffectBytes)
+    throw new FlowEnded(
+      `refused: what this call would do is too large for a reviewer to read (${size} bytes; at most ${CONTROLS_DEFAULTS.maxEffectBytes}): send smaller arguments`,
+      'ended',
+    );
   const approve = o.approve ?? CONTROLS_DEFAULTS.approvals;
   const deny = o.deny ?? CONTROLS_DEFAULTS.denials;
   if (o.risk !== undefined && !['low', 'medium', 'high'].includes(o.risk))

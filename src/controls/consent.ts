@@ -4,7 +4,8 @@
 import { FlowEnded, FlowUsageError } from '../flow/index.js';
 import type { SharedStore } from '../stores/index.js';
 import type { ControlContext } from './context.js';
-import { checkEffect, type Effect, effectDigest, effectLines } from './effect.js';
+import { checkEffect, type Effect, effectDigest } from './effect.js';
+import { previewLines } from './effect-preview.js';
 
 export interface ConsentOptions {
   /** Exactly what will happen: the tool, the arguments that matter, the facts you add (owner, size, state). */
@@ -26,6 +27,9 @@ export interface Consent {
   execute<T>(fresh: Effect, run: () => T | Promise<T>): Promise<T>;
 }
 
+/** What a consent question says of rows it has no room for: a form cannot show more, so the person is warned. */
+const UNSEEN = 'this question cannot show them, so decline unless you know what they are';
+
 const changed = (what: string) =>
   new FlowEnded(
     `refused: ${what} changed after you consented, so the consent does not cover it; call again to see the new effect`,
@@ -46,7 +50,8 @@ export async function askConsent(
     ctx.audit.note({ consent: { refused: 'effect_changed', pinned, now: digest } });
     throw changed('the effect');
   }
-  const message = `${o.message ?? 'Do you consent to this?'}\n${effectLines(o.effect)
+  // Every fact and argument by name, each value bounded on its own (effect-preview.ts): nothing hides behind another.
+  const message = `${o.message ?? 'Do you consent to this?'}\n${previewLines(o.effect, UNSEEN)
     .map((l) => `  ${l}`)
     .join('\n')}`;
   const yes = await ctx.ask.confirm(message, { key: o.key ?? 'consent', humanRequired: 'consent' });

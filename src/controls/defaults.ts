@@ -21,6 +21,11 @@ export const CONTROLS_DEFAULTS = Object.freeze({
    * timeouts common in HTTP clients, so the held request is not given up on.
    */
   pendingWaitMs: 20 * 1000,
+  /**
+   * Largest effect an approval stores (canonical JSON): a reviewer can read it whole on the review page, and the
+   * record stays well under a store value's limit.
+   */
+  maxEffectBytes: 256 * 1024,
   /** Most requests one inbox lists: an inbox is read by a person. */
   maxListed: 200,
 });

@@ -11,11 +11,6 @@ export function effectDigest(effect: Effect): string {
   return createHash('sha256').update(canonicalJson(effect)).digest('base64url');
 }
 
-/** `key: value` lines in the author's order, for messages and pages. */
-export function effectLines(effect: Effect): string[] {
-  return Object.entries(effect).map(([k, v]) => `${k}: ${v === null ? '—' : String(v)}`);
-}
-
 export function checkEffect(effect: unknown, where: string): asserts effect is Effect {
   if (typeof effect !== 'object' || effect === null || Array.isArray(effect))
     throw new ControlsUsageError(`${where}: effect must be an object of strings, numbers and booleans`);

@@ -4,11 +4,21 @@
 export { countOf, samePerson, stateAt } from './approval-book.js';
 export type { ApprovalDecisions, DecisionInput } from './approval-decisions.js';
 export {
+  ALL_ON_PAGE,
   apiSeenDigest,
   approvalSummary,
   decisionCard,
   factLabel,
   pageDigest,
+  previewJson,
+  previewTable,
   STATUS_TEXT,
   votesList,
 } from './approval-view.js';
+export {
+  type EffectPreview,
+  effectPreview,
+  PREVIEW_LIMITS,
+  type PreviewRow,
+  previewLines,
+} from './effect-preview.js';

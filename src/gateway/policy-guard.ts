@@ -14,9 +14,6 @@ import type { ArgumentsPrep } from './forward-call.js';
 import type { Decision, Policy } from './policy/index.js';
 import { type RateLimiter, rateKey, rateLimited } from './rate-limit.js';
 
-/** Longest argument text shown in a consent or approval (the digest binds all of it). */
-const PREVIEW_CHARS = 600;
-
 export interface PolicyGuardOptions {
   readonly catalog: GatewayCatalog;
   readonly policy: () => Policy;
@@ -33,11 +30,11 @@ const refusal = (message: string): GuardResult => ({
 
 /** What a consent or an approval is for: everything that decides what the upstream will do. */
 export function effectOf(tool: Omit<GatewayTool, 'entry'>, args: JsonObject, policy: Policy) {
-  const text = JSON.stringify(args);
   return {
     upstream: tool.upstream.name,
     tool: tool.tool,
-    arguments: text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS)}…` : text,
+    // Whole: every surface shows it through the controls' preview rule (each argument by name, each value bounded).
+    arguments: JSON.stringify(args),
     argumentsDigest: argumentsDigest(args),
     definition: tool.digest,
     policy: policy.digest,

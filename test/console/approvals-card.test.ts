@@ -71,8 +71,12 @@ describe('approval cards', () => {
       },
     ]);
     expect(body).toContain('Tool <strong>write_file</strong> on <strong>files</strong>');
-    expect(body).toContain('<th scope="row">Argument Path</th><td>/srv/report.txt</td>');
-    expect(body).toContain('<th scope="row">Argument Mode</th><td>{&quot;append&quot;:true}</td>');
+    expect(body).toContain(
+      '<th scope="row">Argument <code>path</code></th><td><code>&quot;/srv/report.txt&quot;</code></td>',
+    );
+    expect(body).toContain(
+      '<th scope="row">Argument <code>mode</code></th><td><code>{&quot;append&quot;:true}</code></td>',
+    );
   });
 
   it('arguments cut short (not a whole JSON object) are shown as they are', async () => {

@@ -159,7 +159,7 @@ describe('the Slack body', () => {
     expect(JSON.stringify(slack.blocks)).toContain(
       '"url":"https://mcp.example/mrtr/approvals/AAAAAAAAAAAAAAAA"',
     );
-    expect(JSON.stringify(slack.blocks)).toContain('*resource*\\nprod-db');
+    expect(JSON.stringify(slack.blocks)).toContain('tool: request_access\\nresource: prod-db');
     expect(r.got[0]!.headers[SIGNATURE_HEADER]).toBeUndefined();
     expect(slackText('<@U1>')).toBe('&lt;@U1&gt;');
   });
