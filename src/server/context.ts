@@ -100,7 +100,8 @@ export interface RequestContext {
   progress(update: ProgressUpdate): void;
   /**
    * Wait for `work` with the round's time limit stopped: for a wait on a person (an approval, a second factor), not
-   * on the handler's own work. The limit resumes with the time it had left once `work` settles.
+   * on the handler's own work. The limit resumes with the time it had left once `work` settles. Bound the wait
+   * yourself (the human controls hold for at most `pendingWaitMs`), then ask the person again.
    */
   waitForPerson<T>(work: PromiseLike<T>): Promise<T>;
   /**
