@@ -16,7 +16,7 @@ import type { ControlContext } from './context.js';
 import { CONTROLS_DEFAULTS } from './defaults.js';
 import { checkEffect, type Effect, effectDigest } from './effect.js';
 import { ControlsUsageError } from './errors.js';
-import { cameBack } from './wakeups.js';
+import { cameBack, heldForPerson } from './wakeups.js';
 
 export interface ApprovalOptions {
   /** Who may review: principals with this role (never the requester). */
@@ -99,7 +99,7 @@ export async function requireApproval(
   });
   let record = await book.get(id);
   if (record && stateAt(record, book.now()) === 'pending' && cameBack(ctx.inputResponses, key)) {
-    await hold(id, ctx.signal);
+    await heldForPerson(ctx, hold(id, ctx.signal));
     record = await book.get(id);
   }
   if (!record)

@@ -21,6 +21,8 @@ export interface ControlContext {
   readonly inputResponses: Readonly<Record<string, unknown>>;
   /** Aborts when the client goes away: a check holding for a person's action stops waiting. */
   readonly signal?: AbortSignal;
+  /** Waits for `work` with the handler's time limit stopped (a server's ctx has it): a person's time is not its own. */
+  waitForPerson?<T>(work: PromiseLike<T>): Promise<T>;
 }
 
 /** Page routes on the server's listener (the server's `PageRoutes`). */

@@ -7,7 +7,7 @@ import type { SharedStore } from '../stores/index.js';
 import { type Person, personOf } from './approval-book.js';
 import type { ControlContext } from './context.js';
 import { ControlsUsageError } from './errors.js';
-import { cameBack, gaveUp } from './wakeups.js';
+import { cameBack, gaveUp, heldForPerson } from './wakeups.js';
 
 export interface StepUpOptions {
   /** Why the second factor is needed now, shown in the question and on the page. */
@@ -76,7 +76,7 @@ export async function requireStepUp(
     record = (await readStepUp(store, id)) ?? fresh;
   }
   if (record.state === 'pending' && cameBack(ctx.inputResponses, key)) {
-    await hold(id, ctx.signal);
+    await heldForPerson(ctx, hold(id, ctx.signal));
     record = (await readStepUp(store, id)) ?? record;
   }
   if (record.state === 'done') {

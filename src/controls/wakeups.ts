@@ -2,6 +2,7 @@
 // while instead of answering "still waiting" at once (clients that retry immediately would spend their round cap in
 // seconds), and the page that records the person's action wakes it. Another instance's page cannot wake it: there
 // the hold ends at its limit and the round reads the shared store afresh.
+import type { ControlContext } from './context.js';
 
 export class Wakeups {
   private readonly waiting = new Map<string, Set<() => void>>();
@@ -39,6 +40,14 @@ export class Wakeups {
     for (const set of this.waiting.values()) n += set.size;
     return n;
   }
+}
+
+/**
+ * A check's hold: the round waits on a person, so the handler's time limit stops meanwhile (a 5 s limit would
+ * otherwise end the call while the approver reads the request). After the hold the check asks its question again.
+ */
+export function heldForPerson(ctx: ControlContext, hold: Promise<void>): Promise<void> {
+  return ctx.waitForPerson ? ctx.waitForPerson(hold) : hold;
 }
 
 /** The person answered the previous round's link with "accept": their client came back to check, so hold. */

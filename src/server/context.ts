@@ -99,6 +99,12 @@ export interface RequestContext {
   /** Report progress; sent only when the client asked for it with a progressToken. */
   progress(update: ProgressUpdate): void;
   /**
+   * Wait for `work` with the round's time limit stopped: for a wait on a person (an approval, a second factor), not
+   * on the handler's own work. The limit resumes with the time it had left once `work` settles. Bound the wait
+   * yourself (the human controls hold for at most `pendingWaitMs`), then ask the person again.
+   */
+  waitForPerson<T>(work: PromiseLike<T>): Promise<T>;
+  /**
    * For a tool registered with `task: { support, start: 'handler' }`: the questions asked before this went as MRTR
    * rounds; from here the call runs as a task, when the client declared the extension (docs/tasks.md). Returns at once
    * inside the task, for a client that did not declare it, and for every other handler.

@@ -1,5 +1,6 @@
 // A handler's time limit. JavaScript cannot stop a running handler, so on expiry the request is answered at once,
 // the handler's signal aborts (it should pass ctx.signal to its I/O), and whatever it settles to later is dropped.
+// Time the handler spends waiting for a person (ctx.waitForPerson: an approval, a second factor) does not count.
 import { MrtrError } from '../protocol/index.js';
 
 /** The abort reason a handler sees when its time is up. */
@@ -17,8 +18,16 @@ export class Deadline {
   #expired = false;
   #detach: (() => void) | undefined;
   #released = false;
+  // The clock runs only while the handler works: waits on a person (paused) stop it, and it resumes with what was left.
+  #leftMs: number;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #armedAt = 0;
+  #pauses = 0;
+  #onExpiry: (() => void) | undefined;
 
-  constructor(readonly timeoutMs: number) {}
+  constructor(readonly timeoutMs: number) {
+    this.#leftMs = timeoutMs;
+  }
 
   /** The limit passed: the request has been answered without this handler. */
   get expired(): boolean {
@@ -48,6 +57,8 @@ export class Deadline {
   /** The round is over (answered or timed out): stop listening to the transport's signal. */
   release(): void {
     this.#released = true;
+    this.#onExpiry = undefined;
+    this.#stop();
     this.#detach?.();
     this.#detach = undefined;
   }
@@ -58,8 +69,7 @@ export class Deadline {
    */
   race<T>(work: Promise<T>, onTimeout: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      // Not unref'd: a pending answer is work, so a process whose input ended (stdio) waits to send it.
-      const timer = setTimeout(() => {
+      this.#onExpiry = () => {
         this.#expired = true;
         this.#controller?.abort(new HandlerTimeoutError(this.timeoutMs));
         this.release();
@@ -68,20 +78,54 @@ export class Deadline {
         } catch (error) {
           reject(error);
         }
-      }, this.timeoutMs);
+      };
+      if (this.#pauses === 0) this.#start();
       // Both callbacks stay attached after a timeout, so a late rejection is handled (and ignored), never unhandled.
       work.then(
         (value) => {
-          clearTimeout(timer);
           this.release();
           resolve(value);
         },
         (error: unknown) => {
-          clearTimeout(timer);
           this.release();
           reject(error);
         },
       );
     });
+  }
+
+  /**
+   * Wait for `work` with the clock stopped: the handler waits on a person (an approval, a second factor), not on
+   * its own work. The clock resumes with the time it had left once `work` settles.
+   */
+  paused<T>(work: PromiseLike<T>): Promise<T> {
+    if (this.#expired || this.#released) return Promise.resolve(work);
+    this.#pauses++;
+    this.#stop();
+    const resume = () => {
+      this.#pauses--;
+      if (this.#pauses === 0 && this.#onExpiry) this.#start();
+    };
+    return Promise.resolve(work).finally(resume);
+  }
+
+  #start(): void {
+    if (this.#timer !== undefined || !this.#onExpiry) return;
+    this.#armedAt = performance.now();
+    // Not unref'd: a pending answer is work, so a process whose input ended (stdio) waits to send it.
+    this.#timer = setTimeout(
+      () => {
+        this.#timer = undefined;
+        this.#onExpiry?.();
+      },
+      Math.max(0, this.#leftMs),
+    );
+  }
+
+  #stop(): void {
+    if (this.#timer === undefined) return;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#leftMs -= performance.now() - this.#armedAt;
   }
 }

@@ -5,6 +5,7 @@ import { getEventListeners } from 'node:events';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import type { JsonRpcRequest } from '../../src/protocol/index.js';
+import { Deadline } from '../../src/server/deadline.js';
 import { type HttpEndpoint, McpServer, type McpServerOptions, text } from '../../src/server/index.js';
 import { serveStdio } from '../../src/server/stdio.js';
 import { META, mcp } from '../helpers/mcp-http.js';
@@ -353,5 +354,63 @@ describe('Deadline and a long-lived transport signal', () => {
       expect(reply).toMatchObject({ error: { code: -32603 } });
     }
     expect(getEventListeners(shutdown.signal, 'abort')).toHaveLength(0);
+  });
+});
+
+describe('Deadline: a wait on a person stops the clock (issue 37, item 7)', () => {
+  /** A Deadline of `ms` racing `work`, on a fake clock; `answer` is the race's outcome once it settles. */
+  function raced(ms: number, work: Promise<string>) {
+    const deadline = new Deadline(ms);
+    const box: { answer?: string } = {};
+    void deadline
+      .race(work, () => 'timed out')
+      .then((answer) => {
+        box.answer = answer;
+      });
+    return { deadline, box };
+  }
+
+  it('resumes with the time that was left, across overlapping waits, and not before the last one ends', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const work = deferred<string>();
+    const { deadline, box } = raced(1_000, work.promise);
+    await vi.advanceTimersByTimeAsync(400);
+    const [first, second] = [deferred(), deferred()];
+    const waits = [deadline.paused(first.promise), deadline.paused(second.promise)];
+    await vi.advanceTimersByTimeAsync(10_000);
+    first.resolve();
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(box.answer).toBeUndefined();
+    second.resolve();
+    await Promise.all(waits);
+    await vi.advanceTimersByTimeAsync(599);
+    expect(box.answer).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(box.answer).toBe('timed out');
+    expect(deadline.expired).toBe(true);
+  });
+
+  it('a wait begun before the race holds the clock from the start; one after the round ended passes through', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const person = deferred();
+    const work = deferred<string>();
+    const deadline = new Deadline(100);
+    const waited = deadline.paused(person.promise);
+    const box: { answer?: string } = {};
+    void deadline
+      .race(work.promise, () => 'timed out')
+      .then((a) => {
+        box.answer = a;
+      });
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(box.answer).toBeUndefined();
+    person.resolve();
+    await waited;
+    work.resolve('done');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(box.answer).toBe('done');
+    // The round is over: a late wait neither arms a timer nor holds anything.
+    expect(await deadline.paused(Promise.resolve('late'))).toBe('late');
+    expect(vi.getTimerCount()).toBe(0);
   });
 });

@@ -86,6 +86,10 @@ export class RoundContext implements RequestContext {
     return trace ? { note: (facts) => trace.note(facts) } : UNOBSERVED;
   }
 
+  waitForPerson<T>(work: PromiseLike<T>): Promise<T> {
+    return this.deadline.paused(work);
+  }
+
   startTask(): void {
     this.taskStart?.();
   }
