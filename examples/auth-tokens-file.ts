@@ -14,7 +14,7 @@ export const server = new McpServer({
   version: '1.0.0',
   // The resource is this server's URL: the 401 challenge and /.well-known/oauth-protected-resource name it.
   auth: new BearerAuth({ verifier: tokens, resource: `http://127.0.0.1:${port}/mcp` }),
-  // The same people can sign in to the server's own pages at /mrtr/signin (from this machine only).
+  // The same people sign in to the server's own pages at /mrtr/signin with their own token (this machine only).
   signIn: { devTokens: tokens },
 }).tool(
   { name: 'whoami', description: 'Who the server thinks you are', requiredScopes: ['bugs:read'] },

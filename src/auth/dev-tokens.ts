@@ -122,7 +122,7 @@ export class DevTokens implements TokenVerifier {
     return new DevTokens(parseDevTokens(document, `tokens file ${path}`));
   }
 
-  /** The principals the file names (for start-up messages and the development sign-in page). */
+  /** The principals the file names (for start-up messages; the sign-in page asks for a token, never a name). */
   get principals(): AuthPrincipal[] {
     return [...this.byDigest.values()];
   }

@@ -117,7 +117,10 @@ export function authFromFlags(
       ...(scopes && scopes.length > 0 ? { scopesSupported: scopes } : {}),
     });
     if (signIn)
-      say(`mrtr serve: people sign in to this server's pages at ${new URL(resource).origin}/mrtr/signin`);
+      say(
+        `mrtr serve: people sign in to this server's pages at ${new URL(resource).origin}/mrtr/signin` +
+          (signIn.devTokens ? ' with their own development token' : ''),
+      );
     return { auth, ...(signIn ? { signIn } : {}) };
   } catch (error) {
     return { error: (error as Error).message };

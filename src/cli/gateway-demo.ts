@@ -94,7 +94,7 @@ export function gatewayDemoHelp(url: string, share: string): string {
       source: 'public/note.txt',
       destination: 'public/moved.txt',
     }),
-    `Approvals inbox (sign in as bob): ${origin}/mrtr/approvals`,
+    `Approvals inbox (sign in with bob-dev-token): ${origin}/mrtr/approvals`,
     '',
   ].join('\n');
 }

@@ -34,9 +34,9 @@ commands:
         [--roles-claim NAME]] [--resource URL] [--scopes "a b"]
         every request needs a bearer token: development tokens from FILE (loopback only unless forced), or JWT access
         tokens from an OAuth issuer for audience AUD; 401 + WWW-Authenticate and /.well-known/oauth-protected-resource
-        say where to get one; people sign in to the server's pages at /mrtr/signin (--client-id: OpenID sign-in,
-        secret in MRTR_CLIENT_SECRET); --roles-claim: the claim holding roles (default roles; a dotted path such
-        as realm_access.roles reaches a nested one)
+        say where to get one; people sign in to the server's pages at /mrtr/signin (with --tokens: their own
+        development token; --client-id: OpenID sign-in, secret in MRTR_CLIENT_SECRET); --roles-claim: the claim
+        holding roles (default roles; a dotted path such as realm_access.roles reaches a nested one)
         [--notify FILE]  webhooks (signed JSON or Slack) told of each approval request (docs/human-controls.md)
         [--console-role ROLE=NAME[,NAME]]...  the operator's console at /mrtr/console (on when people can sign
         in): which token roles grant its roles approver, auditor and admin (default: the role of the same name)

@@ -1,7 +1,10 @@
 // Signed webhook deliveries, the way Stripe and Standard Webhooks sign theirs: an HMAC-SHA256 over the timestamp and
 // the exact body, so a receiver can tell a delivery of ours from a forged one, and an old one replayed from a new one.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+// A delivery replayed inside the time window is caught by the store the receiver passes: each accepted one is
+// remembered there until its window closes.
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { MrtrError } from '../protocol/index.js';
+import type { SharedStore } from '../stores/index.js';
 
 export const SIGNATURE_HEADER = 'mrtr-webhook-signature';
 export const TIMESTAMP_HEADER = 'mrtr-webhook-timestamp';
@@ -12,7 +15,7 @@ export function signatureOf(secret: string, timestamp: number, body: string): st
   return `v1=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
 }
 
-export type WebhookRefusal = 'missing_header' | 'stale' | 'bad_signature';
+export type WebhookRefusal = 'missing_header' | 'stale' | 'bad_signature' | 'replayed';
 
 /** Why a delivery was not accepted: `code` says which check refused it. */
 export class WebhookVerifyError extends MrtrError {
@@ -32,6 +35,11 @@ export interface VerifyWebhookInput {
   headers: Readonly<Record<string, string | string[] | undefined>>;
   /** The body exactly as received: parse it only after it verified. */
   body: string;
+  /**
+   * Where accepted deliveries are remembered until their time window closes, so the same delivery sent again is
+   * refused. Every instance of a receiver must share it (SQLite on one machine, Redis for several).
+   */
+  seen: SharedStore;
   /** How far the timestamp may be from now (default 300 s): an old delivery replayed is refused. */
   toleranceSeconds?: number;
   now?: () => number;
@@ -39,8 +47,17 @@ export interface VerifyWebhookInput {
 
 const one = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
 
-/** For receivers: throws WebhookVerifyError unless the delivery is ours, unchanged and recent. */
-export function verifyWebhook(input: VerifyWebhookInput): void {
+/**
+ * For receivers: resolves when the delivery is ours, unchanged, recent and not seen before; otherwise rejects with
+ * WebhookVerifyError naming the check that refused it. A store that cannot be reached rejects with
+ * StoreUnavailableError: answer 5xx, and the delivery is tried again.
+ */
+export async function verifyWebhook(input: VerifyWebhookInput): Promise<void> {
+  if (input.seen === undefined || typeof input.seen?.create !== 'function')
+    throw new MrtrError(
+      'ERR_INVALID_ARGUMENT',
+      'verifyWebhook needs `seen`, a shared store (mrtr/stores) that remembers the deliveries it accepted',
+    );
   const signature = one(input.headers[SIGNATURE_HEADER]);
   const stamp = one(input.headers[TIMESTAMP_HEADER]);
   if (!signature || !stamp || !/^\d{1,12}$/.test(stamp))
@@ -48,7 +65,8 @@ export function verifyWebhook(input: VerifyWebhookInput): void {
       'missing_header',
       `a delivery carries ${SIGNATURE_HEADER} and ${TIMESTAMP_HEADER}`,
     );
-  const now = Math.floor((input.now ?? Date.now)() / 1000);
+  const nowMs = (input.now ?? Date.now)();
+  const now = Math.floor(nowMs / 1000);
   const tolerance = input.toleranceSeconds ?? 300;
   if (Math.abs(now - Number(stamp)) > tolerance)
     throw new WebhookVerifyError('stale', `the delivery's timestamp is more than ${tolerance} s from now`);
@@ -59,4 +77,14 @@ export function verifyWebhook(input: VerifyWebhookInput): void {
     return given.length === expected.length && timingSafeEqual(given, expected);
   });
   if (!matches) throw new WebhookVerifyError('bad_signature', 'the signature does not match the body');
+  // Only a verified delivery is remembered, so no forger can spend a real one's place. The key is what was signed
+  // (the body names the delivery's id): the id header alone is not signed, and a retry of ours is signed anew.
+  const key = `mrtr/webhook-seen/${createHash('sha256').update(`${stamp}.${input.body}`).digest('base64url')}`;
+  // Kept until the last second the timestamp rule would still accept it; after that, "stale" refuses it.
+  const ttlMs = (Number(stamp) + tolerance + 1) * 1000 - nowMs;
+  if (!(await input.seen.create(key, '1', Math.max(1, Math.ceil(ttlMs)))))
+    throw new WebhookVerifyError(
+      'replayed',
+      `this delivery (${one(input.headers[ID_HEADER]) ?? 'no id'}) was accepted before: a replay`,
+    );
 }

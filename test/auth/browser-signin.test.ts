@@ -116,8 +116,8 @@ describe('OIDC sign-in in a real browser', () => {
   });
 });
 
-/** Sign carol in through the development form from Node, as a browser on this machine would. */
-const devSession = (subject = 'carol'): Promise<string> => sessionCookie(origin, subject);
+/** Sign carol in through the development form from Node with her token, as a browser on this machine would. */
+const devSession = (token = 'carol-token'): Promise<string> => sessionCookie(origin, token);
 
 describe('the session’s rules', () => {
   it('development sign-in works from this machine and names the person', async () => {
@@ -131,7 +131,7 @@ describe('the session’s rules', () => {
       method: 'POST',
       redirect: 'manual',
       headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: 'mrtr-csrf=abc', origin },
-      body: new URLSearchParams({ subject: 'carol', csrf: 'xyz' }),
+      body: new URLSearchParams({ token: 'carol-token', csrf: 'xyz' }),
     });
     expect(forged.status).toBe(403);
     expect(forged.headers.getSetCookie()).toEqual([]);

@@ -110,7 +110,7 @@ describe('npm run gateway:demo', () => {
       const check = await run(`./bin/mrtr gateway check --config ${join(data, 'gateway-demo/gateway.yaml')}`);
       expect(check.code, check.stderr).toBe(0);
       expect(check.stdout).toMatch(/: 1 upstream, 4 rules, policy version \S+/);
-      expect(stdout).toContain(`Approvals inbox (sign in as bob): ${origin}/mrtr/approvals`);
+      expect(stdout).toContain(`Approvals inbox (sign in with bob-dev-token): ${origin}/mrtr/approvals`);
       // What the reader of docs/gateway.md copies is what the demo prints (but for the port).
       const documented = documentedLines(REPO)
         .filter(

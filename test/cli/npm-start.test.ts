@@ -94,9 +94,9 @@ describe('npm start', () => {
     ])
       expect(existsSync(join(dir, 'data', file)), file).toBe(true);
     for (const tool of [...WORKFLOW_TOOLS, 'resolve_bug']) callLine(tool);
-    expect(stdout).toContain(`Approvals inbox (sign in as bob): ${origin}/mrtr/approvals`);
+    expect(stdout).toContain(`Approvals inbox (sign in with bob-dev-token): ${origin}/mrtr/approvals`);
     expect(stdout).toContain(
-      `Operator's console (sign in as carol, admin: approvals, flows, audit integrity): ${origin}/mrtr/console`,
+      `Operator's console (sign in with carol-dev-token, admin: approvals, flows, audit integrity): ${origin}/mrtr/console`,
     );
     expect(stdout).toContain('./bin/mrtr audit flows --audit sqlite:./data/audit.db');
     expect(stdout).toContain('./bin/mrtr users totp alice --totp data/totp.json');
@@ -154,7 +154,7 @@ describe('npm start', () => {
       async resolve(q) {
         if (q.key === 'consent') return yes;
         const link = (q.request.params as { url: string }).url;
-        const cookie = await sessionCookie(origin, 'alice');
+        const cookie = await sessionCookie(origin, 'alice-dev-token');
         const { csrf } = hiddenFields((await getPage(link, cookie)).html);
         const code = new TOTP({ secret, algorithm: 'SHA1', digits: 6, period: 30 }).generate();
         expect((await postForm(link, cookie, { csrf: csrf!, code }, origin)).html).toContain('Confirmed');
@@ -214,7 +214,7 @@ describe('npm start', () => {
   it('the printed console address opens, for carol (admin), the approvals, flows and audit panels', async () => {
     const line = stdout.split('\n').find((l) => l.startsWith("Operator's console"));
     const address = line!.slice(line!.lastIndexOf(' ') + 1);
-    const carol = await sessionCookie(origin, 'carol');
+    const carol = await sessionCookie(origin, 'carol-dev-token');
     const home = await getPage(address, carol);
     expect(home.status).toBe(200);
     for (const panel of ['approvals', 'flows', 'audit'])

@@ -124,7 +124,7 @@ describe('mrtr serve --fixture example --tokens FILE --store sqlite:PATH', () =>
       inputResponses: { consent: { action: 'accept', content: { confirm: true } } },
     });
     const stepUrl = r1.inputRequests.step_up.params.url as string;
-    const alice = await sessionCookie(server.origin, 'alice');
+    const alice = await sessionCookie(server.origin, 'alice-dev-token');
     const csrf = hiddenFields((await getPage(stepUrl, alice)).html).csrf!;
     const code = new TOTP({ secret, algorithm: 'SHA1', digits: 6, period: 30 }).generate();
     expect((await postForm(stepUrl, alice, { csrf, code }, server.origin)).html).toContain('Confirmed');

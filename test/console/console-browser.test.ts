@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ARTEFACTS, launchChromium } from '../helpers/chromium.js';
+import { typeDevToken } from '../helpers/page-sessions.js';
 import { approvalIdOf, type ConsoleFixture, startConsole } from './fixture.js';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -21,12 +22,11 @@ afterAll(async () => {
   await f?.stop();
 });
 
-async function signedIn(name: string, viewport = { width: 390, height: 844 }) {
+async function signedIn(token: string, viewport = { width: 390, height: 844 }) {
   const context = await browser.newContext({ viewport, deviceScaleFactor: 1 });
   const page = await context.newPage();
   await page.goto(`${f.origin}/mrtr/signin?return=/mrtr/console`);
-  await page.getByLabel(new RegExp(`^\\s*${name}\\b`)).check();
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await typeDevToken(page, token);
   await page.waitForURL(`${f.origin}/mrtr/console`);
   return { context, page };
 }
@@ -50,7 +50,7 @@ async function shot(page: Page, name: string): Promise<void> {
 
 describe('the console in a browser', () => {
   it('bob’s queue shows alice’s new request without a reload; he approves it with a reason', async () => {
-    const bob = await signedIn('Bob');
+    const bob = await signedIn('bob-token');
     await shot(bob.page, 'console-home.png');
     await bob.page.getByRole('link', { name: 'Approvals' }).first().click();
     await bob.page.waitForFunction(() => document.documentElement.dataset.liveOpen === 'true');
@@ -87,7 +87,7 @@ describe('the console in a browser', () => {
   });
 
   it('carol follows the flow round by round and verifies the trail', async () => {
-    const carol = await signedIn('Carol', { width: 1100, height: 900 });
+    const carol = await signedIn('carol-token', { width: 1100, height: 900 });
     await carol.page.getByRole('link', { name: 'Flows' }).first().click();
     await carol.page.getByRole('textbox', { name: 'Tool', exact: true }).fill('request_access');
     await carol.page.getByRole('button', { name: 'Filter' }).click();

@@ -171,7 +171,7 @@ function fixtureOn(
     async cookie(subject) {
       let c = cookies.get(subject);
       if (!c) {
-        c = await sessionCookie(origin, subject);
+        c = await sessionCookie(origin, `${subject}-token`);
         cookies.set(subject, c);
       }
       return c;

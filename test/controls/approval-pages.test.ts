@@ -29,14 +29,14 @@ describe('approval pages in a real browser', () => {
     const first = await f.call('alice-token', 'request_access', ASK);
     const statusUrl = first.result.inputRequests.approval.params.url as string;
 
-    const alice = await signedInBrowser(browser, f.origin, 'Alice');
+    const alice = await signedInBrowser(browser, f.origin, 'alice-token');
     await alice.page.goto(statusUrl);
     await expect(alice.page.getByRole('heading', { level: 1 })).toBeTruthy();
     expect(await alice.page.locator('h1').textContent()).toBe('Waiting for a decision');
     expect(await alice.page.getByRole('status').textContent()).toContain('Approved by 0 of 1');
     await alice.page.screenshot({ path: join(ARTEFACTS, 'approval-status-pending.png'), fullPage: true });
 
-    const bob = await signedInBrowser(browser, f.origin, 'Bob');
+    const bob = await signedInBrowser(browser, f.origin, 'bob-token');
     await bob.page.goto(`${f.origin}/mrtr/approvals`);
     expect(await bob.page.locator('h1').textContent()).toBe('Approvals');
     await bob.page.screenshot({ path: join(ARTEFACTS, 'approvals-inbox.png'), fullPage: true });
@@ -79,7 +79,7 @@ describe('approval pages in a real browser', () => {
   it('carol denies with a comment; alice’s retry ends with the denial', async () => {
     const f = await useControls();
     const first = await f.call('alice-token', 'request_access', ASK);
-    const carol = await signedInBrowser(browser, f.origin, 'Carol');
+    const carol = await signedInBrowser(browser, f.origin, 'carol-token');
     await carol.page.goto(`${f.origin}/mrtr/approvals/${idOf(first)}`);
     await carol.page.getByLabel(/Comment/).fill('use the read replica');
     await carol.page.getByRole('button', { name: 'Deny' }).click();
@@ -97,7 +97,7 @@ describe('approval pages in a real browser', () => {
   it('the requester’s link opened by another signed-in person shows nothing of the request (phishing rule)', async () => {
     const f = await useControls();
     const first = await f.call('alice-token', 'request_access', ASK);
-    const dave = await signedInBrowser(browser, f.origin, 'Dave');
+    const dave = await signedInBrowser(browser, f.origin, 'dave-token');
     const response = await dave.page.goto(first.result.inputRequests.approval.params.url);
     expect(response?.status()).toBe(403);
     expect(await dave.page.locator('h1').textContent()).toBe('This link is not yours');
@@ -109,7 +109,7 @@ describe('approval pages in a real browser', () => {
   it('the requester opening the review page is sent to the status page, and sees no approve button', async () => {
     const f = await useControls();
     const first = await f.call('alice-token', 'request_access', ASK);
-    const alice = await signedInBrowser(browser, f.origin, 'Alice');
+    const alice = await signedInBrowser(browser, f.origin, 'alice-token');
     await alice.page.goto(`${f.origin}/mrtr/approvals/${idOf(first)}`);
     expect(new URL(alice.page.url()).pathname).toBe(`/mrtr/approvals/${idOf(first)}/status`);
     expect(await alice.page.getByRole('button', { name: 'Approve' }).count()).toBe(0);
@@ -118,7 +118,7 @@ describe('approval pages in a real browser', () => {
 
   it('pages carry a strict CSP, no framing, no caching', async () => {
     const f = await useControls();
-    const cookie = await sessionCookie(f.origin, 'bob');
+    const cookie = await sessionCookie(f.origin, 'bob-token');
     const r = await fetch(`${f.origin}/mrtr/approvals`, { headers: { cookie } });
     expect(r.headers.get('content-security-policy')).toContain("default-src 'none'");
     expect(r.headers.get('content-security-policy')).toContain("form-action 'self'");
@@ -132,7 +132,7 @@ describe('the step-up page in a real browser', () => {
     const f = await useControls();
     const { secret } = enrolTotp(f.totpFile, 'alice');
     const first = await f.call('alice-token', 'show_recovery_codes', {});
-    const alice = await signedInBrowser(browser, f.origin, 'Alice');
+    const alice = await signedInBrowser(browser, f.origin, 'alice-token');
     await alice.page.goto(first.result.inputRequests.step_up.params.url);
     expect(await alice.page.locator('h1').textContent()).toBe('Confirm it is you');
     await alice.page.screenshot({ path: join(ARTEFACTS, 'step-up.png'), fullPage: true });
@@ -161,9 +161,9 @@ describe('attacks on the approval pages', () => {
     const f = await useControls();
     const first = await f.call('alice-token', 'request_access', ASK);
     const id = idOf(first);
-    const bob = await sessionCookie(f.origin, 'bob');
+    const bob = await sessionCookie(f.origin, 'bob-token');
     const fields = hiddenFields((await getPage(`${f.origin}/mrtr/approvals/${id}`, bob)).html);
-    const alice = await sessionCookie(f.origin, 'alice');
+    const alice = await sessionCookie(f.origin, 'alice-token');
     const aliceCsrf = hiddenFields((await getPage(`${f.origin}/mrtr/session`, alice)).html).csrf!;
     const forged = await postForm(
       `${f.origin}/mrtr/approvals/${id}`,
@@ -179,7 +179,7 @@ describe('attacks on the approval pages', () => {
   it('a reviewer without the role sees 403 and cannot vote', async () => {
     const f = await useControls();
     const id = idOf(await f.call('alice-token', 'request_access', ASK));
-    const dave = await sessionCookie(f.origin, 'dave');
+    const dave = await sessionCookie(f.origin, 'dave-token');
     const page = await getPage(`${f.origin}/mrtr/approvals/${id}`, dave);
     expect(page.status).toBe(403);
     expect(page.html).toContain('reviewing this needs the role approver');
@@ -197,7 +197,7 @@ describe('attacks on the approval pages', () => {
   it('CSRF: a vote without the session’s token, or from another origin, is refused', async () => {
     const f = await useControls();
     const id = idOf(await f.call('alice-token', 'request_access', ASK));
-    const bob = await sessionCookie(f.origin, 'bob');
+    const bob = await sessionCookie(f.origin, 'bob-token');
     const fields = hiddenFields((await getPage(`${f.origin}/mrtr/approvals/${id}`, bob)).html);
     const url = `${f.origin}/mrtr/approvals/${id}`;
     const noToken = await postForm(url, bob, { ...fields, csrf: '', decision: 'approve' }, f.origin);
@@ -207,7 +207,7 @@ describe('attacks on the approval pages', () => {
     const noOrigin = await postForm(url, bob, { ...fields, decision: 'approve' }, undefined);
     expect(noOrigin.status).toBe(403);
     // Carol's token in bob's session: a token is per session.
-    const carol = await sessionCookie(f.origin, 'carol');
+    const carol = await sessionCookie(f.origin, 'carol-token');
     const carolCsrf = hiddenFields((await getPage(url, carol)).html).csrf!;
     expect(
       (await postForm(url, bob, { ...fields, csrf: carolCsrf, decision: 'approve' }, f.origin)).status,
@@ -219,7 +219,7 @@ describe('attacks on the approval pages', () => {
     const f = await useControls();
     const a = idOf(await f.call('alice-token', 'request_access', ASK));
     const b = idOf(await f.call('alice-token', 'request_access', { ...ASK, resource: 'billing-db' }));
-    const bob = await sessionCookie(f.origin, 'bob');
+    const bob = await sessionCookie(f.origin, 'bob-token');
     const fieldsOfA = hiddenFields((await getPage(`${f.origin}/mrtr/approvals/${a}`, bob)).html);
     const swapped = await postForm(
       `${f.origin}/mrtr/approvals/${b}`,
@@ -257,7 +257,7 @@ describe('attacks on the approval pages', () => {
       pendingTtlMs: 60_000,
       grantTtlMs: 60_000,
     });
-    const bob = await sessionCookie(f.origin, 'bob');
+    const bob = await sessionCookie(f.origin, 'bob-token');
     const url = `${f.origin}/mrtr/approvals/${r.id}`;
     const fields = hiddenFields((await getPage(url, bob)).html);
     const once = await postForm(url, bob, { ...fields, decision: 'approve', comment: 'yes' }, f.origin);
@@ -273,7 +273,7 @@ describe('attacks on the approval pages', () => {
   it('an expired request shows no form and refuses a vote (409)', async () => {
     const f = await useControls({ fakeClock: true });
     const id = idOf(await f.call('alice-token', 'request_access', ASK));
-    const bob = await sessionCookie(f.origin, 'bob');
+    const bob = await sessionCookie(f.origin, 'bob-token');
     const url = `${f.origin}/mrtr/approvals/${id}`;
     const fields = hiddenFields((await getPage(url, bob)).html);
     f.clock.now += 25 * 60 * 60 * 1000;

@@ -100,7 +100,7 @@ describe('a step-up that waits becomes a task', () => {
     ).result;
     expect(opened).toMatchObject({ resultType: 'task', status: 'working' });
     expect(opened.statusMessage).toBe('waiting for the second factor: Show the recovery codes');
-    const alice = await sessionCookie(s.origin, 'alice');
+    const alice = await sessionCookie(s.origin, 'alice-token');
     const { csrf } = hiddenFields((await getPage(url, alice)).html);
     const code = new TOTP({ secret, algorithm: 'SHA1', digits: 6, period: 30 }).generate();
     expect((await postForm(url, alice, { csrf: csrf!, code }, s.origin)).html).toContain('Confirmed');

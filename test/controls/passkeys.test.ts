@@ -11,7 +11,7 @@ import { PasskeyBook } from '../../src/controls/passkey-book.js';
 import { finishAuthentication } from '../../src/controls/passkey-ceremony.js';
 import { MemoryStore } from '../../src/stores/index.js';
 import { ARTEFACTS, launchChromium } from '../helpers/chromium.js';
-import { getPage, sessionCookie } from '../helpers/page-sessions.js';
+import { getPage, sessionCookie, typeDevToken } from '../helpers/page-sessions.js';
 import { textOf, useControls } from './fixture.js';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -48,8 +48,7 @@ async function aliceWithAuthenticator(origin: string) {
     },
   });
   await page.goto(`${origin}/mrtr/signin?return=/mrtr/passkeys`);
-  await page.getByLabel(/^\s*Alice\b/).check();
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await typeDevToken(page, 'alice-token');
   await page.waitForURL(`${origin}/mrtr/passkeys`);
   return { context, page };
 }
@@ -130,7 +129,7 @@ describe('passkeys for step-up', () => {
     const f = await useControls({ host: 'localhost' });
     const first = await f.call('alice-token', 'show_recovery_codes', {});
     const link = stepUpOf(first);
-    const bob = await sessionCookie(f.origin, 'bob');
+    const bob = await sessionCookie(f.origin, 'bob-token');
     const page = await getPage(link, bob);
     expect(page.status).toBe(403);
     expect(page.html).toContain('This link is not yours');
@@ -140,7 +139,7 @@ describe('passkeys for step-up', () => {
       body: '{}',
     });
     expect(options.status).toBe(403);
-    const alice = await sessionCookie(f.origin, 'alice');
+    const alice = await sessionCookie(f.origin, 'alice-token');
     const tries: Array<Record<string, string>> = [
       { cookie: alice, origin: f.origin },
       { cookie: alice, origin: 'http://evil.example', 'x-mrtr-csrf': 'x' },

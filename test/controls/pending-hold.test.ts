@@ -44,7 +44,7 @@ describe('a check of a pending control waits for the person', () => {
       inputResponses: { step_up: { action: 'accept' } },
     });
     expect(await holding).toMatchObject({ control: 'step_up' });
-    const alice = await sessionCookie(s.origin, 'alice');
+    const alice = await sessionCookie(s.origin, 'alice-token');
     const { csrf } = hiddenFields((await getPage(url, alice)).html);
     const code = new TOTP({ secret, algorithm: 'SHA1', digits: 6, period: 30 }).generate();
     expect((await postForm(url, alice, { csrf: csrf!, code }, s.origin)).html).toContain('Confirmed');

@@ -69,7 +69,7 @@ describe('the official SDK Client in 2026 mode waits for a person', () => {
     const call = client.callTool({ name: 'recovery', arguments: {} });
     const { id } = await firstHold(held, call);
     const url = `${s.origin}/mrtr/step-up/${id}`;
-    const alice = await sessionCookie(s.origin, 'alice');
+    const alice = await sessionCookie(s.origin, 'alice-token');
     const { csrf } = hiddenFields((await getPage(url, alice)).html);
     const code = new TOTP({ secret, algorithm: 'SHA1', digits: 6, period: 30 }).generate();
     expect((await postForm(url, alice, { csrf: csrf!, code }, s.origin)).html).toContain('Confirmed');

@@ -42,7 +42,7 @@ describe('step-up (show_recovery_codes)', () => {
     expect(early.result.resultType).toBe('input_required');
     expect(early.result.inputRequests.step_up.params.message).toMatch(/\(request 2 of this call\)\.$/);
 
-    const alice = await sessionCookie(f.origin, 'alice');
+    const alice = await sessionCookie(f.origin, 'alice-token');
     const page = await getPage(url, alice);
     expect(page.status).toBe(200);
     expect(page.html).toContain('autocomplete="one-time-code"');
@@ -69,7 +69,7 @@ describe('step-up (show_recovery_codes)', () => {
     const { secret } = enrolTotp(f.totpFile, 'alice');
     enrolTotp(f.totpFile, 'bob');
     const { url } = await asked(f);
-    const bob = await sessionCookie(f.origin, 'bob');
+    const bob = await sessionCookie(f.origin, 'bob-token');
     const page = await getPage(url, bob);
     expect(page.status).toBe(403);
     expect(page.html).toContain('This link is not yours');
@@ -83,7 +83,7 @@ describe('step-up (show_recovery_codes)', () => {
   it('a code is single-use: the same code again (another flow, same time step) is refused', async () => {
     const f = await useControls({ fakeClock: true });
     const { secret } = enrolTotp(f.totpFile, 'alice');
-    const alice = await sessionCookie(f.origin, 'alice');
+    const alice = await sessionCookie(f.origin, 'alice-token');
     const code = codeAt(secret, f.clock.now);
     const one = await asked(f);
     const csrf = hiddenFields((await getPage(one.url, alice)).html).csrf!;
@@ -103,7 +103,7 @@ describe('step-up (show_recovery_codes)', () => {
   it('five wrong codes lock the factor (429, Retry-After); the next lockout lasts twice as long', async () => {
     const f = await useControls({ fakeClock: true });
     const { secret } = enrolTotp(f.totpFile, 'alice');
-    const alice = await sessionCookie(f.origin, 'alice');
+    const alice = await sessionCookie(f.origin, 'alice-token');
     const { url } = await asked(f);
     const csrf = hiddenFields((await getPage(url, alice)).html).csrf!;
     // A code valid in no step of the window around now.
@@ -129,7 +129,7 @@ describe('step-up (show_recovery_codes)', () => {
   it('CSRF: a code posted without the session’s token or from another origin is not checked', async () => {
     const f = await useControls({ fakeClock: true });
     const { secret } = enrolTotp(f.totpFile, 'alice');
-    const alice = await sessionCookie(f.origin, 'alice');
+    const alice = await sessionCookie(f.origin, 'alice-token');
     const { url } = await asked(f);
     const code = codeAt(secret, f.clock.now);
     expect((await postForm(url, alice, { csrf: 'x', code }, f.origin)).status).toBe(403);
@@ -142,7 +142,7 @@ describe('step-up (show_recovery_codes)', () => {
   it('a person with no enrolled factor is told how to enrol', async () => {
     const f = await useControls({ fakeClock: true });
     const { url } = await asked(f);
-    const page = await getPage(url, await sessionCookie(f.origin, 'alice'));
+    const page = await getPage(url, await sessionCookie(f.origin, 'alice-token'));
     expect(page.status).toBe(409);
     expect(page.html).toContain('mrtr users totp alice');
   });

@@ -56,7 +56,9 @@ describe('docs/auth.md: a server behind a tokens file (examples/auth-tokens-file
 
   it('offers development sign-in at /mrtr/signin', async () => {
     const page = await fetch(new URL('/mrtr/signin', endpoint.url));
-    expect(await page.text()).toContain('Development sign-in');
+    const html = await page.text();
+    expect(html).toContain('Development sign-in');
+    expect(html).toContain('<label for="token">Development token</label>');
   });
 });
 

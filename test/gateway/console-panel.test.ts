@@ -9,7 +9,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OperatorConsole } from '../../src/console/index.js';
 import { GatewayPanel, PinBook } from '../../src/gateway/index.js';
 import { ARTEFACTS, launchChromium } from '../helpers/chromium.js';
-import { getPage, hiddenFields, postForm, sessionCookie } from '../helpers/page-sessions.js';
+import {
+  getPage,
+  hiddenFields,
+  postDevSignIn,
+  postForm,
+  sessionCookie,
+  typeDevToken,
+} from '../helpers/page-sessions.js';
 import { type ChangingUpstream, startChangingUpstream } from './fixtures/changing-upstream.js';
 import { type GatewayUnderTest, type Loose, startGateway } from './fixtures/gateway-under-test.js';
 
@@ -61,7 +68,7 @@ afterAll(async () => {
 });
 
 const page = async (who: string, path = '/mrtr/console/gateway') =>
-  getPage(`${g.origin}${path}`, await sessionCookie(g.origin, who));
+  getPage(`${g.origin}${path}`, await sessionCookie(g.origin, `${who}-token`));
 
 describe('the gateway panel', () => {
   it('shows the upstreams and their health, the policy in force and who may call what', async () => {
@@ -158,7 +165,7 @@ describe('the gateway panel', () => {
     });
     g.gateway.catalog.invalidate();
     expect(await g.names('alice')).toEqual(['up__write']);
-    const dave = await sessionCookie(g.origin, 'dave');
+    const dave = await sessionCookie(g.origin, 'dave-token');
     const before = await getPage(`${g.origin}/mrtr/console/gateway`, dave);
     expect(before.html).toContain('<h3>up/read</h3>');
     expect(before.html).toContain('attacker@example.com');
@@ -204,7 +211,7 @@ describe('the gateway panel', () => {
     up.setTool('write', { description: 'Write v2', inputSchema: PATH_SCHEMA });
     g.gateway.catalog.invalidate();
     await g.names('alice');
-    const dave = await sessionCookie(g.origin, 'dave');
+    const dave = await sessionCookie(g.origin, 'dave-token');
     const shown = await getPage(`${g.origin}/mrtr/console/gateway`, dave);
     const at = shown.html.indexOf('action="/mrtr/console/gateway/pins/accept"');
     const fields = hiddenFields(shown.html.slice(at, shown.html.indexOf('</form>', at)));
@@ -216,9 +223,25 @@ describe('the gateway panel', () => {
     expect(pins.drift().map((d) => d.tool)).toEqual(['write']);
   });
 
+  it('a process with no token cannot sign in as dave (admin) and accept the drifted definition', async () => {
+    // The old form signed in whoever was named: a local process picked the admin and accepted a rug pull.
+    await g.names('alice');
+    up.setTool('write', { description: 'Write v4, a rug pull', inputSchema: PATH_SCHEMA });
+    g.gateway.catalog.invalidate();
+    await g.names('alice');
+    expect(pins.drift().map((d) => d.tool)).toEqual(['write']);
+    const asDave = await postDevSignIn(g.origin, { subject: 'dave', return: '/mrtr/console/gateway' });
+    expect(asDave.status).toBe(400);
+    expect(asDave.headers.getSetCookie().some((c) => /^mrtr-session=[^;]/.test(c))).toBe(false);
+    const accept = await postForm(`${g.origin}/mrtr/console/gateway/pins/accept`, '', {}, g.origin);
+    // Without a session the console only sends the caller to sign in.
+    expect(accept.location).toMatch(/\/mrtr\/signin\?/);
+    expect(pins.drift().map((d) => d.tool)).toEqual(['write']);
+  });
+
   it('every other role gets 403 on every page and POST; forged forms change nothing', async () => {
     for (const who of ['alice', 'bob', 'carol', 'mallory']) {
-      const cookie = await sessionCookie(g.origin, who);
+      const cookie = await sessionCookie(g.origin, `${who}-token`);
       expect((await getPage(`${g.origin}/mrtr/console/gateway`, cookie)).status, who).toBe(403);
       for (const action of ['accept', 'reject'])
         expect(
@@ -233,12 +256,12 @@ describe('the gateway panel', () => {
           who,
         ).toBe(403);
     }
-    const dave = await sessionCookie(g.origin, 'dave');
+    const dave = await sessionCookie(g.origin, 'dave-token');
     const shown = await getPage(`${g.origin}/mrtr/console/gateway`, dave);
     const at = shown.html.indexOf('action="/mrtr/console/gateway/pins/accept"');
     const fields = hiddenFields(shown.html.slice(at, shown.html.indexOf('</form>', at)));
     const carol = hiddenFields(
-      (await getPage(`${g.origin}/mrtr/console`, await sessionCookie(g.origin, 'carol'))).html,
+      (await getPage(`${g.origin}/mrtr/console`, await sessionCookie(g.origin, 'carol-token'))).html,
     );
     for (const [cookie, f, origin] of [
       [dave, { ...fields, csrf: '' }, g.origin],
@@ -257,8 +280,7 @@ describe('the gateway panel', () => {
       const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
       const p = await context.newPage();
       await p.goto(`${g.origin}/mrtr/signin?return=/mrtr/console/gateway`);
-      await p.getByLabel(/^\s*Dave\b/).check();
-      await p.getByRole('button', { name: 'Sign in' }).click();
+      await typeDevToken(p, 'dave-token');
       await p.waitForURL(`${g.origin}/mrtr/console/gateway`);
       await p.getByLabel(/Principal/).fill('alice');
       await p.getByLabel(/^Roles/).fill('requester');

@@ -294,7 +294,7 @@ describe('step-up on the gateway’s own page', () => {
     expect(up.callsOf('reveal')).toBe(0);
 
     // Carol, signed in, opens alice's link: refused, and her own valid code checks nothing.
-    const carol = await sessionCookie(g.origin, 'carol');
+    const carol = await sessionCookie(g.origin, 'carol-token');
     expect((await getPage(url.href, carol)).status).toBe(403);
     const carolCsrf = hiddenFields((await getPage(`${g.origin}/mrtr/session`, carol)).html).csrf as string;
     const forged = await postForm(
@@ -309,7 +309,7 @@ describe('step-up on the gateway’s own page', () => {
     expect(stillEarly.resultType).toBe('input_required');
     expect(up.callsOf('reveal')).toBe(0);
 
-    const alice = await sessionCookie(g.origin, 'alice');
+    const alice = await sessionCookie(g.origin, 'alice-token');
     const page = await getPage(url.href, alice);
     expect(page.status).toBe(200);
     const { csrf } = hiddenFields(page.html);

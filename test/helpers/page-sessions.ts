@@ -1,37 +1,48 @@
-// Signing people in to the server's pages (sign-in, the controls' pages): in Chromium through the development sign-in form, or from Node with
-// the same form (for the attack tests that forge what a browser would not send).
+// Signing people in to the server's pages (sign-in, the controls' pages): in Chromium through the development sign-in
+// form, or from Node with the same form (for the attack tests that forge what a browser would not send). Both type the
+// person's development token: the form signs in whoever the token belongs to, and no one without it.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { expect } from 'vitest';
 
-/** A browser context signed in as `name` (the label on the development sign-in form), on a phone-sized screen. */
+/** Type `token` into the development sign-in form of the page `page` is on, and send it. */
+export async function typeDevToken(page: Page, token: string): Promise<void> {
+  await page.getByLabel('Development token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** A browser context signed in with the development token `token`, on a phone-sized screen. */
 export async function signedInBrowser(
   browser: Browser,
   origin: string,
-  name: string,
+  token: string,
 ): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 1 });
   const page = await context.newPage();
   await page.goto(`${origin}/mrtr/signin?return=/mrtr/session`);
-  await page.getByLabel(new RegExp(`^\\s*${name}\\b`)).check();
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await typeDevToken(page, token);
   await page.waitForURL(`${origin}/mrtr/session`);
   return { context, page };
 }
 
-/** A session cookie for `subject`, from Node. */
-export async function sessionCookie(origin: string, subject: string): Promise<string> {
+/** The development sign-in form posted from Node with `fields` (besides the page's CSRF token and cookie). */
+export async function postDevSignIn(origin: string, fields: Record<string, string>): Promise<Response> {
   const page = await fetch(`${origin}/mrtr/signin`);
   const csrfCookie = page.headers
     .getSetCookie()
     .find((c) => c.startsWith('mrtr-csrf='))!
     .split(';')[0]!;
   const csrf = /name="csrf" value="([^"]+)"/.exec(await page.text())![1]!;
-  const signedIn = await fetch(`${origin}/mrtr/signin/dev`, {
+  return fetch(`${origin}/mrtr/signin/dev`, {
     method: 'POST',
     redirect: 'manual',
     headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: csrfCookie, origin },
-    body: new URLSearchParams({ subject, csrf, return: '/mrtr/session' }),
+    body: new URLSearchParams({ csrf, return: '/mrtr/session', ...fields }),
   });
+}
+
+/** A session cookie for the holder of the development token `token`, from Node. */
+export async function sessionCookie(origin: string, token: string): Promise<string> {
+  const signedIn = await postDevSignIn(origin, { token });
   expect(signedIn.status).toBe(303);
   return signedIn.headers
     .getSetCookie()

@@ -59,7 +59,7 @@ async function sdkClient(who: Who, answer: (asked: Asked) => Promise<Record<stri
 
 /** Alice on the step-up page: signs in with the development form and enters the code of the current time step. */
 async function stepUp(who: Who, url: string): Promise<void> {
-  const cookie = await sessionCookie(origin, who);
+  const cookie = await sessionCookie(origin, TOKENS[who]);
   const { csrf } = hiddenFields((await getPage(url, cookie)).html);
   const code = new TOTP({ secret: secrets[who]!, algorithm: 'SHA1', digits: 6, period: 30 }).generate();
   const done = await postForm(url, cookie, { csrf: csrf!, code }, origin);

@@ -17,11 +17,13 @@ import {
   signatureOf,
   slackText,
   TIMESTAMP_HEADER,
+  type VerifyWebhookInput,
   verifyWebhook,
   WebhookNotifier,
   type WebhookTarget,
   WebhookVerifyError,
 } from '../../src/notify/index.js';
+import { MemoryStore } from '../../src/stores/index.js';
 import { useControls } from '../controls/fixture.js';
 import { freePort } from '../helpers/free-port.js';
 import { mcp } from '../helpers/mcp-http.js';
@@ -95,49 +97,60 @@ describe('verifyWebhook', () => {
   const now = () => 1_800_000_000_000;
   const stamp = 1_800_000_000;
   const headers = (sig: string, t = stamp) => ({ [SIGNATURE_HEADER]: sig, [TIMESTAMP_HEADER]: String(t) });
-  const refusal = (f: () => void) => {
+  /** Each check with a store of its own: the replay rule is tested in webhook-replay.test.ts. */
+  const refusal = async (input: Omit<VerifyWebhookInput, 'seen'>) => {
     try {
-      f();
+      await verifyWebhook({ ...input, seen: new MemoryStore() });
     } catch (error) {
       return error instanceof WebhookVerifyError ? error.reason : String(error);
     }
     return 'accepted';
   };
 
-  it('accepts our delivery, unchanged and recent; any one of several signatures (a secret being rotated)', () => {
+  it('accepts our delivery, unchanged and recent; any one of several signatures (a secret being rotated)', async () => {
     const sig = signatureOf(SECRET, stamp, body);
-    expect(refusal(() => verifyWebhook({ secret: SECRET, headers: headers(sig), body, now }))).toBe(
-      'accepted',
-    );
-    expect(
-      refusal(() => verifyWebhook({ secret: SECRET, headers: headers(`v1=00, ${sig}`), body, now })),
-    ).toBe('accepted');
+    expect(await refusal({ secret: SECRET, headers: headers(sig), body, now })).toBe('accepted');
+    expect(await refusal({ secret: SECRET, headers: headers(`v1=00, ${sig}`), body, now })).toBe('accepted');
   });
 
-  it('refuses a forged, changed, replayed or unsigned delivery, each with its reason', () => {
+  it('refuses a forged, changed, replayed or unsigned delivery, each with its reason', async () => {
     const sig = signatureOf(SECRET, stamp, body);
-    expect(
-      refusal(() => verifyWebhook({ secret: 'another-secret-0000', headers: headers(sig), body, now })),
-    ).toBe('bad_signature');
-    expect(
-      refusal(() => verifyWebhook({ secret: SECRET, headers: headers(sig), body: `${body} `, now })),
-    ).toBe('bad_signature');
+    expect(await refusal({ secret: 'another-secret-0000', headers: headers(sig), body, now })).toBe(
+      'bad_signature',
+    );
+    expect(await refusal({ secret: SECRET, headers: headers(sig), body: `${body} `, now })).toBe(
+      'bad_signature',
+    );
     const old = stamp - 301;
     expect(
-      refusal(() =>
-        verifyWebhook({ secret: SECRET, headers: headers(signatureOf(SECRET, old, body), old), body, now }),
-      ),
+      await refusal({ secret: SECRET, headers: headers(signatureOf(SECRET, old, body), old), body, now }),
     ).toBe('stale');
     // The signature of another timestamp does not carry over to a fresh one.
     expect(
-      refusal(() =>
-        verifyWebhook({ secret: SECRET, headers: headers(signatureOf(SECRET, old, body)), body, now }),
-      ),
+      await refusal({ secret: SECRET, headers: headers(signatureOf(SECRET, old, body)), body, now }),
     ).toBe('bad_signature');
-    expect(refusal(() => verifyWebhook({ secret: SECRET, headers: {}, body, now }))).toBe('missing_header');
-    expect(
-      refusal(() => verifyWebhook({ secret: SECRET, headers: headers(sig, 'x' as never), body, now })),
-    ).toBe('missing_header');
+    expect(await refusal({ secret: SECRET, headers: {}, body, now })).toBe('missing_header');
+    expect(await refusal({ secret: SECRET, headers: headers(sig, 'x' as never), body, now })).toBe(
+      'missing_header',
+    );
+    // The same delivery again, inside the window: the store remembers it.
+    const seen = new MemoryStore({ now });
+    await verifyWebhook({ secret: SECRET, headers: headers(sig), body, now, seen });
+    await expect(
+      verifyWebhook({ secret: SECRET, headers: headers(sig), body, now, seen }),
+    ).rejects.toMatchObject({
+      reason: 'replayed',
+    });
+  });
+
+  it('needs a store: without one it cannot refuse a replay, so it refuses to run', async () => {
+    const sig = signatureOf(SECRET, stamp, body);
+    await expect(
+      verifyWebhook({ secret: SECRET, headers: headers(sig), body, now } as unknown as VerifyWebhookInput),
+    ).rejects.toMatchObject({
+      code: 'ERR_INVALID_ARGUMENT',
+      message: expect.stringContaining('needs `seen`'),
+    });
   });
 });
 
@@ -357,7 +370,7 @@ describe('a real approval request', () => {
     release.resolve();
     await notifier.settled();
     const got = r.got[0]!;
-    verifyWebhook({ secret: SECRET, headers: got.headers, body: got.body });
+    await verifyWebhook({ secret: SECRET, headers: got.headers, body: got.body, seen: new MemoryStore() });
     const body = JSON.parse(got.body) as {
       type: string;
       approval: { url: string; requester: string; reason: string };
@@ -416,7 +429,12 @@ describe('mrtr serve --notify FILE', () => {
       },
     );
     await r.arrived(1);
-    verifyWebhook({ secret: SECRET, headers: r.got[0]!.headers, body: r.got[0]!.body });
+    await verifyWebhook({
+      secret: SECRET,
+      headers: r.got[0]!.headers,
+      body: r.got[0]!.body,
+      seen: new MemoryStore(),
+    });
     expect(JSON.parse(r.got[0]!.body).approval.url).toMatch(
       new RegExp(`^http://127.0.0.1:${port}/mrtr/approvals/[\\w-]{16}$`),
     );

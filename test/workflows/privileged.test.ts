@@ -52,7 +52,7 @@ function person(who: Who, approve: (id: string) => Promise<void>, seen: InputQue
     consent: async () => ({ action: 'accept', content: { confirm: true } }),
     step_up: async (q) => {
       const url = (q.request.params as { url: string }).url;
-      const cookie = await sessionCookie(origin, who);
+      const cookie = await sessionCookie(origin, TOKENS[who]);
       const { csrf } = hiddenFields((await getPage(url, cookie)).html);
       const code = new TOTP({ secret: secrets[who]!, algorithm: 'SHA1', digits: 6, period: 30 }).generate();
       const posted = await postForm(url, cookie, { csrf: csrf!, code }, origin);
@@ -139,7 +139,7 @@ describe('grant_role', () => {
     });
     const stepUrl = (r1.response.result as { inputRequests: { step_up: { params: { url: string } } } })
       .inputRequests.step_up.params.url;
-    const cookie = await sessionCookie(origin, 'carol');
+    const cookie = await sessionCookie(origin, TOKENS.carol);
     const { csrf } = hiddenFields((await getPage(stepUrl, cookie)).html);
     const code = new TOTP({ secret: secrets.carol!, algorithm: 'SHA1', digits: 6, period: 30 }).generate();
     expect((await postForm(stepUrl, cookie, { csrf: csrf!, code }, origin)).html).toContain('Confirmed');

@@ -1,16 +1,18 @@
 // Browser sign-in for the server's own pages (`/mrtr/...`, on the MCP listener): a signed, HttpOnly, SameSite
 // session cookie, CSRF-protected forms, and two ways in — OIDC against the issuer that mints the access tokens, and,
-// on loopback only, development sign-in with the tokens file. Pages then ask "is the person who opened this the
-// principal of flow X?" (requirePrincipal), the check URL-mode elicitation demands against phishing.
+// on loopback only, development sign-in with the person's own development token (never a name picked from a list).
+// Pages then ask "is the person who opened this the principal of flow X?" (requirePrincipal), the check URL-mode
+// elicitation demands against phishing.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MrtrError } from '../../protocol/index.js';
 import { macMatches } from '../../state/internal.js';
 import type { DevTokens } from '../dev-tokens.js';
 import { AuthRefusal } from '../errors.js';
+import type { AuthPrincipal } from '../principal.js';
 import { cookieName, readCookie, setCookie } from './cookies.js';
 import { FormError, fromOurOrigin, readForm } from './form.js';
-import { Html, html, redirect, STYLESHEET_PATH, sendPage, sendStylesheet } from './html.js';
+import { type Html, html, redirect, STYLESHEET_PATH, sendPage, sendStylesheet } from './html.js';
 import { OidcSignIn, type OidcSignInOptions } from './oidc-client.js';
 import {
   csrfTokenOf,
@@ -21,6 +23,7 @@ import {
   readSession,
 } from './page-session.js';
 import { SignedValues, type SigningKey } from './signed-value.js';
+import { DEV_SIGNIN_LIMITS, WrongTokenCount } from './wrong-tokens.js';
 
 export const SIGNIN_DEFAULTS = Object.freeze({
   /** A working day: a person who approves things signs in once in the morning, not every hour. */
@@ -76,6 +79,7 @@ export class BrowserSignIn {
   private readonly sessionCookie: string;
   private readonly signInCookie: string;
   private readonly csrfCookie: string;
+  private readonly wrongTokens = new WrongTokenCount();
 
   constructor(private readonly options: BrowserSignInOptions) {
     let origin: URL;
@@ -221,18 +225,13 @@ export class BrowserSignIn {
       cookies.push(
         setCookie(this.csrfCookie, csrf, { maxAge: 600, secure: this.secure, sameSite: 'Strict' }),
       );
-      const people = this.options.devTokens!.principals.map(
-        (
-          p,
-          i,
-        ) => html`<label><input type="radio" name="subject" value="${p.subject}" ${i === 0 ? new Html('checked') : ''}>
-          ${p.name ?? p.subject} <span class="muted">(${p.name === undefined ? '' : `${p.subject}; `}roles: ${p.roles.join(', ') || 'none'})</span></label>`,
-      );
+      // A token, never a name to pick: only the person who holds it can be signed in as them.
       parts.push(
         html`<form class="card" method="post" action="/mrtr/signin/dev">
           <p><strong>Development sign-in</strong> <span class="muted">(this machine only)</span></p>
-          <fieldset><legend>Sign in as</legend>${people}</fieldset>
-          <p>or <label for="token">paste a development token</label><input id="token" name="token" autocomplete="off"></p>
+          <label for="token">Development token</label>
+          <input id="token" name="token" type="password" required maxlength="${DEV_SIGNIN_LIMITS.maxTokenChars}" autocomplete="off" spellcheck="false">
+          <p class="muted">Your own token from the server's tokens file. It signs you in as the person it belongs to.</p>
           <input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="return" value="${returnTo}">
           <button type="submit">Sign in</button></form>`,
       );
@@ -298,42 +297,65 @@ export class BrowserSignIn {
       );
       return;
     }
-    const dev = this.options.devTokens!;
-    const token = form.get('token')?.trim();
-    let principal = dev.principals.find((p) => p.subject === form.get('subject'));
-    if (token) {
-      try {
-        principal = dev.verify(token);
-      } catch (error) {
-        if (!(error instanceof AuthRefusal)) throw error;
-        sendPage(
-          res,
-          401,
-          'Sign-in refused',
-          html`<p>That token is not one of this server's development tokens.</p>
-          <p><a href="/mrtr/signin">Try again</a></p>`,
-        );
-        return;
-      }
-    }
-    if (!principal) {
-      sendPage(
-        res,
-        400,
-        'Sign-in refused',
-        html`<p>Choose a person or paste a token.</p><p><a href="/mrtr/signin">Back</a></p>`,
-      );
-      return;
-    }
+    const returnTo = safeReturn(form.get('return'));
+    const principal = this.devPrincipal(res, form.get('token')?.trim() ?? '', returnTo);
+    if (!principal) return;
     const person = {
       subject: principal.subject,
       issuer: principal.issuer,
       roles: [...principal.roles],
       ...(principal.name === undefined ? {} : { name: principal.name }),
     };
-    this.startSession(res, { ...person, via: 'dev' }, safeReturn(form.get('return')), [
+    this.startSession(res, { ...person, via: 'dev' }, returnTo, [
       setCookie(this.csrfCookie, '', { maxAge: 0, secure: this.secure, sameSite: 'Strict' }),
     ]);
+  }
+
+  /**
+   * The person whose development token this is, or undefined once a refusal page is sent. The lookup is by the
+   * token's SHA-256 (DevTokens.verify), so its timing says nothing of how close a guess was.
+   */
+  private devPrincipal(res: ServerResponse, token: string, returnTo: string): AuthPrincipal | undefined {
+    const again = html`<p><a href="/mrtr/signin?return=${encodeURIComponent(returnTo)}">Try again</a></p>`;
+    const wait = this.wrongTokens.waitSeconds();
+    if (wait > 0) {
+      sendPage(
+        res,
+        429,
+        'Sign-in refused',
+        html`<p>Too many wrong development tokens. Try again in ${wait} seconds.</p>${again}`,
+        { 'retry-after': String(wait) },
+      );
+      return undefined;
+    }
+    if (token === '') {
+      sendPage(res, 400, 'Sign-in refused', html`<p>Enter your development token.</p>${again}`);
+      return undefined;
+    }
+    if (token.length > DEV_SIGNIN_LIMITS.maxTokenChars) {
+      this.wrongTokens.record();
+      sendPage(
+        res,
+        400,
+        'Sign-in refused',
+        html`<p>A development token is at most ${DEV_SIGNIN_LIMITS.maxTokenChars} characters; this one is longer.</p>${again}`,
+      );
+      return undefined;
+    }
+    try {
+      return this.options.devTokens!.verify(token);
+    } catch (error) {
+      if (!(error instanceof AuthRefusal)) throw error;
+      this.wrongTokens.record();
+      // The page never repeats the token: it is a secret, and a page may be kept in history or a screenshot.
+      sendPage(
+        res,
+        401,
+        'Sign-in refused',
+        html`<p>That is not one of this server's development tokens. Check the token and try again.</p>${again}`,
+      );
+      return undefined;
+    }
   }
 
   private startSession(
