@@ -13,14 +13,15 @@ import {
   PinBook,
   type RememberingVerifier,
   rememberingVerifier,
+  unknownArgumentWarnings,
 } from '../gateway/index.js';
 import { gatewayDemoHelp, prepareGatewayDemo } from './gateway-demo.js';
 import { pinCommand } from './gateway-pin.js';
 import { SERVE_FLAG_OPTIONS, type ServeFlags, startServer } from './serve.js';
 
 export const GATEWAY_USAGE = `usage: mrtr gateway --config FILE [--lock FILE] [--locked] [--host H] [--port P] [serve's flags]
-       mrtr gateway pin --config FILE [--lock FILE] [--diff] [--accept UPSTREAM/TOOL]… [--all]
-       mrtr gateway check --config FILE
+       mrtr gateway pin --config FILE [--lock FILE] [--diff] [--accept UPSTREAM/TOOL]… [--all] [--check]
+       mrtr gateway check --config FILE [--lock FILE]
        mrtr gateway demo [--port P] [--data DIR]   (npm run gateway:demo)
 
   serve the gateway: every upstream's tools under <upstream>__<tool>, listed and callable only as the config's
@@ -30,6 +31,10 @@ export const GATEWAY_USAGE = `usage: mrtr gateway --config FILE [--lock FILE] [-
   --lock FILE   the pinned tool definitions (default: FILE.lock.json beside the config); a tool whose definition
                 changed since it was pinned is withheld until accepted with mrtr gateway pin --accept
   --locked      withhold tools the lock file does not list (default: pin them at first sight)
+
+  pin shows each tool's status against the lock file and pins what --accept or --all names; pin --check
+  writes nothing and exits 1 when a tool is new or changed (for CI). check reads the config and warns of a
+  condition that reads an argument a pinned tool does not have.
 `;
 
 const PAGES_NEED_SIGN_IN =
@@ -207,9 +212,13 @@ async function demoCommand(argv: string[]): Promise<number | undefined> {
 }
 
 async function checkCommand(argv: string[]): Promise<number> {
-  let values: { config?: string };
+  let values: { config?: string; lock?: string };
   try {
-    ({ values } = parseArgs({ args: argv, options: { config: { type: 'string' } }, strict: true }));
+    ({ values } = parseArgs({
+      args: argv,
+      options: { config: { type: 'string' }, lock: { type: 'string' } },
+      strict: true,
+    }));
   } catch (error) {
     process.stderr.write(`mrtr gateway check: ${(error as Error).message}\n`);
     return 2;
@@ -220,9 +229,20 @@ async function checkCommand(argv: string[]): Promise<number> {
   }
   try {
     const config = loadGatewayConfig(values.config);
+    const lock = values.lock ?? defaultLockFile(values.config);
+    // The pinned definitions are the tools the gateway serves: their schemas say which arguments exist.
+    const pinned = PinBook.load(lock)
+      .pins()
+      .map(({ upstream, tool, pin }) => ({ upstream, tool, definition: pin.definition }));
     process.stdout.write(
       `${values.config}: ${count(config.upstreams.length, 'upstream')}, ${count(config.policy.ruleCount, 'rule')}, policy version ${config.policy.digest}\n`,
     );
+    if (pinned.length === 0)
+      process.stderr.write(
+        `mrtr gateway check: no tools pinned in ${lock}, so the arguments conditions read are not checked (mrtr gateway pin --config ${values.config} --all pins them)\n`,
+      );
+    for (const warning of unknownArgumentWarnings(config.rules, pinned))
+      process.stderr.write(`mrtr gateway check: warning: ${warning}\n`);
     return 0;
   } catch (error) {
     process.stderr.write(`mrtr gateway check: ${(error as Error).message}\n`);

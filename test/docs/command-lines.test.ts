@@ -147,6 +147,7 @@ const RUN = {
     pinShow: './bin/mrtr gateway pin --config ./data/gateway-demo/gateway.yaml',
     pinAccept: './bin/mrtr gateway pin --config ./data/gateway-demo/gateway.yaml --accept files/write_file',
     pinAll: './bin/mrtr gateway pin --config ./data/gateway-demo/gateway.yaml --all',
+    pinCheck: './bin/mrtr gateway pin --config ./data/gateway-demo/gateway.yaml --check',
   },
 };
 
@@ -484,6 +485,10 @@ describe('the command lines of README.md and docs/*.md', () => {
     expect(show.stdout).toContain('unchanged files/read_text_file');
     expect(show.stdout).not.toContain('wrote');
     expect(JSON.parse(readFileSync(lock, 'utf8'))).toEqual(earlier); // showing writes nothing
+    const drifted = await f.run(l.pinCheck);
+    expect(drifted.code).toBe(1); // CI fails while the lock and the upstream disagree, and nothing is written
+    expect(drifted.stderr).toContain('files/move_file (new), files/write_file (changed)');
+    expect(JSON.parse(readFileSync(lock, 'utf8'))).toEqual(earlier);
 
     const accept = await f.run(l.pinAccept);
     expect(accept.code, accept.stderr).toBe(0);
@@ -498,5 +503,7 @@ describe('the command lines of README.md and docs/*.md', () => {
     expect(all.stdout).toMatch(/^wrote /m);
     // The lock again holds exactly what the gateway pinned at first sight.
     expect(digests(JSON.parse(readFileSync(lock, 'utf8')))).toEqual(digests(firstSight));
+    const matching = await f.run(l.pinCheck);
+    expect(matching.code, matching.stderr).toBe(0);
   });
 });
