@@ -30,7 +30,6 @@ export function argumentsRead(source: string): string[] {
   }
   const names = new Set<string>();
   const visit = (value: unknown): void => {
-    if (Array.isArray(value)) return value.forEach(visit);
     if (typeof value !== 'object' || value === null) return;
     const kind = (value as Node).exprKind;
     if (kind?.case === 'selectExpr') {
@@ -44,6 +43,7 @@ export function argumentsRead(source: string): string[] {
       const name = indexed ?? tested;
       if (name !== undefined) names.add(name);
     }
+    // Every field, arrays included: call arguments, comprehension parts, list and map entries.
     for (const child of Object.values(value)) visit(child);
   };
   visit(root);
