@@ -51,7 +51,7 @@ export function defaultLockFile(configFile: string): string {
 export async function gatewayCommand(
   argv: string[],
   /** What to print once listening (the demo's try-it lines); default a one-line summary. */
-  help?: (url: string) => string,
+  help?: (url: string, verifierKey: string | undefined) => string,
 ): Promise<number | undefined> {
   const [sub, ...rest] = argv;
   if (sub === 'pin') return pinCommand(rest);
@@ -142,9 +142,12 @@ export async function gatewayCommand(
     {
       fixture: 'gateway',
       startError: `cannot start the gateway for ${configFile}`,
-      banner: (url) =>
-        help?.(url) ??
-        `gateway in front of ${config.upstreams.map((u) => u.name).join(', ')}; policy ${config.policy.digest.slice(0, 12)}; try: mrtr tools ${url} --token TOKEN\n`,
+      banner: (url, verifierKey) =>
+        // The pid, for the reload docs/gateway.md documents: `kill -HUP <pid>`.
+        `pid ${process.pid}: kill -HUP ${process.pid} reloads the rules and the lock file\n${
+          help?.(url, verifierKey) ??
+          `gateway in front of ${config.upstreams.map((u) => u.name).join(', ')}; policy ${config.policy.digest.slice(0, 12)}; try: mrtr tools ${url} --token TOKEN\n`
+        }`,
       onHangUp: () => {
         try {
           const next = loadGatewayConfig(configFile);
@@ -188,6 +191,7 @@ async function demoCommand(argv: string[]): Promise<number | undefined> {
   }
   const data = values.data ?? './data';
   const demo = prepareGatewayDemo(data);
+  const audit = `sqlite:${join(data, 'gateway-demo', 'audit.db')}`;
   return gatewayCommand(
     [
       '--config',
@@ -199,7 +203,7 @@ async function demoCommand(argv: string[]): Promise<number | undefined> {
       '--store',
       `sqlite:${join(data, 'gateway-demo', 'replay.db')}`,
       '--audit',
-      `sqlite:${join(data, 'gateway-demo', 'audit.db')}`,
+      audit,
       '--audit-key-file',
       join(data, 'gateway-demo', 'audit-key'),
       '--state-keys-file',
@@ -207,7 +211,7 @@ async function demoCommand(argv: string[]): Promise<number | undefined> {
       '--totp',
       join(data, 'gateway-demo', 'totp.json'),
     ],
-    (url) => gatewayDemoHelp(url, demo.share),
+    (url, verifierKey) => gatewayDemoHelp(url, demo.share, { audit, verifierKey }),
   );
 }
 

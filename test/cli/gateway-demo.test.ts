@@ -172,7 +172,7 @@ describe('npm run gateway:demo', () => {
       const t = inTerminal(callLine('files__move_file', 'alice-dev-token'));
       // mrtr call declares the tasks extension: the wait for bob is a task, shown by its status line.
       const waiting = await t.waitFor('waiting for approval, 0 of 1 (role approver)');
-      expect(waiting).toContain('resume with: mrtr task get ');
+      expect(waiting).toContain('resume with: ./bin/mrtr task get ');
       const bob = { authorization: 'Bearer bob-dev-token' };
       const inbox = (await (await fetch(`${origin}/mrtr/approvals`, { headers: bob })).json()) as {
         approvals: Array<{
