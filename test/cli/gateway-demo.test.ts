@@ -207,15 +207,15 @@ describe('npm run gateway:demo', () => {
         `pid ${child.pid}: kill -HUP ${child.pid} reloads the rules and the lock file\n`,
       );
       const trail = `sqlite:${join(data, 'gateway-demo', 'audit.db')}`;
-      const after = (label: string) =>
+      const printedAfter = (label: string) =>
         /: (\.\/bin\/mrtr .*)$/.exec(stdout.split('\n').find((l) => l.includes(label)) ?? '')?.[1] ??
         expect.fail(`no printed line after "${label}"`);
-      const flowsLine = after("Every round on this demo's record");
+      const flowsLine = printedAfter("Every round on this demo's record");
       expect(flowsLine).toBe(`./bin/mrtr audit flows --audit ${trail}`);
       const flows = await run(flowsLine);
       expect(flows.code, flows.stderr).toBe(0);
       expect(flows.stdout).toContain('read_text_file'); // the demo's own calls, made by the tests above
-      const verifyLine = after('and check nothing was edited');
+      const verifyLine = printedAfter('and check nothing was edited');
       expect(verifyLine).toMatch(/^\.\/bin\/mrtr audit verify --audit \S+ --vkey \S+$/);
       const verified = await run(verifyLine);
       expect(verified.code, verified.stderr).toBe(0);
