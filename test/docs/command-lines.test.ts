@@ -372,7 +372,8 @@ describe('the command lines of README.md and docs/*.md', () => {
     expect(JSON.parse(again.stdout)).toMatchObject({ error: expect.stringMatching(/decided|approved/) });
     const done = await request;
     expect(done.code, done.stderr).toBe(0);
-    expect(done.stderr).toMatch(/resume with: \.\/bin\/mrtr task get \S+ http:\/\/127\.0\.0\.1:\d+\/mcp/);
+    // The folder's PATH reaches its bin/mrtr (so docs' `mrtr …` lines run): the resume line says plain mrtr.
+    expect(done.stderr).toMatch(/resume with: mrtr task get \S+ http:\/\/127\.0\.0\.1:\d+\/mcp/);
     expect(done.stderr).toContain('waiting for approval, 0 of 1');
     expect(done.stdout).toContain('prod-db');
   });
@@ -387,7 +388,7 @@ describe('the command lines of README.md and docs/*.md', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.trim()).toBe('notes.txt deleted');
     expect(r.stderr).toMatch(
-      /^task (\S+) — resume with: \.\/bin\/mrtr task get \1 http:\/\/127\.0\.0\.1:\d+\/mcp$/m,
+      /^task (\S+) — resume with: mrtr task get \1 http:\/\/127\.0\.0\.1:\d+\/mcp$/m, // bin/ is on the PATH here
     );
     expect(r.stderr).toMatch(/^task \S+: input_required — waiting for the client to answer$/m);
     expect(r.stderr).toMatch(/^task \S+: completed$/m);
