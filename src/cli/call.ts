@@ -33,6 +33,7 @@ import { stdioTransport, transportFor } from './target.js';
 import { printJson, printLine, printUsage, printUsageError } from './terminal/print.js';
 import { TaskProgress, taskLine } from './terminal/task-progress.js';
 import { CallUi } from './terminal/ui.js';
+import { DEFAULT_TOKEN_ENV, tokenFromFlags } from './token-option.js';
 
 export { answerFromCli } from './answers.js';
 export { transportFor } from './target.js';
@@ -59,6 +60,8 @@ export const CALL_USAGE = `usage: mrtr call <url> <tool> [--args JSON] [--answer
   --timeout S      total time limit in seconds, answering and signing in included (default 300)
   --token T        bearer token (else: an HTTP server that asks for OAuth gets a sign-in in the
                    browser, and the tokens are kept in ~/.config/mrtr/tokens.json, mode 0600)
+  --token-env NAME the bearer token from the variable NAME (as MRTR_TOKEN): kept out of the command
+                   line and of the resume line mrtr prints
   --client-id ID   a client registered with the server's authorization server beforehand
   --client-secret S   its secret, if it has one
   --scope S        the scopes to ask for (default: those the server names)
@@ -67,7 +70,8 @@ export const CALL_USAGE = `usage: mrtr call <url> <tool> [--args JSON] [--answer
                    server does not speak it
 
   A call the server runs as a task (io.modelcontextprotocol/tasks) is followed to its end: its id and
-  how to resume it (mrtr task get <id> …) are printed once, then its status; Ctrl-C cancels the task.
+  how to resume it (mrtr task get <id> <url> --token-env MRTR_TOKEN) are printed once, then its status;
+  Ctrl-C cancels the task. The resume line never holds the token: it reads it from a variable.
   A task someone else cancelled exits 1.
 
   In a terminal, questions are asked in place; each names its input key for --answers. Exit codes:
@@ -169,6 +173,7 @@ interface CallValues {
   args?: string;
   answers?: string;
   token?: string;
+  'token-env'?: string;
   json: boolean;
   'max-rounds'?: string;
   timeout?: string;
@@ -248,11 +253,19 @@ function readCallLine(argv: string[], what: MrtrCommand) {
   const own = Object.fromEntries(
     (what.flags ?? []).map((f) => [f, { type: 'boolean', default: false } as const]),
   );
-  const { values, positionals, command } = parseCommandLine<CallValues & Record<string, unknown>>(argv, {
-    ...(what.takesArgs ? CALL_OPTIONS : WITHOUT_ARGS),
-    ...own,
-  });
+  const parsed = parseCommandLine<CallValues & Record<string, unknown>>(
+    argv,
+    { ...(what.takesArgs ? CALL_OPTIONS : WITHOUT_ARGS), ...own },
+    what.target === 'id' ? taskIdArgument : undefined,
+  );
+  const { values, positionals } = parsed;
+  let { command } = parsed;
   if (values.help) return { help: true as const };
+  // `mrtr task get -- <id> <url>`: without --stdio, what follows `--` is the id and the URL, as POSIX has it.
+  if (what.target === 'id' && !values.stdio && command.length > 0) {
+    positionals.push(...command);
+    command = [];
+  }
   let target: string | undefined;
   let tool: string | undefined;
   let extra: string[];
@@ -292,8 +305,9 @@ function readCallLine(argv: string[], what: MrtrCommand) {
   const protocol = protocolFlag(values.protocol);
   const roots = rootsFromFlag(values.roots, process.cwd());
   // An HTTP server that answers 401 gets the OAuth sign-in; a stdio server is the person's own process.
+  const { token, envName } = tokenFromFlags(values, process.env);
   const login =
-    values.stdio || values.token !== undefined
+    values.stdio || token !== undefined
       ? undefined
       : signIn({
           clientId: values['client-id'],
@@ -305,7 +319,7 @@ function readCallLine(argv: string[], what: MrtrCommand) {
         });
   const transport = values.stdio
     ? stdioTransport(command, env)
-    : transportFor(target as string, { token: values.token, env, auth: login?.auth });
+    : transportFor(target as string, { token, env, auth: login?.auth });
   return {
     help: false as const,
     tool,
@@ -320,14 +334,27 @@ function readCallLine(argv: string[], what: MrtrCommand) {
     json: values.json,
     target,
     flags: Object.fromEntries((what.flags ?? []).map((f) => [f, values[f] === true])),
-    // How to reach the same server again (for `mrtr task get`): never the token itself.
+    // How to reach the same server again (for `mrtr task get`): never the token itself, only where to find it.
     again: [
       ...(values.stdio ? ['--stdio'] : [target as string]),
-      ...(values.token !== undefined ? ['--token', '…'] : []),
+      ...(token !== undefined ? ['--token-env', envName ?? DEFAULT_TOKEN_ENV] : []),
       ...(values.protocol !== undefined ? ['--protocol', values.protocol] : []),
       ...(values.stdio ? ['--', ...command] : []),
     ],
+    // A token given with --token is in no variable yet: the line says which one to set.
+    againNote:
+      token !== undefined && envName === undefined
+        ? safe` (with your token in ${safeLine(DEFAULT_TOKEN_ENV)}: export ${safeLine(DEFAULT_TOKEN_ENV)}=<your token> first; mrtr never prints it)`
+        : safe``,
   };
+}
+
+/**
+ * A task id is the first argument of `mrtr task get|cancel`, and ours are 43 base64url characters: either is the id
+ * even when it starts with `-` (older servers issued one such id in 64), unless it names one of our options.
+ */
+function taskIdArgument(arg: string, index: number): boolean {
+  return (index === 0 && !arg.startsWith('--') && arg !== '-h') || /^-[A-Za-z0-9_-]{42}$/.test(arg);
 }
 
 /**
@@ -466,6 +493,7 @@ export async function mrtrCommand(argv: string[], what: MrtrCommand): Promise<nu
       live: stderr.isTTY === true,
       say: (text) => (stderr.isTTY === true ? ui.line(text) : printLine(stderr, text)),
       resume: what.name === 'call' ? line.again : undefined,
+      resumeNote: line.againNote,
     });
     const outcome = await what.run(client, tool as string, args, {
       maxRounds,
@@ -523,7 +551,7 @@ export async function mrtrCommand(argv: string[], what: MrtrCommand): Promise<nu
       printLine(
         stderr,
         progress.taskId !== undefined
-          ? safe`${me}: ${timedOut()}; the task keeps running on the server: resume it with ${taskLine('get', progress.taskId, line.again)}`
+          ? safe`${me}: ${timedOut()}; the task keeps running on the server: resume it with ${taskLine('get', progress.taskId, line.again)}${line.againNote}`
           : safe`${me}: ${timedOut()} (${outcome.rounds} rounds)`,
       );
     else {
@@ -541,8 +569,8 @@ export async function mrtrCommand(argv: string[], what: MrtrCommand): Promise<nu
         stderr,
         resume !== undefined
           ? keys.length > 0
-            ? safe`${me}: the task waits on the server for the answer: give it with ${resume} ${answers}, or run that in a terminal`
-            : safe`${me}: only a person may answer this; the task waits on the server: run ${resume} in a terminal`
+            ? safe`${me}: the task waits on the server for the answer: give it with ${resume} ${answers}, or run that in a terminal${line.againNote}`
+            : safe`${me}: only a person may answer this; the task waits on the server: run ${resume} in a terminal${line.againNote}`
           : keys.length > 0
             ? safe`${me}: run it in a terminal to answer, or pass ${answers}`
             : safe`${me}: only a person may answer this: run it in a terminal`,

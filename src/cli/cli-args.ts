@@ -17,6 +17,7 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 /** How every client command reaches a server: token, stdio child, protocol, OAuth client. One list for all. */
 export const CONNECT_OPTIONS = {
   token: { type: 'string' },
+  'token-env': { type: 'string' },
   json: { type: 'boolean', default: false },
   stdio: { type: 'boolean', default: false },
   env: { type: 'string', multiple: true },
@@ -61,14 +62,33 @@ export interface Parsed<V> {
   command: string[];
 }
 
-/** parseArgs with a clear message for unknown options and missing values; `--` splits off the server command. */
-export function parseCommandLine<V>(argv: string[], options: Options): Parsed<V> {
+/**
+ * parseArgs with a clear message for unknown options and missing values; `--` splits off the server command.
+ * `positional` picks out arguments that are positionals though they start with `-` (a task id): never an option's
+ * value (`--token -x`).
+ */
+export function parseCommandLine<V>(
+  argv: string[],
+  options: Options,
+  positional?: (arg: string, index: number) => boolean,
+): Parsed<V> {
   const dash = argv.indexOf('--');
-  const own = dash === -1 ? argv : argv.slice(0, dash);
+  const given = dash === -1 ? argv : argv.slice(0, dash);
   const command = dash === -1 ? [] : argv.slice(dash + 1);
+  // Held aside as placeholders parseArgs reads as plain positionals (no argument holds a NUL), then put back.
+  const held: string[] = [];
+  const own = given.map((arg, i) => {
+    const before = given[i - 1];
+    const isValue =
+      before?.startsWith('--') && !before.includes('=') && options[before.slice(2)]?.type === 'string';
+    if (isValue || !arg.startsWith('-') || !positional?.(arg, i)) return arg;
+    held.push(arg);
+    return `\0${held.length - 1}`;
+  });
   try {
     const { values, positionals } = parseArgs({ args: own, allowPositionals: true, strict: true, options });
-    return { values: values as V, positionals, command };
+    const restored = positionals.map((p) => (p.startsWith('\0') ? (held[Number(p.slice(1))] as string) : p));
+    return { values: values as V, positionals: restored, command };
   } catch (error) {
     const code = (error as { code?: string }).code;
     const message = (error as Error).message;

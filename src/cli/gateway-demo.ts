@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { selfCommand } from './self-command.js';
 
 /** Single-quoted for a POSIX shell: the JSON below has no single quote. */
 const q = (json: unknown) => `'${JSON.stringify(json)}'`;
@@ -73,16 +74,30 @@ rules:
   return { config, tokens: join(PACKAGE_ROOT, 'examples', 'workflows', 'tokens.json'), share };
 }
 
-/** What the demo prints once it listens: a line to type per rule. */
-export function gatewayDemoHelp(url: string, share: string): string {
+/** A word for a POSIX shell: as is when it is plain, else single-quoted. */
+const word = (text: string) => (/^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`);
+
+/** The demo's own trail: its sink (as given to --audit) and its verifier key, when it has one. */
+export interface GatewayDemoAudit {
+  audit: string;
+  verifierKey: string | undefined;
+}
+
+/**
+ * What the demo prints once it listens: a line to type per rule, and the audit lines for the demo's own trail (not
+ * `npm start`'s ./data/audit.db, which `mrtr audit` reads by default). `mrtr` as this shell reaches it.
+ */
+export function gatewayDemoHelp(url: string, share: string, trail?: GatewayDemoAudit): string {
   const origin = new URL(url).origin;
+  const mrtr = selfCommand().map(word).join(' ');
   const call = (tool: string, token: string, args: unknown) =>
-    `  ./bin/mrtr call ${url} ${tool} --token ${token} --args ${q(args)}`;
+    `  ${mrtr} call ${url} ${tool} --token ${token} --args ${q(args)}`;
+  const sink = trail ? `--audit ${word(trail.audit)}` : '';
   return [
     '',
     `Try it (a share at ${share}; tokens: alice-dev-token requester, bob-dev-token approver):`,
     '  # what each person may call',
-    `  ./bin/mrtr tools ${url} --token alice-dev-token`,
+    `  ${mrtr} tools ${url} --token alice-dev-token`,
     '  # a read, for anyone (a relative path is read from the share)',
     call('files__read_text_file', 'bob-dev-token', { path: 'public/hello.txt' }),
     '  # secret/ is denied, however the path is spelled',
@@ -95,6 +110,14 @@ export function gatewayDemoHelp(url: string, share: string): string {
       destination: 'public/moved.txt',
     }),
     `Approvals inbox (sign in with bob-dev-token): ${origin}/mrtr/approvals`,
+    ...(trail
+      ? [
+          `Every round on this demo's record: ${mrtr} audit flows ${sink}`,
+          ...(trail.verifierKey
+            ? [`  and check nothing was edited: ${mrtr} audit verify ${sink} --vkey ${trail.verifierKey}`]
+            : []),
+        ]
+      : []),
     '',
   ].join('\n');
 }

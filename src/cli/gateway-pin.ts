@@ -1,6 +1,7 @@
 // `mrtr gateway pin`: list every upstream's tools now, compare them with the lock file, and pin or accept what the
 // admin names. Without --accept or --all it changes nothing: it shows each tool's status and, for a changed one,
-// what changed line by line (--diff is accepted for clarity; showing is the default).
+// what changed line by line (--diff is accepted for clarity; showing is the default). --check is for CI: it writes
+// nothing and exits 1 when a tool listed now is new or changed.
 import { parseArgs } from 'node:util';
 import {
   egressFor,
@@ -14,7 +15,14 @@ import type { JsonObject } from '../protocol/index.js';
 import { defaultLockFile } from './gateway-lock-file.js';
 
 export async function pinCommand(argv: string[]): Promise<number> {
-  let values: { config?: string; lock?: string; diff?: boolean; accept?: string[]; all?: boolean };
+  let values: {
+    config?: string;
+    lock?: string;
+    diff?: boolean;
+    accept?: string[];
+    all?: boolean;
+    check?: boolean;
+  };
   try {
     ({ values } = parseArgs({
       args: argv,
@@ -24,6 +32,7 @@ export async function pinCommand(argv: string[]): Promise<number> {
         diff: { type: 'boolean', default: false },
         accept: { type: 'string', multiple: true },
         all: { type: 'boolean', default: false },
+        check: { type: 'boolean', default: false },
       },
       strict: true,
     }));
@@ -33,6 +42,12 @@ export async function pinCommand(argv: string[]): Promise<number> {
   }
   if (values.config === undefined) {
     process.stderr.write('mrtr gateway pin: --config FILE is required\n');
+    return 2;
+  }
+  if (values.check && (values.all || values.accept !== undefined)) {
+    process.stderr.write(
+      `mrtr gateway pin: --check writes nothing, so it cannot go with ${values.all ? '--all' : '--accept'}\n`,
+    );
     return 2;
   }
   const lock = values.lock ?? defaultLockFile(values.config);
@@ -85,6 +100,13 @@ export async function pinCommand(argv: string[]): Promise<number> {
   for (const line of plan.lines) process.stdout.write(`${line}\n`);
   for (const pattern of plan.unmatched)
     process.stderr.write(`mrtr gateway pin: --accept ${pattern} matched no tool listed now\n`);
+  if (values.check) {
+    if (plan.differing.length > 0)
+      process.stderr.write(
+        `mrtr gateway pin --check: ${plan.differing.length === 1 ? '1 tool listed now differs' : `${plan.differing.length} tools listed now differ`} from ${lock}: ${plan.differing.join(', ')}\n`,
+      );
+    return failed || plan.differing.length > 0 ? 1 : 0;
+  }
   if (plan.changed) {
     plan.book.save();
     process.stdout.write(`wrote ${lock}; a running gateway takes it on SIGHUP\n`);

@@ -13,6 +13,7 @@ import {
   PinBook,
   type RememberingVerifier,
   rememberingVerifier,
+  unknownArgumentWarnings,
 } from '../gateway/index.js';
 import { gatewayDemoHelp, prepareGatewayDemo } from './gateway-demo.js';
 import { defaultLockFile } from './gateway-lock-file.js';
@@ -20,8 +21,8 @@ import { pinCommand } from './gateway-pin.js';
 import { SERVE_FLAG_OPTIONS, type ServeFlags, startServer } from './serve.js';
 
 export const GATEWAY_USAGE = `usage: mrtr gateway --config FILE [--lock FILE] [--locked] [--host H] [--port P] [serve's flags]
-       mrtr gateway pin --config FILE [--lock FILE] [--diff] [--accept UPSTREAM/TOOL]… [--all]
-       mrtr gateway check --config FILE
+       mrtr gateway pin --config FILE [--lock FILE] [--diff] [--accept UPSTREAM/TOOL]… [--all] [--check]
+       mrtr gateway check --config FILE [--lock FILE]
        mrtr gateway demo [--port P] [--data DIR]   (npm run gateway:demo)
 
   serve the gateway: every upstream's tools under <upstream>__<tool>, listed and callable only as the config's
@@ -31,6 +32,10 @@ export const GATEWAY_USAGE = `usage: mrtr gateway --config FILE [--lock FILE] [-
   --lock FILE   the pinned tool definitions (default: FILE.lock.json beside the config); a tool whose definition
                 changed since it was pinned is withheld until accepted with mrtr gateway pin --accept
   --locked      withhold tools the lock file does not list (default: pin them at first sight)
+
+  pin shows each tool's status against the lock file and pins what --accept or --all names; pin --check
+  writes nothing and exits 1 when a tool is new or changed (for CI). check reads the config and warns of a
+  condition that reads an argument a pinned tool does not have.
 `;
 
 const PAGES_NEED_SIGN_IN =
@@ -41,7 +46,7 @@ const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
 export async function gatewayCommand(
   argv: string[],
   /** What to print once listening (the demo's try-it lines); default a one-line summary. */
-  help?: (url: string) => string,
+  help?: (url: string, verifierKey: string | undefined) => string,
 ): Promise<number | undefined> {
   const [sub, ...rest] = argv;
   if (sub === 'pin') return pinCommand(rest);
@@ -132,9 +137,12 @@ export async function gatewayCommand(
     {
       fixture: 'gateway',
       startError: `cannot start the gateway for ${configFile}`,
-      banner: (url) =>
-        help?.(url) ??
-        `gateway in front of ${config.upstreams.map((u) => u.name).join(', ')}; policy ${config.policy.digest.slice(0, 12)}; try: mrtr tools ${url} --token TOKEN\n`,
+      banner: (url, verifierKey) =>
+        // The pid, for the reload docs/gateway.md documents: `kill -HUP <pid>`.
+        `pid ${process.pid}: kill -HUP ${process.pid} reloads the rules and the lock file\n${
+          help?.(url, verifierKey) ??
+          `gateway in front of ${config.upstreams.map((u) => u.name).join(', ')}; policy ${config.policy.digest.slice(0, 12)}; try: mrtr tools ${url} --token TOKEN\n`
+        }`,
       onHangUp: () => {
         try {
           const next = loadGatewayConfig(configFile);
@@ -178,6 +186,7 @@ async function demoCommand(argv: string[]): Promise<number | undefined> {
   }
   const data = values.data ?? './data';
   const demo = prepareGatewayDemo(data);
+  const audit = `sqlite:${join(data, 'gateway-demo', 'audit.db')}`;
   return gatewayCommand(
     [
       '--config',
@@ -189,7 +198,7 @@ async function demoCommand(argv: string[]): Promise<number | undefined> {
       '--store',
       `sqlite:${join(data, 'gateway-demo', 'replay.db')}`,
       '--audit',
-      `sqlite:${join(data, 'gateway-demo', 'audit.db')}`,
+      audit,
       '--audit-key-file',
       join(data, 'gateway-demo', 'audit-key'),
       '--state-keys-file',
@@ -197,14 +206,18 @@ async function demoCommand(argv: string[]): Promise<number | undefined> {
       '--totp',
       join(data, 'gateway-demo', 'totp.json'),
     ],
-    (url) => gatewayDemoHelp(url, demo.share),
+    (url, verifierKey) => gatewayDemoHelp(url, demo.share, { audit, verifierKey }),
   );
 }
 
 async function checkCommand(argv: string[]): Promise<number> {
-  let values: { config?: string };
+  let values: { config?: string; lock?: string };
   try {
-    ({ values } = parseArgs({ args: argv, options: { config: { type: 'string' } }, strict: true }));
+    ({ values } = parseArgs({
+      args: argv,
+      options: { config: { type: 'string' }, lock: { type: 'string' } },
+      strict: true,
+    }));
   } catch (error) {
     process.stderr.write(`mrtr gateway check: ${(error as Error).message}\n`);
     return 2;
@@ -215,9 +228,20 @@ async function checkCommand(argv: string[]): Promise<number> {
   }
   try {
     const config = loadGatewayConfig(values.config);
+    const lock = values.lock ?? defaultLockFile(values.config);
+    // The pinned definitions are the tools the gateway serves: their schemas say which arguments exist.
+    const pinned = PinBook.load(lock)
+      .pins()
+      .map(({ upstream, tool, pin }) => ({ upstream, tool, definition: pin.definition }));
     process.stdout.write(
       `${values.config}: ${count(config.upstreams.length, 'upstream')}, ${count(config.policy.ruleCount, 'rule')}, policy version ${config.policy.digest}\n`,
     );
+    if (pinned.length === 0)
+      process.stderr.write(
+        `mrtr gateway check: no tools pinned in ${lock}, so the arguments conditions read are not checked (mrtr gateway pin --config ${values.config} --all pins them)\n`,
+      );
+    for (const warning of unknownArgumentWarnings(config.rules, pinned))
+      process.stderr.write(`mrtr gateway check: warning: ${warning}\n`);
     return 0;
   } catch (error) {
     process.stderr.write(`mrtr gateway check: ${(error as Error).message}\n`);

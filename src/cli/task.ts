@@ -19,13 +19,14 @@ import { PRUNED_NOTE, printableJson, printContent } from './show-result.js';
 import { printJson, printLine, printUsage, printUsageError } from './terminal/print.js';
 import { taskLine, taskStatusLine } from './terminal/task-progress.js';
 
-export const TASK_USAGE = `usage: mrtr task get <id> <url> [--answers JSON] [--token T] [--json] [--no-wait]
-                        [--max-rounds N] [--timeout SECONDS]
+export const TASK_USAGE = `usage: mrtr task get <id> <url> [--answers JSON] [--token T | --token-env NAME] [--json]
+                        [--no-wait] [--max-rounds N] [--timeout SECONDS]
        mrtr task get <id> --stdio [options] -- <command> [args…]
        mrtr task cancel <id> <url> [--token T] [--json]   (or: --stdio [options] -- <command> [args…])
 
   A tool call the server runs as a task (the io.modelcontextprotocol/tasks extension) can be picked
-  up again by its id, which mrtr call prints ("resume with: …").
+  up again by its id, which mrtr call prints ("resume with: …"). An id that starts with - is still
+  the id when it comes first (mrtr task get -4rQf… <url>), or after -- (mrtr task get -- <id> <url>).
 
   get      follow the task to its end, answering its questions as mrtr call does (--answers, or
            in place in a terminal), and print its result as mrtr call does; exit codes as for
@@ -35,7 +36,8 @@ export const TASK_USAGE = `usage: mrtr task get <id> <url> [--answers JSON] [--t
            ending (cancelling is cooperative). --json prints {"taskId","before","status","cancelled"}.
 
 
-  Options reach the server as for mrtr call (--token, --stdio, --env, --protocol, OAuth sign-in).
+  Options reach the server as for mrtr call (--token, --token-env, --stdio, --env, --protocol,
+  OAuth sign-in).
   An id the server does not know (unknown, expired, or another user's task) exits 1; with --json,
   stdout says so too ({"status":"server_error","error":{…},"message":…}).
   Ctrl-C while following a task stops watching it and exits 130: the task goes on (mrtr task

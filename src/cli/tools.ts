@@ -16,6 +16,7 @@ import { printableJson } from './show-result.js';
 import { type SignIn, signIn } from './sign-in.js';
 import { stdioTransport, transportFor } from './target.js';
 import { printJson, printLine, printUsage, printUsageError } from './terminal/print.js';
+import { tokenFromFlags } from './token-option.js';
 
 export const TOOLS_USAGE = `usage: mrtr tools <url> [--token T] [--json]
        mrtr tools --stdio [--env NAME[=VALUE]]… [--json] -- <command> [args…]
@@ -25,6 +26,7 @@ export const TOOLS_USAGE = `usage: mrtr tools <url> [--token T] [--json]
   --env       give the stdio server a variable (NAME=VALUE, or NAME to pass this one on; repeatable)
   --json      print the tools/list result (tools excluded for invalid x-mcp-header are left out)
   --token T   bearer token (else an HTTP server that asks for OAuth gets a sign-in, as with mrtr call)
+  --token-env NAME   the bearer token from the variable NAME (as MRTR_TOKEN): kept out of the command line
   --client-id ID, --client-secret S, --scope S   as for mrtr call
   --protocol V  speak only this MCP version (2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26)
 `;
@@ -50,6 +52,7 @@ const TOOLS_OPTIONS = CONNECT_OPTIONS;
 
 interface ToolsValues {
   token?: string;
+  'token-env'?: string;
   json: boolean;
   stdio: boolean;
   env?: string[];
@@ -81,8 +84,9 @@ function readToolsLine(argv: string[]):
   if (command.length > 0) throw new UsageError('a command after -- needs --stdio');
   const [target, ...extra] = positionals;
   if (!target || extra.length > 0) throw new UsageError('needs exactly one <url>');
+  const { token } = tokenFromFlags(values, process.env);
   const login =
-    values.token !== undefined
+    token !== undefined
       ? undefined
       : signIn({
           clientId: values['client-id'],
@@ -95,7 +99,7 @@ function readToolsLine(argv: string[]):
   return {
     help: false,
     login,
-    transport: transportFor(target, { token: values.token, env, auth: login?.auth }),
+    transport: transportFor(target, { token, env, auth: login?.auth }),
     json: values.json,
     protocol,
   };

@@ -17,5 +17,6 @@ export { exposedName, NAME_SEPARATOR, splitExposedName } from './names.js';
 export { normalizePathArguments } from './paths.js';
 export { definitionDigest, PinBook, pinCommandPlan, type SeenTool } from './pins/index.js';
 export type { Control, Decision, Policy, PolicyCaller, PolicyRule, ToolRef } from './policy/index.js';
+export { unknownArgumentWarnings } from './policy/index.js';
 export { RateLimiter } from './rate-limit.js';
 export { Upstream, type UpstreamSpec } from './upstream.js';

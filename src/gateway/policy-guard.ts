@@ -119,7 +119,7 @@ export class PolicyGuard implements RoundGuard {
       if (!taken.ok)
         throw rateLimited(
           taken.retryAfterMs,
-          `Rate limit: ${limit.requests} calls of ${tool.name} per ${Math.round(limit.perMs / 1000)} s; retry later`,
+          `Rate limit: ${limit.requests} calls of ${tool.name} per ${Math.round(limit.perMs / 1000)} s`,
         );
     }
   }

@@ -128,10 +128,12 @@ function checkLimit(limit: RateLimit): void {
 }
 
 /**
- * The refusal for a call past its limit: JSON-RPC Invalid Request with `retryAfterSeconds` in its data, HTTP 429 and
- * a `Retry-After` header in whole seconds (rounded up, at least 1: a client told 0 would retry at once). The same
- * refusal the held answers' fair shares give, so clients see one form of "slow down".
+ * The refusal for a call past its limit: JSON-RPC Invalid Request whose message ends "retry in N s", with
+ * `retryAfterSeconds` in its data, HTTP 429 and a `Retry-After` header, all in whole seconds (rounded up, at least 1:
+ * a client told 0 would retry at once). The same refusal the held answers' fair shares give, so clients see one form of "slow down".
  */
 export function rateLimited(retryAfterMs: number, message: string): RoundRefused {
-  return slowedRefusal('rate_limited', message, Math.max(1, Math.ceil(retryAfterMs / 1000)));
+  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  // In the message too: a person reads the message, and many clients show nothing else of an error.
+  return slowedRefusal('rate_limited', `${message}; retry in ${seconds} s`, seconds);
 }

@@ -172,7 +172,7 @@ describe('npm run gateway:demo', () => {
       const t = inTerminal(callLine('files__move_file', 'alice-dev-token'));
       // mrtr call declares the tasks extension: the wait for bob is a task, shown by its status line.
       const waiting = await t.waitFor('waiting for approval, 0 of 1 (role approver)');
-      expect(waiting).toContain('resume with: mrtr task get ');
+      expect(waiting).toContain('resume with: ./bin/mrtr task get ');
       const bob = { authorization: 'Bearer bob-dev-token' };
       const inbox = (await (await fetch(`${origin}/mrtr/approvals`, { headers: bob })).json()) as {
         approvals: Array<{
@@ -196,6 +196,29 @@ describe('npm run gateway:demo', () => {
       expect(done).toContain('EXIT=0');
       expect(existsSync(join(share, 'public/note.txt'))).toBe(false);
       expect(readFileSync(join(share, 'public/moved.txt'), 'utf8')).toBe('hi');
+    },
+  );
+
+  it(
+    "prints its pid for kill -HUP, and the audit lines of its own trail, which run as printed (not npm start's)",
+    LONG,
+    async () => {
+      expect(stdout).toContain(
+        `pid ${child.pid}: kill -HUP ${child.pid} reloads the rules and the lock file\n`,
+      );
+      const trail = `sqlite:${join(data, 'gateway-demo', 'audit.db')}`;
+      const printedAfter = (label: string) =>
+        /: (\.\/bin\/mrtr .*)$/.exec(stdout.split('\n').find((l) => l.includes(label)) ?? '')?.[1] ??
+        expect.fail(`no printed line after "${label}"`);
+      const flowsLine = printedAfter("Every round on this demo's record");
+      expect(flowsLine).toBe(`./bin/mrtr audit flows --audit ${trail}`);
+      const flows = await run(flowsLine);
+      expect(flows.code, flows.stderr).toBe(0);
+      expect(flows.stdout).toContain('read_text_file'); // the demo's own calls, made by the tests above
+      const verifyLine = printedAfter('and check nothing was edited');
+      expect(verifyLine).toMatch(/^\.\/bin\/mrtr audit verify --audit \S+ --vkey \S+$/);
+      const verified = await run(verifyLine);
+      expect(verified.code, verified.stderr).toBe(0);
     },
   );
 });

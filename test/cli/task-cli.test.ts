@@ -21,7 +21,7 @@ describe('mrtr call on a task', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('sum done after 0 s\n');
     const id = announcedTask(r.stderr);
-    expect(r.stderr.split(`task ${id} — resume with: mrtr task get ${id} ${url}\n`)).toHaveLength(2);
+    expect(r.stderr.split(`task ${id} — resume with: ./bin/mrtr task get ${id} ${url}\n`)).toHaveLength(2);
     expect(r.stderr).toContain(`task ${id}: completed`);
   });
 
@@ -89,7 +89,7 @@ describe('mrtr call on a task', () => {
     const ended = await watch.done;
     expect(ended.code).toBe(130);
     expect(ended.stderr).toContain(
-      `stopped watching task ${id}; it keeps running on the server (mrtr task cancel ${id} ${url} ends it)`,
+      `stopped watching task ${id}; it keeps running on the server (./bin/mrtr task cancel ${id} ${url} ends it)`,
     );
     const state = await mrtr('task', 'get', id, url, '--no-wait', '--json');
     expect(JSON.parse(state.stdout)).toMatchObject({ taskId: id, status: 'working' });
@@ -111,7 +111,7 @@ describe('mrtr task get and cancel', () => {
     expect(r.code).toBe(7);
     const id = announcedTask(r.stderr);
     expect(r.stderr).toContain(
-      `the task keeps running on the server: resume it with mrtr task get ${id} ${url}`,
+      `the task keeps running on the server: resume it with ./bin/mrtr task get ${id} ${url}`,
     );
     const look = await mrtr('task', 'get', id, url, '--no-wait');
     expect(look.code).toBe(0);
@@ -125,11 +125,11 @@ describe('mrtr task get and cancel', () => {
     const id = announcedTask(first.stderr);
     // Not "run it again": that would start a second task. The advice names the waiting one.
     expect(first.stderr).toContain(
-      `mrtr call: the task waits on the server for the answer: give it with mrtr task get ${id} ${url} --answers '{"confirm": …}'`,
+      `mrtr call: the task waits on the server for the answer: give it with ./bin/mrtr task get ${id} ${url} --answers '{"confirm": …}'`,
     );
     const stillWaiting = await mrtr('task', 'get', id, url);
     expect(stillWaiting.code).toBe(6);
-    expect(stillWaiting.stderr).toContain(`give it with mrtr task get ${id} ${url} --answers`);
+    expect(stillWaiting.stderr).toContain(`give it with ./bin/mrtr task get ${id} ${url} --answers`);
     const look = await mrtr('task', 'get', id, url, '--no-wait');
     expect(look.code).toBe(0);
     expect(look.stdout).toContain(`task ${id}: input_required`);

@@ -54,7 +54,7 @@ export const mrtr = (...args: string[]): Promise<Finished> => start(args).done;
 
 /** The task id `mrtr call` announced on stderr ("task <id> — resume with: …"). */
 export function announcedTask(stderr: string): string {
-  const m = /^task (\S+) — resume with: mrtr task get \1 /m.exec(stderr);
+  const m = /^task (\S+) — resume with: \.\/bin\/mrtr task get \1 /m.exec(stderr);
   if (!m?.[1]) throw new Error(`no task was announced on stderr:\n${stderr}`);
   return m[1];
 }

@@ -37,7 +37,7 @@ describe('the status line in a log (not a TTY)', () => {
     expect(r.stderr).not.toContain('\x1b');
     const lines = r.stderr.split('\n').filter((l) => l.startsWith('task '));
     expect(lines).toEqual([
-      'task t1 — resume with: mrtr task get t1 ' + server.url,
+      'task t1 — resume with: ./bin/mrtr task get t1 ' + server.url,
       'task t1: working',
       'task t1: working — step 1 fake line',
       'task t1: working — step 2',
@@ -64,7 +64,7 @@ describe('the status line on a TTY', () => {
     event('working', 'a\x1b[1Ab');
     event('working', '50%');
     ui.onEvent({ type: 'round', round: 2, method: 'tasks/update', target: 't' });
-    expect(written).toContain('task x — resume with: mrtr task get x http://h/mcp\n');
+    expect(written).toContain('task x — resume with: ./bin/mrtr task get x http://h/mcp\n');
     // Drawn after a carriage return and an erase, never on a new line of its own.
     const drawn = written.split('\r\x1b[K').map((piece) => piece.slice(2));
     expect(drawn).toContain('task x: working — ab');
@@ -87,7 +87,7 @@ describe('the resume line', () => {
     });
     progress.onEvent({ type: 'task', taskId: 'x', status: 'working' } as never);
     expect(said).toEqual([
-      'task x — resume with: mrtr task get x --stdio -- node server.js (a stdio server finds it again only if it keeps tasks in a file or Redis store)',
+      'task x — resume with: ./bin/mrtr task get x --stdio -- node server.js (a stdio server finds it again only if it keeps tasks in a file or Redis store)',
     ]);
   });
 });

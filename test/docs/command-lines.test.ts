@@ -147,6 +147,7 @@ const RUN = {
     pinShow: './bin/mrtr gateway pin --config ./data/gateway-demo/gateway.yaml',
     pinAccept: './bin/mrtr gateway pin --config ./data/gateway-demo/gateway.yaml --accept files/write_file',
     pinAll: './bin/mrtr gateway pin --config ./data/gateway-demo/gateway.yaml --all',
+    pinCheck: './bin/mrtr gateway pin --config ./data/gateway-demo/gateway.yaml --check',
   },
 };
 
@@ -371,6 +372,7 @@ describe('the command lines of README.md and docs/*.md', () => {
     expect(JSON.parse(again.stdout)).toMatchObject({ error: expect.stringMatching(/decided|approved/) });
     const done = await request;
     expect(done.code, done.stderr).toBe(0);
+    // The folder's PATH reaches its bin/mrtr (so docs' `mrtr …` lines run): the resume line says plain mrtr.
     expect(done.stderr).toMatch(/resume with: mrtr task get \S+ http:\/\/127\.0\.0\.1:\d+\/mcp/);
     expect(done.stderr).toContain('waiting for approval, 0 of 1');
     expect(done.stdout).toContain('prod-db');
@@ -385,7 +387,9 @@ describe('the command lines of README.md and docs/*.md', () => {
     const r = await f.run(RUN.tasks.call);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.trim()).toBe('notes.txt deleted');
-    expect(r.stderr).toMatch(/^task (\S+) — resume with: mrtr task get \1 http:\/\/127\.0\.0\.1:\d+\/mcp$/m);
+    expect(r.stderr).toMatch(
+      /^task (\S+) — resume with: mrtr task get \1 http:\/\/127\.0\.0\.1:\d+\/mcp$/m, // bin/ is on the PATH here
+    );
     expect(r.stderr).toMatch(/^task \S+: input_required — waiting for the client to answer$/m);
     expect(r.stderr).toMatch(/^task \S+: completed$/m);
   });
@@ -484,6 +488,10 @@ describe('the command lines of README.md and docs/*.md', () => {
     expect(show.stdout).toContain('unchanged files/read_text_file');
     expect(show.stdout).not.toContain('wrote');
     expect(JSON.parse(readFileSync(lock, 'utf8'))).toEqual(earlier); // showing writes nothing
+    const drifted = await f.run(l.pinCheck);
+    expect(drifted.code).toBe(1); // CI fails while the lock and the upstream disagree, and nothing is written
+    expect(drifted.stderr).toContain('files/move_file (new), files/write_file (changed)');
+    expect(JSON.parse(readFileSync(lock, 'utf8'))).toEqual(earlier);
 
     const accept = await f.run(l.pinAccept);
     expect(accept.code, accept.stderr).toBe(0);
@@ -498,5 +506,7 @@ describe('the command lines of README.md and docs/*.md', () => {
     expect(all.stdout).toMatch(/^wrote /m);
     // The lock again holds exactly what the gateway pinned at first sight.
     expect(digests(JSON.parse(readFileSync(lock, 'utf8')))).toEqual(digests(firstSight));
+    const matching = await f.run(l.pinCheck);
+    expect(matching.code, matching.stderr).toBe(0);
   });
 });

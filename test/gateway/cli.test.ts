@@ -137,6 +137,30 @@ describe('mrtr gateway refuses a config that cannot work, before serving anythin
     expect(broken.status).toBe(2);
     expect(broken.stderr).toMatch(/^mrtr gateway check: .*bad-rule\.yaml:9: rules\[1\]: unknown key "rols"/);
   });
+
+  it('gateway check warns of a condition that reads an argument a pinned tool does not have (rule, tool, argument)', () => {
+    // `args.txt` type-checks (args is a map), so the deny would quietly never match set_description's `text`.
+    const file = config(
+      'check-args',
+      `${EVERYONE}  - name: no secrets
+    tools: ["files/set_*"]
+    when: 'args.txt.contains("secret") || "text" in args'
+    deny: true
+`,
+    );
+    const unpinned = mrtr(['gateway', 'check', '--config', file]);
+    expect(unpinned.status).toBe(0);
+    expect(unpinned.stderr).toBe(
+      `mrtr gateway check: no tools pinned in ${join(dir, 'check-args.lock.json')}, so the arguments conditions read are not checked (mrtr gateway pin --config ${file} --all pins them)\n`,
+    );
+    expect(mrtr(['gateway', 'pin', '--config', file, '--all']).status).toBe(0);
+    const run = mrtr(['gateway', 'check', '--config', file]);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain('2 rules, policy version ');
+    expect(run.stderr).toBe(
+      'mrtr gateway check: warning: rules[1] "no secrets": its condition reads args.txt, but files/set_description has no argument "txt" (it has: text)\n',
+    );
+  }, 60_000);
 });
 
 describe('mrtr gateway pin', () => {
@@ -161,6 +185,35 @@ describe('mrtr gateway pin', () => {
     expect(Object.keys(pins.tools)).toEqual(['files/read_note', 'files/set_description', 'files/x']);
     expect(pins.tools['files/x'].definition.description).toBe('Runs x');
   });
+
+  it('--check writes nothing and exits 1 naming each new or changed tool; 0 once the lock matches', () => {
+    const file = config('check-pins', EVERYONE, join(dir, 'check-pins.description'));
+    const lock = join(dir, 'check-pins.lock.json');
+    const fresh = mrtr(['gateway', 'pin', '--config', file, '--check']);
+    expect(fresh.status).toBe(1);
+    expect(fresh.stderr).toBe(
+      `mrtr gateway pin --check: 3 tools listed now differ from ${lock}: files/read_note (new), files/set_description (new), files/x (new)\n`,
+    );
+    expect(existsSync(lock)).toBe(false);
+    expect(mrtr(['gateway', 'pin', '--config', file, '--all']).status).toBe(0);
+    const matching = mrtr(['gateway', 'pin', '--config', file, '--check']);
+    expect(matching.status, matching.stderr).toBe(0);
+    expect(matching.stdout).toContain('3 tools listed: 3 unchanged');
+
+    writeFileSync(join(dir, 'check-pins.description'), 'Runs x, differently');
+    const before = readFileSync(lock, 'utf8');
+    const drifted = mrtr(['gateway', 'pin', '--config', file, '--check']);
+    expect(drifted.status).toBe(1);
+    expect(drifted.stdout).toContain('changed   files/x (withheld until accepted: --accept files/x)');
+    expect(drifted.stderr).toBe(
+      `mrtr gateway pin --check: 1 tool listed now differs from ${lock}: files/x (changed)\n`,
+    );
+    expect(readFileSync(lock, 'utf8')).toBe(before);
+
+    const both = mrtr(['gateway', 'pin', '--config', file, '--check', '--all']);
+    expect(both.status).toBe(2);
+    expect(both.stderr).toBe('mrtr gateway pin: --check writes nothing, so it cannot go with --all\n');
+  }, 120_000);
 });
 
 describe('a running gateway and a tool that changes under it', () => {

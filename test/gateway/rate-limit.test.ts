@@ -247,7 +247,8 @@ describe('rateLimited', () => {
     expect(refusal).toBeInstanceOf(RoundRefused);
     expect(refusal.reason).toBe('rate_limited');
     expect(refusal.code).toBe(ErrorCode.InvalidRequest);
-    expect(refusal.message).toBe('Rate limit for files__write_file: 10 calls a minute');
+    // The seconds in the message too: many clients show a person nothing but the message.
+    expect(refusal.message).toBe('Rate limit for files__write_file: 10 calls a minute; retry in 7 s');
     expect(refusal.data).toEqual({ retryAfterSeconds: 7 });
     expect(refusal.httpStatus).toBe(429);
     expect(refusal.httpHeaders).toEqual({ 'retry-after': '7' });

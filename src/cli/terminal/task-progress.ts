@@ -3,6 +3,7 @@
 // line per change, so a log shows each status once. Server text (the id, its message) goes through safeLine.
 import type { MrtrEvent, SafeText, TaskEvent } from '../../client/index.js';
 import { joinSafe, safe, safeLine } from '../../client/index.js';
+import { selfCommand } from '../self-command.js';
 import { printLine } from './print.js';
 
 /** `task <id>: <status> — <statusMessage>`, one line whatever the server put in its message. */
@@ -18,9 +19,15 @@ function shellWord(word: string): SafeText {
   return /^[\w@%+=:,./…-]+$/.test(shown) ? shown : safeLine(`'${shown.replaceAll("'", `'\\''`)}'`);
 }
 
-/** `mrtr task get|cancel <id> <server…>`, ready to paste into a shell. */
-export function taskLine(sub: 'get' | 'cancel', taskId: string, again: readonly string[]): SafeText {
-  return safe`mrtr task ${safeLine(sub)} ${shellWord(taskId)} ${joinSafe(again.map(shellWord), ' ')}`;
+/** `mrtr task get|cancel <id> <server…>`, ready to paste into a shell: mrtr as that shell reaches it. */
+export function taskLine(
+  sub: 'get' | 'cancel',
+  taskId: string,
+  again: readonly string[],
+  self: readonly string[] = selfCommand(),
+): SafeText {
+  const mrtr = joinSafe(self.map(shellWord), ' ');
+  return safe`${mrtr} task ${safeLine(sub)} ${shellWord(taskId)} ${joinSafe(again.map(shellWord), ' ')}`;
 }
 
 export interface TaskProgressOptions {
@@ -31,6 +38,8 @@ export interface TaskProgressOptions {
   say: (text: SafeText) => void;
   /** The server's arguments for `mrtr task get <id> …`; undefined: no resume hint (already resuming). */
   resume: readonly string[] | undefined;
+  /** Said after the resume line: where the line takes the token from, when the person must set it. */
+  resumeNote?: SafeText;
 }
 
 export class TaskProgress {
@@ -53,7 +62,8 @@ export class TaskProgress {
         const caveat = this.o.resume.includes('--stdio')
           ? safe` (a stdio server finds it again only if it keeps tasks in a file or Redis store)`
           : safe``;
-        this.o.say(safe`task ${safeLine(event.taskId)} — resume with: ${command}${caveat}`);
+        const note = this.o.resumeNote ?? safe``;
+        this.o.say(safe`task ${safeLine(event.taskId)} — resume with: ${command}${caveat}${note}`);
       }
     }
     // The driver reports a task only when its status or message changed: each is a new line in a log.

@@ -28,6 +28,8 @@ export interface PinCommandPlan {
   readonly changed: boolean;
   /** Accept patterns that matched no tool listed now (a typo, or an upstream that did not answer); not in `lines`. */
   readonly unmatched: string[];
+  /** Tools listed now that the book (after the pins made) does not serve as listed: `<key> (new|changed)`. */
+  readonly differing: string[];
 }
 
 /**
@@ -53,6 +55,7 @@ export function pinCommandPlan(
   };
   const updated = book.clone();
   const lines: string[] = [];
+  const differing: string[] = [];
   const counts = { unchanged: 0, pinned: 0, accepted: 0, new: 0, changed: 0 };
   const seenKeys = new Set<string>();
   const sorted = [...seenTools].sort((a, b) =>
@@ -73,6 +76,7 @@ export function pinCommandPlan(
         lines.push(`pinned    ${key} (new)`);
       } else {
         counts.new++;
+        differing.push(`${key} (new)`);
         lines.push(`new       ${key} (not pinned: --accept ${key} or --all pins it)`);
       }
     } else {
@@ -83,6 +87,7 @@ export function pinCommandPlan(
         lines.push(`accepted  ${key} (changed since it was pinned)`);
       } else {
         counts.changed++;
+        differing.push(`${key} (changed)`);
         lines.push(`changed   ${key} (withheld until accepted: --accept ${key})`);
       }
       for (const change of changes) lines.push(`    ${change}`);
@@ -102,6 +107,7 @@ export function pinCommandPlan(
     book: updated,
     changed: counts.pinned + counts.accepted > 0,
     unmatched,
+    differing: differing.map(printable),
   };
 }
 

@@ -12,3 +12,4 @@ export {
   type RateLimit,
   type ToolRef,
 } from './types.js';
+export { type KnownTool, unknownArgumentWarnings } from './unknown-arguments.js';
