@@ -146,6 +146,9 @@ export async function gatewayCommand(
           const lock = values.lock ?? defaultLockFile(configFile);
           for (const line of gateway?.reload(next, PinBook.load(lock)) ?? []) say(line);
           say(`SIGHUP: policy reloaded from ${configFile} (version ${next.policy.digest.slice(0, 12)})`);
+          void gateway?.withdrawal.then((n) => {
+            if (n > 0) say(`SIGHUP: ${n} approval request(s) asked under the old policy withdrawn`);
+          });
         } catch (error) {
           say(`SIGHUP: the policy in force is kept: ${(error as Error).message}`);
         }

@@ -10,5 +10,7 @@ export {
   factLabel,
   pageDigest,
   STATUS_TEXT,
+  statusLine,
   votesList,
+  withdrawnNote,
 } from './approval-view.js';

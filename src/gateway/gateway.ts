@@ -57,6 +57,7 @@ export class Gateway {
   #config: GatewayConfig;
   #pins: PinBook;
   #loadedAt: number;
+  #withdrawal: Promise<number> = Promise.resolve(0);
   readonly #prepare: ArgumentsPrep;
   readonly #specs: ReadonlyMap<string, GatewayConfig['upstreams'][number]>;
 
@@ -171,6 +172,7 @@ export class Gateway {
   reload(config: GatewayConfig, pins?: PinBook): string[] {
     const ignored: string[] = [];
     const before = JSON.stringify(this.#config.upstreams);
+    const replaced = config.policy.digest !== this.#policy.digest ? this.#policy.digest : undefined;
     if (JSON.stringify(config.upstreams) !== before)
       ignored.push('upstreams changed: restart the gateway to use the new upstreams');
     this.#policy = config.policy;
@@ -179,7 +181,27 @@ export class Gateway {
     if (pins) this.#pins = pins;
     // Lists differ under the new policy: tell listening callers (each hears only of its own).
     this.catalog.invalidate();
+    this.#withdrawal =
+      replaced === undefined ? Promise.resolve(0) : this.#withdrawUnder(replaced, config.policy.digest);
     return ignored;
+  }
+
+  /**
+   * The approval requests the last reload withdrew (asked under the policy it replaced), once they are withdrawn:
+   * an approval of them could never be used, so nobody is left to decide them.
+   */
+  get withdrawal(): Promise<number> {
+    return this.#withdrawal;
+  }
+
+  async #withdrawUnder(old: string, next: string): Promise<number> {
+    const why = `the gateway policy it was asked under (version ${old.slice(0, 12)}) was replaced by version ${next.slice(0, 12)}`;
+    try {
+      return (await this.controls.withdraw((r) => r.effect.policy === old, why)).length;
+    } catch {
+      // A store that failed: the requests stay pending until they expire; a grant of them still never applies.
+      return 0;
+    }
   }
 
   async close(): Promise<void> {
