@@ -117,7 +117,13 @@ export class Gateway {
       guards: [...(options.server?.guards ?? []), guard],
     });
     this.controls = new HumanControls({ ...options.controls, store: options.store }).attach(this.server);
+    // Upstreams start with the gateway, not at the first call: a slow one (npx fetching a package) is on its way
+    // while callers connect, and they are told it is starting until it answers.
+    this.started = this.catalog.start();
   }
+
+  /** Settles once every upstream started with the gateway has answered its first listing (or failed it). */
+  readonly started: Promise<void>;
 
   /** The policy in force. */
   get policy(): Policy {
