@@ -129,7 +129,7 @@ export class ApprovalsPanel implements ConsolePanel {
       const state = stateAt(r, now);
       const last = r.votes.at(-1);
       // The same status words as the inbox's JSON (`status`) and the request's own page.
-      return html`<tr><td><a href="/mrtr/console/approvals/${r.id}">${r.reason}</a></td><td>${r.requester.name ?? r.requester.subject}</td><td data-state="${state}">${statusLine(r, now)}</td><td>${
+      return html`<tr><td><a href="/mrtr/console/approvals/${r.id}">${r.reason}</a></td><td>${r.requester.name ?? r.requester.subject}</td><td>${state}<div class="muted">${statusLine(r, now)}</div></td><td>${
         r.votes
           .map((v) => `${v.decision === 'approve' ? 'approved' : 'denied'} by ${v.by.name ?? v.by.subject}`)
           .join('; ') || '—'

@@ -143,7 +143,7 @@ describe('approval requests nobody should decide any more', () => {
     // The console says the same words; the request is not decidable.
     const page = await consoleOf(g);
     expect(page).toContain('Nothing waits for your decision.');
-    expect(page).toContain(`<td data-state="withdrawn">${why}</td>`);
+    expect(page).toContain(`<td>withdrawn<div class="muted">${why}</div></td>`);
     const refused = await vote(g, asked.id);
     expect(refused.status).toBe(409);
     expect(await refused.json()).toMatchObject({ error: 'already_withdrawn' });
@@ -182,7 +182,7 @@ describe('approval requests nobody should decide any more', () => {
     expect((await inboxOf(g)).decided).toEqual([
       expect.objectContaining({ id: asked.id, state: 'withdrawn', status: why }),
     ]);
-    expect(await consoleOf(g)).toContain(`<td data-state="withdrawn">${why}</td>`);
+    expect(await consoleOf(g)).toContain(`<td>withdrawn<div class="muted">${why}</div></td>`);
     expect((await vote(g, asked.id)).status).toBe(409);
     // The same rules again replace nothing: no request is withdrawn.
     const second = (await g.call('alice', 'up__move', { path: '/srv/s' })).response.result as Loose;
