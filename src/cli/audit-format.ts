@@ -45,7 +45,7 @@ export function shown(text: string): string {
 }
 
 /** Outcomes that name a decision: the flows table shows their reason. */
-const DECIDED = new Set(['denied', 'declined', 'cancelled', 'refused', 'error']);
+const DECIDED = new Set(['denied', 'declined', 'cancelled']);
 const decided = (f: FlowSummary) => DECIDED.has(f.outcome) && f.reason !== null;
 
 function paint(style: Style, text: string, code: number | undefined): string {

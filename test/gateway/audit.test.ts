@@ -15,7 +15,7 @@ import {
   SqliteAuditSink,
 } from '../../src/audit/index.js';
 import { flowsOf } from '../../src/audit/internal.js';
-import { flowTimeline } from '../../src/cli/audit-format.js';
+import { flowsTable, flowTimeline } from '../../src/cli/audit-format.js';
 import { argumentsDigest } from '../../src/state/index.js';
 import { type ChangingUpstream, startChangingUpstream } from './fixtures/changing-upstream.js';
 import { answering, type Loose, textOf, useGateway, YES } from './fixtures/gateway-under-test.js';
@@ -217,6 +217,11 @@ describe('what the gateway decided, as the trail names it', () => {
       ['up__drop', 'complete', null],
       ['up__write', 'declined', 'declined by the user'],
     ]);
+    // `flows` names the decision and its reason whole, as the last column.
+    const table = flowsTable(flows, { width: 80, color: false }).split('\n');
+    expect(table[0]).toMatch(/OUTCOME\s+MS\s+WHY$/);
+    expect(table[1]).toMatch(/\sdenied\s+[\d.]+\s+rule "no large drops" denies this call$/);
+    expect(table[4]).toMatch(/\sdeclined\s+[\d.]+\s+declined by the user$/);
     // `show` prints the deciding rule whole, however narrow the terminal.
     const shown = flowTimeline(
       records.filter((r) => r.target === 'up__drop' && r.outcome === 'denied'),
