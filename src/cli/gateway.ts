@@ -132,6 +132,14 @@ export async function gatewayCommand(
         log: say,
         tokenOf: (principal) => remembering.current?.tokenOf(principal),
       });
+      // The upstreams start with the gateway: say when each has answered, so an operator knows the tools are there.
+      const started = gateway;
+      void started.started.then(() => {
+        const up = started.catalog
+          .health()
+          .map((h) => `${h.upstream} (${h.failure ? 'failed' : `${h.tools} tools`})`);
+        say(`upstreams started: ${up.join(', ')}`);
+      });
       return gateway.server;
     },
     {
