@@ -11,7 +11,10 @@ export interface FlowSummary {
   target: string | null;
   /** Rounds with an outcome (a round's intent and outcome are one round). */
   rounds: number;
-  /** The outcome of the flow's last round; `proposed` when its last round recorded its intent and no outcome. */
+  /**
+   * The outcome of the flow's last round (`cancelled` if the flow was cancelled at all); `proposed` when its last
+   * round recorded its intent and no outcome.
+   */
   outcome: AuditRecord['outcome'];
   reason: string | null;
   instances: string[];
@@ -42,15 +45,18 @@ export function flowsOf(records: readonly AuditRecord[], filter: FlowFilter = {}
   for (const list of flows.values()) {
     const first = list[0]!;
     const ended = list.filter((r) => r.outcome !== 'proposed');
-    // A last intent with no outcome after it: the round ran (or was about to) and nothing recorded how it ended.
-    const last = list.at(-1)!.outcome === 'proposed' ? list.at(-1)! : (ended.at(-1) ?? list.at(-1)!);
+    // A cancel ends the flow whatever a round still running recorded after it; otherwise a last intent with no
+    // outcome after it says the round ran (or was about to) and nothing recorded how it ended.
+    const cancel = [...ended].reverse().find((r) => r.outcome === 'cancelled');
+    const last =
+      cancel ?? (list.at(-1)!.outcome === 'proposed' ? list.at(-1)! : (ended.at(-1) ?? list.at(-1)!));
     const summary: FlowSummary = {
       flowId: first.flowId,
       started: first.time,
       principal: first.principal?.sub ?? null,
       method: first.method,
       target: first.target,
-      rounds: ended.length + (last.outcome === 'proposed' ? 1 : 0),
+      rounds: ended.length + (list.at(-1)!.outcome === 'proposed' && !cancel ? 1 : 0),
       outcome: last.outcome,
       reason: last.reason,
       instances: [...new Set(list.map((r) => r.instance))],

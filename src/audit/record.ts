@@ -14,7 +14,15 @@ export interface ObservedRound {
   readonly flowId: string | undefined;
   readonly inputResponses: Readonly<Record<string, unknown>> | undefined;
   readonly inputRequests: Readonly<Record<string, unknown>> | undefined;
-  readonly outcome: 'input_required' | 'complete' | 'tool_error' | 'refused' | 'error';
+  readonly outcome:
+    | 'input_required'
+    | 'complete'
+    | 'tool_error'
+    | 'refused'
+    | 'error'
+    | 'denied'
+    | 'declined'
+    | 'cancelled';
   readonly reason: string | undefined;
   readonly decidedBy: string | undefined;
   readonly steps?: readonly string[];

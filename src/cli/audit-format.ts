@@ -20,6 +20,9 @@ const OUTCOME_COLOUR: Record<string, number> = {
   complete: 32,
   input_required: 36,
   tool_error: 33,
+  denied: 31,
+  declined: 33,
+  cancelled: 90,
   refused: 31,
   error: 31,
 };
@@ -40,6 +43,10 @@ export function shown(text: string): string {
     return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, '0')}`;
   });
 }
+
+/** Outcomes that name a decision: the flows table shows their reason. */
+const DECIDED = new Set(['denied', 'declined', 'cancelled']);
+const decided = (f: FlowSummary) => DECIDED.has(f.outcome) && f.reason !== null;
 
 function paint(style: Style, text: string, code: number | undefined): string {
   return style.color && code !== undefined ? `\x1b[${code}m${text}\x1b[0m` : text;
@@ -75,6 +82,7 @@ export function flowsTable(flows: readonly FlowSummary[], style: Style): string 
     cell('ROUNDS', fixed.rounds),
     cell('OUTCOME', fixed.outcome),
     'MS'.padStart(fixed.ms),
+    flows.some(decided) ? 'WHY' : '',
   ]);
   for (const f of flows) {
     out += row([
@@ -87,6 +95,8 @@ export function flowsTable(flows: readonly FlowSummary[], style: Style): string 
       cell(String(f.rounds), fixed.rounds),
       paint(style, cell(f.outcome, fixed.outcome), OUTCOME_COLOUR[f.outcome]),
       f.durationMs.toFixed(1).padStart(fixed.ms),
+      // The decision's reason, last and whole: the rule that denied is never cut.
+      decided(f) ? shown(f.reason!) : '',
     ]);
   }
   return out;

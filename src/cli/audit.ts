@@ -22,7 +22,8 @@ const USAGE = `usage: mrtr audit <command> [--audit URL] [options]
 
 commands:
   flows [--principal S] [--target T] [--outcome O] [--since 1h|ISO] [--json]
-        a table of flows (outcome: input_required, complete, tool_error, refused, error)
+        a table of flows (outcome: input_required, complete, tool_error, denied, declined, cancelled,
+        refused, error); WHY names the rule, person or cancel that decided
   show <flowId> [--json]
         one flow as a timeline, round by round
   verify [--vkey KEY]... [--checkpoint FILE]... [--json]

@@ -132,6 +132,14 @@ export async function gatewayCommand(
         log: say,
         tokenOf: (principal) => remembering.current?.tokenOf(principal),
       });
+      // The upstreams start with the gateway: say when each has answered, so an operator knows the tools are there.
+      const started = gateway;
+      void started.started.then(() => {
+        const up = started.catalog
+          .health()
+          .map((h) => `${h.upstream} (${h.failure ? 'failed' : `${h.tools} tools`})`);
+        say(`upstreams started: ${up.join(', ')}`);
+      });
       return gateway.server;
     },
     {
@@ -149,6 +157,9 @@ export async function gatewayCommand(
           const lock = values.lock ?? defaultLockFile(configFile);
           for (const line of gateway?.reload(next, PinBook.load(lock)) ?? []) say(line);
           say(`SIGHUP: policy reloaded from ${configFile} (version ${next.policy.digest.slice(0, 12)})`);
+          void gateway?.withdrawal.then((n) => {
+            if (n > 0) say(`SIGHUP: ${n} approval request(s) asked under the old policy withdrawn`);
+          });
         } catch (error) {
           say(`SIGHUP: the policy in force is kept: ${(error as Error).message}`);
         }

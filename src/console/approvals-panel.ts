@@ -13,7 +13,9 @@ import {
   STATUS_TEXT,
   samePerson,
   stateAt,
+  statusLine,
   votesList,
+  withdrawnNote,
 } from '../controls/internal.js';
 import type { ConsolePanel, PanelContext } from './panel.js';
 
@@ -108,7 +110,8 @@ ${facts}</li>`;
     const row = (r: ApprovalRecord) => {
       const state = stateAt(r, now);
       const last = r.votes.at(-1);
-      return html`<tr><td><a href="/mrtr/console/approvals/${r.id}">${r.reason}</a></td><td>${r.requester.name ?? r.requester.subject}</td><td>${state}</td><td>${
+      // The same status words as the inbox's JSON (`status`) and the request's own page.
+      return html`<tr><td><a href="/mrtr/console/approvals/${r.id}">${r.reason}</a></td><td>${r.requester.name ?? r.requester.subject}</td><td>${state}<div class="muted">${statusLine(r, now)}</div></td><td>${
         r.votes
           .map((v) => `${v.decision === 'approve' ? 'approved' : 'denied'} by ${v.by.name ?? v.by.subject}`)
           .join('; ') || '—'
@@ -157,7 +160,7 @@ ${facts}</li>`;
     ctx.page(
       status,
       state === 'pending' ? 'Review a request' : STATUS_TEXT[state]!,
-      html`${problem ? html`<p class="card error" role="alert">${problem}</p>` : ''}${decisionCard(record)}<div id="votes-${id}" data-live="approvals">${votesList(record)}</div>${why}${form}
+      html`${problem ? html`<p class="card error" role="alert">${problem}</p>` : ''}${withdrawnNote(record, state, now)}${decisionCard(record)}<div id="votes-${id}" data-live="approvals">${votesList(record)}</div>${why}${form}
 <p>Deep link: <code>${ctx.origin}/mrtr/console/approvals/${id}</code></p><p><a href="/mrtr/console/approvals">Back to the queue</a></p>`,
     );
   }

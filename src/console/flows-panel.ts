@@ -14,7 +14,17 @@ export const FLOWS_DEFAULTS = Object.freeze({
   maxListed: 200,
 });
 
-const OUTCOMES = ['complete', 'input_required', 'tool_error', 'refused', 'error', 'proposed'] as const;
+const OUTCOMES = [
+  'complete',
+  'input_required',
+  'tool_error',
+  'denied',
+  'declined',
+  'cancelled',
+  'refused',
+  'error',
+  'proposed',
+] as const;
 const FLOW_ID = /^[A-Za-z0-9_-]{8,128}$/;
 
 /** Behind a gateway a tool is `<upstream>__<tool>`: the upstream is what comes before the first `__`. */

@@ -25,7 +25,14 @@ export interface Vote {
 
 export type ApprovalRisk = 'low' | 'medium' | 'high';
 
-export type ApprovalState = 'pending' | 'approved' | 'denied' | 'expired' | 'redeemed' | 'cancelled';
+export type ApprovalState =
+  | 'pending'
+  | 'approved'
+  | 'denied'
+  | 'expired'
+  | 'redeemed'
+  | 'cancelled'
+  | 'withdrawn';
 
 export interface ApprovalRecord {
   readonly id: string;
@@ -46,8 +53,10 @@ export interface ApprovalRecord {
   /** How long a grant stays valid once approved. */
   readonly grantTtlMs: number;
   readonly votes: readonly Vote[];
-  readonly state: 'pending' | 'approved' | 'denied' | 'redeemed' | 'cancelled';
+  readonly state: 'pending' | 'approved' | 'denied' | 'redeemed' | 'cancelled' | 'withdrawn';
   readonly decidedAt?: number;
+  /** Why the server withdrew the request while it was pending (its task cancelled, the policy replaced). */
+  readonly withdrawnBecause?: string;
   readonly redeemedAt?: number;
 }
 
@@ -252,6 +261,31 @@ export class ApprovalBook {
         throw new ApprovalRefused('conflict', `already_${state}`, `this request is ${state}`);
       return { ...record, state: 'cancelled', decidedAt: this.now() };
     });
+  }
+
+  /**
+   * The server takes back pending requests nobody should decide any more (their task was cancelled, the policy
+   * they were asked under was replaced): each leaves the inboxes, reads `withdrawn` with `why`, and takes no vote.
+   * Returns the ones withdrawn now.
+   */
+  async withdraw(which: (record: ApprovalRecord) => boolean, why: string): Promise<ApprovalRecord[]> {
+    const withdrawn: ApprovalRecord[] = [];
+    for (const record of await this.pending()) {
+      if (!which(record)) continue;
+      try {
+        withdrawn.push(
+          await this.transition(record.id, (current, state) => {
+            if (state !== 'pending')
+              throw new ApprovalRefused('conflict', `already_${state}`, `this request is ${state}`);
+            return { ...current, state: 'withdrawn', decidedAt: this.now(), withdrawnBecause: why };
+          }),
+        );
+      } catch (error) {
+        // Decided meanwhile: the decision stands, there is nothing to withdraw.
+        if (!(error instanceof ApprovalRefused)) throw error;
+      }
+    }
+    return withdrawn;
   }
 
   private async transition(

@@ -29,6 +29,7 @@ import {
   pageDigest,
   STATUS_TEXT,
   votesList,
+  withdrawnNote,
 } from './approval-view.js';
 import { type ControlEvent, pageFailed } from './context.js';
 import { previewLines } from './effect-preview.js';
@@ -130,7 +131,15 @@ export class ApprovalPages {
     const mine = (await this.d.book.pending()).filter(
       (r) => !samePerson(r.requester, me) && who.roles.includes(r.role),
     );
-    sendJson(res, 200, { approvals: mine.map((r) => approvalSummary(r, this.d.signIn().origin, now)) });
+    // Decided lately, as the console's history lists them: the same entries with the same fields and status words.
+    const decided = (await this.d.book.decided()).filter(
+      (r) => !samePerson(r.requester, me) && who.roles.includes(r.role),
+    );
+    const origin = this.d.signIn().origin;
+    sendJson(res, 200, {
+      approvals: mine.map((r) => approvalSummary(r, origin, now)),
+      decided: decided.map((r) => approvalSummary(r, origin, now)),
+    });
   }
 
   private async apiVote(req: IncomingMessage, res: ServerResponse, id: string): Promise<void> {
@@ -249,7 +258,7 @@ export class ApprovalPages {
       res,
       200,
       state === 'pending' ? (voted ? 'You have decided' : 'Review a request') : STATUS_TEXT[state]!,
-      html`${decisionCard(record)}${votesList(record)}${form}<p><a href="/mrtr/approvals">Back to the inbox</a></p>`,
+      html`${withdrawnNote(record, state, this.d.now())}${decisionCard(record)}${votesList(record)}${form}<p><a href="/mrtr/approvals">Back to the inbox</a></p>`,
     );
   }
 
@@ -340,7 +349,7 @@ export class ApprovalPages {
       res,
       200,
       STATUS_TEXT[state]!,
-      html`${votesList(record)}${decisionCard(record)}<p>${
+      html`${withdrawnNote(record, state, this.d.now())}${votesList(record)}${decisionCard(record)}<p>${
         state === 'pending'
           ? 'Reviewers see this request in their inbox. Go back to your app and continue there: it asks for the decision again.'
           : 'Go back to your app and continue there.'

@@ -41,6 +41,7 @@ export const STATUS_TEXT: Readonly<Record<string, string>> = {
   expired: 'Expired',
   redeemed: 'Approved and carried out',
   cancelled: 'Withdrawn by the person who asked',
+  withdrawn: 'Withdrawn by the server',
 };
 
 /** Where every row of a request can be read whole: what a surface with less room says of the rest. */
@@ -67,6 +68,20 @@ export function previewTable(effect: Effect, more: Html | string): Html {
     : '';
   return html`<table>${preview.rows.map((row) => previewRow(row, false))}${rest}</table>`;
 }
+
+/**
+ * The one line every surface (the inbox's JSON, the pages, the console) says a request's state in: the heading's
+ * words, and why when the server withdrew it.
+ */
+export function statusLine(r: ApprovalRecord, now: number): string {
+  const state = stateAt(r, now);
+  const text = STATUS_TEXT[state] ?? state;
+  return state === 'withdrawn' && r.withdrawnBecause ? `${text}: ${r.withdrawnBecause}` : text;
+}
+
+/** A withdrawn request says why, in the words every surface uses; other states need no line. */
+export const withdrawnNote = (r: ApprovalRecord, state: string, now: number): Html | string =>
+  state === 'withdrawn' ? html`<p class="card" role="status">${statusLine(r, now)}</p>` : '';
 
 /** The facts a decision rests on, and nothing that changes while it is pending (the votes are shown apart). */
 export function decisionCard(r: ApprovalRecord): Html {
@@ -114,6 +129,7 @@ export function approvalSummary(r: ApprovalRecord, origin: string, now: number) 
   return {
     id: r.id,
     state: stateAt(r, now),
+    status: statusLine(r, now),
     requester: { subject: r.requester.subject, ...(r.requester.name ? { name: r.requester.name } : {}) },
     effect: r.effect,
     effectDigest: r.effectDigest,

@@ -170,7 +170,8 @@ export async function requireApproval(
         .filter((v) => v.decision === 'deny')
         .map((v) => `${v.by.name ?? v.by.subject}${v.comment ? ` ("${v.comment}")` : ''}`)
         .join(', ');
-      throw new FlowEnded(`denied by ${by}`, 'ended');
+      // A person said no: the trail names it a decline, with who.
+      throw new FlowEnded(`denied by ${by}`, 'declined');
     }
     case 'expired':
       ctx.audit.note({ approval: { id, state: 'expired', votes } });
@@ -178,6 +179,13 @@ export async function requireApproval(
         record.state === 'approved'
           ? 'the approval was granted but not used in time: call again to ask anew'
           : 'the approval request expired before it was decided',
+        'ended',
+      );
+    case 'withdrawn':
+      // The server took it back (the policy it was asked under was replaced): no grant can come of it.
+      ctx.audit.note({ approval: { id, state, because: record.withdrawnBecause ?? null, votes } });
+      throw new FlowEnded(
+        `the approval request was withdrawn: ${record.withdrawnBecause ?? 'by the server'}; call again to ask anew`,
         'ended',
       );
     default:

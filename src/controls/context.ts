@@ -41,6 +41,8 @@ export interface ControlHost {
    * (a 2025-11-25 client gets notifications/elicitation/complete). Optional: a host without it is never told.
    */
   urlElicitationDone?(url: string): void;
+  /** Told the flow of each task its caller cancelled. Optional: a host without tasks never calls back. */
+  onFlowCancelled?(listener: (flowId: string) => void): void;
 }
 
 /** Who did what on a control's page or API: for the log, and for the flow's audit event when it resumes. */

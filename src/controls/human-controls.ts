@@ -105,7 +105,32 @@ export class HumanControls implements ControlPages {
   attach(server: ControlHost): this {
     this.host = server;
     server.page(this);
+    server.onFlowCancelled?.((flowId) => {
+      this.withdraw((r) => r.flowId === flowId, 'the task that asked was cancelled').catch(() => {
+        // A store that failed: the request stays pending until it expires, and no grant can reach the cancelled task.
+      });
+    });
     return this;
+  }
+
+  /**
+   * Withdraw the pending requests `which` picks, saying `why` (a replaced policy, a cancelled task): they leave
+   * every inbox, read "withdrawn" with why, take no vote; reviewers and webhooks are told (`withdrawn`).
+   */
+  async withdraw(which: (record: ApprovalRecord) => boolean, why: string): Promise<ApprovalRecord[]> {
+    const withdrawn = await this.approvals.withdraw(which, why);
+    for (const record of withdrawn) {
+      const event: ControlEvent = {
+        control: 'approval',
+        action: 'withdrawn',
+        id: record.id,
+        at: new Date(this.now()).toISOString(),
+        detail: { state: 'withdrawn', because: why, role: record.role, reason: record.reason },
+      };
+      this.told(event);
+      this.changed(event);
+    }
+    return withdrawn;
   }
 
   /**
@@ -129,7 +154,10 @@ export class HumanControls implements ControlPages {
     if (event.control === 'step_up' && event.action === 'done') {
       this.wakeups.wake(`step_up/${event.id}`);
       this.host?.urlElicitationDone?.(this.stepUpUrl(event.id));
-    } else if (event.control === 'approval' && (event.action === 'approve' || event.action === 'deny')) {
+    } else if (
+      event.control === 'approval' &&
+      (event.action === 'approve' || event.action === 'deny' || event.action === 'withdrawn')
+    ) {
       this.wakeups.wake(`approval/${event.id}`);
       if (event.detail?.state !== 'pending') this.host?.urlElicitationDone?.(this.statusUrl(event.id));
     }

@@ -13,7 +13,9 @@ export {
   previewJson,
   previewTable,
   STATUS_TEXT,
+  statusLine,
   votesList,
+  withdrawnNote,
 } from './approval-view.js';
 export {
   type EffectPreview,

@@ -17,6 +17,7 @@ import type { EgressCaller } from './egress/index.js';
 import { exposedName, splitExposedName } from './names.js';
 import { definitionDigest, type PinBook } from './pins/index.js';
 import type { Policy } from './policy/index.js';
+import { META_NOTICE, META_UPSTREAMS_STARTING, upstreamStarting } from './starting.js';
 import type { Upstream } from './upstream.js';
 
 /** One upstream tool as the gateway serves it. */
@@ -66,6 +67,8 @@ export class GatewayCatalog implements Catalog {
   readonly #watchers = new Set<() => void>();
   /** Each upstream's last listing failure, until a listing succeeds again (the console's health view). */
   readonly #failures = new Map<string, { at: number; message: string }>();
+  /** Upstreams started with the gateway that have not answered their first listing yet: not waited for by lists. */
+  readonly #starting = new Set<string>();
   /** Bumped by invalidate(): a listing that started before it is not kept as current. */
   #generation = 0;
   readonly #now: () => number;
@@ -76,6 +79,36 @@ export class GatewayCatalog implements Catalog {
       this.#byName.set(upstream.name, upstream);
       upstream.onToolsChanged(() => this.invalidate(upstream.name));
     }
+  }
+
+  /**
+   * Start every upstream the gateway reaches with one credential now (a stdio child is spawned, an HTTP server
+   * listed), not at the first caller's request. Until one answers, lists go on without it and say so, and a call to
+   * its tools is told it is starting; once it answers, listening callers hear that their tools changed. Resolves
+   * when each has answered or failed.
+   */
+  async start(): Promise<void> {
+    const system: CatalogCaller = { principal: undefined, signal: new AbortController().signal };
+    const shared = this.options.upstreams.filter((u) => !u.perCaller);
+    for (const upstream of shared) this.#starting.add(upstream.name);
+    await Promise.all(
+      shared.map(async (upstream) => {
+        try {
+          await this.#listing(upstream, system);
+        } catch (error) {
+          // A lock file that could not be saved: told, and the next request lists again.
+          this.options.log(`upstream ${upstream.name}: cannot start: ${(error as Error).message}`);
+        } finally {
+          this.#starting.delete(upstream.name);
+          for (const w of [...this.#watchers]) w();
+        }
+      }),
+    );
+  }
+
+  /** The upstreams still starting (their first listing not answered yet), in config order. */
+  starting(): string[] {
+    return this.options.upstreams.filter((u) => this.#starting.has(u.name)).map((u) => u.name);
   }
 
   /** Forget an upstream's listing (it said its tools changed, or a pin was accepted): the next request lists anew. */
@@ -119,13 +152,34 @@ export class GatewayCatalog implements Catalog {
     const split = splitExposedName(name);
     const upstream = split && this.#byName.get(split.upstream);
     if (!(split && upstream)) return undefined;
+    // On an upstream not up yet, a tool this caller could be shown is said to be starting (not "unknown tool"); one
+    // it could never see is unknown at once, as it will be once the upstream answers.
+    if (this.#starting.has(upstream.name)) {
+      if (this.#couldSee(upstream.name, split.tool, caller)) throw upstreamStarting(upstream.name);
+      return undefined;
+    }
     const tool = (await this.#listing(upstream, caller)).tools.get(split.tool);
     return tool && this.#visible(tool, caller) ? tool : undefined;
   }
 
   async listTools(caller: CatalogCaller): Promise<ToolEntry[]> {
-    const all = await this.allTools(caller);
-    return all.filter((t) => this.#visible(t, caller)).map((t) => t.entry);
+    // Upstreams still starting are not waited for: the list says so (listNotice), and changes once they answer.
+    const up = this.options.upstreams.filter((u) => !this.#starting.has(u.name));
+    const listings = await Promise.all(up.map((u) => this.#listing(u, caller)));
+    return listings
+      .flatMap((l) => [...l.tools.values()])
+      .filter((t) => this.#visible(t, caller))
+      .map((t) => t.entry);
+  }
+
+  /** A tools/list while upstreams are starting names them in its `_meta`: the caller knows the list is partial. */
+  listNotice(kind: CatalogKind): JsonObject | undefined {
+    const starting = this.starting();
+    if (kind !== 'tools' || starting.length === 0) return undefined;
+    return {
+      [META_UPSTREAMS_STARTING]: starting,
+      [META_NOTICE]: `${starting.join(', ')} ${starting.length === 1 ? 'is' : 'are'} still starting: ${starting.length === 1 ? 'its' : 'their'} tools are not listed yet; notifications/tools/list_changed follows when they are`,
+    };
   }
 
   async findTool(name: string, caller: CatalogCaller): Promise<ToolEntry | undefined> {
@@ -166,6 +220,11 @@ export class GatewayCatalog implements Catalog {
   listResourceTemplates = () => [];
   findResource = () => undefined;
   findResourceTemplate = () => undefined;
+
+  #couldSee(upstream: string, tool: string, caller: CatalogCaller): boolean {
+    const who = callerOf(caller.principal);
+    return who !== undefined && this.options.policy().visible(who, { upstream, tool });
+  }
 
   #visible(tool: GatewayTool, caller: CatalogCaller): boolean {
     const who = callerOf(caller.principal);

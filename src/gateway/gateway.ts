@@ -57,6 +57,7 @@ export class Gateway {
   #config: GatewayConfig;
   #pins: PinBook;
   #loadedAt: number;
+  #withdrawal: Promise<number> = Promise.resolve(0);
   readonly #prepare: ArgumentsPrep;
   readonly #specs: ReadonlyMap<string, GatewayConfig['upstreams'][number]>;
 
@@ -120,7 +121,13 @@ export class Gateway {
       guards: [...(options.server?.guards ?? []), guard],
     });
     this.controls = new HumanControls({ ...options.controls, store: options.store }).attach(this.server);
+    // Upstreams start with the gateway, not at the first call: a slow one (npx fetching a package) is on its way
+    // while callers connect, and they are told it is starting until it answers.
+    this.started = this.catalog.start();
   }
+
+  /** Settles once every upstream started with the gateway has answered its first listing (or failed it). */
+  readonly started: Promise<void>;
 
   /** The policy in force. */
   get policy(): Policy {
@@ -175,6 +182,7 @@ export class Gateway {
   reload(config: GatewayConfig, pins?: PinBook): string[] {
     const ignored: string[] = [];
     const before = JSON.stringify(this.#config.upstreams);
+    const replaced = config.policy.digest !== this.#policy.digest ? this.#policy.digest : undefined;
     if (JSON.stringify(config.upstreams) !== before)
       ignored.push('upstreams changed: restart the gateway to use the new upstreams');
     // The new policy spells its paths as the new config's upstreams do (case, cwd); the running ones send the old
@@ -197,7 +205,27 @@ export class Gateway {
     if (pins) this.#pins = pins;
     // Lists differ under the new policy: tell listening callers (each hears only of its own).
     this.catalog.invalidate();
+    this.#withdrawal =
+      replaced === undefined ? Promise.resolve(0) : this.#withdrawUnder(replaced, config.policy.digest);
     return ignored;
+  }
+
+  /**
+   * The approval requests the last reload withdrew (asked under the policy it replaced), once they are withdrawn:
+   * an approval of them could never be used, so nobody is left to decide them.
+   */
+  get withdrawal(): Promise<number> {
+    return this.#withdrawal;
+  }
+
+  async #withdrawUnder(old: string, next: string): Promise<number> {
+    const why = `the gateway policy it was asked under (version ${old.slice(0, 12)}) was replaced by version ${next.slice(0, 12)}`;
+    try {
+      return (await this.controls.withdraw((r) => r.effect.policy === old, why)).length;
+    } catch {
+      // A store that failed: the requests stay pending until they expire; a grant of them still never applies.
+      return 0;
+    }
   }
 
   async close(): Promise<void> {

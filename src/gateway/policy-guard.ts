@@ -12,6 +12,7 @@ import { callerOf } from './caller.js';
 import type { GatewayCatalog, GatewayTool } from './catalog.js';
 import type { ArgumentsPrep } from './forward-call.js';
 import type { Decision, Policy } from './policy/index.js';
+import { deniedBy } from './policy-outcome.js';
 import { type RateLimiter, rateKey, rateLimited } from './rate-limit.js';
 
 export interface PolicyGuardOptions {
@@ -79,7 +80,10 @@ export class PolicyGuard implements RoundGuard {
             },
       },
     });
-    if (!decision.allow) return refusal(decision.message);
+    if (!decision.allow) {
+      ctx.audit.decided('denied', deniedBy(decision));
+      return refusal(decision.message);
+    }
     if (round.round === 0) await this.#takeRates(decision, round, tool);
     const effect = effectOf(tool, args, policy);
     const controls = this.options.controls();

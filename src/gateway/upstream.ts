@@ -126,6 +126,11 @@ export class Upstream {
     return this.spec.name;
   }
 
+  /** Whether each caller reaches it with a credential of its own (then it starts per caller, not with the gateway). */
+  get perCaller(): boolean {
+    return this.options.egress.perCaller;
+  }
+
   /** How many times the stdio child was started again after it died. */
   get restarts(): number {
     return this.#restarts;

@@ -60,6 +60,11 @@ export interface ProgressUpdate {
 export interface AuditNotes {
   /** Merge these JSON facts into this round's event (e.g. which resource a consent was about). Never secrets. */
   note(facts: Readonly<Record<string, unknown>>): void;
+  /**
+   * Name what decided a round answered with a tool error (a policy's deny): its event then reads `denied` with this
+   * reason (the rule), not `tool_error`. Has no effect on a round that ends otherwise.
+   */
+  decided(outcome: 'denied', reason: string): void;
 }
 
 export interface RequestContext {

@@ -69,6 +69,8 @@ export interface TasksSetup {
   pollIntervalMs: number;
   leaseMs: number;
   maxPerPrincipal: number;
+  /** Told the flow of every task its caller cancelled (the human controls withdraw its approval requests). */
+  cancelled?: (flowId: string) => void;
 }
 
 /** The methods that run as rounds (round/runner.ts): the only ones observers are told about. */
@@ -135,6 +137,7 @@ export class Dispatcher implements RequestHandler {
       ttlMs: setup.ttlMs,
       pollIntervalMs: setup.pollIntervalMs,
       leaseMs: setup.leaseMs,
+      ...(setup.cancelled ? { cancelled: setup.cancelled } : {}),
     });
   }
 

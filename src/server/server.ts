@@ -234,6 +234,7 @@ export class McpServer {
   private keyringInUse: Keyring | undefined;
   private browserSignIn: BrowserSignIn | undefined;
   private readonly extraPages: PageRoutes[] = [];
+  private readonly cancelListeners = new Set<(flowId: string) => void>();
   private bridge: LegacyBridge | undefined;
 
   constructor(private readonly options: McpServerOptions) {
@@ -387,6 +388,14 @@ export class McpServer {
     this.bridge?.urlElicitationDone(url);
   }
 
+  /**
+   * Be told the flow id of every task its caller cancels on this instance: the human controls withdraw the approval
+   * requests that flow left pending, so nobody decides what no longer waits.
+   */
+  onFlowCancelled(listener: (flowId: string) => void): void {
+    this.cancelListeners.add(listener);
+  }
+
   /** The bearer authentication the `auth` option set up (pages with a JSON API check callers with it). */
   get bearerAuth(): BearerAuth | undefined {
     return this.options.auth;
@@ -493,6 +502,9 @@ export class McpServer {
       pollIntervalMs: t.pollIntervalMs ?? SERVER_DEFAULTS.taskPollIntervalMs,
       leaseMs: t.leaseMs ?? SERVER_DEFAULTS.taskLeaseMs,
       maxPerPrincipal: t.maxPerPrincipal ?? SERVER_DEFAULTS.taskMaxPerPrincipal,
+      cancelled: (flowId) => {
+        for (const listener of this.cancelListeners) listener(flowId);
+      },
     };
   }
 

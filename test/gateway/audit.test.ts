@@ -14,6 +14,8 @@ import {
   SqliteAuditReader,
   SqliteAuditSink,
 } from '../../src/audit/index.js';
+import { flowsOf } from '../../src/audit/internal.js';
+import { flowsTable, flowTimeline } from '../../src/cli/audit-format.js';
 import { argumentsDigest } from '../../src/state/index.js';
 import { type ChangingUpstream, startChangingUpstream } from './fixtures/changing-upstream.js';
 import { answering, type Loose, textOf, useGateway, YES } from './fixtures/gateway-under-test.js';
@@ -151,7 +153,11 @@ describe('the audit of gateway rounds', () => {
     expect(completed.notes.upstream.latencyMs).toBeGreaterThanOrEqual(0);
     expect(completed.steps).toContain('mrtr/gateway/upstream-1');
     // A refusal names its rule.
-    expect(denied).toMatchObject({ outcome: 'tool_error', target: 'up__drop' });
+    expect(denied).toMatchObject({
+      outcome: 'denied',
+      target: 'up__drop',
+      reason: 'rule "no large drops" denies this call',
+    });
     expect(denied.notes.gateway).toMatchObject({
       upstream: 'up',
       tool: 'drop',
@@ -168,12 +174,59 @@ describe('the audit of gateway rounds', () => {
     expect(outcomes.map((r) => [r.target, r.outcome, r.principal?.sub])).toEqual([
       ['up__write', 'input_required', 'alice'],
       ['up__write', 'complete', 'alice'],
-      ['up__drop', 'tool_error', 'alice'],
+      ['up__drop', 'denied', 'alice'],
     ]);
     const [askedRecord, completedRecord, deniedRecord] = outcomes as Loose[];
     expect(askedRecord.asked).toEqual([{ key: 'consent', kind: 'elicitation.form' }]);
     expect(askedRecord.notes).toEqual({ gateway: decided });
     expect(completedRecord.notes).toEqual(JSON.parse(JSON.stringify(completed.notes)));
     expect(deniedRecord.notes.gateway.decision.rule).toBe('no large drops');
+  });
+});
+
+describe('what the gateway decided, as the trail names it', () => {
+  it('a policy deny reads denied with its rule, a declined consent reads declined, each as its flow outcome', async () => {
+    const path = join(dir, 'decided.db');
+    const trail = await AuditTrail.open(await SqliteAuditSink.open(path), {
+      key: AUDIT_KEY,
+      instance: 'gw-2',
+    });
+    onTestFinished(() => trail.close());
+    const g = await useGateway({ upstreamUrl: up.url, rules: RULES, observers: [trail] });
+    await g.call('alice', 'up__drop', { rows: 5000 });
+    await g.call('alice', 'up__count', { count: 'x' });
+    await g.call('bob', 'up__drop', { rows: 1 });
+    const first = (await g.call('alice', 'up__write', { path: '/srv/no' })).response.result as Loose;
+    const no = { action: 'decline' };
+    const declined = await g.call('alice', 'up__write', { path: '/srv/no' }, answering(first, no));
+    expect(declined.response.result).toMatchObject({ isError: true });
+
+    const reader = new SqliteAuditReader(path);
+    onTestFinished(() => reader.close());
+    const records = (await reader.events()).map((e) => JSON.parse(e.text) as AuditRecord);
+    const flows = flowsOf(records);
+    expect(flows.map((f) => [f.target, f.outcome, f.reason])).toEqual([
+      ['up__drop', 'denied', 'rule "no large drops" denies this call'],
+      [
+        'up__count',
+        'denied',
+        expect.stringMatching(
+          /^rule "big counts only" could not be evaluated, so the call is refused \(rule "big counts only": when:/,
+        ),
+      ],
+      ['up__drop', 'complete', null],
+      ['up__write', 'declined', 'declined by the user'],
+    ]);
+    // `flows` names the decision and its reason whole, as the last column.
+    const table = flowsTable(flows, { width: 80, color: false }).split('\n');
+    expect(table[0]).toMatch(/OUTCOME\s+MS\s+WHY$/);
+    expect(table[1]).toMatch(/\sdenied\s+[\d.]+\s+rule "no large drops" denies this call$/);
+    expect(table[4]).toMatch(/\sdeclined\s+[\d.]+\s+declined by the user$/);
+    // `show` prints the deciding rule whole, however narrow the terminal.
+    const shown = flowTimeline(
+      records.filter((r) => r.target === 'up__drop' && r.outcome === 'denied'),
+      { width: 40, color: false },
+    );
+    expect(shown).toContain('reason     rule "no large drops" denies this call (by gateway-policy)');
   });
 });

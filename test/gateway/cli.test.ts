@@ -240,6 +240,8 @@ describe('a running gateway and a tool that changes under it', () => {
       ],
       'gateway',
     );
+    // Its upstream starts with it: the test lists once it has answered.
+    await gateway.saidOnStderr('upstreams started:');
   }, 60_000);
   afterAll(() => gateway?.stop());
 

@@ -78,6 +78,8 @@ rules:
     ],
     'gateway',
   );
+  // The filesystem server starts with the gateway (npx may be slow): the tests begin once it has answered.
+  await gateway.saidOnStderr('upstreams started:');
 }, 60_000);
 
 afterAll(async () => {

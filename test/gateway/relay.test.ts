@@ -69,6 +69,8 @@ rules:
       pins: PinBook.inMemory(),
     });
   gateway = makeGateway();
+  // Its upstreams start with it: the tests call once every one has answered.
+  await gateway.started;
   endpoint = await gateway.server.listen({ host: '127.0.0.1', port });
 }, 60_000);
 
@@ -235,6 +237,7 @@ describe('the gateway relays upstream questions', () => {
 
   it('a 2025 call held on one instance is not run twice when its next round reaches another: that round fails', async () => {
     const other = makeGateway();
+    await other.started;
     const port = await freePort();
     const otherEndpoint = await other.server.listen({ host: '127.0.0.1', port });
     try {

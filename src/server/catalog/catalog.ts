@@ -2,6 +2,7 @@
 // through a Catalog, for one caller. The registry is the static one; a gateway's catalog holds upstream entries that
 // change at run time and filters them per caller.
 
+import type { JsonObject } from '../../protocol/index.js';
 import type { Principal } from '../context.js';
 import type { MaybePromise } from '../maybe-async.js';
 import type {
@@ -72,6 +73,11 @@ export interface Catalog {
    * listening on `subscriptions/listen`.
    */
   watch?(caller: CatalogCaller, changed: (kind: CatalogKind) => void): () => void;
+  /**
+   * Only on a catalog whose lists can be partial for a while (a gateway whose upstream is still starting): the
+   * `_meta` a list of `kind` carries to say so, or undefined when it is whole. A partial list is not to be cached.
+   */
+  listNotice?(kind: CatalogKind, caller: CatalogCaller): JsonObject | undefined;
 }
 
 /** What a catalog offers, read off lists (for catalogs whose lists are at hand; the registry's are). */

@@ -12,15 +12,19 @@ function listPage<T extends { definition: unknown }>(
   field: string,
   items: readonly T[],
 ): Result {
+  const kind = field === 'tools' || field === 'prompts' ? field : 'resources';
+  const notice = core.catalog.listNotice?.(kind, call.env);
   const { page, nextCursor } = paginate(items, call.params.cursor, core.pageSize);
   const result: Result = {
     resultType: 'complete',
     [field]: page.map((item) => item.definition),
-    ttlMs: core.listTtlMs,
+    // A list the catalog says is partial is not to be kept: it changes as soon as the rest answers.
+    ttlMs: notice ? 0 : core.listTtlMs,
     // A list filtered per caller must not reach a shared cache (server/utilities/caching.mdx).
     cacheScope: core.catalog.sameForEveryone ? 'public' : 'private',
   };
   if (nextCursor !== undefined) result.nextCursor = nextCursor;
+  if (notice) result._meta = notice;
   return result;
 }
 

@@ -164,7 +164,17 @@ function startedTask(
             : {}),
         };
   return tasks
-    .create({ params, principal: call.env.principal, id: start.taskId }, name, origin, tool.task?.ttlMs)
+    .create(
+      {
+        params,
+        principal: call.env.principal,
+        id: start.taskId,
+        flowId: call.flowId ?? call.trace?.round?.flowId,
+      },
+      name,
+      origin,
+      tool.task?.ttlMs,
+    )
     .then(
       (created) => {
         call.trace?.note({ task: { id: start.taskId, status: 'working', created: true } });
@@ -189,7 +199,12 @@ function waitingTask(
   const id = newTaskId();
   return tasks
     .create(
-      { params: call.params, principal: call.env.principal, id },
+      {
+        params: call.params,
+        principal: call.env.principal,
+        id,
+        flowId: call.flowId ?? call.trace?.round?.flowId,
+      },
       name,
       { kind: 'asked', result: result as JsonObject, openedUrls },
       tool.task?.ttlMs,

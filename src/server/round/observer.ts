@@ -4,7 +4,19 @@
 import type { InputRequests, InputResponse } from '../../protocol/index.js';
 import type { Principal } from '../context.js';
 
-export type RoundOutcome = 'input_required' | 'complete' | 'tool_error' | 'refused' | 'error';
+/**
+ * How a round ended. `denied` (a policy said no, naming its rule), `declined` (a person said no) and `cancelled` (the
+ * caller cancelled, or ended a task) answer with a tool error too, but name the decision instead.
+ */
+export type RoundOutcome =
+  | 'input_required'
+  | 'complete'
+  | 'tool_error'
+  | 'refused'
+  | 'error'
+  | 'denied'
+  | 'declined'
+  | 'cancelled';
 
 /** One MRTR request (tools/call, prompts/get, resources/read), as it ended. Never holds requestState or tokens. */
 export interface RoundEvent {

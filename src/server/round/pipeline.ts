@@ -61,6 +61,8 @@ export interface Call {
   env: RequestEnvironment;
   /** Present when the server has round observers and this is an MRTR method. */
   trace: RoundTrace | undefined;
+  /** Set once a round of this call sealed its state: the flow a task made from the call belongs to. */
+  flowId?: string;
 }
 
 /**
@@ -87,7 +89,7 @@ export class RoundRequest {
   /** Set when the round ended the call in a way that counts as a refusal of the caller (answers invalid too often). */
   refusal: string | undefined;
   constructor(
-    call: Call,
+    readonly call: Call,
     method: MrtrMethod,
     /** Tool name, prompt name or resource URI. */
     target: string,
@@ -448,7 +450,13 @@ export class RoundPipeline {
     if (flow.kind === 'ended') {
       // Decline, cancel or too many invalid answers: a clear outcome, not an exception.
       if (flow.error.reason === 'invalid_answers') r.refusal = 'invalid_answers';
-      if (r.trace) r.trace.reason = flow.error.reason;
+      if (r.trace) {
+        r.trace.reason = flow.error.reason;
+        // A person's decline or a cancel is the decision the trail names; other endings stay a tool error.
+        const ending = flow.error.reason;
+        if (ending === 'declined' || ending === 'cancelled')
+          r.trace.decision ??= { outcome: ending, reason: flow.error.message };
+      }
       if (method === 'tools/call')
         return {
           resultType: 'complete',
@@ -457,9 +465,8 @@ export class RoundPipeline {
         };
       throw new McpError(ErrorCode.InvalidRequest, flow.error.message, { reason: flow.error.reason });
     }
-    const seal = (outcome: InputRequired, journal: FlowJournal | undefined): Result => ({
-      resultType: 'input_required',
-      ...sealRound(outcome, round, {
+    const seal = (outcome: InputRequired, journal: FlowJournal | undefined): Result => {
+      const sealed = sealRound(outcome, round, {
         caps: meta.clientCapabilities,
         codec: this.options.codec,
         binding,
@@ -468,8 +475,11 @@ export class RoundPipeline {
         journal,
         ttlMs: options.stateTtlMs,
         validateShape: this.options.validateResults,
-      }),
-    });
+      });
+      // The flow id the seal gave the round: a task made from this call cancels (and withdraws) that flow.
+      if (round.flowId !== undefined) r.call.flowId = round.flowId;
+      return { resultType: 'input_required', ...sealed };
+    };
     if (flow.kind === 'input_required')
       return seal(new InputRequired(flow.inputRequests, undefined, false), flow.journal);
     const outcome = flow.result;

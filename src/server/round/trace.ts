@@ -14,6 +14,8 @@ export class RoundTrace {
   decidedBy: string | undefined;
   reason: string | undefined;
   sensitive: readonly string[] | undefined;
+  /** What decided a round that answers with a tool error: a guard's deny, a person's decline, a cancel. */
+  decision: { outcome: 'denied' | 'declined' | 'cancelled'; reason: string } | undefined;
   private readonly stepsRun: string[] = [];
   private notes: Record<string, unknown> | undefined;
   private intent: RoundIntent | undefined;
@@ -76,6 +78,11 @@ export class RoundTrace {
     this.stepsRun.push(name);
   };
 
+  /** A guard names its deny (`ctx.audit.decided`): the first one named stands. */
+  decided(outcome: 'denied', reason: string): void {
+    this.decision ??= { outcome, reason };
+  }
+
   /** The handler's own facts for the round's event (`ctx.audit.note`); later keys win. */
   note(facts: Readonly<Record<string, unknown>>): void {
     this.notes = { ...this.notes, ...facts };
@@ -99,6 +106,9 @@ export class RoundTrace {
       } else if ((result.resultType as string) === 'task') {
         // The call goes on as a task (its notes say which): not complete, its rounds follow under the same flow.
         outcome = 'input_required';
+      } else if (result.isError === true && this.decision !== undefined) {
+        outcome = this.decision.outcome;
+        reason = this.decision.reason;
       } else outcome = result.isError === true ? 'tool_error' : 'complete';
     }
     // No spread: a literal with every member, the optional one set after, keeps one hidden class for every event.

@@ -51,6 +51,8 @@ export interface TaskRecord {
   openedUrls: string[];
   /** When a waiting task's next check is due (ms since the epoch). */
   checkAt?: number;
+  /** The call's flow id in the audit trail (when the server observes rounds): a cancel's event joins that flow. */
+  flowId?: string;
   /** Rounds run so far. */
   rounds: number;
   /** A round in flight: the instance running it, and until when its claim holds (another instance may then). */

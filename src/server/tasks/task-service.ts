@@ -50,6 +50,8 @@ export interface TaskServiceOptions {
   pollIntervalMs: number;
   /** How long a round's claim holds before another instance may run it again (its instance died). */
   leaseMs: number;
+  /** Told the flow of a task its caller cancelled: what waits for a person in it is withdrawn. */
+  cancelled?: (flowId: string) => void;
   now?: () => number;
 }
 
@@ -102,7 +104,7 @@ export class TaskService {
    * `too_many_tasks`) when the principal has as many unfinished tasks as it may.
    */
   async create(
-    call: { params: JsonObject; principal: Principal | undefined; id?: string },
+    call: { params: JsonObject; principal: Principal | undefined; id?: string; flowId?: string | undefined },
     tool: string,
     origin: TaskOrigin,
     ttlMs: number | undefined,
@@ -127,6 +129,7 @@ export class TaskService {
       openedUrls: [],
       rounds: 0,
     };
+    if (call.flowId !== undefined) record.flowId = call.flowId;
     if (origin.kind === 'round') {
       if (origin.requestState !== undefined) record.next.requestState = origin.requestState;
       if (origin.inputResponses) record.next.answers = { ...origin.inputResponses };
@@ -219,9 +222,13 @@ export class TaskService {
     if (updated?.changed) {
       this.emit(updated.record);
       this.ended(updated.record);
+      if (updated.record.flowId !== undefined) this.o.cancelled?.(updated.record.flowId);
       // The ended record keeps no arguments: the event records the call's, as read before the cancel.
       await this.o.record(
-        this.transition({ ...updated.record, arguments: before.arguments }, requestId, 'tasks/cancel', now),
+        this.transition({ ...updated.record, arguments: before.arguments }, requestId, 'tasks/cancel', now, {
+          outcome: 'cancelled',
+          reason: 'the task was cancelled by its caller',
+        }),
       );
     }
   }
@@ -472,6 +479,7 @@ export class TaskService {
     requestId: string | number,
     method: string,
     now: number,
+    ended?: { outcome: 'cancelled'; reason: string },
   ): RoundEvent {
     return {
       requestId,
@@ -480,11 +488,12 @@ export class TaskService {
       arguments: record.arguments,
       principal: record.principal ?? undefined,
       round: record.rounds,
-      flowId: undefined,
+      // The call's flow, when the task knows it: a cancel then ends that flow in the trail.
+      flowId: record.flowId,
       inputResponses: undefined,
       inputRequests: undefined,
-      outcome: 'complete',
-      reason: undefined,
+      outcome: ended?.outcome ?? 'complete',
+      reason: ended?.reason,
       decidedBy: undefined,
       steps: [],
       notes: { task: { id: record.id, status: record.status } },
