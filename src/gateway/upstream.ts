@@ -71,12 +71,16 @@ export const SESSION_LIMITS = {
 /** Processes of a 2025 stdio upstream kept running between calls, ready for the next one. */
 const IDLE_STDIO_SESSIONS = 2;
 
+/** Thrown by the pool's `total` refusal, so a call can tell "full" from its own share's 429. */
+class PoolFull extends McpError {}
+
 const keyOf = (caller: EgressCaller) => `${caller.issuer ?? ''}\n${caller.subject}`;
 
 /** A call's own session: its client and its place in the callers' shares. */
 interface Session {
   client: McpClient;
   place: string;
+  holder: string;
 }
 
 export class Upstream {
@@ -97,6 +101,8 @@ export class Upstream {
   /** Clients already dropped (their process died): a death is counted once, however it was seen. */
   readonly #dropped = new WeakSet<McpClient>();
   readonly #backoff: RestartBackoff;
+  /** Calls waiting for a place that calls still running hold: woken each time a place is given back. */
+  #waiting: Array<() => void> = [];
 
   constructor(
     readonly spec: UpstreamSpec,
@@ -114,7 +120,7 @@ export class Upstream {
             seconds,
           ),
         total: (limit) =>
-          new McpError(
+          new PoolFull(
             ErrorCode.InternalError,
             `Busy: ${limit} calls to upstream ${spec.name} are already open; try again later`,
           ),
@@ -183,7 +189,9 @@ export class Upstream {
       this.#sessions.delete(options.requestState as string);
       clearTimeout(held.timer);
     }
-    const session = held ?? (this.#legacy ? this.#openSession(caller, options.holder ?? '') : undefined);
+    const session =
+      held ??
+      (this.#legacy ? await this.#openSession(caller, options.holder ?? '', options.signal) : undefined);
     const client = session?.client ?? this.clientFor(caller);
     try {
       const answer = await client.round('tools/call', params, options);
@@ -204,19 +212,67 @@ export class Upstream {
     }
   }
 
-  /** A session for one call: its place taken in the caller's share, then a client (a process ready, or a new one). */
-  #openSession(caller: EgressCaller, holder: string): Session {
-    const place = `session-${++this.#places}`;
-    const refused = this.#sessionShares.take(place, holder, holder, Date.now() + HELD_CALL_MS);
-    if (refused) throw refused;
+  /**
+   * A session for one call: its place taken in the caller's share, then a client (a process ready, or a new one).
+   * Places held by calls still running free in moments, so a call waits for one (bounded by the upstream's time
+   * limit); places held by calls waiting on a person free slowly, so then the call is refused at once (429 or busy).
+   */
+  async #openSession(
+    caller: EgressCaller,
+    holder: string,
+    signal: AbortSignal | undefined,
+  ): Promise<Session> {
+    const deadline = Date.now() + this.options.timeoutMs;
+    for (;;) {
+      const place = `session-${++this.#places}`;
+      const refused = this.#sessionShares.take(place, holder, holder, Date.now() + HELD_CALL_MS);
+      if (!refused) return this.#sessionAt(place, holder, caller);
+      const waitingOnPeople =
+        refused instanceof PoolFull
+          ? this.#sessions.size
+          : [...this.#sessions.values()].filter((s) => s.holder === holder).length;
+      const limits = this.spec.command ? SESSION_LIMITS.stdio : SESSION_LIMITS.http;
+      const full = refused instanceof PoolFull ? limits.total : limits.perHolder;
+      if (waitingOnPeople >= full || Date.now() >= deadline) throw refused;
+      await this.#placeGivenBack(signal, deadline);
+    }
+  }
+
+  #sessionAt(place: string, holder: string, caller: EgressCaller): Session {
     try {
       let client = this.#idle.pop();
       while (client && this.#dropped.has(client)) client = this.#idle.pop();
-      return { client: client ?? this.#newClient(caller), place };
+      return { client: client ?? this.#newClient(caller), place, holder };
     } catch (error) {
-      this.#sessionShares.give(place);
+      this.#giveBack(place);
       throw error;
     }
+  }
+
+  /** Resolves when a place is given back, or at the deadline; rejects when the call is aborted. */
+  #placeGivenBack(signal: AbortSignal | undefined, deadline: number): Promise<void> {
+    signal?.throwIfAborted();
+    return new Promise<void>((resolve, reject) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', aborted);
+        this.#waiting = this.#waiting.filter((w) => w !== done);
+        resolve();
+      };
+      const aborted = () => {
+        done();
+        reject(signal?.reason);
+      };
+      const timer = setTimeout(done, Math.max(0, deadline - Date.now()));
+      signal?.addEventListener('abort', aborted, { once: true });
+      this.#waiting.push(done);
+    });
+  }
+
+  #giveBack(place: string): void {
+    this.#sessionShares.give(place);
+    // Every waiter tries again: the place may be in another caller's share than the first waiter's.
+    for (const wake of [...this.#waiting]) wake();
   }
 
   /** Keep a held call's session for its next round, under the handle that round presents. */
@@ -231,14 +287,15 @@ export class Upstream {
 
   /** The call is over: its place is free; a stdio process that ended its call well may serve the next one. */
   #closeSession(session: Session, wellEnded: boolean): void {
-    this.#sessionShares.give(session.place);
+    // A call waiting for a place takes this process rather than start one.
     const reusable =
       wellEnded &&
       this.spec.command !== undefined &&
       !this.#dropped.has(session.client) &&
-      this.#idle.length < IDLE_STDIO_SESSIONS;
+      (this.#idle.length < IDLE_STDIO_SESSIONS || this.#waiting.length > 0);
     if (reusable) this.#idle.push(session.client);
     else void session.client.close().catch(() => {});
+    this.#giveBack(session.place);
   }
 
   /** The upstream's tools, listed now (the catalog caches them). */

@@ -106,6 +106,27 @@ describe('a 2025 stdio upstream', () => {
     expect(textOf(await again(sampled))).toBe(`s: ${JSON.stringify(sampled)}`);
   });
 
+  it('more calls at once than its share: the rest wait for a running call to end, none is refused', async () => {
+    const { upstream: up, starts } = start();
+    await call(up, alice, 'echo', { tag: 'warm' });
+    // 20 calls of one caller at once, 8 in her share: 12 wait for a place and take the process it frees.
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => call(up, alice, 'echo', { tag: `c${i}` })),
+    );
+    expect(answers.map(textOf)).toEqual(Array.from({ length: 20 }, (_, i) => `c${i}`));
+    expect(starts()).toBeLessThanOrEqual(1 + 8);
+  });
+
+  it('a share full of calls waiting on a person is refused at once with 429, not held up', async () => {
+    const { upstream: up } = start();
+    for (let i = 0; i < 8; i++) held(await call(up, alice, 'ask', { tag: `h${i}` }));
+    await expect(call(up, alice, 'echo', { tag: 'ninth' })).rejects.toMatchObject({
+      httpStatus: 429,
+    });
+    // Another caller still has her own share.
+    expect(textOf(await call(up, bob, 'echo', { tag: 'bob' }))).toBe('bob');
+  });
+
   it('is started again before the next call once its process died: that call succeeds', async () => {
     const { upstream: up, logged } = start();
     const pid = Number(textOf(await call(up, alice, 'pid')));
