@@ -12,6 +12,8 @@ export default {
     'src/gateway/policy/glob.ts',
     'src/gateway/policy/condition.ts',
     'src/gateway/paths.ts',
+    'src/gateway/policy/literals.ts',
+    'src/gateway/policy/path-scope.ts',
     'src/gateway/names.ts',
     'src/gateway/pins/digest.ts',
     'src/gateway/rate-limit.ts',

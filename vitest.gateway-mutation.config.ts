@@ -11,6 +11,7 @@ export default defineConfig({
       'test/gateway/policy.test.ts',
       'test/gateway/config.test.ts',
       'test/gateway/paths.test.ts',
+      'test/gateway/paths-unicode.test.ts',
       'test/gateway/pins.test.ts',
       'test/gateway/rate-limit.test.ts',
       'test/gateway/names.test.ts',
