@@ -287,7 +287,10 @@ export class Upstream {
   /** Keep a held call's session for its next round, under the handle that round presents. */
   #keep(handle: string, session: Session): void {
     this.#running.delete(session);
-    if (this.#closed) return this.#closeSession(session, false);
+    if (this.#closed) {
+      this.#closeSession(session, false);
+      return;
+    }
     const timer = setTimeout(() => {
       this.#sessions.delete(handle);
       this.#closeSession(session, false);
