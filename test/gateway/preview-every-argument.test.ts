@@ -52,7 +52,7 @@ async function requested(g: GatewayUnderTest, args: Record<string, unknown>) {
   const id = url.pathname.split('/')[3]!;
   const list = await fetch(`${g.origin}/mrtr/approvals`, { headers: { authorization: 'Bearer bob-token' } });
   const approval = ((await list.json()) as Loose).approvals.find((a: Loose) => a.id === id);
-  const page = await getPage(`${g.origin}/mrtr/approvals/${id}`, await sessionCookie(g.origin, 'bob'));
+  const page = await getPage(`${g.origin}/mrtr/approvals/${id}`, await sessionCookie(g.origin, 'bob-token'));
   expect(page.status).toBe(200);
   return { id, approval, page: page.html };
 }
