@@ -29,13 +29,26 @@ const refusal = (message: string): GuardResult => ({
   isError: true,
 });
 
+/**
+ * `args` with the tool's declared arguments first, in its schema's order: a surface with room for 30 rows then shows
+ * `source` and `destination`, whatever padding a caller put before them in arguments the schema lets through.
+ */
+function declaredFirst(args: JsonObject, definition: GatewayTool['definition']): JsonObject {
+  const properties = (definition.inputSchema as { properties?: unknown } | undefined)?.properties;
+  if (typeof properties !== 'object' || properties === null) return args;
+  const declared = Object.keys(properties).filter((name) => Object.hasOwn(args, name));
+  const rest = Object.keys(args).filter((name) => !Object.hasOwn(properties, name));
+  // fromEntries defines own properties: an argument named "__proto__" stays an argument.
+  return Object.fromEntries([...declared, ...rest].map((name) => [name, args[name]]));
+}
+
 /** What a consent or an approval is for: everything that decides what the upstream will do. */
 export function effectOf(tool: Omit<GatewayTool, 'entry'>, args: JsonObject, policy: Policy) {
   return {
     upstream: tool.upstream.name,
     tool: tool.tool,
     // Whole: every surface shows it through the controls' preview rule (each argument by name, each value bounded).
-    arguments: JSON.stringify(args),
+    arguments: JSON.stringify(declaredFirst(args, tool.definition)),
     argumentsDigest: argumentsDigest(args),
     definition: tool.digest,
     policy: policy.digest,

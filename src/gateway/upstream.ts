@@ -103,6 +103,10 @@ export class Upstream {
   readonly #backoff: RestartBackoff;
   /** Calls waiting for a place that calls still running hold: woken each time a place is given back. */
   #waiting: Array<() => void> = [];
+  /** Sessions of calls running now (not held, not idle): close() ends their processes too. */
+  readonly #running = new Set<Session>();
+  /** Set by close(): no process is started or kept after it. */
+  #closed = false;
 
   constructor(
     readonly spec: UpstreamSpec,
@@ -144,6 +148,7 @@ export class Upstream {
 
   /** The client that carries `caller`'s requests: its own with per-caller credentials, else the shared one. */
   clientFor(caller: EgressCaller): McpClient {
+    this.#refuseIfClosed();
     if (!this.options.egress.perCaller) {
       this.#shared ??= this.#newClient(caller);
       return this.#shared;
@@ -188,6 +193,7 @@ export class Upstream {
     if (held) {
       this.#sessions.delete(options.requestState as string);
       clearTimeout(held.timer);
+      this.#running.add(held);
     }
     const session =
       held ??
@@ -224,6 +230,7 @@ export class Upstream {
   ): Promise<Session> {
     const deadline = Date.now() + this.options.timeoutMs;
     for (;;) {
+      this.#refuseIfClosed();
       const place = `session-${++this.#places}`;
       const refused = this.#sessionShares.take(place, holder, holder, Date.now() + HELD_CALL_MS);
       if (!refused) return this.#sessionAt(place, holder, caller);
@@ -242,7 +249,9 @@ export class Upstream {
     try {
       let client = this.#idle.pop();
       while (client && this.#dropped.has(client)) client = this.#idle.pop();
-      return { client: client ?? this.#newClient(caller), place, holder };
+      const session = { client: client ?? this.#newClient(caller), place, holder };
+      this.#running.add(session);
+      return session;
     } catch (error) {
       this.#giveBack(place);
       throw error;
@@ -277,6 +286,11 @@ export class Upstream {
 
   /** Keep a held call's session for its next round, under the handle that round presents. */
   #keep(handle: string, session: Session): void {
+    this.#running.delete(session);
+    if (this.#closed) {
+      this.#closeSession(session, false);
+      return;
+    }
     const timer = setTimeout(() => {
       this.#sessions.delete(handle);
       this.#closeSession(session, false);
@@ -287,9 +301,11 @@ export class Upstream {
 
   /** The call is over: its place is free; a stdio process that ended its call well may serve the next one. */
   #closeSession(session: Session, wellEnded: boolean): void {
-    // A call waiting for a place takes this process rather than start one.
+    this.#running.delete(session);
+    // A call waiting for a place takes this process rather than start one; after close() nothing is kept.
     const reusable =
       wellEnded &&
+      !this.#closed &&
       this.spec.command !== undefined &&
       !this.#dropped.has(session.client) &&
       (this.#idle.length < IDLE_STDIO_SESSIONS || this.#waiting.length > 0);
@@ -389,8 +405,15 @@ export class Upstream {
     return client;
   }
 
+  /** A call that would start or wait for a process after close() is refused: nothing would ever end that process. */
+  #refuseIfClosed(): void {
+    if (this.#closed) throw new MrtrError('ERR_TRANSPORT', `upstream ${this.name} is closed; its calls end`);
+  }
+
   async close(): Promise<void> {
+    this.#closed = true;
     const clients = [
+      ...[...this.#running].map((s) => s.client),
       ...this.#perCaller.values(),
       ...(this.#shared ? [this.#shared] : []),
       ...this.#idle,
@@ -400,7 +423,10 @@ export class Upstream {
       }),
     ];
     this.#sessions.clear();
+    this.#running.clear();
     this.#idle = [];
+    // Calls waiting for a place wake and are refused (#openSession), starting no process.
+    for (const wake of [...this.#waiting]) wake();
     this.#perCaller.clear();
     this.#latest.clear();
     this.#shared = undefined;

@@ -78,8 +78,10 @@ export async function verifyWebhook(input: VerifyWebhookInput): Promise<void> {
   });
   if (!matches) throw new WebhookVerifyError('bad_signature', 'the signature does not match the body');
   // Only a verified delivery is remembered, so no forger can spend a real one's place. The key is what was signed
-  // (the body names the delivery's id): the id header alone is not signed, and a retry of ours is signed anew.
-  const key = `mrtr/webhook-seen/${createHash('sha256').update(`${stamp}.${input.body}`).digest('base64url')}`;
+  // (the body names the delivery's id): the id header alone is not signed, and a retry of ours is signed anew. The
+  // timestamp as signed (a number), not as spelt: `01800000000` is the same delivery as `1800000000`.
+  const signed = `${Number(stamp)}.${input.body}`;
+  const key = `mrtr/webhook-seen/${createHash('sha256').update(signed).digest('base64url')}`;
   // Kept until the last second the timestamp rule would still accept it; after that, "stale" refuses it.
   const ttlMs = (Number(stamp) + tolerance + 1) * 1000 - nowMs;
   if (!(await input.seen.create(key, '1', Math.max(1, Math.ceil(ttlMs)))))

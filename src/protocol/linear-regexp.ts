@@ -67,6 +67,76 @@ function toRe2Syntax(pattern: string): string {
   return RE2JS.translateRegExp(out);
 }
 
+/**
+ * The most RE2 instructions a pattern may compile to. RE2 runs in linear time, but re2js takes about 10 µs an
+ * instruction to compile, and a 37-character `(?:a{0,999}b|a{0,999}c|a{0,999}d)*` is 6,000 of them: a hostile
+ * upstream's 5 KB pattern held the event loop for 10 s before any argument was checked.
+ */
+export const MAX_PATTERN_PROGRAM = 2000;
+
+const COUNTED = /^\{(\d+)(,(\d*))?\}/;
+
+/**
+ * An upper bound of the instructions RE2 compiles `pattern` (valid ECMA-262) to, the way RE2 sizes one: a counted
+ * repeat copies what it repeats, alternatives and groups add theirs. Stops counting past `limit`.
+ */
+export function patternProgramSize(pattern: string, limit = MAX_PATTERN_PROGRAM): number {
+  // Per open group: the finished alternatives' size, the current one's, and the size of its last atom.
+  const stack: Array<{ done: number; alt: number; last: number }> = [];
+  let cur = { done: 0, alt: 0, last: 0 };
+  const atom = (size: number) => {
+    cur.alt += size;
+    cur.last = size;
+  };
+  for (let i = 0; i < pattern.length; i++) {
+    if (cur.done + cur.alt > limit) return cur.done + cur.alt;
+    const ch = pattern[i];
+    if (ch === '\\') {
+      // `\p{L}`, `\u{1F600}`, `\k<name>`: their braces are no repeat count.
+      const open = pattern[i + 2];
+      if (
+        (open === '{' && 'pPu'.includes(pattern[i + 1] ?? '')) ||
+        (open === '<' && pattern[i + 1] === 'k')
+      ) {
+        const close = pattern.indexOf(open === '{' ? '}' : '>', i + 2);
+        i = close === -1 ? i + 1 : close;
+      } else i++;
+      atom(1);
+    } else if (ch === '[') {
+      // A class is one instruction, whatever its ranges; `]` first closes an empty class in JavaScript.
+      let j = i + 1;
+      while (j < pattern.length && pattern[j] !== ']') j += pattern[j] === '\\' ? 2 : 1;
+      i = j;
+      atom(1);
+    } else if (ch === '(') {
+      stack.push(cur);
+      cur = { done: 0, alt: 0, last: 0 };
+      if (pattern[i + 1] === '?') {
+        // `(?:`, `(?=`, `(?!`, `(?<=`, `(?<!`, `(?<name>`: the group's kind, not its content.
+        const name = pattern[i + 2] === '<' && !'=!'.includes(pattern[i + 3] ?? '');
+        i = name ? pattern.indexOf('>', i) : i + (pattern[i + 2] === '<' ? 3 : 2);
+      }
+    } else if (ch === ')') {
+      const size = cur.done + cur.alt + 2;
+      cur = stack.pop() ?? { done: 0, alt: 0, last: 0 };
+      atom(size);
+    } else if (ch === '|') {
+      cur.done += cur.alt + 1;
+      cur.alt = 0;
+      cur.last = 0;
+    } else if (ch === '*' || ch === '+' || ch === '?') {
+      cur.alt += 2;
+    } else if (ch === '{' && COUNTED.test(pattern.slice(i, i + 24))) {
+      const [text, min, comma, max] = COUNTED.exec(pattern.slice(i, i + 24)) as RegExpExecArray;
+      const copies = comma === undefined ? Number(min) : max === '' ? Number(min) + 1 : Number(max);
+      cur.alt += cur.last * Math.max(copies - 1, 0) + copies;
+      cur.last *= Math.max(copies, 1);
+      i += text.length - 1;
+    } else atom(1);
+  }
+  return cur.done + cur.alt;
+}
+
 /** Why RE2 could not compile a pattern, in words a schema's author can act on. */
 function refusal(pattern: string, reason: string): MrtrError {
   return new MrtrError(
@@ -86,6 +156,15 @@ function compile(pattern: string, flags: string): LinearPattern {
       `pattern ${JSON.stringify(pattern)} is not a valid regular expression: ${(error as Error).message}`,
     );
   }
+  // A count over 1000 RE2's parser refuses at once, with its own words; any other large program is refused here.
+  const overCount = [...pattern.matchAll(/\{(\d+)(?:,(\d*))?\}/g)].some(
+    ([, min, max]) => Number(min) > 1000 || Number(max ?? 0) > 1000,
+  );
+  if (!overCount && patternProgramSize(pattern) > MAX_PATTERN_PROGRAM)
+    throw new MrtrError(
+      'ERR_INVALID_ARGUMENT',
+      `pattern ${JSON.stringify(pattern)} is refused: it would compile to more than ${MAX_PATTERN_PROGRAM} RE2 instructions (its counted repeats copy what they repeat), too slow to compile; write it with fewer or smaller {n,m}`,
+    );
   let re2: RE2JS;
   try {
     re2 = RE2JS.compile(toRe2Syntax(pattern));

@@ -65,6 +65,8 @@ beforeAll(async () => {
     ],
     'gateway',
   );
+  // The filesystem server starts with the gateway (npx may be slow): the attacks begin once it has answered.
+  await gateway.saidOnStderr('upstreams started:');
 }, 60_000);
 
 afterAll(async () => {

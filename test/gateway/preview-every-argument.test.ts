@@ -15,7 +15,7 @@ import {
   useGateway,
 } from './fixtures/gateway-under-test.js';
 
-const RULES = `  - tools: ["up/move"]
+const RULES = `  - tools: ["up/move", "up/move_declared"]
     roles: [requester]
     require: [approval]
     approval: { role: approver, expiresIn: 1h }
@@ -33,6 +33,14 @@ beforeAll(async () => {
   up = await startChangingUpstream({
     move: { description: 'Move a file' },
     write: { description: 'Write a file' },
+    // Declares what it moves and lets anything else through, as the official filesystem server's tools do.
+    move_declared: {
+      description: 'Move a file',
+      inputSchema: {
+        type: 'object',
+        properties: { source: { type: 'string' }, destination: { type: 'string' } },
+      },
+    },
   });
 });
 afterAll(() => up?.close());
@@ -44,7 +52,7 @@ async function requested(g: GatewayUnderTest, args: Record<string, unknown>) {
   const id = url.pathname.split('/')[3]!;
   const list = await fetch(`${g.origin}/mrtr/approvals`, { headers: { authorization: 'Bearer bob-token' } });
   const approval = ((await list.json()) as Loose).approvals.find((a: Loose) => a.id === id);
-  const page = await getPage(`${g.origin}/mrtr/approvals/${id}`, await sessionCookie(g.origin, 'bob'));
+  const page = await getPage(`${g.origin}/mrtr/approvals/${id}`, await sessionCookie(g.origin, 'bob-token'));
   expect(page.status).toBe(200);
   return { id, approval, page: page.html };
 }
@@ -130,6 +138,22 @@ describe('a long harmless first argument hides nothing from the approver', () =>
     expect(approval.summary.length).toBeLessThan(40_000);
     for (const name of [...Object.keys(many), 'source', 'destination'])
       expect(page).toContain(`<th scope="row">Argument <code>${name}</code></th>`);
+  });
+
+  it('60 padding arguments before them: the declared source and destination still lead the card and the API', async () => {
+    const g = await useGateway({ upstreamUrl: up.url, rules: RULES });
+    const many = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`note${i}`, 'harmless']));
+    const first = (await g.call('alice', 'up__move_declared', { ...many, ...MOVE })).response.result as Loose;
+    const id = new URL(onlyQuestion(first).question.params.url as string).pathname.split('/')[3]!;
+    const list = await fetch(`${g.origin}/mrtr/approvals`, {
+      headers: { authorization: 'Bearer bob-token' },
+    });
+    const approval = ((await list.json()) as Loose).approvals.find((a: Loose) => a.id === id);
+    const shown = (approval.preview.rows as Loose[]).filter((r) => r.kind === 'argument').map((r) => r.name);
+    expect(shown.slice(0, 2)).toEqual(['source', 'destination']);
+    expect(approval.summary).toContain('/share/payroll.txt');
+    expect(approval.summary).toContain('/tmp/exfil/payroll.txt');
+    expect(up.callsOf('move_declared')).toBe(0);
   });
 
   it('an effect too large to read whole on the review page is refused with the reason, never cut', async () => {
