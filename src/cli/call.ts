@@ -341,11 +341,12 @@ function readCallLine(argv: string[], what: MrtrCommand) {
       ...(values.protocol !== undefined ? ['--protocol', values.protocol] : []),
       ...(values.stdio ? ['--', ...command] : []),
     ],
-    // A token given with --token is in no variable yet: the line says which one to set.
+    // A token given with --token is in no variable yet: a line of its own says which one to set, so the command
+    // line above it runs pasted whole.
     againNote:
       token !== undefined && envName === undefined
-        ? safe` (with your token in ${safeLine(DEFAULT_TOKEN_ENV)}: export ${safeLine(DEFAULT_TOKEN_ENV)}=<your token> first; mrtr never prints it)`
-        : safe``,
+        ? safe`  set your token first: export ${safeLine(DEFAULT_TOKEN_ENV)}=<your token> (mrtr never prints it)`
+        : undefined,
   };
 }
 
@@ -547,14 +548,15 @@ export async function mrtrCommand(argv: string[], what: MrtrCommand): Promise<nu
       return code;
     }
     // The driver counts only the rounds' share of the limit: the person is told the command's.
-    if (outcome.status === 'timeout')
+    if (outcome.status === 'timeout') {
       printLine(
         stderr,
         progress.taskId !== undefined
-          ? safe`${me}: ${timedOut()}; the task keeps running on the server: resume it with ${taskLine('get', progress.taskId, line.again)}${line.againNote}`
+          ? safe`${me}: ${timedOut()}; the task keeps running on the server: resume it with ${taskLine('get', progress.taskId, line.again)}`
           : safe`${me}: ${timedOut()} (${outcome.rounds} rounds)`,
       );
-    else {
+      if (progress.taskId !== undefined && line.againNote) printLine(stderr, line.againNote);
+    } else {
       const explained = what.explain?.(outcome, tool as string, progress.sawTask, line.again);
       if (explained !== undefined) printLine(stderr, safe`${me}: ${explained}`);
       else printFailure(stderr, me, describeOutcome(outcome));
@@ -569,12 +571,13 @@ export async function mrtrCommand(argv: string[], what: MrtrCommand): Promise<nu
         stderr,
         resume !== undefined
           ? keys.length > 0
-            ? safe`${me}: the task waits on the server for the answer: give it with ${resume} ${answers}, or run that in a terminal${line.againNote}`
-            : safe`${me}: only a person may answer this; the task waits on the server: run ${resume} in a terminal${line.againNote}`
+            ? safe`${me}: the task waits on the server for the answer: give it with ${resume} ${answers}, or run that in a terminal`
+            : safe`${me}: only a person may answer this; the task waits on the server: run ${resume} in a terminal`
           : keys.length > 0
             ? safe`${me}: run it in a terminal to answer, or pass ${answers}`
             : safe`${me}: only a person may answer this: run it in a terminal`,
       );
+      if (resume !== undefined && line.againNote) printLine(stderr, line.againNote);
     }
     return code;
   } finally {

@@ -49,13 +49,14 @@ export async function gatewayCommand(
   help?: (url: string, verifierKey: string | undefined) => string,
 ): Promise<number | undefined> {
   const [sub, ...rest] = argv;
-  if (sub === 'pin') return pinCommand(rest);
-  if (sub === 'check') return checkCommand(rest);
-  if (sub === 'demo') return demoCommand(rest);
+  // The usage covers every subcommand: `mrtr gateway demo --help` shows it rather than "Unknown option".
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(GATEWAY_USAGE);
     return 0;
   }
+  if (sub === 'pin') return pinCommand(rest);
+  if (sub === 'check') return checkCommand(rest);
+  if (sub === 'demo') return demoCommand(rest);
   let values: ServeFlags & { config?: string; lock?: string; locked?: boolean };
   try {
     ({ values } = parseArgs({

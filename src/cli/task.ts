@@ -22,7 +22,8 @@ import { taskLine, taskStatusLine } from './terminal/task-progress.js';
 export const TASK_USAGE = `usage: mrtr task get <id> <url> [--answers JSON] [--token T | --token-env NAME] [--json]
                         [--no-wait] [--max-rounds N] [--timeout SECONDS]
        mrtr task get <id> --stdio [options] -- <command> [args…]
-       mrtr task cancel <id> <url> [--token T] [--json]   (or: --stdio [options] -- <command> [args…])
+       mrtr task cancel <id> <url> [--token T | --token-env NAME] [--json]
+       mrtr task cancel <id> --stdio [options] -- <command> [args…]
 
   A tool call the server runs as a task (the io.modelcontextprotocol/tasks extension) can be picked
   up again by its id, which mrtr call prints ("resume with: …"). An id that starts with - is still

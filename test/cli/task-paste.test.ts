@@ -65,24 +65,25 @@ const mrtr = (args: string[], env: Record<string, string> = {}) => ran(process.e
 /** A line run by bash exactly as it is written, in the folder mrtr ran in. */
 const bash = (line: string, env: Record<string, string> = {}) => ran('bash', ['-c', line], env);
 
-/** The command after "resume with: ", up to the note in parentheses that says where the token comes from. */
+/**
+ * Everything after "resume with: " to the end of its line, as a person copies it, and the indented line below it
+ * (the note that says where the token comes from), if any.
+ */
 function resumeLine(stderr: string): { id: string; command: string; note: string } {
-  const m = /^task (\S+) — resume with: (.+?)( \(.*\))?$/m.exec(stderr);
+  const m = /^task (\S+) — resume with: (.+)$(?:\n( {2}\S.*)$)?/m.exec(stderr);
   if (!m?.[1] || !m[2]) throw new Error(`no resume line on stderr:\n${stderr}`);
   return { id: m[1], command: m[2], note: m[3] ?? '' };
 }
 
 describe('the resume line mrtr call prints', () => {
-  it('with --token: ./bin/mrtr, the id as is, the token from MRTR_TOKEN; it runs in bash as printed', async () => {
+  it('with --token: ./bin/mrtr, the id as is, the token from MRTR_TOKEN; the whole line runs in bash as printed', async () => {
     const call = await mrtr(['call', url, 'quick', '--token', TOKEN]);
     expect(call.status, call.stderr).toBe(0);
     const { id, command, note } = resumeLine(call.stderr);
     expect(id).toMatch(/^-4[\w-]{41}$/);
     expect(command).toBe(`./bin/mrtr task get ${id} ${url} --token-env MRTR_TOKEN`);
     expect(call.stderr).not.toContain(TOKEN);
-    expect(note).toBe(
-      ' (with your token in MRTR_TOKEN: export MRTR_TOKEN=<your token> first; mrtr never prints it)',
-    );
+    expect(note).toBe('  set your token first: export MRTR_TOKEN=<your token> (mrtr never prints it)');
     const resumed = await bash(command, { MRTR_TOKEN: TOKEN });
     expect(resumed.status, resumed.stderr).toBe(0);
     expect(resumed.stdout).toBe('quick done\n');

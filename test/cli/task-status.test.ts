@@ -87,7 +87,8 @@ describe('the resume line', () => {
     });
     progress.onEvent({ type: 'task', taskId: 'x', status: 'working' } as never);
     expect(said).toEqual([
-      'task x — resume with: ./bin/mrtr task get x --stdio -- node server.js (a stdio server finds it again only if it keeps tasks in a file or Redis store)',
+      'task x — resume with: ./bin/mrtr task get x --stdio -- node server.js',
+      '  a stdio server finds it again only if it keeps tasks in a file or Redis store',
     ]);
   });
 });

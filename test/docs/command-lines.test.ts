@@ -29,6 +29,8 @@ const SKIPPED: Record<string, string> = {
   'npm install && npm start':
     "npm install needs the registry and rewrites node_modules; npm start's own command runs in an empty folder in test/cli/npm-start.test.ts, and the same line with ./bin/mrtr runs here",
   'npm install && npm test': 'the whole suite, of which this test is a part',
+  './bin/mrtr gateway demo --port P --data DIR':
+    'a form with placeholders: npm run gateway:demo runs below on another free port, which is this line with P given',
   'npm run test:node22':
     'the whole suite again on Node 22, of which this test is a part (.ci/run runs it after npm test)',
   'npm run build':

@@ -53,6 +53,14 @@ describe('mrtr gateway refuses a config that cannot work, before serving anythin
     expect(run.stderr).toMatch(/^mrtr gateway: --config FILE is required\nusage: mrtr gateway --config FILE/);
   });
 
+  it('--help after a subcommand (demo, pin, check) shows the usage, not "Unknown option"', () => {
+    for (const sub of ['demo', 'pin', 'check']) {
+      const run = mrtr(['gateway', sub, '--help']);
+      expect(run.status, run.stderr).toBe(0);
+      expect(run.stdout).toContain('mrtr gateway demo [--port P] [--data DIR]');
+    }
+  });
+
   it('a bad rule: exit 2, FILE:LINE: naming the key', () => {
     const file = config('bad-rule', `${EVERYONE}  - tools: ["files/x"]\n    rols: [admin]\n`);
     const run = mrtr(['gateway', '--config', file, '--port', '0']);

@@ -38,7 +38,7 @@ export interface TaskProgressOptions {
   say: (text: SafeText) => void;
   /** The server's arguments for `mrtr task get <id> …`; undefined: no resume hint (already resuming). */
   resume: readonly string[] | undefined;
-  /** Said after the resume line: where the line takes the token from, when the person must set it. */
+  /** A line said after the resume line: where the line takes the token from, when the person must set it. */
   resumeNote?: SafeText;
 }
 
@@ -58,12 +58,12 @@ export class TaskProgress {
       this.taskId = event.taskId;
       if (this.o.resume) {
         const command = taskLine('get', event.taskId, this.o.resume);
+        // The command ends its line, so the line's tail runs pasted whole; what to know about it goes below.
+        this.o.say(safe`task ${safeLine(event.taskId)} — resume with: ${command}`);
         // A stdio server started again is a new process: it finds the task only in a store that outlived the old one.
-        const caveat = this.o.resume.includes('--stdio')
-          ? safe` (a stdio server finds it again only if it keeps tasks in a file or Redis store)`
-          : safe``;
-        const note = this.o.resumeNote ?? safe``;
-        this.o.say(safe`task ${safeLine(event.taskId)} — resume with: ${command}${caveat}${note}`);
+        if (this.o.resume.includes('--stdio'))
+          this.o.say(safe`  a stdio server finds it again only if it keeps tasks in a file or Redis store`);
+        if (this.o.resumeNote) this.o.say(this.o.resumeNote);
       }
     }
     // The driver reports a task only when its status or message changed: each is a new line in a log.
