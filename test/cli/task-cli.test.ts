@@ -97,6 +97,9 @@ describe('mrtr call on a task', () => {
   });
 });
 
+// Ten mrtr processes in one test: each start costs 2–3 s on a loaded CI machine.
+const LONG = 90_000;
+
 describe('mrtr task get and cancel', () => {
   it('--timeout stops the waiting, not the task: it says so, and the task is still there to resume', async () => {
     const r = await mrtr(
@@ -119,66 +122,74 @@ describe('mrtr task get and cancel', () => {
     await mrtr('task', 'cancel', id, url);
   });
 
-  it('a task left waiting for an answer is resumed with mrtr task get and its answer', async () => {
-    const first = await mrtr('call', url, 'confirm_delete', '--args', '{"filename":"b.txt"}');
-    expect(first.code).toBe(6);
-    const id = announcedTask(first.stderr);
-    // Not "run it again": that would start a second task. The advice names the waiting one.
-    expect(first.stderr).toContain(
-      `mrtr call: the task waits on the server for the answer: give it with ./bin/mrtr task get ${id} ${url} --answers '{"confirm": …}'`,
-    );
-    const stillWaiting = await mrtr('task', 'get', id, url);
-    expect(stillWaiting.code).toBe(6);
-    expect(stillWaiting.stderr).toContain(`give it with ./bin/mrtr task get ${id} ${url} --answers`);
-    const look = await mrtr('task', 'get', id, url, '--no-wait');
-    expect(look.code).toBe(0);
-    expect(look.stdout).toContain(`task ${id}: input_required`);
-    expect(look.stdout).toContain('asks confirm — Delete b.txt?');
-    const resumed = await mrtr('task', 'get', id, url, '--answers', '{"confirm":{"confirm":true}}');
-    expect(resumed.code).toBe(0);
-    expect(resumed.stdout).toBe('b.txt deleted\n');
-    expect(resumed.stderr).not.toContain('resume with');
-    const again = await mrtr('task', 'get', id, url, '--json');
-    expect(JSON.parse(again.stdout)).toMatchObject({ status: 'complete', rounds: 0 });
-  });
+  it(
+    'a task left waiting for an answer is resumed with mrtr task get and its answer',
+    async () => {
+      const first = await mrtr('call', url, 'confirm_delete', '--args', '{"filename":"b.txt"}');
+      expect(first.code).toBe(6);
+      const id = announcedTask(first.stderr);
+      // Not "run it again": that would start a second task. The advice names the waiting one.
+      expect(first.stderr).toContain(
+        `mrtr call: the task waits on the server for the answer: give it with ./bin/mrtr task get ${id} ${url} --answers '{"confirm": …}'`,
+      );
+      const stillWaiting = await mrtr('task', 'get', id, url);
+      expect(stillWaiting.code).toBe(6);
+      expect(stillWaiting.stderr).toContain(`give it with ./bin/mrtr task get ${id} ${url} --answers`);
+      const look = await mrtr('task', 'get', id, url, '--no-wait');
+      expect(look.code).toBe(0);
+      expect(look.stdout).toContain(`task ${id}: input_required`);
+      expect(look.stdout).toContain('asks confirm — Delete b.txt?');
+      const resumed = await mrtr('task', 'get', id, url, '--answers', '{"confirm":{"confirm":true}}');
+      expect(resumed.code).toBe(0);
+      expect(resumed.stdout).toBe('b.txt deleted\n');
+      expect(resumed.stderr).not.toContain('resume with');
+      const again = await mrtr('task', 'get', id, url, '--json');
+      expect(JSON.parse(again.stdout)).toMatchObject({ status: 'complete', rounds: 0 });
+    },
+    LONG,
+  );
 
-  it('mrtr task cancel sends tasks/cancel and says what became of the task', async () => {
-    const first = await mrtr('call', url, 'confirm_delete', '--args', '{"filename":"c.txt"}');
-    const id = announcedTask(first.stderr);
-    const cancel = await mrtr('task', 'cancel', id, url);
-    expect(cancel).toMatchObject({ code: 0, stdout: `task ${id} cancelled\n` });
-    const followed = await mrtr('task', 'get', id, url);
-    expect(followed.code).toBe(1);
-    expect(followed.stderr).toContain(`mrtr task get: task ${id} was cancelled`);
-    const twice = await mrtr('task', 'cancel', id, url);
-    expect(twice).toMatchObject({ code: 0, stdout: `task ${id} was already cancelled: nothing to do\n` });
-    const twiceJson = await mrtr('task', 'cancel', id, url, '--json');
-    expect(twiceJson.code).toBe(0);
-    expect(JSON.parse(twiceJson.stdout)).toEqual({
-      taskId: id,
-      before: 'cancelled',
-      status: 'cancelled',
-      cancelled: true,
-    });
-    const waiting = await mrtr('call', url, 'confirm_delete', '--args', '{"filename":"e.txt"}');
-    const waitingId = announcedTask(waiting.stderr);
-    const cancelJson = await mrtr('task', 'cancel', waitingId, url, '--json');
-    expect(JSON.parse(cancelJson.stdout)).toEqual({
-      taskId: waitingId,
-      before: 'input_required',
-      status: 'cancelled',
-      cancelled: true,
-    });
-    // A task that completed before the cancel is not reported as cancelled.
-    const done = await mrtr('call', url, 'confirm_delete', '--args', '{"filename":"d.txt"}');
-    const doneId = announcedTask(done.stderr);
-    await mrtr('task', 'get', doneId, url, '--answers', '{"confirm":{"confirm":true}}');
-    const late = await mrtr('task', 'cancel', doneId, url);
-    expect(late).toMatchObject({
-      code: 0,
-      stdout: `task ${doneId} had already ended (completed): nothing to cancel\n`,
-    });
-  });
+  it(
+    'mrtr task cancel sends tasks/cancel and says what became of the task',
+    async () => {
+      const first = await mrtr('call', url, 'confirm_delete', '--args', '{"filename":"c.txt"}');
+      const id = announcedTask(first.stderr);
+      const cancel = await mrtr('task', 'cancel', id, url);
+      expect(cancel).toMatchObject({ code: 0, stdout: `task ${id} cancelled\n` });
+      const followed = await mrtr('task', 'get', id, url);
+      expect(followed.code).toBe(1);
+      expect(followed.stderr).toContain(`mrtr task get: task ${id} was cancelled`);
+      const twice = await mrtr('task', 'cancel', id, url);
+      expect(twice).toMatchObject({ code: 0, stdout: `task ${id} was already cancelled: nothing to do\n` });
+      const twiceJson = await mrtr('task', 'cancel', id, url, '--json');
+      expect(twiceJson.code).toBe(0);
+      expect(JSON.parse(twiceJson.stdout)).toEqual({
+        taskId: id,
+        before: 'cancelled',
+        status: 'cancelled',
+        cancelled: true,
+      });
+      const waiting = await mrtr('call', url, 'confirm_delete', '--args', '{"filename":"e.txt"}');
+      const waitingId = announcedTask(waiting.stderr);
+      const cancelJson = await mrtr('task', 'cancel', waitingId, url, '--json');
+      expect(JSON.parse(cancelJson.stdout)).toEqual({
+        taskId: waitingId,
+        before: 'input_required',
+        status: 'cancelled',
+        cancelled: true,
+      });
+      // A task that completed before the cancel is not reported as cancelled.
+      const done = await mrtr('call', url, 'confirm_delete', '--args', '{"filename":"d.txt"}');
+      const doneId = announcedTask(done.stderr);
+      await mrtr('task', 'get', doneId, url, '--answers', '{"confirm":{"confirm":true}}');
+      const late = await mrtr('task', 'cancel', doneId, url);
+      expect(late).toMatchObject({
+        code: 0,
+        stdout: `task ${doneId} had already ended (completed): nothing to cancel\n`,
+      });
+    },
+    LONG,
+  );
 
   it('an id the server does not know: one line naming it, exit 1 (get, get --no-wait, cancel)', async () => {
     for (const args of [
