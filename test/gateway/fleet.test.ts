@@ -104,6 +104,8 @@ rules:
       'gateway',
     );
   [a, b] = await Promise.all([instance(), instance()]);
+  // Upstreams start with each gateway: the tests begin once both have listed theirs.
+  await Promise.all([a.saidOnStderr('upstreams started:'), b.saidOnStderr('upstreams started:')]);
 }, 90_000);
 
 afterAll(async () => {

@@ -63,6 +63,8 @@ rules:
     ],
     'gateway',
   );
+  // Upstreams start with the gateway: the clients connect once it has listed them.
+  await gateway.saidOnStderr('upstreams started:');
 }, 60_000);
 
 afterAll(async () => {
