@@ -155,7 +155,7 @@ describe('npm run gateway:demo', () => {
       const asked = await t.waitFor('Yes or no (y/n)');
       expect(asked).toContain('Allow write_file on files, exactly as below?');
       // She consents to the path the upstream will write, resolved in the share (wrapped lines joined).
-      expect(asked.replaceAll('\n', '')).toContain(`"path":"${share}/public/note.txt"`);
+      expect(asked.replaceAll('\n', '')).toContain(`argument path: "${share}/public/note.txt"`);
       expect(existsSync(join(share, 'public/note.txt'))).toBe(false);
       t.type('y', 'Enter');
       const done = await t.waitFor('EXIT=');
