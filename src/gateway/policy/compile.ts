@@ -93,14 +93,7 @@ class CompiledPolicy implements Policy {
       const scope = rule.paths?.(ref, args);
       if (scope && !scope.ok) {
         const detail = `rule "${rule.name}": paths: ${scope.error}`;
-        if (rule.deny)
-          return {
-            allow: false,
-            rule: rule.name,
-            reason: 'condition_error',
-            detail,
-            message: MESSAGES.condition_error,
-          };
+        if (rule.deny) return conditionError(rule.name, detail);
         undecided ??= { rule: rule.name, detail };
         continue;
       }
@@ -110,14 +103,7 @@ class CompiledPolicy implements Policy {
         const result = rule.when.evaluate(bindings, ref.upstream);
         if (!result.ok) {
           const detail = `rule "${rule.name}": when: ${result.error}`;
-          if (rule.deny)
-            return {
-              allow: false,
-              rule: rule.name,
-              reason: 'condition_error',
-              detail,
-              message: MESSAGES.condition_error,
-            };
+          if (rule.deny) return conditionError(rule.name, detail);
           undecided ??= { rule: rule.name, detail };
           continue;
         }
@@ -128,14 +114,7 @@ class CompiledPolicy implements Policy {
       allowing.push(rule);
     }
     if (allowing.length === 0) {
-      if (undecided)
-        return {
-          allow: false,
-          rule: undecided.rule,
-          reason: 'condition_error',
-          detail: undecided.detail,
-          message: MESSAGES.condition_error,
-        };
+      if (undecided) return conditionError(undecided.rule, undecided.detail);
       return { allow: false, reason: 'no_rule', message: MESSAGES.no_rule };
     }
     const approval = strictestApproval(allowing);
@@ -154,6 +133,17 @@ class CompiledPolicy implements Policy {
 }
 
 /** Most approvers wins (the first such rule on a tie, with its role); the shortest expiry of all applies. */
+/** A rule that could not be evaluated refuses the call: a deny at once, an allow when no other rule allows. */
+function conditionError(rule: string, detail: string) {
+  return {
+    allow: false,
+    rule,
+    reason: 'condition_error',
+    detail,
+    message: MESSAGES.condition_error,
+  } as const;
+}
+
 function strictestApproval(rules: readonly CompiledRule[]): ApprovalRequirement | undefined {
   let strictest: ApprovalRequirement | undefined;
   let expiresInMs = Number.POSITIVE_INFINITY;
