@@ -10,7 +10,11 @@ const file = process.env.MRTR_AUDIT_FILE ?? './data/audit.db';
 // One writer, one chain: name the instance so that a restart continues its chain.
 export const trail = await AuditTrail.open(await openAuditSink(`sqlite:${file}`), { instance: 'files-1' });
 
-export const server = new McpServer({ name: 'files', version: '1.0.0', observers: [trail] }).tool(
+export const server = new McpServer({
+  name: 'files',
+  version: '1.0.0',
+  rounds: { observers: [trail] },
+}).tool(
   {
     name: 'share_file',
     description: 'Shares a file with a colleague, once the person names them',

@@ -30,9 +30,8 @@ export function controlsServer(o: {
     version: '1.0.0',
     auth: new BearerAuth({ verifier: o.tokens, resource: o.resource }),
     signIn: { devTokens: o.tokens },
-    replayStore: o.store,
+    rounds: { replay: { store: o.store }, ...(o.observers ? { observers: o.observers } : {}) },
     ...(o.tasks ? { tasks: o.tasks } : {}),
-    ...(o.observers ? { observers: o.observers } : {}),
   });
   // Approvals, step-ups, used codes and lockouts live in the store: every instance serves the same pages.
   const controls = new HumanControls({

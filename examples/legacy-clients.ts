@@ -12,8 +12,8 @@ export async function startInstance(redisUrl: string, port: number) {
   const server = new McpServer({
     name: 'deploys',
     version: '1.0.0',
-    stateKeys: process.env.MRTR_STATE_KEYS, // the same on every instance
-    replayStore: store,
+    state: { keys: process.env.MRTR_STATE_KEYS }, // the same on every instance
+    rounds: { replay: { store } },
     legacyClients: { relay }, // 2025 clients are served by default; this makes their answers fleet-wide
   }).tool(
     { name: 'deploy', description: 'Deploys after a confirmation', input: z.object({ service: z.string() }) },

@@ -11,7 +11,11 @@ const replayStore = await openStore(process.env.REPLAY_STORE ?? 'memory');
 
 export const refunds: string[] = [];
 
-export const server = new McpServer({ name: 'payments', version: '1.0.0', replayStore }).tool(
+export const server = new McpServer({
+  name: 'payments',
+  version: '1.0.0',
+  rounds: { replay: { store: replayStore } },
+}).tool(
   {
     name: 'refund',
     description: 'Refunds an order once the person confirms the amount',

@@ -17,7 +17,11 @@ const deleteNeedsConsent: RoundGuard = {
   },
 };
 
-export const server = new McpServer({ name: 'policy', version: '1.0.0', guards: [deleteNeedsConsent] }).tool(
+export const server = new McpServer({
+  name: 'policy',
+  version: '1.0.0',
+  rounds: { guards: [deleteNeedsConsent] },
+}).tool(
   { name: 'delete_report', description: 'Deletes the report' },
   () => text('deleted'), // knows nothing of the consent round before it
 );

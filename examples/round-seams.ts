@@ -29,7 +29,6 @@ const auditLine: RoundObserver = {
 export const server = new McpServer({
   name: 'seams',
   version: '1.0.0',
-  guards: [roundBudget(100)],
-  observers: [auditLine],
+  rounds: { guards: [roundBudget(100)], observers: [auditLine] },
 }).tool({ name: 'ping', description: 'Answers pong' }, () => text('pong'));
 // #endregion

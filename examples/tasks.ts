@@ -24,7 +24,7 @@ export function tasksServer(o: { stateKeys?: string; workMs?: number } = {}): Mc
   const server = new McpServer({
     name: 'reports',
     version: '1.0.0',
-    ...(o.stateKeys ? { stateKeys: o.stateKeys } : {}),
+    ...(o.stateKeys ? { state: { keys: o.stateKeys } } : {}),
   });
   server.tool(
     {

@@ -63,16 +63,19 @@ export function workflowsControls(server: McpServer, setup?: WorkflowsControlsSe
 export function workflowsServer(
   options: Partial<McpServerOptions> & WorkflowsOptions & { controls?: WorkflowsControlsSetup } = {},
 ): McpServer {
-  const { dataDir, controls, ...serverOptions } = options;
+  const { dataDir, controls, rounds, ...serverOptions } = options;
   const server = new McpServer({
     name: 'mrtr-workflows',
     version: '0.1.0',
     instructions:
       'Helpdesk, identity, document search, cloud and privileged-access workflows. Tools ask for what is missing, one round at a time; deletions and grants need a person.',
-    handlerTimeoutMs: 5_000,
     ...serverOptions,
-    // The lease is the replay guard's, which exists only with a replayStore: without one, asking for it is an error.
-    ...(serverOptions.replayStore ? { replay: { leaseMs: 7_000, ...serverOptions.replay } } : {}),
+    rounds: {
+      handlerTimeoutMs: 5_000,
+      ...rounds,
+      // The lease is the replay guard's, which exists only when a replay store is given.
+      ...(rounds?.replay ? { replay: { leaseMs: 7_000, ...rounds.replay } } : {}),
+    },
   });
   registerWorkflows(server, workflowsControls(server, controls), { dataDir });
   return server;

@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import type { TokenVerifier } from '../auth/index.js';
 import type { HumanControls } from '../controls/index.js';
 import { NOTIFY_DEFAULTS, readNotifyConfig, WebhookNotifier } from '../notify/index.js';
-import type { McpServer, McpServerOptions } from '../server/index.js';
+import type { McpServer, McpServerOptions, ServerRoundOptions } from '../server/index.js';
 import { Keyring } from '../state/index.js';
 import { MemoryStore, RedisAnswerRelay } from '../stores/index.js';
 import { auditFromFlag } from './audit-option.js';
@@ -208,7 +208,8 @@ export async function startServer(
     );
     return 2;
   }
-  const options: Partial<McpServerOptions> = {};
+  const rounds: ServerRoundOptions = {};
+  const options: Partial<McpServerOptions> = { rounds };
   // The tasks extension's two limits an operator tunes: how long a task is kept, how many one person may have open.
   const tasks = taskFlags(values);
   if (typeof tasks === 'string') {
@@ -229,10 +230,10 @@ export async function startServer(
       process.stderr.write(`mrtr ${command}: ${fromFile.error}\n`);
       return 2;
     }
-    options.stateKeys = fromFile.keyring;
+    options.state = { keys: fromFile.keyring };
   } else if (spec !== undefined) {
     try {
-      options.stateKeys = Keyring.fromSpec(spec);
+      options.state = { keys: Keyring.fromSpec(spec) };
     } catch (error) {
       process.stderr.write(`mrtr ${command}: invalid state keys: ${(error as Error).message}\n`);
       return 2;
@@ -243,7 +244,7 @@ export async function startServer(
     process.stderr.write(`mrtr ${command}: ${opened.error}\n`);
     return 2;
   }
-  if (opened.store) options.replayStore = opened.store;
+  if (opened.store) rounds.replay = { store: opened.store };
   // 2025 clients are served unless --modern-only; on a Redis store their answers reach the waiting instance by
   // pub/sub on the same Redis, so a fleet needs no sticky sessions.
   let relay: RedisAnswerRelay | undefined;
@@ -301,7 +302,7 @@ export async function startServer(
     process.stderr.write(`mrtr ${command}: ${audited.error}\n`);
     return 2;
   }
-  if (audited.trail) options.observers = [audited.trail];
+  if (audited.trail) rounds.observers = [audited.trail];
   // The console, when people can sign in: a round observer too (its flows view refreshes as rounds are recorded).
   let operatorConsole: ConsoleSetup | undefined;
   if (options.signIn && !values.stdio) {
@@ -313,7 +314,7 @@ export async function startServer(
       return 2;
     }
     operatorConsole = made;
-    options.observers = [...(options.observers ?? []), made.console.observer];
+    rounds.observers = [...(rounds.observers ?? []), made.console.observer];
   }
   // Webhooks that tell approvers of a request waiting for them: beside the rounds, never in their way.
   let notifier: WebhookNotifier | undefined;

@@ -5,6 +5,7 @@
 import { HumanControls, type HumanControlsOptions } from '../controls/index.js';
 import type { JsonObject } from '../protocol/index.js';
 import { McpServer, type McpServerOptions } from '../server/index.js';
+import { withOptionGroups } from '../server/internal.js';
 import type { SharedStore } from '../stores/index.js';
 import { GatewayCatalog } from './catalog.js';
 import type { GatewayConfig } from './config.js';
@@ -29,7 +30,7 @@ export const GATEWAY_DEFAULTS = Object.freeze({
 
 export interface GatewayOptions {
   readonly config: GatewayConfig;
-  /** The server's options: auth, sign-in, state keys, replay store, observers (the audit trail). */
+  /** The server's options: auth, sign-in, `state`, `rounds` (the replay store, the audit trail as an observer). */
   readonly server?: Partial<McpServerOptions>;
   /** Where approvals, step-ups and rate-limit buckets live: share it between instances. */
   readonly store: SharedStore;
@@ -109,16 +110,21 @@ export class Gateway {
       controls: () => this.controls,
       rates: new RateLimiter(options.store),
     });
+    const server = withOptionGroups(options.server ?? {});
+    const { replay, guards = [] } = server.rounds;
     this.server = new McpServer({
       name: 'mrtr-gateway',
       version: '0.1.0',
       instructions: `A gateway in front of ${this.upstreams.map((u) => u.name).join(', ')}: tools are named <upstream>__<tool>.`,
-      ...options.server,
-      // Every round single-use even when no replay store was given: a client's retry of a final round (a dropped
-      // connection) must get the recorded answer, not call the upstream a second time.
-      replayStore: options.server?.replayStore ?? options.store,
+      ...server,
       catalog: this.catalog,
-      guards: [...(options.server?.guards ?? []), guard],
+      rounds: {
+        ...server.rounds,
+        // Every round single-use even when no replay store was given: a client's retry of a final round (a dropped
+        // connection) must get the recorded answer, not call the upstream a second time.
+        replay: { ...replay, store: replay?.store ?? options.store },
+        guards: [...guards, guard],
+      },
     });
     this.controls = new HumanControls({ ...options.controls, store: options.store }).attach(this.server);
     // Upstreams start with the gateway, not at the first call: a slow one (npx fetching a package) is on its way

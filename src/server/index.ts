@@ -90,8 +90,13 @@ export {
   McpServer,
   type McpServerOptions,
   type SignInSetup,
-  type TaskOptions,
 } from './server.js';
+export type {
+  ReplayOptions,
+  ServerRoundOptions,
+  ServerStateOptions,
+  TaskOptions,
+} from './server-options.js';
 export { type StdioOptions, serveStdio } from './stdio.js';
 export { HookTimeoutError } from './time-bound.js';
 export { UNREAD_METHOD } from './transport-refusal.js';

@@ -1,7 +1,7 @@
 // McpServer: the public face of the server room — register tools, prompts and resources, then serve them.
 
 import { BearerAuth, BrowserSignIn, type DevTokens, type OidcSignInOptions } from '../auth/index.js';
-import { ReplayGuard, type ReplayGuardOptions } from '../guard/index.js';
+import { ReplayGuard } from '../guard/index.js';
 import type { Implementation, ResourceDefinition, ResourceTemplateDefinition } from '../protocol/index.js';
 import { createEphemeralKeyring, Keyring, purposeKeys, type StateCodecOptions } from '../state/index.js';
 import { MemoryStore, type SharedStore } from '../stores/index.js';
@@ -32,69 +32,35 @@ import { Registry } from './registry.js';
 import type { ServerCore } from './request-handler.js';
 import { type RequestStateCodec, SealedStateCodec } from './request-state.js';
 import type { RoundGuard } from './round/guard.js';
-import type { RoundObserver } from './round/observer.js';
 import type { ArgumentSchema } from './schema-input.js';
 import { scopeGuard } from './scope-guard.js';
+import {
+  type FlatServerOptions,
+  isFlatOption,
+  type ReadRoundOptions,
+  type ServerRoundOptions,
+  type ServerStateOptions,
+  type TaskOptions,
+  withOptionGroups,
+} from './server-options.js';
 import { type StdioOptions, serveStdio } from './stdio.js';
 
-export interface McpServerOptions {
+export interface McpServerOptions extends FlatServerOptions {
   name: string;
   version: string;
   title?: string;
   instructions?: string;
-  /**
-   * Keys that seal requestState: a Keyring, or a spec `kid:secret,kid:secret` (first = current; see
-   * `mrtr keys generate`). Defaults to `MRTR_STATE_KEYS`; with neither, a per-process key and a loud warning,
-   * since a fleet needs every instance to share the keyring.
-   */
-  stateKeys?: Keyring | string;
-  /** This server's id: state sealed here never opens on a server with another audience (default: `name`). */
-  audience?: string;
-  /** Largest accepted requestState in bytes, checked before decoding (default 8 KiB). */
-  maxStateBytes?: number;
-  /**
-   * Deflate requestState payloads when that makes them smaller (default false). Off because a flow's sealed journal
-   * mixes client-chosen answers with handler data: with compression, a client replaying states could learn that data
-   * from the token length (a CRIME-style oracle). Turn on only when no sealed data is secret.
-   */
-  stateCompression?: boolean;
-  /** Replace the requestState codec entirely (the other state options are then ignored). */
-  stateCodec?: RequestStateCodec;
+  /** How requestState is sealed and bounded: keys, audience, maxBytes, compression, codec. */
+  state?: ServerStateOptions;
   logger?: Logger;
   /** Page size for list methods (default 100). */
   pageSize?: number;
-  /** Most input_required rounds one request may take (default 10). */
-  maxRounds?: number;
   /** ttlMs on list results, discovery and resources/read (default 60 s). */
   cacheTtlMs?: number;
   /** Validate every result against the official schema before sending it (default false; tests turn it on). */
   validateResults?: boolean;
-  /**
-   * How long one round of any handler may run unless it sets its own `timeoutMs` (default 2 minutes, above common
-   * client timeouts). On expiry the request is answered (tools: an isError result; others: -32603) and the
-   * handler's ctx.signal aborts; a handler doing I/O should pass that signal on.
-   */
-  handlerTimeoutMs?: number;
-  /**
-   * How long the server waits for a guard's store or an observer's sink before it fails the round closed (default
-   * 10 s): a replay store or an audit sink that hangs answers -32603 instead of holding requests open.
-   */
-  hookTimeoutMs?: number;
-  /**
-   * Checks every tools/call, prompts/get and resources/read round passes, in order: after its requestState opened
-   * and before the handler runs (`admit`), and once its answer is ready but not yet sent (`commit`).
-   */
-  guards?: readonly RoundGuard[];
-  /** Told the outcome of every such request, refused ones included; the answer waits for their promises. */
-  observers?: readonly RoundObserver[];
-  /**
-   * A shared store (memory, SQLite, Redis: `mrtr/stores`) that makes every round's requestState single-use: an
-   * identical retry gets the identical answer, anything else replayed is refused, ask.step results are kept, and
-   * refused presentations are counted per principal. Without one, a replayed state is not refused.
-   */
-  replayStore?: SharedStore;
-  /** Tuning for the replay guard `replayStore` enables (answer cache cap, lease, wait, refusal limit). */
-  replay?: ReplayGuardOptions;
+  /** What every round passes through and its bounds: maxRounds, timeouts, guards, observers, replay. */
+  rounds?: ServerRoundOptions;
   /**
    * Make this server an OAuth 2.1 resource server (`mrtr/auth`): every HTTP request needs a bearer token the
    * verifier accepts, checked before anything else; the Protected Resource Metadata is served; `requiredScopes`
@@ -104,7 +70,7 @@ export interface McpServerOptions {
   /**
    * Browser sign-in for the server's own pages (`/mrtr/signin`, `/mrtr/session`): OIDC against the issuer that
    * mints the access tokens, and/or development sign-in with the tokens file (loopback only). Cookies are signed with
-   * keys derived from `stateKeys`, so a session opens on every instance that shares the keyring.
+   * keys derived from `state.keys`, so a session opens on every instance that shares the keyring.
    */
   signIn?: SignInSetup;
   /**
@@ -125,30 +91,9 @@ export interface McpServerOptions {
   tasks?: false | TaskOptions;
 }
 
-/** Where tasks are kept and how long. */
-export interface TaskOptions {
-  /** Where task records live (default: `replayStore`, else this process's memory — a fleet needs a shared one). */
-  store?: SharedStore;
-  /** How long a task is kept from its creation unless its tool says otherwise (default 24 h). */
-  ttlMs?: number;
-  /** The polling interval suggested to clients (default 1 s). */
-  pollIntervalMs?: number;
-  /**
-   * How long a task round's claim holds without renewal (default 30 s): the instance running it renews it while the
-   * round runs, so only an instance that died lets another run the round again.
-   */
-  leaseMs?: number;
-  /**
-   * Unfinished tasks one person (issuer and subject, through any client) may have (default 100, at most 10 000): past
-   * it, a call that would become a task gets 429 with Retry-After, and a call that waits for a person is answered as
-   * a plain round instead. Callers without authentication share one count.
-   */
-  maxPerPrincipal?: number;
-}
-
 /** Tuning for the 2025 bridge. */
 export interface LegacyClientOptions {
-  /** Where ended sessions and log levels are kept (default: `replayStore`, else this process's memory). */
+  /** Where ended sessions and log levels are kept (default: `rounds.replay.store`, else this process's memory). */
   store?: SharedStore;
   /** Carries a client's answer to the instance waiting for it, in a fleet (mrtr/stores `RedisAnswerRelay`). */
   relay?: AnswerRelay;
@@ -182,35 +127,25 @@ export interface SignInSetup {
   sessionTtlMs?: number;
 }
 
-/** Every option name, checked by the compiler: a JavaScript caller's typo (`guard:`) is refused, not ignored. */
+/** Every option name but the flat ones, checked by the compiler: a typo (`guard:`) is refused, not ignored. */
 const OPTION_NAMES: ReadonlySet<string> = new Set(
   Object.keys({
     name: true,
     version: true,
     title: true,
     instructions: true,
-    stateKeys: true,
-    audience: true,
-    maxStateBytes: true,
-    stateCompression: true,
-    stateCodec: true,
+    state: true,
     logger: true,
     pageSize: true,
-    maxRounds: true,
     cacheTtlMs: true,
     validateResults: true,
-    handlerTimeoutMs: true,
-    hookTimeoutMs: true,
-    guards: true,
-    observers: true,
-    replayStore: true,
-    replay: true,
+    rounds: true,
     auth: true,
     signIn: true,
     legacyClients: true,
     catalog: true,
     tasks: true,
-  } satisfies Record<keyof McpServerOptions, true>),
+  } satisfies Record<Exclude<keyof McpServerOptions, keyof FlatServerOptions>, true>),
 );
 
 /** What a catalog must answer: checked when the server is built, so a wrong object fails there, not per request. */
@@ -237,45 +172,22 @@ export class McpServer {
   private readonly cancelListeners = new Set<(flowId: string) => void>();
   private bridge: LegacyBridge | undefined;
 
+  /** The `state` and `rounds` groups, whichever spelling they were given in. */
+  private readonly state: ServerStateOptions;
+  private readonly rounds: ReadRoundOptions;
+
   constructor(private readonly options: McpServerOptions) {
     for (const key of Object.keys(options)) {
-      if (!OPTION_NAMES.has(key))
+      if (!OPTION_NAMES.has(key) && !isFlatOption(key))
         throw new InvalidOptionError(
           `McpServer: unknown option "${key}" (known: ${[...OPTION_NAMES].join(', ')})`,
         );
     }
-    checkIntegerOption('McpServer', 'handlerTimeoutMs', options.handlerTimeoutMs, { max: MAX_TIMER_MS });
-    checkIntegerOption('McpServer', 'hookTimeoutMs', options.hookTimeoutMs, { max: MAX_TIMER_MS });
-    // The round cap is a security bound: NaN or a fraction must never switch it off.
-    checkIntegerOption('McpServer', 'maxRounds', options.maxRounds, { max: 1000 });
+    ({ state: this.state, rounds: this.rounds } = withOptionGroups(options));
     checkIntegerOption('McpServer', 'pageSize', options.pageSize);
     checkIntegerOption('McpServer', 'cacheTtlMs', options.cacheTtlMs, { min: 0 });
-    checkIntegerOption('McpServer', 'maxStateBytes', options.maxStateBytes, { max: 1024 ** 3 });
-    for (const [i, guard] of (options.guards ?? []).entries()) {
-      if (
-        typeof guard?.name !== 'string' ||
-        (guard.admit ?? guard.ask ?? guard.commit ?? guard.release) === undefined
-      )
-        throw new InvalidOptionError(
-          `McpServer: guards[${i}] needs a name and at least one of admit, ask, commit, release`,
-        );
-    }
-    const store = options.replayStore as Partial<SharedStore> | undefined;
-    if (
-      store !== undefined &&
-      !['get', 'create', 'replace', 'remove', 'increment'].every(
-        (method) => typeof store?.[method as keyof SharedStore] === 'function',
-      )
-    )
-      throw new InvalidOptionError(
-        'McpServer: replayStore must be a store from mrtr/stores (memory, SQLite, Redis) or keep its contract',
-      );
     if (options.auth !== undefined && !(options.auth instanceof BearerAuth))
       throw new InvalidOptionError('McpServer: auth must be a BearerAuth from mrtr/auth');
-    for (const [i, observer] of (options.observers ?? []).entries()) {
-      if (typeof observer?.observe !== 'function')
-        throw new InvalidOptionError(`McpServer: observers[${i}] needs an observe(event) function`);
-    }
     if (options.catalog === undefined) {
       this.registry = new Registry();
       this.catalog = this.registry;
@@ -324,16 +236,16 @@ export class McpServer {
       this.dispatcher = new Dispatcher(this.catalog, {
         serverInfo,
         instructions: o.instructions,
-        codec: o.stateCodec ?? this.defaultCodec(),
+        codec: this.state.codec ?? this.defaultCodec(),
         logger: this.logger,
         pageSize: o.pageSize ?? SERVER_DEFAULTS.pageSize,
-        maxRounds: o.maxRounds ?? SERVER_DEFAULTS.maxRounds,
+        maxRounds: this.rounds.maxRounds ?? SERVER_DEFAULTS.maxRounds,
         listTtlMs: o.cacheTtlMs ?? SERVER_DEFAULTS.cacheTtlMs,
         validateResults: o.validateResults ?? false,
-        handlerTimeoutMs: o.handlerTimeoutMs ?? SERVER_DEFAULTS.handlerTimeoutMs,
-        hookTimeoutMs: o.hookTimeoutMs ?? SERVER_DEFAULTS.hookTimeoutMs,
+        handlerTimeoutMs: this.rounds.handlerTimeoutMs ?? SERVER_DEFAULTS.handlerTimeoutMs,
+        hookTimeoutMs: this.rounds.hookTimeoutMs ?? SERVER_DEFAULTS.hookTimeoutMs,
         guards: this.guards(),
-        observers: o.observers,
+        observers: this.rounds.observers,
         ...(o.tasks === false ? {} : { tasks: this.tasksSetup(o.tasks ?? {}) }),
       });
     }
@@ -354,7 +266,7 @@ export class McpServer {
     const auth = options.authenticate ? {} : { auth: this.options.auth };
     const routes: PageRoutes[] = [...(this.signIn ? [this.signIn] : []), ...this.extraPages];
     const pages = routes.length > 0 ? { pages: routesOf(routes) } : {};
-    const observers = this.options.observers;
+    const observers = this.rounds.observers;
     const legacy = this.legacyBridge;
     const tuning = typeof this.options.legacyClients === 'object' ? this.options.legacyClients : {};
     const legacyHttp = {
@@ -408,12 +320,12 @@ export class McpServer {
     const core = this.core; // the keyring is settled when the core is built
     const o = typeof setting === 'object' ? setting : {};
     const keyring = this.keyringInUse ?? createEphemeralKeyring();
-    const store = o.store ?? this.options.replayStore;
+    const store = o.store ?? this.rounds.replay?.store;
     this.bridge = new LegacyBridge(core, {
       sessionKeys: purposeKeys(keyring, 'mrtr/legacy-session'),
       logger: this.logger,
       ...(store ? { store } : {}),
-      storeTimeoutMs: this.options.hookTimeoutMs ?? SERVER_DEFAULTS.hookTimeoutMs,
+      storeTimeoutMs: this.rounds.hookTimeoutMs ?? SERVER_DEFAULTS.hookTimeoutMs,
       ...(o.relay ? { relay: o.relay } : {}),
       ...(o.sessionMaxAgeMs === undefined ? {} : { sessionMaxAgeMs: o.sessionMaxAgeMs }),
       ...(o.answerTimeoutMs === undefined ? {} : { answerTimeoutMs: o.answerTimeoutMs }),
@@ -430,7 +342,7 @@ export class McpServer {
     const keyring = this.keyringInUse;
     if (!keyring)
       throw new InvalidOptionError(
-        'McpServer: signIn needs stateKeys (its cookies are signed with keys derived from them)',
+        'McpServer: signIn needs state.keys (its cookies are signed with keys derived from them)',
       );
     const origin =
       setup.origin ?? (this.options.auth ? new URL(this.options.auth.resource).origin : undefined);
@@ -454,7 +366,7 @@ export class McpServer {
   }
 
   stdio(options: StdioOptions = {}): Promise<void> {
-    const observers = this.options.observers;
+    const observers = this.rounds.observers;
     const legacy = this.legacyBridge;
     return serveStdio(this.core, {
       logger: this.logger,
@@ -469,19 +381,21 @@ export class McpServer {
    * then the replay guard (a replayed round is refused before any other guard spends work on it), then the author's.
    */
   private guards(): RoundGuard[] {
-    const o = this.options;
-    const guards = [...(o.guards ?? [])];
-    if (o.replayStore) {
+    const { guards: given = [], replay, handlerTimeoutMs } = this.rounds;
+    const guards = [...given];
+    if (replay?.store) {
       // A claim must outlive the round it protects: by default, the server's time limit plus a margin.
-      const leaseMs = (o.handlerTimeoutMs ?? SERVER_DEFAULTS.handlerTimeoutMs) + 10_000;
-      guards.unshift(new ReplayGuard(o.replayStore, { leaseMs, ...o.replay }));
-    } else if (o.replay)
+      const leaseMs = (handlerTimeoutMs ?? SERVER_DEFAULTS.handlerTimeoutMs) + 10_000;
+      const { store, ...tuning } = replay;
+      guards.unshift(new ReplayGuard(store, { leaseMs, ...tuning }));
+    } else if (replay)
+      // Only the flat spelling gets here: a grouped replay without a store is refused at construction.
       throw new InvalidOptionError(
         'McpServer: replay options were given without a replayStore (the replay guard needs one): pass replayStore, or leave replay out',
       );
     // Another catalog's entries may come and go, each with its own requiredScopes: it is always checked (fail closed).
     if (this.registry?.requiresScopes() ?? true) {
-      guards.unshift(scopeGuard(o.auth));
+      guards.unshift(scopeGuard(this.options.auth));
     }
     return guards;
   }
@@ -497,7 +411,7 @@ export class McpServer {
     // Its list of tasks is one store value: 10 000 entries stay well under a store's value limit.
     checkIntegerOption('McpServer', 'tasks.maxPerPrincipal', t.maxPerPrincipal, { max: 10_000 });
     return {
-      store: t.store ?? this.options.replayStore ?? new MemoryStore(),
+      store: t.store ?? this.rounds.replay?.store ?? new MemoryStore(),
       ttlMs: t.ttlMs ?? SERVER_DEFAULTS.taskTtlMs,
       pollIntervalMs: t.pollIntervalMs ?? SERVER_DEFAULTS.taskPollIntervalMs,
       leaseMs: t.leaseMs ?? SERVER_DEFAULTS.taskLeaseMs,
@@ -513,26 +427,23 @@ export class McpServer {
   }
 
   private defaultCodec(): RequestStateCodec {
-    const o = this.options;
-    const spec = o.stateKeys ?? process.env.MRTR_STATE_KEYS;
+    const { keys, audience, compression, maxBytes } = this.state;
+    const spec = keys ?? process.env.MRTR_STATE_KEYS;
     let keyring: Keyring;
     if (spec instanceof Keyring) keyring = spec;
     else if (spec !== undefined && spec.trim() !== '') keyring = Keyring.fromSpec(spec);
     else {
       keyring = createEphemeralKeyring();
       this.logger.warn(
-        { server: o.name },
+        { server: this.options.name },
         'no requestState keys configured (MRTR_STATE_KEYS): using a per-process key. Multi-round calls will fail ' +
           'when another instance takes the next round — give every instance of a fleet the same keyring',
       );
     }
     this.keyringInUse = keyring;
-    const codecOptions: StateCodecOptions = {
-      keyring,
-      audience: o.audience ?? o.name,
-    };
-    if (o.stateCompression !== undefined) codecOptions.compression = o.stateCompression;
-    if (o.maxStateBytes !== undefined) codecOptions.maxTokenBytes = o.maxStateBytes;
+    const codecOptions: StateCodecOptions = { keyring, audience: audience ?? this.options.name };
+    if (compression !== undefined) codecOptions.compression = compression;
+    if (maxBytes !== undefined) codecOptions.maxTokenBytes = maxBytes;
     return new SealedStateCodec(codecOptions);
   }
 

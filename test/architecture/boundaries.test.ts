@@ -146,6 +146,7 @@ describe('import boundaries', () => {
       'client/internal.ts',
       'controls/internal.ts',
       'flow/internal.ts',
+      'server/internal.ts',
       'state/internal.ts',
     ]);
     // Every public entry point: the room's own index.ts, the root, and the server's and client's re-exports.

@@ -98,7 +98,7 @@ export const SERVER_FILES: Readonly<Record<string, readonly string[]>> = {
   framing: ['http-exchange.ts', 'http-guards.ts'],
   transports: ['http.ts', 'stdio.ts', 'transport-refusal.ts'],
   // What puts the parts together: the dispatcher, McpServer with its requiredScopes guard, the entry point.
-  assembly: ['dispatch.ts', 'index.ts', 'scope-guard.ts', 'server.ts'],
+  assembly: ['dispatch.ts', 'index.ts', 'internal.ts', 'scope-guard.ts', 'server-options.ts', 'server.ts'],
 };
 
 /**

@@ -1,0 +1,3 @@
+// Lent to the other rooms of mrtr, not public API (mrtr/server is index.ts): the gateway adds its guard and store to
+// the options it is given, in either spelling of this release.
+export { withOptionGroups } from './server-options.js';
