@@ -6,10 +6,10 @@ import { HumanControls, type HumanControlsOptions } from '../controls/index.js';
 import type { JsonObject } from '../protocol/index.js';
 import { McpServer, type McpServerOptions } from '../server/index.js';
 import type { SharedStore } from '../stores/index.js';
-import { GatewayCatalog } from './catalog.js';
+import { type ArgumentsPrep, GatewayCatalog } from './catalog.js';
 import type { GatewayConfig } from './config.js';
 import { egressFor } from './egress/index.js';
-import { type ArgumentsPrep, forwardingHandler } from './forward-call.js';
+import { forwardingHandler } from './forward-call.js';
 import { splitExposedName } from './names.js';
 import { normalizePathArguments } from './paths.js';
 import type { PinBook } from './pins/index.js';
@@ -80,7 +80,8 @@ export class Gateway {
     );
     const specs = new Map(options.config.upstreams.map((s) => [s.name, s]));
     this.#specs = specs;
-    // What was judged is what is sent: the same spelling of every path for the policy and for the upstream.
+    // Every entry prepares its call's arguments once (tools/call applies it): the policy judges and the upstream is
+    // sent that one object, so what was judged is what is sent. whatIf uses the same preparation.
     const prepare: ArgumentsPrep = (tool, args) => {
       const spec = specs.get(tool.upstream.name);
       return normalizePathArguments(args, {
@@ -95,7 +96,8 @@ export class Gateway {
       policy,
       pins: () => this.#pins,
       locked: options.locked ?? false,
-      handler: forwardingHandler(prepare, options.tokenOf ?? (() => undefined)),
+      handler: forwardingHandler(options.tokenOf ?? (() => undefined)),
+      prepare,
       refreshMs: options.refreshMs ?? GATEWAY_DEFAULTS.refreshMs,
       log,
       tokenOf: options.tokenOf ?? (() => undefined),
@@ -105,7 +107,6 @@ export class Gateway {
     const guard = new PolicyGuard({
       catalog: this.catalog,
       policy,
-      prepare,
       controls: () => this.controls,
       rates: new RateLimiter(options.store),
     });
