@@ -34,6 +34,9 @@ export interface GatewayTool {
   readonly entry: ToolEntry;
 }
 
+/** What the gateway does to arguments before they are judged and sent: the path spellings made one (paths.ts). */
+export type ArgumentsPrep = (tool: Pick<GatewayTool, 'upstream'>, args: JsonObject) => JsonObject;
+
 /** What runs a call to an upstream tool: the gateway's forwarding handler. */
 export type ForwardingHandler = (tool: Omit<GatewayTool, 'entry'>) => ToolHandler<JsonObject>;
 
@@ -46,6 +49,8 @@ export interface GatewayCatalogOptions {
   /** With a lock file given as locked, a tool never pinned is withheld too. */
   readonly locked: boolean;
   readonly handler: ForwardingHandler;
+  /** What every call's arguments go through first, once (the path spellings made one): judged and sent as prepared. */
+  readonly prepare: ArgumentsPrep;
   /** How long an upstream's listing is served from the cache (ms). */
   readonly refreshMs: number;
   readonly log: (line: string) => void;
@@ -62,6 +67,8 @@ interface Listing {
 export class GatewayCatalog implements Catalog {
   readonly sameForEveryone = false;
   readonly #byName = new Map<string, Upstream>();
+  /** The gateway tool behind each entry this catalog made: a round's resolved entry names its tool without a lookup. */
+  readonly #toolOf = new WeakMap<object, GatewayTool>();
   readonly #listings = new Map<string, Listing>();
   readonly #loading = new Map<string, Promise<Listing>>();
   readonly #watchers = new Set<() => void>();
@@ -184,6 +191,11 @@ export class GatewayCatalog implements Catalog {
 
   async findTool(name: string, caller: CatalogCaller): Promise<ToolEntry | undefined> {
     return (await this.route(name, caller))?.entry;
+  }
+
+  /** The gateway tool behind an entry this catalog made (a round's `tool`), else undefined. */
+  toolOf(entry: object | undefined): GatewayTool | undefined {
+    return entry === undefined ? undefined : this.#toolOf.get(entry);
   }
 
   // Everyone may be offered tools: upstreams can list tools at any time, so saying so tells nothing of hidden ones.
@@ -311,7 +323,7 @@ export class GatewayCatalog implements Catalog {
   ): GatewayTool | undefined {
     const base = { upstream, tool: definition.name, name, definition, digest };
     try {
-      const entry = toolEntry(
+      const built = toolEntry(
         {
           name,
           title: definition.title,
@@ -322,9 +334,13 @@ export class GatewayCatalog implements Catalog {
         this.options.handler(base) as ToolHandler<JsonObject>,
       );
       // Callers see the upstream's schemas as it wrote them (its dialect included); its results are its own to keep to.
-      if (definition.inputSchema !== undefined) entry.definition.inputSchema = definition.inputSchema;
-      if (definition.outputSchema !== undefined) entry.definition.outputSchema = definition.outputSchema;
-      return { ...base, entry };
+      if (definition.inputSchema !== undefined) built.definition.inputSchema = definition.inputSchema;
+      if (definition.outputSchema !== undefined) built.definition.outputSchema = definition.outputSchema;
+      const prepare = this.options.prepare;
+      const entry: ToolEntry = { ...built, prepareArguments: (args) => prepare(base, args) };
+      const tool = { ...base, entry };
+      this.#toolOf.set(entry, tool);
+      return tool;
     } catch (error) {
       this.options.log(
         `upstream ${upstream.name}: tool ${definition.name} withheld: ${(error as Error).message}`,

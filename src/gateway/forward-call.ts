@@ -15,9 +15,6 @@ import { holderOf } from './holder.js';
 /** The most upstream rounds one call may take (each asks the caller once): past it the call ends. */
 export const MAX_UPSTREAM_ROUNDS = 20;
 
-/** What the gateway does to arguments before they are judged and sent: the path spellings made one (paths.ts). */
-export type ArgumentsPrep = (tool: Pick<GatewayTool, 'upstream'>, args: JsonObject) => JsonObject;
-
 type UpstreamReply =
   | { kind: 'complete'; result: JsonObject }
   | { kind: 'asked'; inputRequests: Record<string, InputRequest>; requestState: string | undefined }
@@ -28,13 +25,10 @@ const failure = (message: string): ToolResult => ({
   isError: true,
 });
 
-export function forwardingHandler(
-  prepare: ArgumentsPrep,
-  tokenOf: (principal: object | undefined) => string | undefined,
-) {
+/** `args` arrive prepared (the entry's prepareArguments, applied once by tools/call): sent exactly as judged. */
+export function forwardingHandler(tokenOf: (principal: object | undefined) => string | undefined) {
   return (tool: Omit<GatewayTool, 'entry'>): ToolHandler<JsonObject> =>
     async (args: JsonObject, ctx: RequestContext) => {
-      const sent = prepare(tool, args);
       const caller = egressCallerOf(ctx, tokenOf);
       let requestState: string | undefined;
       let inputResponses: JsonObject | undefined;
@@ -44,7 +38,7 @@ export function forwardingHandler(
           try {
             const answer = await tool.upstream.round(
               caller,
-              { name: tool.tool, arguments: sent },
+              { name: tool.tool, arguments: args },
               { requestState, inputResponses, holder: holderOf(ctx), signal: ctx.signal },
             );
             if (answer.resultType === 'input_required')

@@ -7,10 +7,10 @@ import type { JsonObject } from '../protocol/index.js';
 import { McpServer, type McpServerOptions } from '../server/index.js';
 import { withOptionGroups } from '../server/internal.js';
 import type { SharedStore } from '../stores/index.js';
-import { GatewayCatalog } from './catalog.js';
+import { type ArgumentsPrep, GatewayCatalog } from './catalog.js';
 import type { GatewayConfig } from './config.js';
 import { egressFor } from './egress/index.js';
-import { type ArgumentsPrep, forwardingHandler } from './forward-call.js';
+import { forwardingHandler } from './forward-call.js';
 import { splitExposedName } from './names.js';
 import { normalizePathArguments } from './paths.js';
 import type { PinBook } from './pins/index.js';
@@ -81,7 +81,8 @@ export class Gateway {
     );
     const specs = new Map(options.config.upstreams.map((s) => [s.name, s]));
     this.#specs = specs;
-    // What was judged is what is sent: the same spelling of every path for the policy and for the upstream.
+    // Every entry prepares its call's arguments once (tools/call applies it): the policy judges and the upstream is
+    // sent that one object, so what was judged is what is sent. whatIf uses the same preparation.
     const prepare: ArgumentsPrep = (tool, args) => {
       const spec = specs.get(tool.upstream.name);
       return normalizePathArguments(args, {
@@ -96,7 +97,8 @@ export class Gateway {
       policy,
       pins: () => this.#pins,
       locked: options.locked ?? false,
-      handler: forwardingHandler(prepare, options.tokenOf ?? (() => undefined)),
+      handler: forwardingHandler(options.tokenOf ?? (() => undefined)),
+      prepare,
       refreshMs: options.refreshMs ?? GATEWAY_DEFAULTS.refreshMs,
       log,
       tokenOf: options.tokenOf ?? (() => undefined),
@@ -106,7 +108,6 @@ export class Gateway {
     const guard = new PolicyGuard({
       catalog: this.catalog,
       policy,
-      prepare,
       controls: () => this.controls,
       rates: new RateLimiter(options.store),
     });

@@ -10,15 +10,14 @@ import type { GuardedRound, GuardResult, RequestContext, RoundGuard } from '../s
 import { argumentsDigest } from '../state/index.js';
 import { callerOf } from './caller.js';
 import type { GatewayCatalog, GatewayTool } from './catalog.js';
-import type { ArgumentsPrep } from './forward-call.js';
 import type { Decision, Policy } from './policy/index.js';
 import { deniedBy } from './policy-outcome.js';
 import { type RateLimiter, rateKey, rateLimited } from './rate-limit.js';
 
 export interface PolicyGuardOptions {
+  /** Names the gateway tool behind the round's resolved entry. */
   readonly catalog: GatewayCatalog;
   readonly policy: () => Policy;
-  readonly prepare: ArgumentsPrep;
   /** The controls (they attach to the server this guard guards, so they are made after it). */
   readonly controls: () => HumanControls;
   readonly rates: RateLimiter;
@@ -62,18 +61,13 @@ export class PolicyGuard implements RoundGuard {
 
   async ask(round: GuardedRound, ctx: RequestContext): Promise<GuardResult | undefined> {
     if (round.method !== 'tools/call') return undefined;
-    const tool = await this.options.catalog.route(round.target, ctx);
-    // Not a gateway tool this caller may see: the catalog already answered as for an unknown name.
+    // The entry the request resolved, once: this catalog's, or no gateway tool at all (refused, failing closed).
+    const tool = this.options.catalog.toolOf(round.tool);
     if (!tool) return refusal(`Unknown tool: ${round.target}`);
     const policy = this.options.policy();
     const who = callerOf(round.principal);
-    let args: JsonObject;
-    try {
-      args = this.options.prepare(tool, (round.arguments ?? {}) as JsonObject);
-    } catch (error) {
-      // A path no file system could hold (a NUL in it): refused before the policy or the upstream sees it.
-      return refusal(`Invalid arguments: ${(error as Error).message}`);
-    }
+    // Prepared once by the entry before the round (paths.ts): exactly what the upstream will be sent.
+    const args = (round.arguments ?? {}) as JsonObject;
     const decision: Decision = who
       ? policy.decide(who, { upstream: tool.upstream.name, tool: tool.tool }, args)
       : { allow: false, reason: 'no_rule', message: 'the gateway refuses anonymous calls' };

@@ -17,13 +17,15 @@ import {
   schemaValidator,
 } from '../protocol/index.js';
 import type { SharedStore } from '../stores/index.js';
-import type { Catalog, CatalogCaller } from './catalog/catalog.js';
+import type { Catalog } from './catalog/catalog.js';
+import type { ToolEntry } from './catalog/entries.js';
+import type { Principal } from './context.js';
 import { SERVER_DEFAULTS } from './defaults.js';
 import type { Logger, RequestEnvironment } from './environment.js';
 import type { HeaderParam } from './header-params.js';
 import { checkInputBounds } from './input-bounds.js';
 import type { MaybePromise } from './maybe-async.js';
-import { type Call, type Core, METHODS } from './methods/index.js';
+import { type Call, type Core, type FoundTool, METHODS } from './methods/index.js';
 import type { RequestHandler } from './request-handler.js';
 import { legacyInitializeError, readRequestMeta } from './request-meta.js';
 import type { RequestStateCodec } from './request-state.js';
@@ -79,6 +81,8 @@ const MRTR_METHOD_SET: ReadonlySet<string> = new Set(MRTR_METHODS);
 export class Dispatcher implements RequestHandler {
   private readonly core: Core;
   private readonly maxInputDepth: number;
+  /** The tool each request's front found for its header parameters, kept for its method (keyed by the request's env). */
+  private readonly found = new WeakMap<RequestEnvironment, FoundTool & { caller: Principal | undefined }>();
 
   constructor(
     private readonly catalog: Catalog,
@@ -165,10 +169,25 @@ export class Dispatcher implements RequestHandler {
     }
   }
 
-  /** The tool as this caller finds it: one hidden from the caller has no header parameters to check. */
-  headerParams(tool: string, caller: CatalogCaller): MaybePromise<HeaderParam[] | undefined> {
-    const found = this.catalog.findTool(tool, caller);
-    return found instanceof Promise ? found.then((entry) => entry?.headerParams) : found?.headerParams;
+  /**
+   * The tool as this caller finds it: one hidden from the caller has no header parameters to check. What is found is
+   * kept for the request's method, so that the request resolves its tool once.
+   */
+  headerParams(tool: string, env: RequestEnvironment): MaybePromise<HeaderParam[] | undefined> {
+    const keep = (entry: ToolEntry | undefined) => {
+      this.found.set(env, { name: tool, entry, caller: env.principal });
+      return entry?.headerParams;
+    };
+    const found = this.catalog.findTool(tool, env);
+    return found instanceof Promise ? found.then(keep) : keep(found);
+  }
+
+  /** The tool the request's front found, taken once; only for the same name and the same caller. */
+  private takeFound(request: JsonRpcRequest, env: RequestEnvironment): FoundTool | undefined {
+    const found = this.found.get(env);
+    if (found === undefined) return undefined;
+    this.found.delete(env);
+    return found.name === request.params?.name && found.caller === env.principal ? found : undefined;
   }
 
   /** Check the request (depth, `_meta`, schema), find its method and run it. Throws what the client is told. */
@@ -185,7 +204,8 @@ export class Dispatcher implements RequestHandler {
     const method = METHODS[request.method];
     if (!method) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
     this.validateRequest(request);
-    const call: Call = { request, params: request.params ?? {}, meta, env, trace };
+    const found = request.method === 'tools/call' ? this.takeFound(request, env) : undefined;
+    const call: Call = { request, params: request.params ?? {}, meta, env, trace, found };
     return method(this.core, call);
   }
 

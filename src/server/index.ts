@@ -82,7 +82,7 @@ export {
   type StateOpenFailure,
   type StateOpenResult,
 } from './request-state.js';
-export type { GuardedRound, GuardResult, RoundGuard } from './round/guard.js';
+export type { GuardedRound, GuardResult, RoundGuard, RoundTool } from './round/guard.js';
 export type { RoundEvent, RoundIntent, RoundObserver, RoundOutcome } from './round/observer.js';
 export { type RoundCall, type RoundEntry, RoundRunner, type RoundRunnerOptions } from './round/runner.js';
 export {

@@ -12,7 +12,8 @@ export interface RequestHandler {
   handleRequest(request: JsonRpcRequest, env: RequestEnvironment): JsonRpcResponse | Promise<JsonRpcResponse>;
   /**
    * The `x-mcp-header` parameters a tool declares, for the HTTP transport's header ↔ body checks: the tool as this
-   * request's caller finds it (undefined for one hidden from the caller, as for an unknown one).
+   * request's caller finds it (undefined for one hidden from the caller, as for an unknown one). The handler may keep
+   * what it found for `handleRequest` with the same `env`, so the request resolves its tool once.
    */
   headerParams(
     tool: string,

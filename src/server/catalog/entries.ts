@@ -3,6 +3,7 @@
 // The registry builds its entries here; so can any other catalog (a gateway's, whose handlers call upstream).
 
 import type {
+  JsonObject,
   PromptDefinition,
   ResourceDefinition,
   ResourceTemplateDefinition,
@@ -48,6 +49,11 @@ export interface ToolEntry {
   readonly handler: ToolHandler<ArgumentSchema | undefined>;
   /** Whether and how the call may run as a task; undefined: never. */
   readonly task?: ToolTaskOptions;
+  /**
+   * How the call's arguments are prepared, once per round, before the state binds them and the guards and the handler
+   * read them (a gateway's one spelling per path). A throw answers the call with a tool error naming the problem.
+   */
+  readonly prepareArguments?: (args: JsonObject) => JsonObject;
 }
 export interface PromptEntry {
   readonly definition: PromptDefinition;

@@ -9,7 +9,7 @@ import { subscriptionsListen } from './subscriptions-listen.js';
 import { tasksCancel, tasksGet, tasksUpdate } from './tasks.js';
 import { toolsCall } from './tools-call.js';
 
-export type { Call, Core, MethodHandler } from './method.js';
+export type { Call, Core, FoundTool, MethodHandler } from './method.js';
 
 /** Every request method this server answers. A null prototype: a method name is client-chosen text. */
 export const METHODS: Readonly<Record<string, MethodHandler>> = Object.assign(Object.create(null), {

@@ -28,6 +28,8 @@ const TASK_MAX_ROUNDS = 100_000;
 
 export function toolsCall(core: Core, call: Call): MaybePromise<Result> {
   const name = call.params.name as string;
+  // Found once per request: by the HTTP front for the header parameters, else here.
+  if (call.found) return callTool(core, call, name, call.found.entry);
   const found = core.catalog.findTool(name, call.env);
   return found instanceof Promise
     ? found.then((tool) => callTool(core, call, name, tool))
@@ -46,7 +48,15 @@ function callTool(core: Core, call: Call, name: string, tool: ToolEntry | undefi
       `Missing required client capability: tool ${name} runs only as a task (declare the io.modelcontextprotocol/tasks extension)`,
       TASKS_REQUIRED_DATA,
     );
-  const args = (call.params.arguments ?? {}) as JsonObject;
+  let args = (call.params.arguments ?? {}) as JsonObject;
+  if (tool.prepareArguments) {
+    // Prepared once, before anything reads them: what the state binds and the guards judge is what the handler gets.
+    try {
+      args = tool.prepareArguments(args);
+    } catch (error) {
+      return invalidArguments(error);
+    }
+  }
   const check = tool.checkOutput;
   // The tool broke its own contract: a server bug, reported as -32603 (the detail goes to the log).
   const checkOutput = check
@@ -124,6 +134,7 @@ function runTool(
         return tool.handler(checked.value as Record<string, unknown>, ctx);
       },
       finalize: checkOutput,
+      tool,
       ...(startTask ? { startTask } : {}),
     });
   } catch (error) {
@@ -222,6 +233,13 @@ function waitingTask(
       },
     );
 }
+
+/** Arguments no preparation could take (a NUL in a path): a tool error the model can read, before anything ran. */
+const invalidArguments = (error: unknown): Result => ({
+  resultType: 'complete',
+  content: [{ type: 'text', text: `Invalid arguments: ${(error as Error)?.message ?? String(error)}` }],
+  isError: true,
+});
 
 const refusalNote = (error: unknown) =>
   error instanceof RoundRefused && error.reason === 'too_many_tasks' ? { refused: 'too_many_tasks' } : {};

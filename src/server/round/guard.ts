@@ -3,7 +3,7 @@
 // not yet sent (commit) — the two moments a replay guard, an approval check or a step-up check need.
 
 import type { StepLedger } from '../../flow/index.js';
-import { type InputResponse, type Result, RoundRefused } from '../../protocol/index.js';
+import { type InputResponse, type Result, RoundRefused, type ToolDefinition } from '../../protocol/index.js';
 import type { Principal, RequestContext } from '../context.js';
 import { isThenable } from '../maybe-async.js';
 import { atMost, HookTimeoutError, withinTime } from '../time-bound.js';
@@ -14,7 +14,10 @@ export interface GuardedRound {
   readonly method: 'tools/call' | 'prompts/get' | 'resources/read';
   /** Tool name, prompt name or resource URI. */
   readonly target: string;
+  /** The arguments as the target's entry prepared them (a gateway's one spelling of each path): what runs. */
   readonly arguments: unknown;
+  /** The tool a tools/call resolved to, found once per request (the catalog's own entry); undefined otherwise. */
+  readonly tool?: RoundTool | undefined;
   readonly principal: Principal | undefined;
   /** input_required rounds this flow went through before this request (0 on a first call). */
   readonly round: number;
@@ -28,6 +31,11 @@ export interface GuardedRound {
   readonly inputResponses: Readonly<Record<string, InputResponse>>;
   /** Canonical SHA-256 (base64url) of `inputResponses`: equal answers, equal digest. */
   readonly answersDigest: string;
+}
+
+/** A resolved tool as a guard sees it: at least its listed definition (a catalog's guard may know its entry). */
+export interface RoundTool {
+  readonly definition: ToolDefinition;
 }
 
 /** A round before its requestState is opened: who asks for what. */

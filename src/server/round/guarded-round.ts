@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import type { InputResponse } from '../../protocol/index.js';
 import { argumentsDigest } from '../../state/index.js';
 import type { Principal } from '../context.js';
-import type { GuardedRound } from './guard.js';
+import type { GuardedRound, RoundTool } from './guard.js';
 import type { RoundInput } from './state.js';
 
 export class GuardedRoundView implements GuardedRound {
@@ -24,6 +24,7 @@ export class GuardedRoundView implements GuardedRound {
     readonly principal: Principal | undefined,
     token: string | undefined,
     input: RoundInput,
+    readonly tool: RoundTool | undefined,
   ) {
     this.#args = args;
     this.#token = token;
@@ -55,6 +56,7 @@ export class GuardedRoundView implements GuardedRound {
     return this.#answersDigest;
   }
 
+  // The entry stays out: it holds the handler, and `target` already names it.
   toJSON(): GuardedRound {
     return {
       requestId: this.requestId,

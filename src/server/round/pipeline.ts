@@ -31,6 +31,7 @@ import {
   commitRound,
   type GuardResult,
   type RoundGuard,
+  type RoundTool,
   releaseRound,
   reportRefusal,
   type ScreenedRound,
@@ -83,6 +84,8 @@ export class RoundRequest {
   readonly finalize: ((result: Result) => Result) | undefined;
   /** What `ctx.startTask()` does in this round (a tool that may become a task); undefined: nothing. */
   readonly startTask: (() => void) | undefined;
+  /** The tool the method resolved (tools/call): guards read it instead of looking it up again. */
+  readonly tool: RoundTool | undefined;
   /** The handler's work when it ran asynchronously; it may outlive the round's answer (a time limit passed). */
   work: Promise<Result> | undefined;
   workSettled = false;
@@ -103,6 +106,7 @@ export class RoundRequest {
      */
     finalize?: (result: Result) => Result,
     startTask?: () => void,
+    tool?: RoundTool,
   ) {
     this.request = call.request;
     this.params = call.params;
@@ -116,6 +120,7 @@ export class RoundRequest {
     this.invoke = invoke;
     this.finalize = finalize;
     this.startTask = startTask;
+    this.tool = tool;
   }
 }
 
@@ -229,6 +234,7 @@ export class RoundPipeline {
       r.env.principal,
       token,
       round,
+      r.tool,
     );
     const limitMs = this.options.hookTimeoutMs;
     const logRefusal = (error: unknown): never | Promise<never> => {

@@ -22,7 +22,7 @@ import { type MaybePromise, thenOrNow } from '../maybe-async.js';
 import { readRequestMeta } from '../request-meta.js';
 import type { RequestStateCodec } from '../request-state.js';
 import { errorAnswer, resultAnswer, unrecordedAnswer } from './answers.js';
-import type { RoundGuard } from './guard.js';
+import type { RoundGuard, RoundTool } from './guard.js';
 import { askObserversForRoom, notifyObservers, recordIntent } from './notify.js';
 import type { RoundIntent, RoundObserver } from './observer.js';
 import { type Call, RoundPipeline, RoundRequest } from './pipeline.js';
@@ -64,6 +64,8 @@ export interface RoundEntry {
   finalize?(result: Result): Result;
   /** What `ctx.startTask()` does in this round (tools that may become tasks). */
   startTask?(): void;
+  /** The tool entry a tools/call resolved to: carried to the guards (`GuardedRound.tool`), not looked up again. */
+  tool?: RoundTool;
 }
 
 /** One MRTR request on its way: the request, its params and `_meta`, the transport's environment. */
@@ -143,6 +145,7 @@ export class RoundRunner {
         entry.invoke,
         entry.finalize,
         entry.startTask,
+        entry.tool,
       ),
     );
   }
