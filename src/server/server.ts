@@ -32,6 +32,7 @@ import { Registry } from './registry.js';
 import type { ServerCore } from './request-handler.js';
 import { type RequestStateCodec, SealedStateCodec } from './request-state.js';
 import type { RoundGuard } from './round/guard.js';
+import type { RoundLink } from './round/link.js';
 import type { RoundObserver } from './round/observer.js';
 import type { ArgumentSchema } from './schema-input.js';
 import { scopeGuard } from './scope-guard.js';
@@ -87,6 +88,11 @@ export interface McpServerOptions {
   guards?: readonly RoundGuard[];
   /** Told the outcome of every such request, refused ones included; the answer waits for their promises. */
   observers?: readonly RoundObserver[];
+  /**
+   * Links every such round runs in its flow, in order, once its state opened and its guards admitted it, before the
+   * handler: each may ask with `round.ctx.ask`, answer in the handler's place, refuse, or pass with `next()`.
+   */
+  links?: readonly RoundLink[];
   /**
    * A shared store (memory, SQLite, Redis: `mrtr/stores`) that makes every round's requestState single-use: an
    * identical retry gets the identical answer, anything else replayed is refused, ask.step results are kept, and
@@ -203,6 +209,7 @@ const OPTION_NAMES: ReadonlySet<string> = new Set(
     hookTimeoutMs: true,
     guards: true,
     observers: true,
+    links: true,
     replayStore: true,
     replay: true,
     auth: true,
@@ -260,6 +267,11 @@ export class McpServer {
           `McpServer: guards[${i}] needs a name and at least one of admit, ask, commit, release`,
         );
     }
+    for (const [i, link] of (options.links ?? []).entries())
+      if (typeof link?.name !== 'string' || typeof link.handle !== 'function')
+        throw new InvalidOptionError(
+          `McpServer: links[${i}] needs a name and a handle(round, next) function`,
+        );
     const store = options.replayStore as Partial<SharedStore> | undefined;
     if (
       store !== undefined &&
@@ -334,6 +346,7 @@ export class McpServer {
         hookTimeoutMs: o.hookTimeoutMs ?? SERVER_DEFAULTS.hookTimeoutMs,
         guards: this.guards(),
         observers: o.observers,
+        links: o.links,
         ...(o.tasks === false ? {} : { tasks: this.tasksSetup(o.tasks ?? {}) }),
       });
     }

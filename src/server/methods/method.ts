@@ -4,7 +4,7 @@ import type { Catalog } from '../catalog/catalog.js';
 import type { Logger } from '../environment.js';
 import type { MaybePromise } from '../maybe-async.js';
 import type { RoundGuard } from '../round/guard.js';
-import type { Call } from '../round/pipeline.js';
+import type { Call } from '../round/round.js';
 import type { RoundRunner } from '../round/runner.js';
 import type { TaskService } from '../tasks/task-service.js';
 
