@@ -32,6 +32,7 @@ export {
 } from './protocol/index.js';
 export {
   type CompletionHandler,
+  composeRound,
   type GuardedRound,
   type HandlerOptions,
   HandlerTimeoutError,
@@ -58,8 +59,10 @@ export {
   type RequestStateCodec,
   type ResourceHandler,
   type ResourceResult,
+  type Round,
   type RoundEvent,
   type RoundGuard,
+  type RoundLink,
   type RoundObserver,
   type RoundOutcome,
   RoundRefused,

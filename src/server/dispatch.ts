@@ -2,19 +2,14 @@
 // (`_meta` serverInfo, optional result validation, errors as JSON-RPC errors). Methods live in methods/, the MRTR
 // round logic in round/.
 import {
-  describeSchemaErrors,
-  ErrorCode,
   type Implementation,
-  invalidParams,
   type JsonRpcRequest,
   type JsonRpcResponse,
-  McpError,
   MRTR_METHODS,
   precompileSchemaValidators,
   REQUEST_DEFINITION,
   RESULT_DEFINITION,
   type Result,
-  schemaValidator,
 } from '../protocol/index.js';
 import type { SharedStore } from '../stores/index.js';
 import type { Catalog } from './catalog/catalog.js';
@@ -23,17 +18,18 @@ import type { Principal } from './context.js';
 import { SERVER_DEFAULTS } from './defaults.js';
 import type { Logger, RequestEnvironment } from './environment.js';
 import type { HeaderParam } from './header-params.js';
-import { checkInputBounds } from './input-bounds.js';
 import type { MaybePromise } from './maybe-async.js';
 import { type Call, type Core, type FoundTool, METHODS } from './methods/index.js';
 import type { RequestHandler } from './request-handler.js';
-import { legacyInitializeError, readRequestMeta } from './request-meta.js';
+import { legacyInitializeError } from './request-meta.js';
 import type { RequestStateCodec } from './request-state.js';
 import { checkResultShape } from './result-shape.js';
 import { errorAnswer, resultAnswer } from './round/answers.js';
 import type { RoundGuard } from './round/guard.js';
+import type { RoundLink } from './round/link.js';
 import { notifyObservers } from './round/notify.js';
 import type { RoundObserver } from './round/observer.js';
+import { type CallFront, readCall } from './round/read-call.js';
 import { RoundRunner } from './round/runner.js';
 import type { RoundTrace } from './round/trace.js';
 import { OpenTasks } from './tasks/open-tasks.js';
@@ -61,6 +57,8 @@ export interface DispatchOptions {
   guards?: readonly RoundGuard[];
   /** Told the outcome of every MRTR request, refused ones included; the answer waits for their promises. */
   observers?: readonly RoundObserver[];
+  /** Links in every round's flow before the handler (the policy position). */
+  links?: readonly RoundLink[];
   /** The tasks extension: where tasks are kept and how long; undefined offers no tasks. */
   tasks?: TasksSetup;
 }
@@ -77,10 +75,12 @@ export interface TasksSetup {
 
 /** The methods that run as rounds (round/runner.ts): the only ones observers are told about. */
 const MRTR_METHOD_SET: ReadonlySet<string> = new Set(MRTR_METHODS);
+const KNOWN_METHODS: ReadonlySet<string> = new Set(Object.keys(METHODS));
+const notFound = (method: string) => `Method not found: ${method}`;
 
 export class Dispatcher implements RequestHandler {
   private readonly core: Core;
-  private readonly maxInputDepth: number;
+  private readonly front: CallFront;
   /** The tool each request's front found for its header parameters, kept for its method (keyed by the request's env). */
   private readonly found = new WeakMap<RequestEnvironment, FoundTool & { caller: Principal | undefined }>();
 
@@ -96,7 +96,9 @@ export class Dispatcher implements RequestHandler {
       'CreateMessageResult',
       'ListRootsResult',
     ]);
-    this.maxInputDepth = options.maxInputDepth ?? SERVER_DEFAULTS.maxInputDepth;
+    const maxInputDepth = options.maxInputDepth ?? SERVER_DEFAULTS.maxInputDepth;
+    // METHODS has no prototype, so a method named like an Object member finds nothing.
+    this.front = { methods: KNOWN_METHODS, notFound, maxInputDepth, validate: true };
     const rounds = new RoundRunner({
       codec: options.codec,
       logger: options.logger,
@@ -104,9 +106,10 @@ export class Dispatcher implements RequestHandler {
       validateResults: options.validateResults,
       handlerTimeoutMs: options.handlerTimeoutMs,
       hookTimeoutMs: options.hookTimeoutMs,
-      maxInputDepth: this.maxInputDepth,
+      maxInputDepth,
       guards: options.guards,
       observers: options.observers,
+      links: options.links,
       serverInfo: options.serverInfo,
     });
     this.core = {
@@ -190,45 +193,21 @@ export class Dispatcher implements RequestHandler {
     return found.name === request.params?.name && found.caller === env.principal ? found : undefined;
   }
 
-  /** Check the request (depth, `_meta`, schema), find its method and run it. Throws what the client is told. */
+  /** Check the request (depth, `_meta`, method, schema), find its method and run it. Throws what the client is told. */
   private route(
     request: JsonRpcRequest,
     env: RequestEnvironment,
     trace: RoundTrace | undefined,
   ): MaybePromise<Result> {
     if (request.method === 'initialize') throw legacyInitializeError(request.params);
-    // Before anything reads them: arguments, answers and `_meta` nest no deeper than every later step can bear.
-    checkInputBounds(request.params, this.maxInputDepth);
-    const meta = readRequestMeta(request.params);
-    // METHODS has no prototype, so a method named like an Object member finds nothing.
-    const method = METHODS[request.method];
-    if (!method) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
-    this.validateRequest(request);
-    const found = request.method === 'tools/call' ? this.takeFound(request, env) : undefined;
-    const call: Call = { request, params: request.params ?? {}, meta, env, trace, found };
-    return method(this.core, call);
+    const call: Call = readCall(request, env, trace, this.front);
+    if (request.method === 'tools/call') call.found = this.takeFound(request, env);
+    return METHODS[request.method]!(this.core, call);
   }
 
   private respond(request: JsonRpcRequest, result: Result): JsonRpcResponse {
     const response = resultAnswer(request, result, this.options.serverInfo);
     if (this.options.validateResults) checkResultShape(request.method, result);
     return response;
-  }
-
-  private validateRequest(request: JsonRpcRequest): void {
-    const definition = REQUEST_DEFINITION[request.method];
-    // The tasks extension's methods are not in schema.json: the task service checks their params itself.
-    if (definition === undefined) return;
-    const validate = schemaValidator(definition);
-    const params = request.params ?? {};
-    // inputResponses is checked key by key against what was asked (round/state.ts), so unknown keys can be ignored.
-    let subject: unknown = request;
-    if ('inputResponses' in params) {
-      const { inputResponses: _ignored, ...rest } = params;
-      subject = { ...request, params: rest };
-    }
-    if (!validate(subject)) {
-      throw invalidParams(`Invalid params: ${describeSchemaErrors(validate).replace(/^params\//, '')}`);
-    }
   }
 }

@@ -83,7 +83,9 @@ export {
   type StateOpenResult,
 } from './request-state.js';
 export type { GuardedRound, GuardResult, RoundGuard, RoundTool } from './round/guard.js';
+export { composeRound, type RoundLink } from './round/link.js';
 export type { RoundEvent, RoundIntent, RoundObserver, RoundOutcome } from './round/observer.js';
+export type { Round } from './round/round.js';
 export { type RoundCall, type RoundEntry, RoundRunner, type RoundRunnerOptions } from './round/runner.js';
 export {
   type LegacyClientOptions,

@@ -7,6 +7,7 @@ import { InvalidOptionError } from './errors.js';
 import { checkIntegerOption, MAX_TIMER_MS } from './option-checks.js';
 import type { RequestStateCodec } from './request-state.js';
 import type { RoundGuard } from './round/guard.js';
+import type { RoundLink } from './round/link.js';
 import type { RoundObserver } from './round/observer.js';
 
 /** How requestState is sealed and bounded (docs/state.md). */
@@ -53,6 +54,11 @@ export interface ServerRoundOptions {
   guards?: readonly RoundGuard[];
   /** Told the outcome of every such request, refused ones included; the answer waits for their promises. */
   observers?: readonly RoundObserver[];
+  /**
+   * Links every round runs in its flow, in order, once its state opened and its guards admitted it, before the
+   * handler: each may ask with `round.ctx.ask`, answer in the handler's place, refuse, or pass with `next()`.
+   */
+  links?: readonly RoundLink[];
   /**
    * Make every round's requestState single-use (docs/replay.md): an identical retry gets the identical answer,
    * anything else replayed is refused, ask.step results are kept, and refused presentations are counted per
@@ -164,6 +170,7 @@ const KNOWN = {
     hookTimeoutMs: 1,
     guards: 1,
     observers: 1,
+    links: 1,
     replay: 1,
   } satisfies Keys<ServerRoundOptions>),
   'rounds.replay': names({
@@ -258,6 +265,11 @@ function checkValues(
         `McpServer: ${named('rounds.observers')}[${i}] needs an observe(event) function`,
       );
   }
+  for (const [i, link] of (rounds.links ?? []).entries())
+    if (typeof link?.name !== 'string' || typeof link.handle !== 'function')
+      throw new InvalidOptionError(
+        `McpServer: rounds.links[${i}] needs a name and a handle(round, next) function`,
+      );
   const store = rounds.replay?.store as Partial<SharedStore> | undefined;
   if (
     store !== undefined &&

@@ -246,6 +246,7 @@ export class McpServer {
         hookTimeoutMs: this.rounds.hookTimeoutMs ?? SERVER_DEFAULTS.hookTimeoutMs,
         guards: this.guards(),
         observers: this.rounds.observers,
+        links: this.rounds.links,
         ...(o.tasks === false ? {} : { tasks: this.tasksSetup(o.tasks ?? {}) }),
       });
     }

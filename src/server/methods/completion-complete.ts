@@ -9,8 +9,9 @@ import { Deadline } from '../deadline.js';
 import { handlerContractError } from '../errors.js';
 import type { HandlerOptions } from '../handlers.js';
 import { isThenable } from '../maybe-async.js';
-import { type ScreenedRound, screenRound } from '../round/guard.js';
-import { timedOutAnswer } from '../round/pipeline.js';
+import type { ScreenedRound } from '../round/guard.js';
+import { screenRound } from '../round/guard-calls.js';
+import { timedOutAnswer } from '../round/timed-out.js';
 import type { Call, Core } from './method.js';
 
 type Completer = (value: string, ctx: Record<string, string>) => unknown;

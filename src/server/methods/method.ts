@@ -5,14 +5,14 @@ import type { ToolEntry } from '../catalog/entries.js';
 import type { Logger } from '../environment.js';
 import type { MaybePromise } from '../maybe-async.js';
 import type { RoundGuard } from '../round/guard.js';
-import type { Call as RoundCall } from '../round/pipeline.js';
+import type { Call as RoundCall } from '../round/round.js';
 import type { RoundRunner } from '../round/runner.js';
 import type { TaskService } from '../tasks/task-service.js';
 
 /** One request on its way to its method: the round's call, and the tool its front already found, if any. */
 export interface Call extends RoundCall {
   /** The tools/call target the HTTP front resolved for its header parameters: the method does not look it up again. */
-  readonly found?: FoundTool | undefined;
+  found?: FoundTool | undefined;
 }
 
 /** A tool name as one caller found it: its entry, or undefined when the caller has no tool of that name. */

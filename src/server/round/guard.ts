@@ -1,12 +1,10 @@
-// Round guards: checks that join the round pipeline by composition instead of edits to it. A guard sees a round
-// after its requestState opened and before the handler runs (admit), and again once the round's answer is ready but
-// not yet sent (commit) — the two moments a replay guard, an approval check or a step-up check need.
+// Round guards: checks with seven optional hooks, each run at its place in the round's chain (guard-links.ts). A
+// guard sees a round after its requestState opened and before the handler runs (admit), and again once the round's
+// answer is ready but not yet sent (commit) — the two moments a replay guard, an approval check or a step-up check need.
 
 import type { StepLedger } from '../../flow/index.js';
-import { type InputResponse, type Result, RoundRefused, type ToolDefinition } from '../../protocol/index.js';
+import type { InputResponse, Result, ToolDefinition } from '../../protocol/index.js';
 import type { Principal, RequestContext } from '../context.js';
-import { isThenable } from '../maybe-async.js';
-import { atMost, HookTimeoutError, withinTime } from '../time-bound.js';
 
 /** What a guard knows about the round it judges. Digests, never the token: guards may store what they see. */
 export interface GuardedRound {
@@ -51,6 +49,11 @@ export interface ScreenedRound {
 /** A result a guard answers with in the handler's place; `resultType` may be left out (it is `complete`). */
 export type GuardResult = Omit<Result, 'resultType'> & { resultType?: 'complete' };
 
+/**
+ * A check with up to seven hooks, each joined to the round's chain at its place (screens before the state opens,
+ * admits in order, commits in reverse order, asks in the flow). Kept for one release as an adapter: new code writes
+ * a `RoundLink` (`{ name, handle(round, next) }`), which answers, refuses, asks or wraps next() in one function.
+ */
 export interface RoundGuard {
   /** Shown in logs and refusal records. */
   readonly name: string;
@@ -87,206 +90,4 @@ export interface RoundGuard {
   commit?(round: GuardedRound, result: Result): void | Promise<void>;
   /** The round failed after `admit` let it through: let go of whatever `admit` reserved. Never throws. */
   release?(round: GuardedRound, error: unknown): void | Promise<void>;
-}
-
-/** A guard's pending answer, given up on past `limitMs` (its store hangs): the round then fails closed. */
-function bounded<T>(work: PromiseLike<T>, guard: RoundGuard, limitMs: number): Promise<T> {
-  return withinTime(
-    work,
-    limitMs,
-    () => new HookTimeoutError('guard_timeout', `round guard "${guard.name}"`, limitMs),
-  );
-}
-
-/** The guards that let a round through, and the answer one of them gave instead of the handler, if any. */
-export interface Admission {
-  admitted: RoundGuard[];
-  answer: Result | undefined;
-}
-
-/**
- * Run each guard's `admit` in order, stopping at the first that answers or refuses. Synchronous while the guards
- * are. On a refusal the guards that had admitted the round are released before the refusal is passed on.
- */
-export function admitThroughGuards(
-  guards: readonly RoundGuard[],
-  round: GuardedRound,
-  limitMs: number,
-): Admission | Promise<Admission> {
-  const admitted: RoundGuard[] = [];
-  try {
-    for (let i = 0; i < guards.length; i++) {
-      const verdict = guards[i]!.admit?.(round);
-      if (isThenable(verdict))
-        return admitFrom(guards, i, bounded(verdict, guards[i]!, limitMs), admitted, round, limitMs);
-      if (verdict) return { admitted, answer: verdict };
-      admitted.push(guards[i]!);
-    }
-    return { admitted, answer: undefined };
-  } catch (error) {
-    blame(error, guards[admitted.length]);
-    return releaseThenThrow(admitted, round, error, limitMs);
-  }
-}
-
-/** Name the guard on its refusal, for the observers (the client never sees it). */
-function blame(error: unknown, guard: RoundGuard | undefined): void {
-  if (error instanceof RoundRefused && guard) error.refusedBy ??= guard.name;
-}
-
-async function admitFrom(
-  guards: readonly RoundGuard[],
-  index: number,
-  // biome-ignore lint/suspicious/noConfusingVoidType: what admit returns, as declared above.
-  pending: Promise<void | Result>,
-  admitted: RoundGuard[],
-  round: GuardedRound,
-  limitMs: number,
-): Promise<Admission> {
-  try {
-    let verdict = await pending;
-    for (let i = index; ; ) {
-      if (verdict) return { admitted, answer: verdict };
-      admitted.push(guards[i]!);
-      if (++i >= guards.length) return { admitted, answer: undefined };
-      const next = guards[i]!.admit?.(round);
-      verdict = isThenable(next) ? await bounded(next, guards[i]!, limitMs) : next;
-    }
-  } catch (error) {
-    blame(error, guards[admitted.length]);
-    await releaseRound(admitted, round, error, limitMs);
-    throw error;
-  }
-}
-
-/**
- * Commit in reverse order of admission (the outermost guard records last, as in an onion of middleware). A commit
- * that throws fails the round: the guards that have not committed yet are released.
- */
-export function commitRound(
-  admitted: readonly RoundGuard[],
-  round: GuardedRound,
-  result: Result,
-  limitMs: number,
-): void | Promise<void> {
-  for (let i = admitted.length - 1; i >= 0; i--) {
-    let done: void | Promise<void>;
-    try {
-      done = admitted[i]!.commit?.(round, result);
-    } catch (error) {
-      return releaseThenThrow(admitted.slice(0, i + 1), round, error, limitMs);
-    }
-    if (isThenable(done)) {
-      const rest = admitted.slice(0, i);
-      return bounded(done, admitted[i]!, limitMs).then(
-        () => commitRound(rest, round, result, limitMs),
-        (error: unknown) => releaseThenThrow(admitted.slice(0, i + 1), round, error, limitMs),
-      );
-    }
-  }
-}
-
-/**
- * Release every given guard in reverse order; a guard failing to let go is not the round's error, and one that hangs
- * is waited for no longer than `limitMs` (what it reserved expires with its lease).
- */
-export function releaseRound(
-  admitted: readonly RoundGuard[],
-  round: GuardedRound,
-  error: unknown,
-  limitMs: number,
-): void | Promise<void> {
-  const pending: Promise<unknown>[] = [];
-  for (let i = admitted.length - 1; i >= 0; i--) {
-    try {
-      const done = admitted[i]!.release?.(round, error);
-      if (isThenable(done)) pending.push(atMost(done, limitMs));
-    } catch {
-      // release must not throw; if one does anyway, the other guards still get to let go.
-    }
-  }
-  if (pending.length > 0) return Promise.all(pending).then(() => undefined);
-}
-
-function releaseThenThrow(
-  admitted: readonly RoundGuard[],
-  round: GuardedRound,
-  error: unknown,
-  limitMs: number,
-): never | Promise<never> {
-  const released = releaseRound(admitted, round, error, limitMs);
-  if (released instanceof Promise)
-    return released.then(() => {
-      throw error;
-    });
-  throw error;
-}
-
-/** Run each guard's `screen` in order, before the state opens. Synchronous while the guards are. */
-export function screenRound(
-  guards: readonly RoundGuard[],
-  round: ScreenedRound,
-  limitMs: number,
-  from = 0,
-): void | Promise<void> {
-  for (let i = from; i < guards.length; i++) {
-    const guard = guards[i]!;
-    if (!guard.screen) continue;
-    let done: void | Promise<void>;
-    try {
-      done = guard.screen(round);
-    } catch (error) {
-      blame(error, guard);
-      throw error;
-    }
-    if (isThenable(done))
-      return bounded(done, guard, limitMs).then(
-        () => screenRound(guards, round, limitMs, i + 1),
-        (error: unknown) => {
-          blame(error, guard);
-          throw error;
-        },
-      );
-  }
-}
-
-/** Tell every guard that the round was refused and why. A guard failing to listen is not the round's error. */
-export function reportRefusal(
-  guards: readonly RoundGuard[],
-  round: ScreenedRound,
-  reason: string,
-  limitMs: number,
-): void | Promise<void> {
-  const pending: Promise<unknown>[] = [];
-  for (const guard of guards) {
-    try {
-      const done = guard.refused?.(round, reason);
-      if (isThenable(done)) pending.push(atMost(done, limitMs));
-    } catch {
-      // refused must not throw; the other guards are still told.
-    }
-  }
-  if (pending.length > 0) return Promise.all(pending).then(() => undefined);
-}
-
-/**
- * Run each admitted guard's `ask` in order, inside the round's flow (so their questions are journaled and sealed);
- * undefined once all have returned nothing, else the first result a guard answered with, and that guard. A refusal
- * names its guard.
- */
-export async function askThroughGuards(
-  asking: readonly RoundGuard[],
-  round: GuardedRound,
-  ctx: RequestContext,
-): Promise<{ result: GuardResult; guard: RoundGuard } | undefined> {
-  for (const guard of asking) {
-    try {
-      const result = await guard.ask?.(round, ctx);
-      if (result) return { result, guard };
-    } catch (error) {
-      blame(error, guard);
-      throw error;
-    }
-  }
-  return undefined;
 }

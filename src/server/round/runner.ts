@@ -1,14 +1,12 @@
-// The whole MRTR round as one unit: ask the observers for room, screen, open the state, admit, record the intent,
-// run, seal or complete, commit — or release and report the refusal — and tell the observers the round's event.
+// The whole MRTR round as one unit: ask the observers for room, read the call, run the round's chain (chain.ts:
+// screen, open the state, admit, record the intent, run, seal or complete, commit), and tell the observers the event.
 // The dispatcher runs every tools/call, prompts/get and resources/read through it; anything else that answers MRTR
 // requests (a gateway whose tools live upstream) runs its rounds through the same unit and gets every guard, every
 // observer and the state codec without re-building any of them.
 import {
-  ErrorCode,
   type Implementation,
   type JsonRpcRequest,
   type JsonRpcResponse,
-  McpError,
   MRTR_METHODS,
   type MrtrMethod,
   type Result,
@@ -17,15 +15,16 @@ import type { RequestContext } from '../context.js';
 import { SERVER_DEFAULTS } from '../defaults.js';
 import { type Logger, type RequestEnvironment, stderrLogger } from '../environment.js';
 import type { HandlerOptions } from '../handlers.js';
-import { checkInputBounds } from '../input-bounds.js';
 import { type MaybePromise, thenOrNow } from '../maybe-async.js';
-import { readRequestMeta } from '../request-meta.js';
 import type { RequestStateCodec } from '../request-state.js';
 import { errorAnswer, resultAnswer, unrecordedAnswer } from './answers.js';
+import { roundChain } from './chain.js';
 import type { RoundGuard, RoundTool } from './guard.js';
+import { composeRound, type RoundLink } from './link.js';
 import { askObserversForRoom, notifyObservers, recordIntent } from './notify.js';
 import type { RoundIntent, RoundObserver } from './observer.js';
-import { type Call, RoundPipeline, RoundRequest } from './pipeline.js';
+import { type CallFront, readCall } from './read-call.js';
+import { type Call, Round } from './round.js';
 import { RoundTrace } from './trace.js';
 
 export interface RoundRunnerOptions {
@@ -35,6 +34,8 @@ export interface RoundRunnerOptions {
   guards?: readonly RoundGuard[];
   /** Told every round's intent and outcome, refused ones included; the answer waits for their promises. */
   observers?: readonly RoundObserver[];
+  /** Links in the flow before the handler (the policy position): they may ask with `round.ctx`, answer or pass. */
+  links?: readonly RoundLink[];
   logger?: Logger;
   /** Most input_required rounds one call may take, unless its entry says otherwise (default 10). */
   maxRounds?: number;
@@ -72,14 +73,17 @@ export interface RoundEntry {
 export type RoundCall = Call;
 
 const MRTR_METHOD_SET: ReadonlySet<string> = new Set(MRTR_METHODS);
+const notMrtr = (method: string) =>
+  `Method not found: ${method} is not an MRTR method (tools/call, prompts/get, resources/read)`;
 
 export class RoundRunner {
   readonly guards: readonly RoundGuard[];
   readonly observers: readonly RoundObserver[];
   readonly hookTimeoutMs: number;
-  private readonly pipeline: RoundPipeline;
+  /** The round's links, composed once (chain.ts lists them in order). */
+  private readonly chain: (round: Round) => MaybePromise<Result>;
   private readonly logger: Logger;
-  private readonly maxInputDepth: number;
+  private readonly front: CallFront;
   private readonly serverInfo: Implementation | undefined;
   /** Tells every observer a round's intent (RoundTrace.intend); one closure for all rounds. */
   private readonly recordIntent = (intent: RoundIntent) =>
@@ -90,17 +94,26 @@ export class RoundRunner {
     this.observers = options.observers ?? [];
     this.hookTimeoutMs = options.hookTimeoutMs ?? SERVER_DEFAULTS.hookTimeoutMs;
     this.logger = options.logger ?? stderrLogger;
-    this.maxInputDepth = options.maxInputDepth ?? SERVER_DEFAULTS.maxInputDepth;
+    this.front = {
+      methods: MRTR_METHOD_SET,
+      notFound: notMrtr,
+      maxInputDepth: options.maxInputDepth ?? SERVER_DEFAULTS.maxInputDepth,
+      validate: false,
+    };
     this.serverInfo = options.serverInfo;
-    this.pipeline = new RoundPipeline({
-      codec: options.codec,
-      logger: this.logger,
-      maxRounds: options.maxRounds ?? SERVER_DEFAULTS.maxRounds,
-      validateResults: options.validateResults ?? false,
-      handlerTimeoutMs: options.handlerTimeoutMs ?? SERVER_DEFAULTS.handlerTimeoutMs,
-      hookTimeoutMs: this.hookTimeoutMs,
-      guards: this.guards,
-    });
+    this.chain = composeRound(
+      roundChain({
+        codec: options.codec,
+        logger: this.logger,
+        maxRounds: options.maxRounds ?? SERVER_DEFAULTS.maxRounds,
+        validateResults: options.validateResults ?? false,
+        handlerTimeoutMs: options.handlerTimeoutMs ?? SERVER_DEFAULTS.handlerTimeoutMs,
+        hookTimeoutMs: this.hookTimeoutMs,
+        guards: this.guards,
+        observed: this.observers.length > 0,
+        links: options.links ?? [],
+      }),
+    );
   }
 
   /**
@@ -114,29 +127,17 @@ export class RoundRunner {
     entry: RoundEntry | ((call: RoundCall) => MaybePromise<RoundEntry>),
   ): MaybePromise<JsonRpcResponse> {
     return this.answer(request, env, (trace) => {
-      if (!MRTR_METHOD_SET.has(request.method))
-        throw new McpError(
-          ErrorCode.MethodNotFound,
-          `Method not found: ${request.method} is not an MRTR method (tools/call, prompts/get, resources/read)`,
-        );
-      checkInputBounds(request.params, this.maxInputDepth);
-      const call: Call = {
-        request,
-        params: request.params ?? {},
-        meta: readRequestMeta(request.params),
-        env,
-        trace,
-      };
+      const call = readCall(request, env, trace, this.front);
       const found = typeof entry === 'function' ? entry(call) : entry;
       return thenOrNow(found, (e) => this.round(call, request.method as MrtrMethod, e));
     });
   }
 
-  /** The round's stages for a call already checked and resolved (the methods of the dispatcher use this). */
+  /** The round's links for a call already checked and resolved (the methods of the dispatcher use this). */
   round(call: RoundCall, method: MrtrMethod, entry: RoundEntry): MaybePromise<Result> {
     const args = Object.hasOwn(entry, 'arguments') ? entry.arguments : (call.params.arguments ?? {});
-    return this.pipeline.run(
-      new RoundRequest(
+    return this.chain(
+      new Round(
         call,
         method,
         entry.target,

@@ -10,12 +10,12 @@ import type { RoundInput } from './state.js';
 export class RoundTrace {
   readonly startedAt = Date.now();
   private readonly started = performance.now();
-  round: RoundInput | undefined;
-  decidedBy: string | undefined;
-  reason: string | undefined;
-  sensitive: readonly string[] | undefined;
+  private round: RoundInput | undefined;
+  private decidedBy: string | undefined;
+  private reason: string | undefined;
+  private sensitive: readonly string[] | undefined;
   /** What decided a round that answers with a tool error: a guard's deny, a person's decline, a cancel. */
-  decision: { outcome: 'denied' | 'declined' | 'cancelled'; reason: string } | undefined;
+  private decision: { outcome: 'denied' | 'declined' | 'cancelled'; reason: string } | undefined;
   private readonly stepsRun: string[] = [];
   private notes: Record<string, unknown> | undefined;
   private intent: RoundIntent | undefined;
@@ -55,6 +55,33 @@ export class RoundTrace {
     if (this.bridged !== undefined) intent.bridged = this.bridged;
     this.intent = intent;
     return this.recordIntent(intent);
+  }
+
+  /** The fields the round's handler marked sensitive: the event names them for the trail to redact. */
+  describe(sensitive: readonly string[] | undefined): void {
+    this.sensitive = sensitive;
+  }
+
+  /** The round's state opened: its round number, flow id and answers. */
+  opened(round: RoundInput): void {
+    this.round = round;
+  }
+
+  /** The flow this round belongs to; undefined before its state opened or on a first call that made none. */
+  get flowId(): string | undefined {
+    return this.round?.flowId;
+  }
+
+  /** A link answered in the handler's place (a guard's recorded answer, a policy's). */
+  answeredBy(name: string | undefined): void {
+    this.decidedBy = name;
+  }
+
+  /** The flow ended the call (a decline, a cancel, answers invalid too often): a person's decision is named. */
+  ended(reason: string, message: string): void {
+    this.reason = reason;
+    if (reason === 'declined' || reason === 'cancelled')
+      this.decision ??= { outcome: reason, reason: message };
   }
 
   /** Remember why the request failed, before the error becomes a JSON-RPC answer. */
