@@ -6,6 +6,7 @@ import type { JsonRpcRequest, JsonRpcResponse, Result } from '../../src/protocol
 import { RoundRefused } from '../../src/protocol/index.js';
 import {
   composeRound,
+  McpServer,
   type Round,
   type RoundEvent,
   type RoundGuard,
@@ -302,5 +303,28 @@ describe('the RoundGuard adapter', () => {
       'refused A denied',
       'refused B denied',
     ]);
+  });
+});
+
+describe('McpServer links', () => {
+  it('run in every round before the handler, and refuse a link with no handle', async () => {
+    const seen: string[] = [];
+    const tagging: RoundLink = {
+      name: 'tag',
+      handle(round, next) {
+        seen.push(round.target);
+        return next();
+      },
+    };
+    const core = new McpServer({ name: 's', version: '1', logger: quiet, links: [tagging] }).tool(
+      { name: 'deploy', description: 'Deploys' },
+      () => text('deployed'),
+    ).core;
+    const response = answered(await core.handle(request(), env));
+    expect(response.result).toMatchObject({ content: [{ text: 'deployed' }] });
+    expect(seen).toEqual(['deploy']);
+    expect(
+      () => new McpServer({ name: 's', version: '1', logger: quiet, links: [{ name: 'x' } as never] }),
+    ).toThrow('McpServer: links[0] needs a name and a handle(round, next) function');
   });
 });

@@ -1,4 +1,4 @@
-// The two ends of a round's state (round/state.ts) and the handler's contract (round/pipeline.ts), at their edges:
+// The two ends of a round's state (round/state.ts) and the handler's contract (round/flow-link.ts), at their edges:
 // what a malformed envelope, a plain unsealed round, an oversized journal or a broken handler result gets.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';

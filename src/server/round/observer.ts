@@ -77,6 +77,11 @@ export interface RoundIntent {
   readonly bridged?: string;
 }
 
+/**
+ * Told of every round: room before it starts (`admit`), its intent as a link of the round's chain (`intend`), and
+ * its event once answered (`observe`). Kept for one release as an adapter: a `RoundLink` that wraps next() sees the
+ * same moments in one function.
+ */
 export interface RoundObserver {
   observe(event: RoundEvent): void | Promise<void>;
   /**

@@ -1,5 +1,5 @@
-// The front checks every request passes, in one place for the dispatcher and the round runner: arguments, answers
-// and `_meta` no deeper than every later step can bear, `_meta` read, a method answered here, and (where the
+// The front checks every request passes, in one place for the dispatcher and the round runner: a method answered
+// here, arguments, answers and `_meta` no deeper than every later step can bear, `_meta` read, and (where the
 // dispatcher serves) the params checked against the schema.
 import {
   describeSchemaErrors,
@@ -33,11 +33,11 @@ export function readCall(
   trace: RoundTrace | undefined,
   front: CallFront,
 ): Call {
+  if (!front.methods.has(request.method))
+    throw new McpError(ErrorCode.MethodNotFound, front.notFound(request.method));
   // Before anything reads them: arguments, answers and `_meta` nest no deeper than every later step can bear.
   checkInputBounds(request.params, front.maxInputDepth);
   const meta = readRequestMeta(request.params);
-  if (!front.methods.has(request.method))
-    throw new McpError(ErrorCode.MethodNotFound, front.notFound(request.method));
   if (front.validate) validateRequest(request);
   return { request, params: request.params ?? {}, meta, env, trace };
 }
