@@ -316,7 +316,7 @@ describe('McpServer links', () => {
         return next();
       },
     };
-    const core = new McpServer({ name: 's', version: '1', logger: quiet, links: [tagging] }).tool(
+    const core = new McpServer({ name: 's', version: '1', logger: quiet, rounds: { links: [tagging] } }).tool(
       { name: 'deploy', description: 'Deploys' },
       () => text('deployed'),
     ).core;
@@ -324,7 +324,13 @@ describe('McpServer links', () => {
     expect(response.result).toMatchObject({ content: [{ text: 'deployed' }] });
     expect(seen).toEqual(['deploy']);
     expect(
-      () => new McpServer({ name: 's', version: '1', logger: quiet, links: [{ name: 'x' } as never] }),
-    ).toThrow('McpServer: links[0] needs a name and a handle(round, next) function');
+      () =>
+        new McpServer({
+          name: 's',
+          version: '1',
+          logger: quiet,
+          rounds: { links: [{ name: 'x' } as never] },
+        }),
+    ).toThrow('McpServer: rounds.links[0] needs a name and a handle(round, next) function');
   });
 });
