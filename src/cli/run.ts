@@ -4,10 +4,7 @@ type Command = (argv: string[]) => number | undefined | Promise<number | undefin
 
 const COMMANDS: Record<string, () => Promise<Command>> = {
   serve: async () => (await import('./serve.js')).serveCommand,
-  gateway: async () => {
-    const { gatewayCommand } = await import('./gateway.js');
-    return (argv) => gatewayCommand(argv);
-  },
+  gateway: async () => (await import('./gateway.js')).gatewayCommand,
   tools: async () => (await import('./tools.js')).toolsCommand,
   call: async () => (await import('./call.js')).callCommand,
   prompt: async () => (await import('./prompt.js')).promptCommand,
