@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
@@ -18,5 +19,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Two test files at a time at least: vitest's default (cores - 1) is one on a 2-core CI machine, and most test
+    // time is a file waiting for a process it started (mrtr, a server, a browser), which leaves the other core idle.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
   },
 });

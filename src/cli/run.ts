@@ -1,15 +1,20 @@
-// Command dispatch for `mrtr`: each command lives in its own file.
-import { auditCommand } from './audit.js';
-import { callCommand } from './call.js';
-import { conformanceClientCommand } from './conformance-client.js';
-import { gatewayCommand } from './gateway.js';
-import { keysCommand } from './keys.js';
-import { promptCommand } from './prompt.js';
-import { readCommand } from './read.js';
-import { serveCommand } from './serve.js';
-import { taskCommand } from './task.js';
-import { toolsCommand } from './tools.js';
-import { usersCommand } from './users.js';
+// Command dispatch for `mrtr`: each command lives in its own file, loaded only when it runs. A static import of
+// every command made each start load the server, the gateway and the controls (about a second), even for `mrtr call`.
+type Command = (argv: string[]) => number | undefined | Promise<number | undefined>;
+
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  serve: async () => (await import('./serve.js')).serveCommand,
+  gateway: async () => (await import('./gateway.js')).gatewayCommand,
+  tools: async () => (await import('./tools.js')).toolsCommand,
+  call: async () => (await import('./call.js')).callCommand,
+  prompt: async () => (await import('./prompt.js')).promptCommand,
+  task: async () => (await import('./task.js')).taskCommand,
+  read: async () => (await import('./read.js')).readCommand,
+  keys: async () => (await import('./keys.js')).keysCommand,
+  audit: async () => (await import('./audit.js')).auditCommand,
+  users: async () => (await import('./users.js')).usersCommand,
+  'conformance-client': async () => (await import('./conformance-client.js')).conformanceClientCommand,
+};
 
 const USAGE = `usage: mrtr <command> [options]
 
@@ -70,41 +75,18 @@ commands:
 /** Returns the exit code, or undefined for a command that keeps running (a server). */
 export async function runCli(argv: string[]): Promise<number | undefined> {
   const [command, ...rest] = argv;
-  switch (command) {
-    case 'serve':
-      if (rest.includes('--help') || rest.includes('-h')) {
-        process.stdout.write(USAGE);
-        return 0;
-      }
-      return serveCommand(rest);
-    case 'gateway':
-      return gatewayCommand(rest);
-    case 'tools':
-      return toolsCommand(rest);
-    case 'call':
-      return callCommand(rest);
-    case 'prompt':
-      return promptCommand(rest);
-    case 'task':
-      return taskCommand(rest);
-    case 'read':
-      return readCommand(rest);
-    case 'keys':
-      return keysCommand(rest);
-    case 'audit':
-      return auditCommand(rest);
-    case 'users':
-      return usersCommand(rest);
-    case 'conformance-client':
-      return conformanceClientCommand(rest);
-    case undefined:
-    case 'help':
-    case '--help':
-    case '-h':
-      process.stdout.write(USAGE);
-      return 0;
-    default:
-      process.stderr.write(`mrtr: unknown command '${command}'\n\n${USAGE}`);
-      return 2;
+  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+    process.stdout.write(USAGE);
+    return 0;
   }
+  if (command === 'serve' && (rest.includes('--help') || rest.includes('-h'))) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const load = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  if (load === undefined) {
+    process.stderr.write(`mrtr: unknown command '${command}'\n\n${USAGE}`);
+    return 2;
+  }
+  return (await load())(rest);
 }
