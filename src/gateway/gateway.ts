@@ -15,7 +15,7 @@ import { splitExposedName } from './names.js';
 import { normalizePathArguments } from './paths.js';
 import type { PinBook } from './pins/index.js';
 import type { Decision, Policy, PolicyCaller } from './policy/index.js';
-import { PolicyGuard } from './policy-guard.js';
+import { PolicyLink } from './policy-link.js';
 import { RateLimiter } from './rate-limit.js';
 import { Upstream } from './upstream.js';
 
@@ -103,16 +103,16 @@ export class Gateway {
       log,
       tokenOf: options.tokenOf ?? (() => undefined),
     });
-    // The guard needs the controls and the controls attach to the server the guard guards: the guard reads them
-    // when a round comes, by then both exist.
-    const guard = new PolicyGuard({
+    // The link needs the controls and the controls attach to the server the link is in: the link reads them when a
+    // round comes, by then both exist.
+    const policyLink = new PolicyLink({
       catalog: this.catalog,
       policy,
       controls: () => this.controls,
       rates: new RateLimiter(options.store),
     });
     const server = withOptionGroups(options.server ?? {});
-    const { replay, guards = [] } = server.rounds;
+    const { replay, links = [] } = server.rounds;
     this.server = new McpServer({
       name: 'mrtr-gateway',
       version: '0.1.0',
@@ -124,7 +124,7 @@ export class Gateway {
         // Every round single-use even when no replay store was given: a client's retry of a final round (a dropped
         // connection) must get the recorded answer, not call the upstream a second time.
         replay: { ...replay, store: replay?.store ?? options.store },
-        guards: [...guards, guard],
+        links: [...links, policyLink],
       },
     });
     this.controls = new HumanControls({ ...options.controls, store: options.store }).attach(this.server);

@@ -9,6 +9,7 @@ import {
   type JsonObject,
   McpError,
   type Result,
+  RoundRefused,
 } from '../../protocol/index.js';
 import { InputRequired, type RequestContext } from '../context.js';
 import { Deadline, HandlerTimeoutError } from '../deadline.js';
@@ -52,14 +53,25 @@ export function policyLink(link: RoundLink): RoundLink {
     name: link.name,
     handle(round, next) {
       let passed = false;
-      const result = link.handle(round, () => {
-        passed = true;
-        return next();
-      });
-      return thenOrNow(result, (value) => {
+      // A refusal before the link passed the round on is the link's: the round's event names it.
+      const blame = (error: unknown): never => {
+        if (!passed && error instanceof RoundRefused) error.refusedBy ??= link.name;
+        throw error;
+      };
+      let result: MaybePromise<Result>;
+      try {
+        result = link.handle(round, () => {
+          passed = true;
+          return next();
+        });
+      } catch (error) {
+        return blame(error);
+      }
+      const answered = (value: Result) => {
         if (!passed) round.answeredBy ??= link.name;
         return value;
-      });
+      };
+      return result instanceof Promise ? result.then(answered, blame) : answered(result);
     },
   };
 }

@@ -5,8 +5,8 @@
 // the effect: the upstream, the tool, the digest of its pinned definition, the digest of the arguments, and the
 // policy's version — so a change to any of them between rounds re-asks or refuses, never carries an old yes.
 import type { HumanControls } from '../controls/index.js';
-import type { JsonObject } from '../protocol/index.js';
-import type { GuardedRound, GuardResult, RequestContext, RoundGuard } from '../server/index.js';
+import type { JsonObject, Result } from '../protocol/index.js';
+import type { GuardedRound, GuardResult, RequestContext, Round, RoundLink } from '../server/index.js';
 import { argumentsDigest } from '../state/index.js';
 import { callerOf } from './caller.js';
 import type { GatewayCatalog, GatewayTool } from './catalog.js';
@@ -14,7 +14,7 @@ import type { Decision, Policy } from './policy/index.js';
 import { deniedBy } from './policy-outcome.js';
 import { type RateLimiter, rateKey, rateLimited } from './rate-limit.js';
 
-export interface PolicyGuardOptions {
+export interface PolicyLinkOptions {
   /** Names the gateway tool behind the round's resolved entry. */
   readonly catalog: GatewayCatalog;
   readonly policy: () => Policy;
@@ -54,13 +54,23 @@ export function effectOf(tool: Omit<GatewayTool, 'entry'>, args: JsonObject, pol
   };
 }
 
-export class PolicyGuard implements RoundGuard {
+/**
+ * The gateway's link in every round's chain, in the flow before the forwarding handler: it answers in the handler's
+ * place (a deny, an unknown tool), asks the policy's controls with the round's ctx, or passes the round on.
+ */
+export class PolicyLink implements RoundLink {
   readonly name = 'gateway-policy';
 
-  constructor(private readonly options: PolicyGuardOptions) {}
+  constructor(private readonly options: PolicyLinkOptions) {}
 
-  async ask(round: GuardedRound, ctx: RequestContext): Promise<GuardResult | undefined> {
-    if (round.method !== 'tools/call') return undefined;
+  async handle(round: Round, next: () => Result | Promise<Result>): Promise<Result> {
+    if (round.method !== 'tools/call') return next();
+    // biome-ignore lint/style/noNonNullAssertion: a link in the flow always has the flow's ctx.
+    const answer = await this.#judge(round.guarded, round.ctx!);
+    return answer ? { ...answer, resultType: 'complete' } : next();
+  }
+
+  async #judge(round: GuardedRound, ctx: RequestContext): Promise<GuardResult | undefined> {
     // The entry the request resolved, once: this catalog's, or no gateway tool at all (refused, failing closed).
     const tool = this.options.catalog.toolOf(round.tool);
     if (!tool) return refusal(`Unknown tool: ${round.target}`);
