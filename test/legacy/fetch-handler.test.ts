@@ -43,3 +43,20 @@ describe('a 2025 client through mcpHttp', () => {
     await expect(connect(false)).rejects.toThrow(/2026-07-28/);
   });
 });
+
+describe('the edge options on listen()', () => {
+  it('legacyClients: false given to listen() refuses a 2025 handshake, as the server option did', async () => {
+    const endpoint = await legacyFlowsServer({ logger: { info() {}, warn() {}, error() {} } }).listen({
+      port: 0,
+      legacyClients: false,
+    });
+    try {
+      const client = new Client({ name: 'sdk-default', version: '1.0.0' });
+      await expect(client.connect(new StreamableHTTPClientTransport(new URL(endpoint.url)))).rejects.toThrow(
+        /2026-07-28/,
+      );
+    } finally {
+      await endpoint.close();
+    }
+  });
+});
