@@ -14,6 +14,6 @@ const auth = new BearerAuth({
   resource: 'https://bugs.example.com/mcp',
 });
 
-// The HTTP edge (auth, sign-in, 2025 clients, path, hosts, body limit) is set here, not on the server.
+// The HTTP edge (auth, 2025 clients, path, hosts, body limit) is set here, not on the server.
 export default mcpHttp(server, { auth, allowedHosts: ['bugs.example.com'] });
 // #endregion

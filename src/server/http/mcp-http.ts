@@ -2,6 +2,7 @@
 // only at request time, so the same server runs on Node, Bun, Deno and Cloudflare's workerd.
 
 import { SERVER_DEFAULTS } from '../defaults.js';
+import { InvalidOptionError } from '../errors.js';
 import { defaultOriginPolicy } from '../http-guards.js';
 import { LegacyHttpFront } from '../legacy/http-front.js';
 import { checkIntegerOption } from '../option-checks.js';
@@ -12,7 +13,8 @@ import { FetchResponseWriter, fetchBodyReader, wireRequestOf } from './fetch-wir
 import { metadataRoute } from './metadata-route.js';
 import type { HttpRoute } from './wire.js';
 
-export interface McpHttpOptions extends HttpEdgeSettings {
+/** The HTTP edge a fetch handler takes. The server's own pages (sign-in, the controls, the console) need `listen()`. */
+export interface McpHttpOptions extends Omit<HttpEdgeSettings, 'signIn'> {
   /** The MCP endpoint path (default `/mcp`). */
   path?: string;
   /** Host names accepted in the Host header (default: any; a platform's router decides the host). */
@@ -29,12 +31,21 @@ export interface McpFetchHandler {
 }
 
 /**
- * Serve `server` as a fetch handler. `auth`, `signIn` and `legacyClients` default to the server's own (deprecated)
- * options of the same names.
+ * Serve `server` as a fetch handler. `auth` and `legacyClients` default to the server's own (deprecated) options of
+ * the same names.
  */
 export function mcpHttp(server: McpServer, options: McpHttpOptions = {}): McpFetchHandler {
   checkIntegerOption('mcpHttp', 'maxBodyBytes', options.maxBodyBytes);
+  if ('signIn' in options)
+    throw new InvalidOptionError(
+      'mcpHttp: signIn is not served by a fetch handler yet; use server.listen({ signIn })',
+    );
   const edge = server.httpEdge(options);
+  if (edge.pages.length > 0)
+    edge.logger.warn(
+      {},
+      "mcpHttp: the server's own pages (sign-in, controls, console) are served by listen() only",
+    );
   const originPolicy = defaultOriginPolicy('0.0.0.0', options.allowedHosts, options.allowedOrigins);
   const routes: HttpRoute[] = [];
   if (edge.auth) routes.push(metadataRoute(edge.auth));
