@@ -3,7 +3,7 @@
 import { httpStatusForError, type JsonRpcNotification, type JsonRpcResponse } from '../protocol/index.js';
 import type { Principal } from './context.js';
 import type { RequestEnvironment } from './environment.js';
-import type { WireResponse } from './http/wire.js';
+import type { WireResponse } from './http-wire.js';
 import { serializeNotification, serializeResponse } from './message.js';
 
 const SSE_HEADERS = {

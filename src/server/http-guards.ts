@@ -16,7 +16,7 @@ import {
   paramHeaderName,
 } from '../protocol/index.js';
 import type { HeaderParam } from './header-params.js';
-import type { WireRequest } from './http/wire.js';
+import type { WireRequest } from './http-wire.js';
 import type { MaybePromise } from './maybe-async.js';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);

@@ -58,14 +58,13 @@ export type {
   ToolTaskOptions,
 } from './handlers.js';
 export type { HeaderParam } from './header-params.js';
-export type { HttpEdgeSettings } from './http/edge-settings.js';
-export { type McpFetchHandler, type McpHttpOptions, mcpHttp } from './http/mcp-http.js';
 export {
   type HttpEndpoint,
   HttpServerTransport,
   type HttpServerTransportOptions,
   type PageRoutes,
 } from './http.js';
+export type { HttpEdgeSettings, LegacyClientOptions, SignInSetup } from './http-edge.js';
 export type { AnswerRelay, RelayedAnswer } from './legacy/answer-relay.js';
 export {
   LEGACY_DEFAULTS,
@@ -74,6 +73,7 @@ export {
   type LegacyOutbound,
 } from './legacy/bridge.js';
 export type { LegacyHttpOptions } from './legacy/http-front.js';
+export { type McpFetchHandler, type McpHttpOptions, mcpHttp } from './mcp-http.js';
 export type { RequestHandler, ServerCore } from './request-handler.js';
 export {
   type OpenedRound,
@@ -89,10 +89,8 @@ export type { RoundEvent, RoundIntent, RoundObserver, RoundOutcome } from './rou
 export { type RoundCall, type RoundEntry, RoundRunner, type RoundRunnerOptions } from './round/runner.js';
 export {
   type HttpOptions,
-  type LegacyClientOptions,
   McpServer,
   type McpServerOptions,
-  type SignInSetup,
   type TaskOptions,
 } from './server.js';
 export { type StdioOptions, serveStdio } from './stdio.js';

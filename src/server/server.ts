@@ -19,13 +19,13 @@ import type {
   ToolHandler,
   ToolOptions,
 } from './handlers.js';
-import type { HttpEdgeSettings, ResolvedHttpEdge } from './http/edge-settings.js';
 import {
   type HttpEndpoint,
   HttpServerTransport,
   type HttpServerTransportOptions,
   type PageRoutes,
 } from './http.js';
+import type { HttpEdgeSettings, LegacyClientOptions, ResolvedHttpEdge, SignInSetup } from './http-edge.js';
 import type { AnswerRelay } from './legacy/answer-relay.js';
 import { LegacyBridge, type LegacyBridgeOptions } from './legacy/bridge.js';
 import { checkIntegerOption, MAX_TIMER_MS } from './option-checks.js';
@@ -151,42 +151,6 @@ export interface TaskOptions {
    * a plain round instead. Callers without authentication share one count.
    */
   maxPerPrincipal?: number;
-}
-
-/** Tuning for the 2025 bridge. */
-export interface LegacyClientOptions {
-  /** Where ended sessions and log levels are kept (default: `replayStore`, else this process's memory). */
-  store?: SharedStore;
-  /** Carries a client's answer to the instance waiting for it, in a fleet (mrtr/stores `RedisAnswerRelay`). */
-  relay?: AnswerRelay;
-  /** How long a session id stays valid after its handshake (default 24 h). */
-  sessionMaxAgeMs?: number;
-  /** How long a flow waits for the client's answer to one question (default 10 min). */
-  answerTimeoutMs?: number;
-  /** The `retry` hint of SSE priming events (default 1 s). */
-  retryMs?: number;
-  /**
-   * Close a 2025-11-25 client's SSE stream still open after this long; it reconnects with Last-Event-ID and the
-   * call goes on (SSE polling, for proxies that cut long connections). Default: never.
-   */
-  pollAfterMs?: number;
-  /**
-   * Bounds on questions waiting for a 2025 client's answer on this instance, which hold memory until answered or
-   * timed out: per principal (default 1 000, and 20 sessions with questions waiting; past them a principal gets 429
-   * with Retry-After), per session (default 100) and in all (default 10 000).
-   */
-  maxPendingPerPrincipal?: number;
-  maxSessionsPerPrincipal?: number;
-  maxPendingPerSession?: number;
-  maxPendingAnswers?: number;
-}
-
-export interface SignInSetup {
-  oidc?: OidcSignInOptions;
-  devTokens?: DevTokens;
-  /** The server's public origin (default: the origin of `auth.resource`). */
-  origin?: string;
-  sessionTtlMs?: number;
 }
 
 /** Every option name, checked by the compiler: a JavaScript caller's typo (`guard:`) is refused, not ignored. */

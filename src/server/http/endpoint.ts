@@ -15,6 +15,7 @@ import type { Principal } from '../context.js';
 import { closingController, type Logger, stderrLogger } from '../environment.js';
 import { HttpExchange, sendJson } from '../http-exchange.js';
 import { checkOrigin, checkRequestHeaders, type OriginPolicy } from '../http-guards.js';
+import type { BodyReader, WireRequest, WireResponse } from '../http-wire.js';
 import type { LegacyHttpFront } from '../legacy/http-front.js';
 import type { MaybePromise } from '../maybe-async.js';
 import { refusalOf } from '../message.js';
@@ -22,7 +23,6 @@ import type { RequestHandler } from '../request-handler.js';
 import { legacyInitializeError } from '../request-meta.js';
 import type { RoundObserver } from '../round/observer.js';
 import { TransportRefusals } from '../transport-refusal.js';
-import type { BodyReader, WireRequest, WireResponse } from './wire.js';
 
 export interface McpEndpointOptions {
   path: string;

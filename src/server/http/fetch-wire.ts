@@ -1,7 +1,7 @@
 // A web Request and Response behind the wire members the endpoint uses, with web-standard APIs only: the head is
 // read from Request.headers, the answer becomes a Response, streamed (SSE) through a ReadableStream.
 import { type BodyStream, readBody } from '../../protocol/index.js';
-import type { BodyReader, WireRequest, WireResponse } from './wire.js';
+import type { BodyReader, WireRequest, WireResponse } from '../http-wire.js';
 
 const encoder = new TextEncoder();
 

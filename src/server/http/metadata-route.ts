@@ -2,8 +2,8 @@
 // browser-based client.
 import type { BearerAuth } from '../../auth/index.js';
 import { ErrorCode } from '../../protocol/index.js';
+import type { HttpRoute } from '../http-wire.js';
 import { sendError } from './endpoint.js';
-import type { HttpRoute } from './wire.js';
 
 /** The route of `auth`'s metadata document (GET and HEAD). */
 export function metadataRoute(auth: BearerAuth): HttpRoute {

@@ -1,8 +1,8 @@
 // The server's own pages obey the endpoint's Host/Origin rules: a DNS-rebinding page must not read them.
 import { ErrorCode } from '../../protocol/index.js';
 import { checkOrigin, type OriginPolicy } from '../http-guards.js';
+import type { HttpRoute, WireRequest, WireResponse } from '../http-wire.js';
 import { sendError } from './endpoint.js';
-import type { HttpRoute, WireRequest, WireResponse } from './wire.js';
 
 /** `route`, refusing with 403 a request whose Host or Origin the policy does not allow. */
 export function originChecked<Req extends WireRequest, Res extends WireResponse>(

@@ -3,7 +3,7 @@
 // reconnects with GET and Last-Event-ID to get what it missed and the rest. A disconnection is not a cancellation:
 // the request goes on and its events wait here.
 import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../../protocol/index.js';
-import type { WireResponse } from '../http/wire.js';
+import type { WireResponse } from '../http-wire.js';
 import { serializeNotification, serializeResponse } from '../message.js';
 
 export const SSE_HEADERS = {

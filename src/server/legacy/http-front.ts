@@ -16,8 +16,8 @@ import {
 } from '../../protocol/index.js';
 import type { Principal } from '../context.js';
 import type { Logger } from '../environment.js';
-import type { WireRequest, WireResponse } from '../http/wire.js';
 import { sendJson } from '../http-exchange.js';
+import type { WireRequest, WireResponse } from '../http-wire.js';
 import type { LegacyBridge } from './bridge.js';
 import { EventStream } from './event-stream.js';
 import type { LegacySession } from './session.js';

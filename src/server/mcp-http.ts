@@ -1,17 +1,17 @@
 // The server as a fetch handler: `mcpHttp(server).fetch(request)` answers with a Response, using web-standard APIs
 // only at request time, so the same server runs on Node, Bun, Deno and Cloudflare's workerd.
 
-import { SERVER_DEFAULTS } from '../defaults.js';
-import { InvalidOptionError } from '../errors.js';
-import { defaultOriginPolicy } from '../http-guards.js';
-import { LegacyHttpFront } from '../legacy/http-front.js';
-import { checkIntegerOption } from '../option-checks.js';
-import type { McpServer } from '../server.js';
-import type { HttpEdgeSettings } from './edge-settings.js';
-import { McpEndpoint } from './endpoint.js';
-import { FetchResponseWriter, fetchBodyReader, wireRequestOf } from './fetch-wire.js';
-import { metadataRoute } from './metadata-route.js';
-import type { HttpRoute } from './wire.js';
+import { SERVER_DEFAULTS } from './defaults.js';
+import { InvalidOptionError } from './errors.js';
+import { McpEndpoint } from './http/endpoint.js';
+import { FetchResponseWriter, fetchBodyReader, wireRequestOf } from './http/fetch-wire.js';
+import { metadataRoute } from './http/metadata-route.js';
+import type { HttpEdgeSettings } from './http-edge.js';
+import { defaultOriginPolicy } from './http-guards.js';
+import type { HttpRoute } from './http-wire.js';
+import { LegacyHttpFront } from './legacy/http-front.js';
+import { checkIntegerOption } from './option-checks.js';
+import type { McpServer } from './server.js';
 
 /** The HTTP edge a fetch handler takes. The server's own pages (sign-in, the controls, the console) need `listen()`. */
 export interface McpHttpOptions extends Omit<HttpEdgeSettings, 'signIn'> {
