@@ -64,6 +64,7 @@ export {
   type HttpServerTransportOptions,
   type PageRoutes,
 } from './http.js';
+export type { HttpEdgeSettings, LegacyClientOptions, SignInSetup } from './http-edge.js';
 export type { AnswerRelay, RelayedAnswer } from './legacy/answer-relay.js';
 export {
   LEGACY_DEFAULTS,
@@ -72,6 +73,7 @@ export {
   type LegacyOutbound,
 } from './legacy/bridge.js';
 export type { LegacyHttpOptions } from './legacy/http-front.js';
+export { type McpFetchHandler, type McpHttpOptions, mcpHttp } from './mcp-http.js';
 export type { RequestHandler, ServerCore } from './request-handler.js';
 export {
   type OpenedRound,
@@ -88,10 +90,9 @@ export type { RoundEvent, RoundIntent, RoundObserver, RoundOutcome } from './rou
 export type { Round } from './round/round.js';
 export { type RoundCall, type RoundEntry, RoundRunner, type RoundRunnerOptions } from './round/runner.js';
 export {
-  type LegacyClientOptions,
+  type HttpOptions,
   McpServer,
   type McpServerOptions,
-  type SignInSetup,
 } from './server.js';
 export type {
   ReplayOptions,

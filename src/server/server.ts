@@ -25,6 +25,7 @@ import {
   type HttpServerTransportOptions,
   type PageRoutes,
 } from './http.js';
+import type { HttpEdgeSettings, LegacyClientOptions, ResolvedHttpEdge, SignInSetup } from './http-edge.js';
 import type { AnswerRelay } from './legacy/answer-relay.js';
 import { LegacyBridge, type LegacyBridgeOptions } from './legacy/bridge.js';
 import { checkIntegerOption, MAX_TIMER_MS } from './option-checks.js';
@@ -65,17 +66,20 @@ export interface McpServerOptions extends FlatServerOptions {
    * Make this server an OAuth 2.1 resource server (`mrtr/auth`): every HTTP request needs a bearer token the
    * verifier accepts, checked before anything else; the Protected Resource Metadata is served; `requiredScopes`
    * are checked against the token's scopes on every round. The principal is what requestState is bound to.
+   * @deprecated Give `auth` to `mcpHttp(server, { auth })` or `listen({ auth })`; read here for one more release.
    */
   auth?: BearerAuth;
   /**
    * Browser sign-in for the server's own pages (`/mrtr/signin`, `/mrtr/session`): OIDC against the issuer that
    * mints the access tokens, and/or development sign-in with the tokens file (loopback only). Cookies are signed with
    * keys derived from `state.keys`, so a session opens on every instance that shares the keyring.
+   * @deprecated Give `signIn` to `mcpHttp(server, { signIn })` or `listen({ signIn })`; read here for one more release.
    */
   signIn?: SignInSetup;
   /**
    * Serve 2025-era clients too (default true): `initialize`, sessions, SSE streams, and flows whose questions go
    * out as server-to-client requests (docs/compatibility.md). `false` refuses them with an error naming the version.
+   * @deprecated Give `legacyClients` to `mcpHttp(server, { legacyClients })` or `listen({ legacyClients })`.
    */
   legacyClients?: boolean | LegacyClientOptions;
   /**
@@ -91,41 +95,8 @@ export interface McpServerOptions extends FlatServerOptions {
   tasks?: false | TaskOptions;
 }
 
-/** Tuning for the 2025 bridge. */
-export interface LegacyClientOptions {
-  /** Where ended sessions and log levels are kept (default: `rounds.replay.store`, else this process's memory). */
-  store?: SharedStore;
-  /** Carries a client's answer to the instance waiting for it, in a fleet (mrtr/stores `RedisAnswerRelay`). */
-  relay?: AnswerRelay;
-  /** How long a session id stays valid after its handshake (default 24 h). */
-  sessionMaxAgeMs?: number;
-  /** How long a flow waits for the client's answer to one question (default 10 min). */
-  answerTimeoutMs?: number;
-  /** The `retry` hint of SSE priming events (default 1 s). */
-  retryMs?: number;
-  /**
-   * Close a 2025-11-25 client's SSE stream still open after this long; it reconnects with Last-Event-ID and the
-   * call goes on (SSE polling, for proxies that cut long connections). Default: never.
-   */
-  pollAfterMs?: number;
-  /**
-   * Bounds on questions waiting for a 2025 client's answer on this instance, which hold memory until answered or
-   * timed out: per principal (default 1 000, and 20 sessions with questions waiting; past them a principal gets 429
-   * with Retry-After), per session (default 100) and in all (default 10 000).
-   */
-  maxPendingPerPrincipal?: number;
-  maxSessionsPerPrincipal?: number;
-  maxPendingPerSession?: number;
-  maxPendingAnswers?: number;
-}
-
-export interface SignInSetup {
-  oidc?: OidcSignInOptions;
-  devTokens?: DevTokens;
-  /** The server's public origin (default: the origin of `auth.resource`). */
-  origin?: string;
-  sessionTtlMs?: number;
-}
+/** `http()` and `listen()`: the transport's options, and the edge's sign-in and 2025 clients. */
+export type HttpOptions = HttpServerTransportOptions & Pick<HttpEdgeSettings, 'signIn' | 'legacyClients'>;
 
 /** Every option name but the flat ones, checked by the compiler: a typo (`guard:`) is refused, not ignored. */
 const OPTION_NAMES: ReadonlySet<string> = new Set(
@@ -262,26 +233,56 @@ export class McpServer {
     this.dispatcher?.close();
   }
 
-  /** A Streamable HTTP transport; use `.listener` with your own node:http server, or `.listen()`. */
-  http(options: HttpServerTransportOptions = {}): HttpServerTransport {
-    const auth = options.authenticate ? {} : { auth: this.options.auth };
-    const routes: PageRoutes[] = [...(this.signIn ? [this.signIn] : []), ...this.extraPages];
-    const pages = routes.length > 0 ? { pages: routesOf(routes) } : {};
-    const observers = this.rounds.observers;
-    const legacy = this.legacyBridge;
-    const tuning = typeof this.options.legacyClients === 'object' ? this.options.legacyClients : {};
-    const legacyHttp = {
-      ...(tuning.retryMs === undefined ? {} : { retryMs: tuning.retryMs }),
-      ...(tuning.pollAfterMs === undefined ? {} : { pollAfterMs: tuning.pollAfterMs }),
-    };
-    return new HttpServerTransport(this.core, {
+  /**
+   * A Streamable HTTP transport; use `.listener` with your own node:http server, or `.listen()`. `signIn` and
+   * `legacyClients` here take the place of this server's (deprecated) options of the same names.
+   */
+  http(options: HttpOptions = {}): HttpServerTransport {
+    return this.transportFor(options).transport;
+  }
+
+  private transportFor(options: HttpOptions): { transport: HttpServerTransport; legacy?: LegacyBridge } {
+    const { signIn, legacyClients, ...rest } = options;
+    const edge = this.httpEdge({
+      ...('signIn' in options ? { signIn } : {}),
+      ...('legacyClients' in options ? { legacyClients } : {}),
+      ...('auth' in options ? { auth: options.auth } : {}),
+    });
+    const auth = options.authenticate ? {} : { auth: edge.auth };
+    const pages = edge.pages.length > 0 ? { pages: routesOf(edge.pages) } : {};
+    const transport = new HttpServerTransport(this.core, {
       logger: this.logger,
       ...auth,
       ...pages,
-      ...(observers?.length ? { observers } : {}),
-      ...(legacy ? { legacy, legacyHttp } : {}),
-      ...options,
+      ...(edge.observers?.length ? { observers: edge.observers } : {}),
+      ...(edge.legacy ? { legacy: edge.legacy, legacyHttp: edge.legacyHttp } : {}),
+      ...rest,
     });
+    return edge.legacy ? { transport, legacy: edge.legacy } : { transport };
+  }
+
+  /**
+   * The HTTP edge as a serving side sees it (`http()`, `mcpHttp`): what `edge` names, else this server's own
+   * (deprecated) `auth`, `signIn` and `legacyClients` options. Internal: not part of the public API.
+   */
+  httpEdge(edge: HttpEdgeSettings): ResolvedHttpEdge {
+    const auth = 'auth' in edge ? edge.auth : this.options.auth;
+    const signIn = 'signIn' in edge ? this.signInFor(edge.signIn, auth) : this.signIn;
+    const legacy = 'legacyClients' in edge ? this.legacyBridgeFor(edge.legacyClients) : this.legacyBridge;
+    const setting = 'legacyClients' in edge ? edge.legacyClients : this.options.legacyClients;
+    const tuning = typeof setting === 'object' ? setting : {};
+    return {
+      core: this.core,
+      logger: this.logger,
+      auth,
+      pages: [...(signIn ? [signIn] : []), ...this.extraPages],
+      observers: this.options.observers,
+      legacy,
+      legacyHttp: {
+        ...(tuning.retryMs === undefined ? {} : { retryMs: tuning.retryMs }),
+        ...(tuning.pollAfterMs === undefined ? {} : { pollAfterMs: tuning.pollAfterMs }),
+      },
+    };
   }
 
   /**
@@ -316,13 +317,19 @@ export class McpServer {
 
   /** The bridge that serves 2025-era clients (undefined with `legacyClients: false`). */
   get legacyBridge(): LegacyBridge | undefined {
-    const setting = this.options.legacyClients ?? true;
-    if (setting === false || this.bridge) return this.bridge;
+    if (this.bridge) return this.bridge;
+    this.bridge = this.legacyBridgeFor(this.options.legacyClients);
+    return this.bridge;
+  }
+
+  /** A bridge for 2025-era clients set up as `setting` says (default on). */
+  private legacyBridgeFor(setting: boolean | LegacyClientOptions | undefined): LegacyBridge | undefined {
+    if (setting === false) return undefined;
     const core = this.core; // the keyring is settled when the core is built
     const o = typeof setting === 'object' ? setting : {};
     const keyring = this.keyringInUse ?? createEphemeralKeyring();
     const store = o.store ?? this.rounds.replay?.store;
-    this.bridge = new LegacyBridge(core, {
+    return new LegacyBridge(core, {
       sessionKeys: purposeKeys(keyring, 'mrtr/legacy-session'),
       logger: this.logger,
       ...(store ? { store } : {}),
@@ -332,37 +339,40 @@ export class McpServer {
       ...(o.answerTimeoutMs === undefined ? {} : { answerTimeoutMs: o.answerTimeoutMs }),
       ...pendingLimits(o),
     });
-    return this.bridge;
   }
 
   /** The browser sign-in the `signIn` option set up (for pages that need to know who opened them). */
   get signIn(): BrowserSignIn | undefined {
-    const setup = this.options.signIn;
-    if (!setup || this.browserSignIn) return this.browserSignIn;
+    if (this.browserSignIn) return this.browserSignIn;
+    this.browserSignIn = this.signInFor(this.options.signIn, this.options.auth);
+    return this.browserSignIn;
+  }
+
+  /** Browser sign-in set up as `setup` says, its cookies signed with keys derived from this server's keyring. */
+  private signInFor(setup: SignInSetup | undefined, auth: BearerAuth | undefined): BrowserSignIn | undefined {
+    if (!setup) return undefined;
     void this.core; // the keyring is settled when the core is built
     const keyring = this.keyringInUse;
     if (!keyring)
       throw new InvalidOptionError(
         'McpServer: signIn needs state.keys (its cookies are signed with keys derived from them)',
       );
-    const origin =
-      setup.origin ?? (this.options.auth ? new URL(this.options.auth.resource).origin : undefined);
+    const origin = setup.origin ?? (auth ? new URL(auth.resource).origin : undefined);
     if (!origin)
       throw new InvalidOptionError('McpServer: signIn needs an origin (or auth, whose resource gives one)');
-    this.browserSignIn = new BrowserSignIn({
+    return new BrowserSignIn({
       keys: purposeKeys(keyring, 'mrtr/page-session'),
       origin,
       ...(setup.oidc ? { oidc: setup.oidc } : {}),
       ...(setup.devTokens ? { devTokens: setup.devTokens } : {}),
       ...(setup.sessionTtlMs === undefined ? {} : { sessionTtlMs: setup.sessionTtlMs }),
     });
-    return this.browserSignIn;
   }
 
-  async listen(options: HttpServerTransportOptions = {}): Promise<HttpEndpoint> {
-    const transport = this.http(options);
+  async listen(options: HttpOptions = {}): Promise<HttpEndpoint> {
+    const { transport, legacy } = this.transportFor(options);
     // With a relay, answers from other instances must reach this one before it asks anything.
-    await this.legacyBridge?.ready();
+    await legacy?.ready();
     return transport.listen();
   }
 

@@ -95,10 +95,19 @@ export const SERVER_FILES: Readonly<Record<string, readonly string[]>> = {
     'uri-template.ts',
   ],
   // How one request is read and answered on the wire, shared by the transports and the 2025 bridge's HTTP front.
-  framing: ['http-exchange.ts', 'http-guards.ts'],
+  framing: ['http-exchange.ts', 'http-guards.ts', 'http-wire.ts'],
   transports: ['http.ts', 'stdio.ts', 'transport-refusal.ts'],
   // What puts the parts together: the dispatcher, McpServer with its requiredScopes guard, the entry point.
-  assembly: ['dispatch.ts', 'index.ts', 'internal.ts', 'scope-guard.ts', 'server-options.ts', 'server.ts'],
+  assembly: [
+    'dispatch.ts',
+    'http-edge.ts',
+    'index.ts',
+    'internal.ts',
+    'mcp-http.ts',
+    'scope-guard.ts',
+    'server-options.ts',
+    'server.ts',
+  ],
 };
 
 /**
@@ -117,8 +126,21 @@ export const SERVER_ARROWS: Readonly<Record<string, readonly string[]>> = {
   // The tasks extension: task records, their rounds run through the dispatcher's route (handed in), never a method.
   tasks: ['vocabulary', 'core', 'round'],
   legacy: ['vocabulary', 'framing'],
-  transports: ['vocabulary', 'core', 'framing', 'round', 'legacy'],
-  assembly: ['vocabulary', 'core', 'catalog', 'framing', 'round', 'methods', 'legacy', 'transports', 'tasks'],
+  // The MCP endpoint and the routes in front of it, over any wire: node's listener and mcpHttp adapt them.
+  http: ['vocabulary', 'core', 'framing', 'round', 'legacy', 'transports'],
+  transports: ['vocabulary', 'core', 'framing', 'round', 'legacy', 'http'],
+  assembly: [
+    'vocabulary',
+    'core',
+    'catalog',
+    'framing',
+    'round',
+    'methods',
+    'legacy',
+    'transports',
+    'tasks',
+    'http',
+  ],
 };
 
 /**
