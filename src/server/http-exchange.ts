@@ -1,9 +1,9 @@
 // One Streamable HTTP request as the dispatcher sees it: who asked, a cancellation signal, a notification channel
 // that upgrades the response to SSE, and the final answer.
-import type { ServerResponse } from 'node:http';
 import { httpStatusForError, type JsonRpcNotification, type JsonRpcResponse } from '../protocol/index.js';
 import type { Principal } from './context.js';
 import type { RequestEnvironment } from './environment.js';
+import type { WireResponse } from './http/wire.js';
 import { serializeNotification, serializeResponse } from './message.js';
 
 const SSE_HEADERS = {
@@ -13,18 +13,20 @@ const SSE_HEADERS = {
 };
 
 /** Answer with one JSON body (no-op once the head went out, e.g. after an SSE upgrade). */
-export function sendJson(res: ServerResponse, status: number, body: JsonRpcResponse): void {
+export function sendJson(res: WireResponse, status: number, body: JsonRpcResponse): void {
   if (res.headersSent) return;
   const text = serializeResponse(body);
   // The raw [name, value, …] form skips node's per-call header object processing.
-  res.writeHead(status, [
-    'content-type',
-    'application/json',
-    'content-length',
-    String(Buffer.byteLength(text)),
-  ]);
+  res.writeHead(status, ['content-type', 'application/json', 'content-length', String(byteLength(text))]);
   res.end(text);
 }
+
+/** UTF-8 length: node's Buffer where there is one (fastest), else a TextEncoder. */
+const byteLength: (text: string) => number =
+  typeof Buffer === 'function'
+    ? (text) => Buffer.byteLength(text)
+    : (text) => encoder.encode(text).byteLength;
+const encoder = new TextEncoder();
 
 /*
  * A class rather than an object literal on purpose: a literal with a `get signal()` accessor is built on V8's slow
@@ -36,7 +38,7 @@ export class HttpExchange implements RequestEnvironment {
   #statusOverride: { status: number; headers: Readonly<Record<string, string>> } | undefined;
 
   constructor(
-    private readonly res: ServerResponse,
+    private readonly res: WireResponse,
     readonly principal: Principal | undefined,
     /** True once the server is closing: the answer then asks the client not to reuse the connection. */
     private readonly draining: () => boolean,

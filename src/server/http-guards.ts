@@ -1,6 +1,5 @@
 // Checks a Streamable HTTP request must pass before its body is dispatched: Host/Origin against DNS rebinding,
 // and the standard headers that mirror the body (streamable-http.mdx "Server Validation").
-import type { IncomingHttpHeaders } from 'node:http';
 import {
   argumentAt,
   decodeHeaderValue,
@@ -17,6 +16,7 @@ import {
   paramHeaderName,
 } from '../protocol/index.js';
 import type { HeaderParam } from './header-params.js';
+import type { WireRequest } from './http/wire.js';
 import type { MaybePromise } from './maybe-async.js';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -54,13 +54,13 @@ export function defaultOriginPolicy(
 }
 
 /** Returns a reason when the request must be refused with 403, undefined when it may proceed. */
-export function checkOrigin(headers: IncomingHttpHeaders, policy: OriginPolicy): string | undefined {
-  const host = headers.host;
+export function checkOrigin(headers: WireRequest['headers'], policy: OriginPolicy): string | undefined {
+  const host = one(headers.host);
   if (policy.allowedHosts) {
     if (host === undefined || !policy.allowedHosts.has(hostnameOf(host)))
       return `Host ${host ?? '(none)'} is not allowed`;
   }
-  const origin = headers.origin;
+  const origin = one(headers.origin);
   if (origin === undefined) return undefined;
   if (policy.allowedOrigins.has(origin)) return undefined;
   let url: URL;
@@ -77,6 +77,9 @@ export function checkOrigin(headers: IncomingHttpHeaders, policy: OriginPolicy):
   return `Origin ${origin} is not allowed`;
 }
 
+/** node gives Host and Origin as one string; a web Headers too. */
+const one = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
+
 const headerMismatch = (message: string) =>
   new McpError(ErrorCode.HeaderMismatch, `Header mismatch: ${message}`);
 
@@ -84,7 +87,7 @@ const headerMismatch = (message: string) =>
  * One header's value. node joins repeated custom headers with ", ", so a joined-looking value is checked against the
  * raw list: two `Mcp-Name` headers must not pass as one ("greet, admin") while a proxy routes on the first.
  */
-function single(headers: IncomingHttpHeaders, name: string, rawHeaders: readonly string[] | undefined) {
+function single(headers: WireRequest['headers'], name: string, rawHeaders: readonly string[] | undefined) {
   const v = headers[name];
   const value = Array.isArray(v) ? v.join(', ') : v;
   if (value !== undefined && rawHeaders !== undefined && value.includes(', ')) {
@@ -101,7 +104,7 @@ function single(headers: IncomingHttpHeaders, name: string, rawHeaders: readonly
  * only when the tool's header parameters are (a catalog that looks its tools up elsewhere); it rejects as this throws.
  */
 export function checkRequestHeaders(
-  headers: IncomingHttpHeaders,
+  headers: WireRequest['headers'],
   request: JsonRpcRequest,
   headerParams: (toolName: string) => MaybePromise<HeaderParam[] | undefined>,
   /** The request's raw header list (`req.rawHeaders`), to refuse a repeated Mcp-* header. */

@@ -58,6 +58,8 @@ export type {
   ToolTaskOptions,
 } from './handlers.js';
 export type { HeaderParam } from './header-params.js';
+export type { HttpEdgeSettings } from './http/edge-settings.js';
+export { type McpFetchHandler, type McpHttpOptions, mcpHttp } from './http/mcp-http.js';
 export {
   type HttpEndpoint,
   HttpServerTransport,

@@ -19,6 +19,7 @@ import type {
   ToolHandler,
   ToolOptions,
 } from './handlers.js';
+import type { HttpEdgeSettings, ResolvedHttpEdge } from './http/edge-settings.js';
 import {
   type HttpEndpoint,
   HttpServerTransport,
@@ -99,17 +100,20 @@ export interface McpServerOptions {
    * Make this server an OAuth 2.1 resource server (`mrtr/auth`): every HTTP request needs a bearer token the
    * verifier accepts, checked before anything else; the Protected Resource Metadata is served; `requiredScopes`
    * are checked against the token's scopes on every round. The principal is what requestState is bound to.
+   * @deprecated Give `auth` to `mcpHttp(server, { auth })` or `listen({ auth })`; read here for one more release.
    */
   auth?: BearerAuth;
   /**
    * Browser sign-in for the server's own pages (`/mrtr/signin`, `/mrtr/session`): OIDC against the issuer that
    * mints the access tokens, and/or development sign-in with the tokens file (loopback only). Cookies are signed with
    * keys derived from `stateKeys`, so a session opens on every instance that shares the keyring.
+   * @deprecated Give `signIn` to `mcpHttp(server, { signIn })` or `listen({ signIn })`; read here for one more release.
    */
   signIn?: SignInSetup;
   /**
    * Serve 2025-era clients too (default true): `initialize`, sessions, SSE streams, and flows whose questions go
    * out as server-to-client requests (docs/compatibility.md). `false` refuses them with an error naming the version.
+   * @deprecated Give `legacyClients` to `mcpHttp(server, { legacyClients })` or `listen({ legacyClients })`.
    */
   legacyClients?: boolean | LegacyClientOptions;
   /**
@@ -351,24 +355,41 @@ export class McpServer {
 
   /** A Streamable HTTP transport; use `.listener` with your own node:http server, or `.listen()`. */
   http(options: HttpServerTransportOptions = {}): HttpServerTransport {
-    const auth = options.authenticate ? {} : { auth: this.options.auth };
-    const routes: PageRoutes[] = [...(this.signIn ? [this.signIn] : []), ...this.extraPages];
-    const pages = routes.length > 0 ? { pages: routesOf(routes) } : {};
-    const observers = this.options.observers;
-    const legacy = this.legacyBridge;
-    const tuning = typeof this.options.legacyClients === 'object' ? this.options.legacyClients : {};
-    const legacyHttp = {
-      ...(tuning.retryMs === undefined ? {} : { retryMs: tuning.retryMs }),
-      ...(tuning.pollAfterMs === undefined ? {} : { pollAfterMs: tuning.pollAfterMs }),
-    };
+    const edge = this.httpEdge({});
+    const auth = options.authenticate ? {} : { auth: edge.auth };
+    const pages = edge.pages.length > 0 ? { pages: routesOf(edge.pages) } : {};
     return new HttpServerTransport(this.core, {
       logger: this.logger,
       ...auth,
       ...pages,
-      ...(observers?.length ? { observers } : {}),
-      ...(legacy ? { legacy, legacyHttp } : {}),
+      ...(edge.observers?.length ? { observers: edge.observers } : {}),
+      ...(edge.legacy ? { legacy: edge.legacy, legacyHttp: edge.legacyHttp } : {}),
       ...options,
     });
+  }
+
+  /**
+   * The HTTP edge as a serving side sees it (`http()`, `mcpHttp`): what `edge` names, else this server's own
+   * (deprecated) `auth`, `signIn` and `legacyClients` options. Internal: not part of the public API.
+   */
+  httpEdge(edge: HttpEdgeSettings): ResolvedHttpEdge {
+    const auth = 'auth' in edge ? edge.auth : this.options.auth;
+    const signIn = 'signIn' in edge ? this.signInFor(edge.signIn, auth) : this.signIn;
+    const legacy = 'legacyClients' in edge ? this.legacyBridgeFor(edge.legacyClients) : this.legacyBridge;
+    const setting = 'legacyClients' in edge ? edge.legacyClients : this.options.legacyClients;
+    const tuning = typeof setting === 'object' ? setting : {};
+    return {
+      core: this.core,
+      logger: this.logger,
+      auth,
+      pages: [...(signIn ? [signIn] : []), ...this.extraPages],
+      observers: this.options.observers,
+      legacy,
+      legacyHttp: {
+        ...(tuning.retryMs === undefined ? {} : { retryMs: tuning.retryMs }),
+        ...(tuning.pollAfterMs === undefined ? {} : { pollAfterMs: tuning.pollAfterMs }),
+      },
+    };
   }
 
   /**
@@ -403,13 +424,19 @@ export class McpServer {
 
   /** The bridge that serves 2025-era clients (undefined with `legacyClients: false`). */
   get legacyBridge(): LegacyBridge | undefined {
-    const setting = this.options.legacyClients ?? true;
-    if (setting === false || this.bridge) return this.bridge;
+    if (this.bridge) return this.bridge;
+    this.bridge = this.legacyBridgeFor(this.options.legacyClients);
+    return this.bridge;
+  }
+
+  /** A bridge for 2025-era clients set up as `setting` says (default on). */
+  private legacyBridgeFor(setting: boolean | LegacyClientOptions | undefined): LegacyBridge | undefined {
+    if (setting === false) return undefined;
     const core = this.core; // the keyring is settled when the core is built
     const o = typeof setting === 'object' ? setting : {};
     const keyring = this.keyringInUse ?? createEphemeralKeyring();
     const store = o.store ?? this.options.replayStore;
-    this.bridge = new LegacyBridge(core, {
+    return new LegacyBridge(core, {
       sessionKeys: purposeKeys(keyring, 'mrtr/legacy-session'),
       logger: this.logger,
       ...(store ? { store } : {}),
@@ -419,31 +446,34 @@ export class McpServer {
       ...(o.answerTimeoutMs === undefined ? {} : { answerTimeoutMs: o.answerTimeoutMs }),
       ...pendingLimits(o),
     });
-    return this.bridge;
   }
 
   /** The browser sign-in the `signIn` option set up (for pages that need to know who opened them). */
   get signIn(): BrowserSignIn | undefined {
-    const setup = this.options.signIn;
-    if (!setup || this.browserSignIn) return this.browserSignIn;
+    if (this.browserSignIn) return this.browserSignIn;
+    this.browserSignIn = this.signInFor(this.options.signIn, this.options.auth);
+    return this.browserSignIn;
+  }
+
+  /** Browser sign-in set up as `setup` says, its cookies signed with keys derived from this server's keyring. */
+  private signInFor(setup: SignInSetup | undefined, auth: BearerAuth | undefined): BrowserSignIn | undefined {
+    if (!setup) return undefined;
     void this.core; // the keyring is settled when the core is built
     const keyring = this.keyringInUse;
     if (!keyring)
       throw new InvalidOptionError(
         'McpServer: signIn needs stateKeys (its cookies are signed with keys derived from them)',
       );
-    const origin =
-      setup.origin ?? (this.options.auth ? new URL(this.options.auth.resource).origin : undefined);
+    const origin = setup.origin ?? (auth ? new URL(auth.resource).origin : undefined);
     if (!origin)
       throw new InvalidOptionError('McpServer: signIn needs an origin (or auth, whose resource gives one)');
-    this.browserSignIn = new BrowserSignIn({
+    return new BrowserSignIn({
       keys: purposeKeys(keyring, 'mrtr/page-session'),
       origin,
       ...(setup.oidc ? { oidc: setup.oidc } : {}),
       ...(setup.devTokens ? { devTokens: setup.devTokens } : {}),
       ...(setup.sessionTtlMs === undefined ? {} : { sessionTtlMs: setup.sessionTtlMs }),
     });
-    return this.browserSignIn;
   }
 
   async listen(options: HttpServerTransportOptions = {}): Promise<HttpEndpoint> {

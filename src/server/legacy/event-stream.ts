@@ -2,8 +2,8 @@
 // `<stream>_<n>`, the events are kept for a while after they were sent, and a client that lost the connection
 // reconnects with GET and Last-Event-ID to get what it missed and the rest. A disconnection is not a cancellation:
 // the request goes on and its events wait here.
-import type { ServerResponse } from 'node:http';
 import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../../protocol/index.js';
+import type { WireResponse } from '../http/wire.js';
 import { serializeNotification, serializeResponse } from '../message.js';
 
 export const SSE_HEADERS = {
@@ -19,7 +19,7 @@ export class EventStream {
   private seq = 0;
   private readonly kept: string[] = [];
   private dropped = 0;
-  private res: ServerResponse | undefined;
+  private res: WireResponse | undefined;
   done = false;
 
   constructor(
@@ -29,7 +29,7 @@ export class EventStream {
   ) {}
 
   /** Start writing to `res`: the head, and for clients that expect one, the priming event that names the stream. */
-  attach(res: ServerResponse, headers: Record<string, string>, primeRetryMs: number | undefined): void {
+  attach(res: WireResponse, headers: Record<string, string>, primeRetryMs: number | undefined): void {
     res.writeHead(200, { ...SSE_HEADERS, ...headers });
     if (primeRetryMs !== undefined) res.write(`id: ${this.id}_0\nretry: ${primeRetryMs}\ndata: \n\n`);
     this.follow(res);
@@ -69,10 +69,10 @@ export class EventStream {
    * Go on writing to a reconnected client: the events after `after`, then whatever comes. False when the events
    * it missed are no longer kept.
    */
-  resume(res: ServerResponse, headers: Record<string, string>, after: number): boolean {
+  resume(res: WireResponse, headers: Record<string, string>, after: number): boolean {
     if (after < this.dropped) return false;
     res.writeHead(200, { ...SSE_HEADERS, ...headers });
-    for (let i = after - this.dropped; i < this.kept.length; i++) res.write(this.kept[i]);
+    for (let i = after - this.dropped; i < this.kept.length; i++) res.write(this.kept[i]!);
     if (this.done) {
       res.end();
       return true;
@@ -83,7 +83,7 @@ export class EventStream {
     return true;
   }
 
-  private follow(res: ServerResponse): void {
+  private follow(res: WireResponse): void {
     this.res = res;
     res.on('close', () => {
       if (this.res === res) this.res = undefined;

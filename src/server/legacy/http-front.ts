@@ -3,7 +3,6 @@
 // stream and for resuming with Last-Event-ID, DELETE to end a session, and POSTed answers to the server's own
 // requests. HttpServerTransport hands it the requests that belong to a 2025 client, after auth and Origin checks.
 import { randomBytes } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   classifyMessage,
   ErrorCode,
@@ -17,6 +16,7 @@ import {
 } from '../../protocol/index.js';
 import type { Principal } from '../context.js';
 import type { Logger } from '../environment.js';
+import type { WireRequest, WireResponse } from '../http/wire.js';
 import { sendJson } from '../http-exchange.js';
 import type { LegacyBridge } from './bridge.js';
 import { EventStream } from './event-stream.js';
@@ -40,12 +40,12 @@ export interface LegacyHttpOptions {
   pollAfterMs?: number;
 }
 
-type ReadBody = (onBody: (body: Buffer) => void) => void;
+type ReadBody = (onBody: (body: string) => void) => void;
 
 export class LegacyHttpFront {
   private readonly streams = new Map<string, EventStream>();
   /** The standalone GET stream of each session on this instance. */
-  private readonly standalone = new Map<string, ServerResponse>();
+  private readonly standalone = new Map<string, WireResponse>();
   /** Requests in progress, by session key and request id, for notifications/cancelled. */
   private readonly inFlight = new Map<string, AbortController>();
   private readonly retryMs: number;
@@ -65,18 +65,13 @@ export class LegacyHttpFront {
    * version (which 2026-07-28 does not have). A POST without a session goes the usual way: an initialize there opens
    * one (`initialize`), anything else meets the 2026-07-28 checks.
    */
-  claims(req: IncomingMessage): boolean {
+  claims(req: WireRequest): boolean {
     if (req.headers[SESSION_HEADER] !== undefined) return true;
     return req.method !== 'POST' && isLegacyVersion(req.headers['mcp-protocol-version']);
   }
 
   /** POST, GET or DELETE of a claimed request; never throws. */
-  handle(
-    req: IncomingMessage,
-    res: ServerResponse,
-    principal: Principal | undefined,
-    readBody: ReadBody,
-  ): void {
+  handle(req: WireRequest, res: WireResponse, principal: Principal | undefined, readBody: ReadBody): void {
     const method = req.method;
     if (method !== 'POST' && method !== 'GET' && method !== 'DELETE') {
       res.setHeader('allow', 'GET, POST, DELETE');
@@ -85,14 +80,14 @@ export class LegacyHttpFront {
     }
     if (method === 'POST') {
       const type = req.headers['content-type'] ?? '';
-      if (!/^application\/json\s*(;|$)/i.test(type)) {
+      if (!/^application\/json\s*(;|$)/i.test(String(type))) {
         refuse(res, 415, 'Unsupported Media Type: Content-Type must be application/json');
         return;
       }
       readBody((body) => this.post(req, res, body, principal).catch((e: unknown) => this.failed(res, e)));
       return;
     }
-    if (method === 'GET' && !/text\/event-stream|\*\/\*/.test(req.headers.accept ?? '')) {
+    if (method === 'GET' && !/text\/event-stream|\*\/\*/.test(String(req.headers.accept ?? ''))) {
       refuse(res, 406, 'Not Acceptable: a GET must accept text/event-stream');
       return;
     }
@@ -106,7 +101,7 @@ export class LegacyHttpFront {
   }
 
   /** An initialize POSTed without a session: the handshake that opens one. */
-  initialize(res: ServerResponse, request: JsonRpcRequest, principal: Principal | undefined): void {
+  initialize(res: WireResponse, request: JsonRpcRequest, principal: Principal | undefined): void {
     this.bridge
       .initialize(request, principal)
       .then(({ response, session }) => {
@@ -125,14 +120,14 @@ export class LegacyHttpFront {
   }
 
   private async post(
-    req: IncomingMessage,
-    res: ServerResponse,
-    body: Buffer,
+    req: WireRequest,
+    res: WireResponse,
+    body: string,
     principal: Principal | undefined,
   ): Promise<void> {
     let message: unknown;
     try {
-      message = JSON.parse(body.toString('utf8'));
+      message = JSON.parse(body);
     } catch {
       refuse(res, 400, 'Parse error: the body is not valid JSON', ErrorCode.ParseError);
       return;
@@ -154,7 +149,8 @@ export class LegacyHttpFront {
     if (classified.kind === 'response') {
       // The client's answer to one of our requests, maybe to one another instance sent.
       if (await this.bridge.deliver(session, classified.response as unknown as JsonObject, principal)) {
-        res.writeHead(202).end();
+        res.writeHead(202);
+        res.end();
         return;
       }
       refuse(
@@ -169,7 +165,8 @@ export class LegacyHttpFront {
       if (method === 'notifications/cancelled') {
         this.inFlight.get(`${session.key} ${String(params?.requestId)}`)?.abort();
       }
-      res.writeHead(202).end();
+      res.writeHead(202);
+      res.end();
       return;
     }
     const { request } = classified;
@@ -214,7 +211,7 @@ export class LegacyHttpFront {
     }
   }
 
-  private get(req: IncomingMessage, res: ServerResponse, session: LegacySession): void {
+  private get(req: WireRequest, res: WireResponse, session: LegacySession): void {
     const last = req.headers['last-event-id'];
     const headers = { [SESSION_HEADER]: session.id };
     if (typeof last === 'string') {
@@ -245,7 +242,7 @@ export class LegacyHttpFront {
     });
   }
 
-  private async end(res: ServerResponse, session: LegacySession): Promise<void> {
+  private async end(res: WireResponse, session: LegacySession): Promise<void> {
     await this.bridge.endSession(session);
     this.standalone.get(session.key)?.end();
     this.standalone.delete(session.key);
@@ -254,13 +251,14 @@ export class LegacyHttpFront {
       s.close();
       this.streams.delete(id);
     }
-    res.writeHead(200).end();
+    res.writeHead(200);
+    res.end();
   }
 
   /** The session the request names, or undefined once refused (400 without one, 404 unknown, 403 another's). */
   private async withSession(
-    req: IncomingMessage,
-    res: ServerResponse,
+    req: WireRequest,
+    res: WireResponse,
     principal: Principal | undefined,
   ): Promise<LegacySession | undefined> {
     const id = req.headers[SESSION_HEADER];
@@ -308,7 +306,7 @@ export class LegacyHttpFront {
     timer.unref?.();
   }
 
-  private failed(res: ServerResponse, error: unknown): void {
+  private failed(res: WireResponse, error: unknown): void {
     this.logger.error(
       { err: error instanceof Error ? error.stack : String(error) },
       'unexpected legacy transport error',
@@ -319,7 +317,7 @@ export class LegacyHttpFront {
 }
 
 function refuse(
-  res: ServerResponse,
+  res: WireResponse,
   status: number,
   message: string,
   code: number = ErrorCode.InvalidRequest,
