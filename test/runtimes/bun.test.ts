@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
+import { requireBuiltCli } from '../client/helpers.js';
 import { startRuntime } from './child-runtime.js';
 import { describeRuntime } from './flow.js';
 
@@ -14,6 +15,7 @@ afterAll(() => (dir ? rm(dir, { recursive: true, force: true }) : undefined));
 describeRuntime(
   'bun',
   async (env) => {
+    requireBuiltCli(); // Bun runs the built package
     // Bun follows tsconfig.json's paths to the sources; an empty tsconfig makes `mrtr/*` the package's dist/.
     dir = await mkdtemp(join(tmpdir(), 'mrtr-bun-'));
     await writeFile(join(dir, 'tsconfig.json'), '{}');

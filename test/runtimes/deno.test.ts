@@ -1,6 +1,7 @@
 // The fixture server on Deno, which resolves `mrtr/*` through package.json to the built package (dist/) and npm
 // packages from node_modules: --no-remote, nothing is downloaded.
 import { join } from 'node:path';
+import { requireBuiltCli } from '../client/helpers.js';
 import { startRuntime } from './child-runtime.js';
 import { describeRuntime } from './flow.js';
 
@@ -9,8 +10,9 @@ const DENO = join(ROOT, 'node_modules/deno/bin.cjs');
 
 describeRuntime(
   'deno',
-  (env) =>
-    startRuntime(
+  (env) => {
+    requireBuiltCli(); // Deno runs the built package
+    return startRuntime(
       process.execPath,
       [
         DENO,
@@ -24,6 +26,7 @@ describeRuntime(
         join(import.meta.dirname, 'deno-entry.ts'),
       ],
       { cwd: ROOT, env: { ...env, DENO_NO_UPDATE_CHECK: '1' } },
-    ),
+    );
+  },
   { legacyClient: true, redis: true },
 );

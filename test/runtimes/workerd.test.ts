@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
+import { requireBuiltCli } from '../client/helpers.js';
 import { freePort } from '../helpers/free-port.js';
 import { startRuntime } from './child-runtime.js';
 import { describeRuntime } from './flow.js';
@@ -16,6 +17,7 @@ afterAll(() => (dir ? rm(dir, { recursive: true, force: true }) : undefined));
 describeRuntime(
   'workerd',
   async () => {
+    requireBuiltCli(); // the worker bundles the built package
     dir = await mkdtemp(join(tmpdir(), 'mrtr-workerd-'));
     const config = await bundleWorker(dir, await freePort());
     return startRuntime(WORKERD, ['serve', config], { cwd: dir });
