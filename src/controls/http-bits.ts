@@ -1,6 +1,6 @@
 // Small answers the controls' routes share: JSON for the API, a 303 for the pages, a request body as JSON.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MrtrError } from '../protocol/index.js';
+import { MrtrError, readBodyText } from '../protocol/index.js';
 
 const MAX_JSON_BYTES = 16 * 1024;
 
@@ -30,33 +30,19 @@ export class BodyError extends MrtrError {
 
 /** A small JSON object body (application/json), or a BodyError naming what is wrong. */
 export function readJsonBody(req: IncomingMessage): Promise<Record<string, unknown>> {
-  return new Promise((resolve, reject) => {
-    if (!/^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? '')) {
-      req.resume();
-      reject(new BodyError('expected Content-Type: application/json'));
-      return;
+  if (!/^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? '')) {
+    req.resume();
+    return Promise.reject(new BodyError('expected Content-Type: application/json'));
+  }
+  return readBodyText(req, MAX_JSON_BYTES, () => new BodyError('body too large')).then((text) => {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw new BodyError('the body is not JSON');
     }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_JSON_BYTES) {
-        req.destroy();
-        reject(new BodyError('body too large'));
-        return;
-      }
-      chunks.push(c);
-    });
-    req.on('end', () => {
-      try {
-        const value = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
-        if (typeof value !== 'object' || value === null || Array.isArray(value))
-          reject(new BodyError('the body must be a JSON object'));
-        else resolve(value as Record<string, unknown>);
-      } catch {
-        reject(new BodyError('the body is not JSON'));
-      }
-    });
-    req.on('error', reject);
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      throw new BodyError('the body must be a JSON object');
+    return value as Record<string, unknown>;
   });
 }

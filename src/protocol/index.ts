@@ -12,6 +12,7 @@ export {
   encodeHeaderValue,
   nameHeaderField,
 } from './headers.js';
+export { type BodyStream, readBody, readBodyText } from './http-body.js';
 export {
   capabilitiesFor,
   clientSupports,

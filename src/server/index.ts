@@ -88,6 +88,7 @@ export type { GuardedRound, GuardResult, RoundGuard } from './round/guard.js';
 export type { RoundEvent, RoundIntent, RoundObserver, RoundOutcome } from './round/observer.js';
 export { type RoundCall, type RoundEntry, RoundRunner, type RoundRunnerOptions } from './round/runner.js';
 export {
+  type HttpOptions,
   type LegacyClientOptions,
   McpServer,
   type McpServerOptions,

@@ -129,6 +129,9 @@ export interface McpServerOptions {
   tasks?: false | TaskOptions;
 }
 
+/** `http()` and `listen()`: the transport's options, and the edge's sign-in and 2025 clients. */
+export type HttpOptions = HttpServerTransportOptions & Pick<HttpEdgeSettings, 'signIn' | 'legacyClients'>;
+
 /** Where tasks are kept and how long. */
 export interface TaskOptions {
   /** Where task records live (default: `replayStore`, else this process's memory — a fleet needs a shared one). */
@@ -353,19 +356,32 @@ export class McpServer {
     this.dispatcher?.close();
   }
 
-  /** A Streamable HTTP transport; use `.listener` with your own node:http server, or `.listen()`. */
-  http(options: HttpServerTransportOptions = {}): HttpServerTransport {
-    const edge = this.httpEdge({});
+  /**
+   * A Streamable HTTP transport; use `.listener` with your own node:http server, or `.listen()`. `signIn` and
+   * `legacyClients` here take the place of this server's (deprecated) options of the same names.
+   */
+  http(options: HttpOptions = {}): HttpServerTransport {
+    return this.transportFor(options).transport;
+  }
+
+  private transportFor(options: HttpOptions): { transport: HttpServerTransport; legacy?: LegacyBridge } {
+    const { signIn, legacyClients, ...rest } = options;
+    const edge = this.httpEdge({
+      ...('signIn' in options ? { signIn } : {}),
+      ...('legacyClients' in options ? { legacyClients } : {}),
+      ...('auth' in options ? { auth: options.auth } : {}),
+    });
     const auth = options.authenticate ? {} : { auth: edge.auth };
     const pages = edge.pages.length > 0 ? { pages: routesOf(edge.pages) } : {};
-    return new HttpServerTransport(this.core, {
+    const transport = new HttpServerTransport(this.core, {
       logger: this.logger,
       ...auth,
       ...pages,
       ...(edge.observers?.length ? { observers: edge.observers } : {}),
       ...(edge.legacy ? { legacy: edge.legacy, legacyHttp: edge.legacyHttp } : {}),
-      ...options,
+      ...rest,
     });
+    return edge.legacy ? { transport, legacy: edge.legacy } : { transport };
   }
 
   /**
@@ -476,10 +492,10 @@ export class McpServer {
     });
   }
 
-  async listen(options: HttpServerTransportOptions = {}): Promise<HttpEndpoint> {
-    const transport = this.http(options);
+  async listen(options: HttpOptions = {}): Promise<HttpEndpoint> {
+    const { transport, legacy } = this.transportFor(options);
     // With a relay, answers from other instances must reach this one before it asks anything.
-    await this.legacyBridge?.ready();
+    await legacy?.ready();
     return transport.listen();
   }
 

@@ -1,6 +1,6 @@
 // Reading a page's form POST: url-encoded, small, from our own origin.
 import type { IncomingMessage } from 'node:http';
-import { MrtrError } from '../../protocol/index.js';
+import { MrtrError, readBodyText } from '../../protocol/index.js';
 
 /** Forms here are a few short fields; anything larger is not one of ours. */
 const MAX_FORM_BYTES = 16 * 1024;
@@ -15,27 +15,14 @@ export class FormError extends MrtrError {
 
 /** The fields of a url-encoded POST body; rejects other types and bodies over 16 KiB. */
 export function readForm(req: IncomingMessage): Promise<URLSearchParams> {
-  return new Promise((resolve, reject) => {
-    const type = req.headers['content-type'] ?? '';
-    if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(type)) {
-      req.resume();
-      reject(new FormError('expected a form (application/x-www-form-urlencoded)'));
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_FORM_BYTES) {
-        req.destroy();
-        reject(new FormError('form too large'));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(new URLSearchParams(Buffer.concat(chunks).toString('utf8'))));
-    req.on('error', reject);
-  });
+  const type = req.headers['content-type'] ?? '';
+  if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(type)) {
+    req.resume();
+    return Promise.reject(new FormError('expected a form (application/x-www-form-urlencoded)'));
+  }
+  return readBodyText(req, MAX_FORM_BYTES, () => new FormError('form too large')).then(
+    (text) => new URLSearchParams(text),
+  );
 }
 
 /** A POST from a page of ours: the browser's Origin header names our origin (the first CSRF defence). */

@@ -1,5 +1,6 @@
 // A web Request and Response behind the wire members the endpoint uses, with web-standard APIs only: the head is
 // read from Request.headers, the answer becomes a Response, streamed (SSE) through a ReadableStream.
+import { type BodyStream, readBody } from '../../protocol/index.js';
 import type { BodyReader, WireRequest, WireResponse } from './wire.js';
 
 const encoder = new TextEncoder();
@@ -15,47 +16,64 @@ export function wireRequestOf(request: Request, url: URL): WireRequest {
   return { method: request.method, url: url.pathname + url.search, headers, rawHeaders };
 }
 
-/** Read a web Request's body, as the endpoint's BodyReader. */
-export function fetchBodyReader(request: Request): BodyReader {
-  return (limit, onBody, tooLarge) => {
-    const declared = Number(request.headers.get('content-length') ?? Number.NaN);
-    if (Number.isFinite(declared) && declared > limit) {
-      void request.body?.cancel().catch(() => {});
-      tooLarge();
-      return;
-    }
-    readLimited(request.body, limit).then(
-      (bytes) => (bytes === undefined ? tooLarge() : onBody(new TextDecoder().decode(bytes))),
-      // A body cut off mid-way has nobody to answer, as on node.
-      () => {},
-    );
-  };
+/** Read a web Request's body with protocol's one reader, as the endpoint's BodyReader. */
+export function fetchBodyReader(request: Request, headers: WireRequest['headers']): BodyReader {
+  const stream = new WebBodyStream(headers, request.body);
+  return (limit, onBody, tooLarge) => readBody(stream, limit, onBody, tooLarge);
 }
 
-/** The bytes of `body`, or undefined once they pass `limit` (the rest is not read). */
-async function readLimited(body: ReadableStream<Uint8Array> | null, limit: number) {
-  if (body === null) return new Uint8Array(0);
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      void reader.cancel().catch(() => {});
-      return undefined;
+/** A web body behind the members of node's IncomingMessage the reader uses: its chunks as 'data' events. */
+class WebBodyStream implements BodyStream {
+  #data: ((chunk: Uint8Array) => void) | undefined;
+  #end: (() => void) | undefined;
+  #error: ((error: unknown) => void) | undefined;
+  #started = false;
+  #dropped = false;
+  #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+
+  constructor(
+    readonly headers: WireRequest['headers'],
+    private readonly body: ReadableStream<Uint8Array> | null,
+  ) {}
+
+  on(event: 'data' | 'end' | 'error', listener: (value: never) => void): void {
+    if (event === 'data') this.#data = listener as (chunk: Uint8Array) => void;
+    else if (event === 'end') this.#end = listener as () => void;
+    else this.#error = listener as (error: unknown) => void;
+    // Read once the reader has said what it listens to (it registers all three in one turn).
+    if (!this.#started) {
+      this.#started = true;
+      queueMicrotask(() => void this.#pump());
     }
-    chunks.push(value);
   }
-  if (chunks.length === 1) return chunks[0]!;
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.byteLength;
+
+  /** A web body need not be drained: stop reading it. */
+  resume(): void {
+    this.#dropped = true;
+    const cancelled = this.#reader ? this.#reader.cancel() : this.body?.cancel();
+    void cancelled?.catch(() => {});
   }
-  return bytes;
+
+  async #pump(): Promise<void> {
+    if (this.#dropped) return;
+    if (this.body === null) {
+      this.#end?.();
+      return;
+    }
+    const reader = this.body.getReader();
+    this.#reader = reader;
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (this.#dropped) return;
+        if (done) break;
+        this.#data?.(value);
+      }
+      this.#end?.();
+    } catch (error) {
+      if (!this.#dropped) this.#error?.(error);
+    }
+  }
 }
 
 /**

@@ -61,7 +61,7 @@ export function mcpHttp(server: McpServer, options: McpHttpOptions = {}): McpFet
       const res = new FetchResponseWriter(request.signal);
       const route = routes.find((r) => r.handles(url.pathname));
       if (route) route.handle(req, res);
-      else endpoint.serve(req, res, url.pathname, fetchBodyReader(request));
+      else endpoint.serve(req, res, url.pathname, fetchBodyReader(request, req.headers));
       return res.response;
     },
   };
