@@ -17,6 +17,8 @@ export interface JwtVerifierOptions {
   audience: string | readonly string[];
   /** Skip discovery and read keys from here. */
   jwksUri?: string;
+  /** The issuer's public keys as a JSON Web Key Set (`{ keys: [...] }`): no discovery, no network at all. */
+  jwks?: { keys: readonly object[] };
   /**
    * A shared secret for HS256/HS384/HS512 tokens. Only with it are HS* algorithms accepted, and then only they:
    * a server never checks an HMAC against a key it fetched.
@@ -164,8 +166,11 @@ export class JwtVerifier implements TokenVerifier {
       throw new JwtVerifierConfigError(
         'JwtVerifier: with a shared secret, only HS256/HS384/HS512 are accepted',
       );
-    if (options.secret !== undefined && options.jwksUri !== undefined)
-      throw new JwtVerifierConfigError('JwtVerifier: give either a secret or a jwksUri, not both');
+    const keySources = [options.secret, options.jwksUri, options.jwks].filter((k) => k !== undefined);
+    if (keySources.length > 1)
+      throw new JwtVerifierConfigError('JwtVerifier: give one of secret, jwksUri or jwks, not several');
+    if (options.jwks !== undefined && !Array.isArray(options.jwks?.keys))
+      throw new JwtVerifierConfigError('JwtVerifier: jwks must be a JSON Web Key Set, { keys: [...] }');
     // Checked here, as the key set that uses them is made with the first token check: a bad value must stop the
     // server at start, not refuse every request later.
     const timeoutMs = options.fetchTimeoutMs;
@@ -246,6 +251,8 @@ export class JwtVerifier implements TokenVerifier {
 
   private async checkSignature(token: string): Promise<JWTPayload> {
     const jose = await loadJose();
+    if (this.keys === undefined && this.options.jwks !== undefined)
+      this.keys = jose.createLocalJWKSet(this.options.jwks as Parameters<Jose['createLocalJWKSet']>[0]);
     if (this.keys === undefined && this.jwksUri !== undefined)
       this.keys = this.remoteKeys(jose, this.jwksUri);
     const keys = this.keys ?? (await this.discover(jose));

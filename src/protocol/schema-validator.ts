@@ -1,15 +1,15 @@
 // Every Ajv in mrtr comes from createAjv(), so the official schema and the JSON Schemas tool authors write are read
 // with the same options: 2020-12 (schema.json's dialect and MCP's default), formats checked, nothing on the console.
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import * as ajvFormats from 'ajv-formats';
 import { LINEAR_FORMATS } from './linear-formats.js';
 import { linearRegExp } from './linear-regexp.js';
 import { MrtrError } from './mrtr-error.js';
+import { OFFICIAL_SCHEMA } from './official-schema.js';
 import type { JsonObject } from './wire.js';
 
-const require = createRequire(import.meta.url);
-const addFormats = require('ajv-formats') as (ajv: Ajv2020) => Ajv2020;
+// ajv-formats is CommonJS: its plugin is the module itself, which every runtime and bundler hands over as `default`.
+const addFormats = ajvFormats.default as unknown as (ajv: Ajv2020) => Ajv2020;
 
 const SCHEMA_ID = 'https://modelcontextprotocol.io/schema/2026-07-28.json';
 
@@ -47,11 +47,9 @@ const cache = new Map<string, ValidateFunction>();
 
 function officialAjv(): Ajv2020 {
   if (official) return official;
-  const url = new URL('../../schema/2026-07-28.json', import.meta.url);
-  const schema = JSON.parse(readFileSync(url, 'utf8')) as Record<string, unknown>;
-  schema.$id = SCHEMA_ID;
   official = createAjv();
-  official.addSchema(schema);
+  // A copy: the imported module object is shared with every other importer.
+  official.addSchema({ ...OFFICIAL_SCHEMA, $id: SCHEMA_ID });
   return official;
 }
 

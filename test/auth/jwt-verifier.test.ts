@@ -1,6 +1,6 @@
 // JwtVerifier without a network: HS256 with an explicit secret, to pin the remembered-token rules — a verified token
 // is remembered (the second round pays no signature), never past its exp, and the memory is bounded.
-import { SignJWT } from 'jose';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { JwtVerifier } from '../../src/auth/index.js';
 
@@ -140,5 +140,50 @@ describe('key-set timing options', () => {
     expect(
       () => new JwtVerifier({ ...jwks, fetchTimeoutMs: 0, jwksCooldownMs: 0, jwksCacheMaxAgeMs: 1.5 }),
     ).not.toThrow();
+  });
+});
+
+describe('a static key set (jwks)', () => {
+  async function signed(claims: Record<string, unknown> = {}) {
+    const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
+    const jwk = { ...(await exportJWK(publicKey)), kid: 'k1', alg: 'ES256' };
+    const t = await new SignJWT({ scope: 'a', ...claims })
+      .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setSubject('alice')
+      .setExpirationTime('5m')
+      .sign(privateKey);
+    return { jwk, t };
+  }
+
+  it('verifies a token against the given public keys, with no fetch', async () => {
+    const { jwk, t } = await signed();
+    const fetch = vi.fn();
+    const verifier = new JwtVerifier({ issuer: ISSUER, audience: AUDIENCE, jwks: { keys: [jwk] }, fetch });
+    await expect(verifier.verify(t)).resolves.toMatchObject({ subject: 'alice', scopes: ['a'] });
+    expect(fetch).not.toHaveBeenCalled();
+  });
+
+  it('refuses a token signed by a key not in the set', async () => {
+    const { t } = await signed();
+    const other = await signed();
+    const verifier = new JwtVerifier({ issuer: ISSUER, audience: AUDIENCE, jwks: { keys: [other.jwk] } });
+    await expect(Promise.resolve().then(() => verifier.verify(t))).rejects.toMatchObject({
+      reason: 'bad_signature',
+    });
+  });
+
+  it('takes one key source: jwks with a jwksUri or a secret is refused, and so is a set without keys', () => {
+    const jwks = { keys: [] };
+    expect(
+      () => new JwtVerifier({ issuer: ISSUER, audience: AUDIENCE, jwks, jwksUri: `${ISSUER}/jwks` }),
+    ).toThrow('give one of secret, jwksUri or jwks, not several');
+    expect(() => new JwtVerifier({ issuer: ISSUER, audience: AUDIENCE, jwks, secret: SECRET })).toThrow(
+      'give one of secret, jwksUri or jwks, not several',
+    );
+    expect(
+      () => new JwtVerifier({ issuer: ISSUER, audience: AUDIENCE, jwks: {} as { keys: object[] } }),
+    ).toThrow('jwks must be a JSON Web Key Set');
   });
 });

@@ -119,8 +119,15 @@ interface SessionState {
 export type SessionLookup = LegacySession | 'not_found' | 'forbidden';
 
 export class LegacyBridge {
-  /** Names this instance in the ids of the requests it sends, so an answer can be relayed back to it. */
-  readonly instance = randomBytes(6).toString('base64url');
+  #instance: string | undefined;
+  /**
+   * Names this instance in the ids of the requests it sends, so an answer can be relayed back to it. Drawn on first
+   * use: workerd allows no random values while a worker module loads, which is when a worker builds its server.
+   */
+  get instance(): string {
+    this.#instance ??= randomBytes(6).toString('base64url');
+    return this.#instance;
+  }
   private readonly codec: SessionCodec;
   private readonly store: SharedStore;
   /** Questions sent and not yet answered, by request id, grouped by session (held/pending-answers.ts). */

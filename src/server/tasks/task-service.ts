@@ -72,8 +72,15 @@ const notFound = (id: unknown) =>
 
 export class TaskService {
   private readonly now: () => number;
-  /** This instance's name in leases: another instance's claim is never mistaken for ours. */
-  private readonly holder = randomBytes(8).toString('hex');
+  /**
+   * This instance's name in leases: another instance's claim is never mistaken for ours. Drawn on first use, not in
+   * the constructor: workerd allows no random values while a module loads, which is when a worker builds its server.
+   */
+  #holder: string | undefined;
+  private get holder(): string {
+    this.#holder ??= randomBytes(8).toString('hex');
+    return this.#holder;
+  }
   /** Rounds this instance is running, to abort on cancel. */
   private readonly running = new Map<string, AbortController>();
   /** Checks of waiting tasks this instance has scheduled. */
