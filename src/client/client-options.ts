@@ -1,11 +1,13 @@
-// What McpClient takes: its options, and the options of its calls.
-import type {
-  ClientCapabilities,
-  DetailedTask,
-  Implementation,
-  JsonObject,
-  Result,
-  ServerCapabilities,
+// What McpClient takes: its options, the options of its calls, and what a raw round declares.
+import {
+  type ClientCapabilities,
+  capabilitiesFor,
+  type DetailedTask,
+  type Implementation,
+  type JsonObject,
+  type Result,
+  type ServerCapabilities,
+  TASKS_EXTENSION,
 } from '../protocol/index.js';
 import type { DriverOptions } from './driver.js';
 import type { HeldCallLimits } from './held-calls.js';
@@ -76,4 +78,28 @@ export interface DiscoverResult extends Result {
   supportedVersions: string[];
   capabilities: ServerCapabilities;
   instructions?: string;
+}
+
+/**
+ * What a client declares: the capabilities given (else its resolvers' kinds), with the tasks extension unless
+ * `tasks: false`; and what a raw round declares, always without it (a round cannot carry a task on for its caller).
+ */
+export function declaredCapabilities(options: McpClientOptions): {
+  declared: ClientCapabilities;
+  round: ClientCapabilities;
+} {
+  const resolvers = options.resolvers ?? [];
+  const base = options.capabilities ?? capabilitiesFor(resolvers.flatMap((r) => [...r.kinds]));
+  const round = withoutTasks(base);
+  if (options.tasks === false) return { declared: round, round };
+  return { declared: { ...base, extensions: { ...base.extensions, [TASKS_EXTENSION]: {} } }, round };
+}
+
+/** The capabilities without the tasks extension (and without an `extensions` left empty by removing it). */
+function withoutTasks(capabilities: ClientCapabilities): ClientCapabilities {
+  if (!capabilities.extensions || !Object.hasOwn(capabilities.extensions, TASKS_EXTENSION))
+    return capabilities;
+  const { [TASKS_EXTENSION]: _tasks, ...others } = capabilities.extensions;
+  const { extensions: _all, ...rest } = capabilities;
+  return Object.keys(others).length > 0 ? { ...rest, extensions: others } : rest;
 }

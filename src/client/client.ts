@@ -4,7 +4,6 @@
 import {
   type CallToolResult,
   type ClientCapabilities,
-  capabilitiesFor,
   type DetailedTask,
   declaredKinds,
   type GetPromptResult,
@@ -19,19 +18,24 @@ import {
   type ResourceDefinition,
   type ResourceTemplateDefinition,
   type Result,
-  TASKS_EXTENSION,
   type ToolDefinition,
 } from '../protocol/index.js';
-import type { CallOptions, DiscoverResult, FollowTaskOptions, McpClientOptions } from './client-options.js';
+import {
+  type CallOptions,
+  type DiscoverResult,
+  declaredCapabilities,
+  type FollowTaskOptions,
+  type McpClientOptions,
+} from './client-options.js';
 import { Connection, type Generation, type RequestOptions } from './connection.js';
-import { type CallHost, driveCall, taskWire } from './drive-call.js';
+import { driveCall, taskRequest } from './drive-call.js';
 import { CLIENT_DEFAULTS, type MrtrOutcome } from './driver.js';
-import { abortError, ProtocolViolation, RemoteError } from './errors.js';
+import { ProtocolViolation } from './errors.js';
 import { HeldCalls } from './held-calls.js';
 import { HttpClientTransport } from './http-transport.js';
 import { KnownTools, type RejectedTool } from './known-tools.js';
 import { listAll } from './list-pages.js';
-import { oneRound } from './one-round.js';
+import { oneRound, type RoundHost } from './one-round.js';
 import type { InputResolver } from './resolvers.js';
 import type { RoundOptions, RoundResult } from './round-args.js';
 import { readTask } from './task-shape.js';
@@ -60,6 +64,10 @@ export class McpClient {
   readonly #tools = new KnownTools();
   /** The 2025 calls round() holds open between rounds. */
   readonly #held: HeldCalls;
+  /** What the round loop needs of this client to drive one of its calls (drive-call.ts, tool-call.ts). */
+  readonly #callHost: ToolCallHost;
+  /** What one raw round needs of this client (one-round.ts). */
+  readonly #roundHost: RoundHost;
 
   constructor(options: McpClientOptions) {
     this.#options = options;
@@ -68,12 +76,8 @@ export class McpClient {
         ? new HttpClientTransport({ url: options.server, token: options.token, auth: options.auth })
         : options.server;
     const resolvers = options.resolvers ?? [];
-    const base = options.capabilities ?? capabilitiesFor(resolvers.flatMap((r) => [...r.kinds]));
     this.followsTasks = options.tasks !== false;
-    this.#roundCapabilities = withoutTasks(base);
-    this.capabilities = this.followsTasks
-      ? { ...base, extensions: { ...base.extensions, [TASKS_EXTENSION]: {} } }
-      : this.#roundCapabilities;
+    ({ declared: this.capabilities, round: this.#roundCapabilities } = declaredCapabilities(options));
     this.declared = declaredKinds(this.capabilities);
     this.resolvers = resolvers;
     this.#held = new HeldCalls({
@@ -90,6 +94,35 @@ export class McpClient {
       requestTimeoutMs: options.requestTimeoutMs,
       probeTimeoutMs: options.probeTimeoutMs,
     });
+    const connection = this.#connection;
+    this.#callHost = {
+      connection,
+      resolvers,
+      declared: this.declared,
+      followsTasks: this.followsTasks,
+      defaults: options.mrtr,
+      tools: this.#tools,
+      listTools: (o) => this.listTools(o),
+    };
+    this.#roundHost = {
+      connection,
+      held: this.#held,
+      tools: this.#tools,
+      declared: this.declared,
+      capabilities: this.#roundCapabilities,
+      maxQuestionsPerRound: options.mrtr?.maxQuestionsPerRound ?? CLIENT_DEFAULTS.maxQuestionsPerRound,
+      timeoutMs: options.mrtr?.timeoutMs ?? CLIENT_DEFAULTS.timeoutMs,
+      // Only the round's own end stops it; a list that fails just leaves the headers unplanned.
+      toolCallHeaders: (name, args, signal) =>
+        toolCallHeaders(connection, this.#tools, name, args, signal, (s) =>
+          this.listTools({ signal: s }).then(
+            () => undefined,
+            (error: unknown) => {
+              if (s.aborted) throw error;
+            },
+          ),
+        ),
+    };
   }
 
   /** The server's self-description, from `server/discover` (or initialize); undefined before either. */
@@ -158,18 +191,6 @@ export class McpClient {
     return listAll(this.#connection, 'resources/templates/list', 'resourceTemplates', options);
   }
 
-  /** What the round loop needs of this client to drive one of its calls (drive-call.ts). */
-  get #callHost(): ToolCallHost {
-    const host: CallHost = {
-      connection: this.#connection,
-      resolvers: this.resolvers,
-      declared: this.declared,
-      followsTasks: this.followsTasks,
-      defaults: this.#options.mrtr,
-    };
-    return { ...host, tools: this.#tools, listTools: (o) => this.listTools(o) };
-  }
-
   /**
    * Call a tool and carry it through every input_required round (the round loop). Resolves with the outcome; it does
    * not throw for anything the server, the network or the person does. Over HTTP it rejects with a TypeError, before
@@ -230,7 +251,7 @@ export class McpClient {
    */
   async getTask(taskId: string, options?: RequestOptions): Promise<DetailedTask> {
     this.#checkFollowsTasks('getTask', taskId);
-    const result = await this.#taskRequest('get', taskId, options);
+    const result = await taskRequest(this.#connection, 'get', taskId, options);
     return readTask(result, 'tasks/get', taskId);
   }
 
@@ -240,21 +261,7 @@ export class McpClient {
    */
   async cancelTask(taskId: string, options?: RequestOptions): Promise<void> {
     this.#checkFollowsTasks('cancelTask', taskId);
-    await this.#taskRequest('cancel', taskId, options);
-  }
-
-  /** One tasks/get or tasks/cancel within the request time limit; a JSON-RPC error is thrown as RemoteError. */
-  async #taskRequest(which: 'get' | 'cancel', taskId: string, options?: RequestOptions): Promise<unknown> {
-    const { signal, done } = this.#connection.withTimeout(options);
-    try {
-      if (signal.aborted) throw abortError(signal);
-      const wire = taskWire(this.#connection, which === 'get' ? options?.onNotification : undefined);
-      const response = await wire[which](taskId, signal);
-      if ('error' in response) throw new RemoteError(response.error);
-      return response.result;
-    } finally {
-      done();
-    }
+    await taskRequest(this.#connection, 'cancel', taskId, options);
   }
 
   /** Refuse a task request from a client that does not declare the extension: the server would refuse it (-32021). */
@@ -283,32 +290,7 @@ export class McpClient {
     params: JsonObject,
     options: RoundOptions = {},
   ): Promise<RoundResult<R>> {
-    const connection = this.#connection;
-    return oneRound<R>(
-      {
-        connection,
-        held: this.#held,
-        tools: this.#tools,
-        declared: this.declared,
-        capabilities: this.#roundCapabilities,
-        maxQuestionsPerRound:
-          this.#options.mrtr?.maxQuestionsPerRound ?? CLIENT_DEFAULTS.maxQuestionsPerRound,
-        timeoutMs: this.#options.mrtr?.timeoutMs ?? CLIENT_DEFAULTS.timeoutMs,
-        toolCallHeaders: (name, args, signal) =>
-          toolCallHeaders(connection, this.#tools, name, args, signal, (s) =>
-            this.listTools({ signal: s }).then(
-              () => undefined,
-              (error: unknown) => {
-                // Only the round's own end stops it; a list that fails just leaves the headers unplanned.
-                if (s.aborted) throw error;
-              },
-            ),
-          ),
-      },
-      method,
-      params,
-      options,
-    );
+    return oneRound<R>(this.#roundHost, method, params, options);
   }
 
   async close(): Promise<void> {
@@ -316,13 +298,4 @@ export class McpClient {
     for (const r of this.resolvers) r.close?.();
     await this.transport.close();
   }
-}
-
-/** The capabilities without the tasks extension (and without an `extensions` left empty by removing it). */
-function withoutTasks(capabilities: ClientCapabilities): ClientCapabilities {
-  if (!capabilities.extensions || !Object.hasOwn(capabilities.extensions, TASKS_EXTENSION))
-    return capabilities;
-  const { [TASKS_EXTENSION]: _tasks, ...others } = capabilities.extensions;
-  const { extensions: _all, ...rest } = capabilities;
-  return Object.keys(others).length > 0 ? { ...rest, extensions: others } : rest;
 }

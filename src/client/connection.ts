@@ -6,7 +6,6 @@ import {
   ErrorCode,
   type Implementation,
   isJsonObject,
-  isLegacyVersion,
   type JsonObject,
   type JsonRpcNotification,
   type JsonRpcRequest,
@@ -22,6 +21,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '../protocol/index.js';
 import { CLIENT_DEFAULTS } from './driver.js';
+import { isDiscoverResult, isLegacyStatus, offeredVersions, startingEra } from './era.js';
 import { abortError, ProtocolViolation, RemoteError, TransportFailure } from './errors.js';
 import { isModernError, LEGACY_HINT_STATUSES } from './legacy.js';
 import { LegacySession } from './legacy-session.js';
@@ -78,23 +78,9 @@ export class Connection {
     this.transport = options.transport;
     this.capabilities = options.capabilities;
     this.#version = options.protocolVersion ?? LATEST_PROTOCOL_VERSION;
-    const forced = options.protocol;
-    if (forced !== undefined) {
-      if (isLegacyVersion(forced)) {
-        if (!this.transport.legacy)
-          throw new MrtrError(
-            'ERR_INVALID_OPTION',
-            `this transport cannot carry the legacy protocol ${forced}`,
-          );
-        this.#era = 'legacy';
-      } else if (SUPPORTED_PROTOCOL_VERSIONS.includes(forced)) this.#era = 'modern';
-      else
-        throw new MrtrError(
-          'ERR_INVALID_OPTION',
-          `protocol ${JSON.stringify(forced)} is not one this client speaks (${[...SUPPORTED_PROTOCOL_VERSIONS, ...LEGACY_PROTOCOL_VERSIONS].join(', ')})`,
-        );
-      this.#version = forced;
-    } else if (!this.transport.legacy) this.#era = 'modern';
+    const start = startingEra(options.protocol, this.transport);
+    this.#era = start.era;
+    if (start.version !== undefined) this.#version = start.version;
     this.legacy = new LegacySession({
       transport: this.transport,
       nextId: () => this.#nextId++,
@@ -301,16 +287,4 @@ export class Connection {
       done();
     }
   }
-}
-
-const isLegacyStatus = (status: number | undefined): boolean => LEGACY_HINT_STATUSES.has(status ?? 0);
-
-/** The versions an UnsupportedProtocolVersion error offers (`data.supported`). */
-function offeredVersions(data: unknown): unknown[] {
-  return isJsonObject(data) && Array.isArray(data.supported) ? data.supported : [];
-}
-
-/** A DiscoverResult, or at least a 2026-07-28 result: legacy servers never send `resultType`. */
-function isDiscoverResult(result: unknown): boolean {
-  return isJsonObject(result) && (Array.isArray(result.supportedVersions) || result.resultType !== undefined);
 }

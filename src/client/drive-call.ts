@@ -1,10 +1,11 @@
 // How McpClient drives one of its calls: a DriverTarget over its connection, handed to the one round loop
 // (round-loop.ts). Each round plans its headers, registers who answers a 2025 server's requests that arrive outside
-// the round's stream, and sends; the loop does everything else.
+// the round's stream, and sends; the loop does everything else. The extension's task requests are sent from here too.
 import type { InputKind, JsonObject, JsonRpcNotification, Result } from '../protocol/index.js';
 import type { CallOptions } from './client-options.js';
-import type { Connection } from './connection.js';
+import type { Connection, RequestOptions } from './connection.js';
 import type { DriverOptions, DriverTarget, MrtrOutcome } from './driver.js';
+import { abortError, RemoteError } from './errors.js';
 import type { InputResolver } from './resolvers.js';
 import { driveMrtr } from './round-loop.js';
 import type { TaskWire } from './task-follow.js';
@@ -86,4 +87,23 @@ export function taskWire(
       ),
     cancel: (taskId, signal) => connection.exchange('tasks/cancel', { taskId }, { signal }),
   };
+}
+
+/** One tasks/get or tasks/cancel within the request time limit; a JSON-RPC error is thrown as RemoteError. */
+export async function taskRequest(
+  connection: Connection,
+  which: 'get' | 'cancel',
+  taskId: string,
+  options: RequestOptions | undefined,
+): Promise<unknown> {
+  const { signal, done } = connection.withTimeout(options);
+  try {
+    if (signal.aborted) throw abortError(signal);
+    const wire = taskWire(connection, which === 'get' ? options?.onNotification : undefined);
+    const response = await wire[which](taskId, signal);
+    if ('error' in response) throw new RemoteError(response.error);
+    return response.result;
+  } finally {
+    done();
+  }
 }
