@@ -23,6 +23,7 @@ import {
 import { CLIENT_DEFAULTS } from './driver.js';
 import { isDiscoverResult, isLegacyStatus, offeredVersions, startingEra } from './era.js';
 import { abortError, ProtocolViolation, RemoteError, TransportFailure } from './errors.js';
+import type { ExchangeOptions } from './exchange-options.js';
 import { isModernError, LEGACY_HINT_STATUSES } from './legacy.js';
 import { LegacySession } from './legacy-session.js';
 import type { ClientTransport } from './transport.js';
@@ -34,18 +35,7 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
-/** How one request goes out: its signal, where its notifications and server requests go, extra headers. */
-export interface ExchangeOptions {
-  signal: AbortSignal;
-  onNotification?: ((n: JsonRpcNotification) => void) | undefined;
-  headers?: Record<string, string> | undefined;
-  /** Ask for progress notifications (a progressToken equal to the request's id). */
-  progress?: boolean | undefined;
-  /** Who answers the requests a 2025 server sends on this request's stream. */
-  onServerRequest?: ((request: JsonRpcRequest) => Promise<JsonRpcResponse>) | undefined;
-  /** Capabilities declared on this request instead of the connection's (a raw round declares no tasks). */
-  capabilities?: ClientCapabilities | undefined;
-}
+export type { ExchangeOptions } from './exchange-options.js';
 
 export interface ConnectionOptions {
   transport: ClientTransport;

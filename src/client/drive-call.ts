@@ -4,11 +4,10 @@
 import type { InputKind, JsonObject, JsonRpcNotification, Result } from '../protocol/index.js';
 import type { CallOptions } from './client-options.js';
 import type { Connection, RequestOptions } from './connection.js';
-import type { DriverOptions, DriverTarget, MrtrOutcome } from './driver.js';
+import type { DriverOptions, DriverTarget, MrtrOutcome, TaskWire } from './driver.js';
 import { abortError, RemoteError } from './errors.js';
 import type { InputResolver } from './resolvers.js';
 import { driveMrtr } from './round-loop.js';
-import type { TaskWire } from './task-follow.js';
 
 /** What a call needs of its client. */
 export interface CallHost {

@@ -4,6 +4,7 @@
 import type {
   DetailedTask,
   InputKind,
+  InputResponses,
   JsonObject,
   JsonRpcError,
   JsonRpcNotification,
@@ -14,10 +15,23 @@ import type {
 import type { PendingQuestion } from './answer-questions.js';
 import type { PersonReason } from './input.js';
 import type { InputResolver } from './resolvers.js';
-import type { TaskEvent, TaskWire } from './task-follow.js';
 
 export type { PendingQuestion } from './answer-questions.js';
-export type { TaskEvent, TaskWire } from './task-follow.js';
+
+/** The three requests of the extension, each one sent with a new JSON-RPC id (and Mcp-Name: taskId over HTTP). */
+export interface TaskWire {
+  get(taskId: string, signal: AbortSignal): Promise<JsonRpcResponse>;
+  update(taskId: string, inputResponses: InputResponses, signal: AbortSignal): Promise<JsonRpcResponse>;
+  cancel(taskId: string, signal: AbortSignal): Promise<JsonRpcResponse>;
+}
+
+/** What following a task reports to a UI: the task as first seen, then every change of status or statusMessage. */
+export interface TaskEvent {
+  type: 'task';
+  taskId: string;
+  status: DetailedTask['status'];
+  statusMessage: string | undefined;
+}
 
 /** The driver's defaults. */
 export const CLIENT_DEFAULTS = Object.freeze({

@@ -10,8 +10,8 @@ import {
   type JsonRpcResponse,
   negotiateLegacyVersion,
 } from '../protocol/index.js';
-import type { ExchangeOptions } from './connection.js';
 import { describeError, ProtocolViolation, RemoteError, SessionExpired } from './errors.js';
+import type { ExchangeOptions } from './exchange-options.js';
 import { type LegacyServer, legacyCapabilities, readInitializeResult } from './legacy.js';
 import type { ClientTransport } from './transport.js';
 import type { UpstreamCall } from './upstream-call.js';

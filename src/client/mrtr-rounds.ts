@@ -5,7 +5,7 @@ import type { DriverOptions, DriverTarget } from './driver.js';
 import { ProtocolViolation } from './errors.js';
 import type { InBandQuestions } from './in-band-questions.js';
 import { parseInputRequired } from './input.js';
-import type { LoopContext, Step } from './round-loop.js';
+import type { LoopContext, Step } from './loop-steps.js';
 import { roundParams } from './round-params.js';
 import { sendWithRetries } from './round-retry.js';
 import { readTask } from './task-shape.js';

@@ -3,13 +3,7 @@
 // alike: the round cap, the deadline and abort, answering questions through the resolvers, the state-only backoff,
 // and the outcome. Where the next step comes from is a source: MRTR rounds (mrtr-rounds.ts, with the 2025 path's
 // in-band questions) or a task followed to its end (task-follow.ts).
-import {
-  type DetailedTask,
-  type InputResponses,
-  type JsonRpcError,
-  MrtrError,
-  type Result,
-} from '../protocol/index.js';
+import { MrtrError, type Result } from '../protocol/index.js';
 import { answerQuestions, pendingOf, ResolverFailed } from './answer-questions.js';
 import {
   CLIENT_DEFAULTS,
@@ -21,40 +15,12 @@ import {
 } from './driver.js';
 import { ProtocolViolation, RequestAborted, TransportFailure } from './errors.js';
 import { InBandQuestions } from './in-band-questions.js';
-import type { InputQuestion } from './input.js';
 import { LegacyRoundCap } from './legacy-questions.js';
+import type { LoopContext, Step } from './loop-steps.js';
 import { mrtrRounds } from './mrtr-rounds.js';
 import type { ResolveContext } from './resolvers.js';
 import { pause } from './round-retry.js';
 import { cancelQuietly, taskSteps } from './task-follow.js';
-
-/** How a call ended by the server's word: its result, its error, or its task cancelled. */
-export type StepEnd<R extends Result> =
-  | { status: 'complete'; result: R }
-  | { status: 'server_error'; error: JsonRpcError }
-  | { status: 'cancelled'; taskId: string; message: string };
-
-/** One step of a call, as a source gives it: an end, questions (answered, then `reply`), a wait (then `next`), or a task. */
-export type Step<R extends Result> =
-  | { kind: 'end'; end: StepEnd<R> }
-  /** `questions` empty: a state-only round, sent again with no answers after a pause (`retryAfterMs`, or backoff). */
-  | {
-      kind: 'ask';
-      questions: readonly InputQuestion[];
-      retryAfterMs?: number | undefined;
-      reply(answers: InputResponses | undefined): Promise<Step<R>>;
-    }
-  | { kind: 'wait'; delayMs: number; next(): Promise<Step<R>> }
-  /** The call became a task (or is one: followTask): followed from `seed`, if known. */
-  | { kind: 'task'; taskId: string; seed: DetailedTask | undefined };
-
-/** What a source may use of the loop: the call's signal, its events, and a new round counted and announced. */
-export interface LoopContext {
-  readonly signal: AbortSignal;
-  emit(event: MrtrEvent): void;
-  /** Counts one more request as a round (a tasks/get is not one), emits `round`, and returns its number. */
-  startRound(method: string): number;
-}
 
 /** Run one call to its end. Never throws for anything the server or the network does. */
 export async function driveMrtr<R extends Result = Result>(

@@ -3,33 +3,11 @@
 // tasks/update: each update is a round), and end as the call would have ended had it answered at once. The loop
 // cancels the task on abort (tasks/cancel, best effort and bounded), but not on the call's own timeout: the caller
 // stopped waiting, not the work, and `followTask` picks it up again.
-import type {
-  DetailedTask,
-  InputKind,
-  InputResponses,
-  JsonObject,
-  JsonRpcError,
-  JsonRpcResponse,
-  Result,
-} from '../protocol/index.js';
+import type { DetailedTask, InputKind, JsonObject, JsonRpcError, Result } from '../protocol/index.js';
+import type { TaskWire } from './driver.js';
 import { parseInputRequired } from './input.js';
-import type { LoopContext, Step } from './round-loop.js';
+import type { LoopContext, Step } from './loop-steps.js';
 import { pollDelayMs, readTask } from './task-shape.js';
-
-/** The three requests of the extension, each one sent with a new JSON-RPC id (and Mcp-Name: taskId over HTTP). */
-export interface TaskWire {
-  get(taskId: string, signal: AbortSignal): Promise<JsonRpcResponse>;
-  update(taskId: string, inputResponses: InputResponses, signal: AbortSignal): Promise<JsonRpcResponse>;
-  cancel(taskId: string, signal: AbortSignal): Promise<JsonRpcResponse>;
-}
-
-/** What following a task reports to a UI: the task as first seen, then every change of status or statusMessage. */
-export interface TaskEvent {
-  type: 'task';
-  taskId: string;
-  status: DetailedTask['status'];
-  statusMessage: string | undefined;
-}
 
 /** How long a tasks/cancel sent on the way out may take: the caller is leaving and must not wait on the server. */
 export const CANCEL_TIMEOUT_MS = 5000;
