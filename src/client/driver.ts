@@ -1,27 +1,37 @@
-// The MRTR driver: carries one call through its input_required rounds — bounded, abortable, isolated.
+// The round loop's vocabulary (the loop itself is round-loop.ts): its defaults, options, events and outcomes, and
+// the target a call is driven against. Named after `driveMrtr`, the public name of the loop.
 
-import {
-  type DetailedTask,
-  type InputKind,
-  type InputResponses,
-  type JsonObject,
-  type JsonRpcError,
-  type JsonRpcNotification,
-  type JsonRpcResponse,
-  MrtrError,
-  type Result,
+import type {
+  DetailedTask,
+  InputKind,
+  InputResponses,
+  JsonObject,
+  JsonRpcError,
+  JsonRpcNotification,
+  JsonRpcRequest,
+  JsonRpcResponse,
+  Result,
 } from '../protocol/index.js';
-import { answerQuestions, type PendingQuestion, pendingOf, ResolverFailed } from './answer-questions.js';
-import { ProtocolViolation, RequestAborted, TransportFailure } from './errors.js';
-import { type PersonReason, parseInputRequired } from './input.js';
-import { LegacyRoundCap } from './legacy-questions.js';
-import type { InputResolver, ResolveContext } from './resolvers.js';
-import { roundParams } from './round-params.js';
-import { followTask, type TaskEvent, type TaskWire } from './task-follow.js';
-import { readTask } from './task-shape.js';
+import type { PendingQuestion } from './answer-questions.js';
+import type { PersonReason } from './input.js';
+import type { InputResolver } from './resolvers.js';
 
 export type { PendingQuestion } from './answer-questions.js';
-export type { TaskEvent, TaskWire } from './task-follow.js';
+
+/** The three requests of the extension, each one sent with a new JSON-RPC id (and Mcp-Name: taskId over HTTP). */
+export interface TaskWire {
+  get(taskId: string, signal: AbortSignal): Promise<JsonRpcResponse>;
+  update(taskId: string, inputResponses: InputResponses, signal: AbortSignal): Promise<JsonRpcResponse>;
+  cancel(taskId: string, signal: AbortSignal): Promise<JsonRpcResponse>;
+}
+
+/** What following a task reports to a UI: the task as first seen, then every change of status or statusMessage. */
+export interface TaskEvent {
+  type: 'task';
+  taskId: string;
+  status: DetailedTask['status'];
+  statusMessage: string | undefined;
+}
 
 /** The driver's defaults. */
 export const CLIENT_DEFAULTS = Object.freeze({
@@ -147,11 +157,15 @@ export interface DriverTarget {
   server: string;
   /** The endpoint's host or the command, shown to people next to the name the server claims. */
   endpoint?: string;
-  /** Send one request with these params (a new JSON-RPC id each time). */
+  /**
+   * Send one request with these params (a new JSON-RPC id each time). `onServerRequest` answers what a 2025 server
+   * asks on the request's stream through the loop's resolvers and bounds; a transport without such requests ignores it.
+   */
   send: (
     params: JsonObject,
     signal: AbortSignal,
     onNotification: (n: JsonRpcNotification) => void,
+    onServerRequest?: (request: JsonRpcRequest) => Promise<JsonRpcResponse>,
   ) => Promise<JsonRpcResponse>;
   /**
    * Set when the client declared the tasks extension on this call and the method may become a task (tools/call):
@@ -160,266 +174,4 @@ export interface DriverTarget {
   tasks?: TaskWire;
   /** Follow this existing task instead of sending the call (McpClient.followTask); `seed` is its state, if known. */
   resume?: { taskId: string; seed?: DetailedTask; cancelOnAbort?: boolean };
-}
-
-/** HTTP statuses a gateway gives when the instance behind it failed: the round may or may not have run. */
-const GATEWAY_FAILURES = new Set([502, 503, 504]);
-/** The replay guard's answer to a retry that arrived while the first attempt still runs (or its instance died). */
-const STILL_RUNNING = 'still running for an earlier identical request';
-
-/** Whether a round that ended like this may be sent again as it was (the `retry` option). */
-function gotNoAnswer(outcome: { error: unknown } | { response: JsonRpcResponse }): boolean {
-  if ('error' in outcome) {
-    const e = outcome.error;
-    return (
-      e instanceof TransportFailure && (e.httpStatus === undefined || GATEWAY_FAILURES.has(e.httpStatus))
-    );
-  }
-  const r = outcome.response;
-  return 'error' in r && r.error.code === -32603 && r.error.message.includes(STILL_RUNNING);
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(new RequestAborted(signal.reason));
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new RequestAborted(signal.reason));
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-/** One round's request, sent again as it was while it gets no answer, at most `attempts` more times. */
-async function sendWithRetries(
-  send: () => Promise<JsonRpcResponse>,
-  retry: NonNullable<DriverOptions['retry']>,
-  signal: AbortSignal,
-  round: number,
-  emit: (event: MrtrEvent) => void,
-): Promise<JsonRpcResponse> {
-  const initial = retry.initialMs ?? 100;
-  const max = retry.maxMs ?? 2000;
-  for (let attempt = 0; ; attempt++) {
-    let outcome: { error: unknown } | { response: JsonRpcResponse };
-    try {
-      outcome = { response: await send() };
-    } catch (error) {
-      outcome = { error };
-    }
-    if (attempt >= retry.attempts || signal.aborted || !gotNoAnswer(outcome)) {
-      if ('error' in outcome) throw outcome.error;
-      return outcome.response;
-    }
-    const delayMs = Math.min(initial * 2 ** attempt, max);
-    emit({ type: 'retrying', round, delayMs, reason: 'no_answer' });
-    await sleep(delayMs, signal);
-  }
-}
-
-/** Run one MRTR call to its end. Never throws for anything the server or the network does. */
-export async function driveMrtr<R extends Result = Result>(
-  target: DriverTarget,
-  options: DriverOptions = {},
-): Promise<MrtrOutcome<R>> {
-  const maxRounds = options.maxRounds ?? CLIENT_DEFAULTS.maxRounds;
-  if (!Number.isInteger(maxRounds) || maxRounds < 0)
-    throw new MrtrError('ERR_INVALID_OPTION', 'maxRounds must be an integer >= 0');
-  const timeoutMs = options.timeoutMs ?? CLIENT_DEFAULTS.timeoutMs;
-  if (!(timeoutMs > 0)) throw new MrtrError('ERR_INVALID_OPTION', 'timeoutMs must be > 0');
-  const initialBackoff = options.backoff?.initialMs ?? 100;
-  const maxBackoff = options.backoff?.maxMs ?? 2000;
-  const maxRetryAfter = options.maxRetryAfterMs ?? 30_000;
-  const maxQuestions = options.maxQuestionsPerRound ?? CLIENT_DEFAULTS.maxQuestionsPerRound;
-  const retry = options.retry;
-  if (retry !== undefined && !(Number.isInteger(retry.attempts) && retry.attempts >= 0))
-    throw new MrtrError('ERR_INVALID_OPTION', 'retry.attempts must be an integer >= 0');
-  const emit = (event: MrtrEvent) => {
-    try {
-      options.onEvent?.(event);
-    } catch {
-      // A UI callback must not break the call.
-    }
-  };
-
-  const deadline = new AbortController();
-  const timer = setTimeout(
-    () => deadline.abort(new MrtrError('ERR_TIMEOUT', `timed out after ${timeoutMs} ms`)),
-    timeoutMs,
-  );
-  const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
-
-  // The original params, frozen in time: every round sends exactly these plus inputResponses / requestState.
-  const base = structuredClone(target.params);
-
-  let rounds = 0;
-  let inputResponses: InputResponses | undefined;
-  let requestState: string | undefined;
-  let stateOnlyStreak = 0;
-  const declined: DeclinedAnswer[] = [];
-
-  const finish = (outcome: MrtrOutcome<R>): MrtrOutcome<R> => {
-    clearTimeout(timer);
-    emit({ type: 'done', status: outcome.status, rounds: outcome.rounds });
-    return outcome;
-  };
-
-  // While a task is followed its tasks/update requests count as rounds: kept here so an abort reports them too.
-  let taskRounds: { count: number } | undefined;
-  const follow = async (
-    taskId: string,
-    seed: DetailedTask | undefined,
-    updatesLeft: number,
-  ): Promise<MrtrOutcome<R>> => {
-    const wire = target.tasks as TaskWire;
-    taskRounds = { count: rounds };
-    const end = await followTask<R>(taskId, seed, {
-      wire,
-      signal,
-      cancelOnAbort: target.resume?.cancelOnAbort ?? true,
-      declared: target.declared,
-      resolvers: target.resolvers,
-      maxQuestionsPerRound: maxQuestions,
-      updatesLeft,
-      about: {
-        method: target.method,
-        target: target.target,
-        server: target.server,
-        endpoint: target.endpoint,
-      },
-      rounds: taskRounds,
-      emit,
-      onDeclined: (round, key, action) => declined.push({ round, key, action }),
-    });
-    rounds = taskRounds.count;
-    switch (end.status) {
-      case 'complete':
-        return { status: 'complete', rounds, result: end.result, declined };
-      case 'round_cap':
-        return { status: 'round_cap', rounds, maxRounds, pending: end.pending };
-      default:
-        return { ...end, rounds };
-    }
-  };
-
-  try {
-    if (target.resume) {
-      if (!target.tasks) throw new MrtrError('ERR_INVALID_OPTION', 'resuming a task needs the task requests');
-      return finish(await follow(target.resume.taskId, target.resume.seed, maxRounds));
-    }
-    for (;;) {
-      if (signal.aborted) throw new RequestAborted(signal.reason);
-      rounds++;
-      const round = rounds;
-      const params = roundParams(base, inputResponses, requestState);
-      emit({ type: 'round', round, method: target.method, target: target.target });
-      const send = () =>
-        target.send(params, signal, (notification) => emit({ type: 'notification', round, notification }));
-      const response = retry ? await sendWithRetries(send, retry, signal, round, emit) : await send();
-      if ('error' in response) return finish({ status: 'server_error', rounds, error: response.error });
-      const result = response.result as JsonObject;
-      const resultType = result.resultType;
-      // basic/index.mdx: an absent resultType means "complete"; an unrecognised one is invalid.
-      if (resultType === undefined || resultType === 'complete')
-        return finish({ status: 'complete', rounds, result: result as unknown as R, declined });
-      if (resultType === 'task') {
-        // tasks.md: a task in answer to a method that cannot be one, or to a client that did not declare the
-        // extension, is an invalid response.
-        if (!target.tasks)
-          throw new ProtocolViolation(
-            `the server answered ${target.method} with a task, which this call did not offer to follow (the tasks extension is declared only on tools/call, and not with tasks: false)`,
-          );
-        const created = readTask(result, 'the CreateTaskResult');
-        return finish(await follow(created.taskId, created, maxRounds - (round - 1)));
-      }
-      if (resultType !== 'input_required')
-        throw new ProtocolViolation(
-          `unknown resultType ${JSON.stringify(resultType)} in answer to ${target.method}`,
-        );
-
-      const asked = parseInputRequired(result, target.declared, maxQuestions);
-      if (round - 1 >= maxRounds)
-        return finish({
-          status: 'round_cap',
-          rounds,
-          maxRounds,
-          pending: asked.questions.map((q) => pendingOf(q)),
-        });
-
-      if (asked.questions.length === 0) {
-        // State-only round: nothing to answer, retry with the state after a short, bounded pause.
-        const delayMs =
-          asked.retryAfterMs !== undefined
-            ? Math.min(asked.retryAfterMs, maxRetryAfter)
-            : Math.min(initialBackoff * 2 ** stateOnlyStreak, maxBackoff);
-        stateOnlyStreak++;
-        inputResponses = undefined;
-        requestState = asked.requestState;
-        emit({ type: 'retrying', round: round + 1, delayMs, reason: 'state_only' });
-        await sleep(delayMs, signal);
-        continue;
-      }
-      stateOnlyStreak = 0;
-
-      const ctx: ResolveContext = {
-        signal,
-        round,
-        method: target.method,
-        target: target.target,
-        server: target.server,
-        endpoint: target.endpoint,
-      };
-      for (const q of asked.questions)
-        emit({
-          type: 'input_needed',
-          round,
-          key: q.key,
-          kind: q.kind,
-          message: q.message,
-          why: q.personRequired,
-        });
-      // Decide who answers what before asking anyone anything: if one question has no one to answer it, the call
-      // ends here rather than after a person has typed half the answers.
-      const got = await answerQuestions(asked.questions, target.resolvers, ctx, (a) => {
-        if (a.action === 'decline' || a.action === 'cancel')
-          declined.push({ round, key: a.key, action: a.action });
-        emit({ type: 'answered', round, ...a });
-      });
-      if ('unanswerable' in got) return finish({ status: 'needs_person', rounds, pending: got.unanswerable });
-      const answers = got.answers;
-
-      // Fresh answers and the state exactly as received, for this call only.
-      inputResponses = answers;
-      requestState = asked.requestState;
-      emit({ type: 'retrying', round: round + 1, delayMs: 0, reason: 'answered' });
-    }
-  } catch (error) {
-    if (taskRounds) rounds = taskRounds.count;
-    if (error instanceof RequestAborted || signal.aborted) {
-      if (options.signal?.aborted)
-        return finish({ status: 'aborted', rounds, reason: options.signal.reason });
-      if (deadline.signal.aborted) return finish({ status: 'timeout', rounds, timeoutMs });
-      return finish({ status: 'aborted', rounds, reason: (error as RequestAborted).reason });
-    }
-    if (error instanceof ProtocolViolation)
-      return finish({ status: 'protocol_error', rounds, message: error.message });
-    // A legacy server asks inside one request: its rounds of questions are counted where they arrive.
-    if (error instanceof LegacyRoundCap)
-      return finish({ status: 'round_cap', rounds: error.rounds, maxRounds, pending: error.pending });
-    if (error instanceof TransportFailure)
-      return finish({
-        status: 'transport_error',
-        rounds,
-        message: error.message,
-        httpStatus: error.httpStatus,
-      });
-    if (error instanceof ResolverFailed)
-      return finish({ status: 'resolver_error', rounds, key: error.key, message: error.message });
-    clearTimeout(timer);
-    throw error;
-  }
 }

@@ -30,7 +30,6 @@ export {
   type DeclinedAnswer,
   type DriverOptions,
   type DriverTarget,
-  driveMrtr,
   type MrtrEvent,
   type MrtrOutcome,
   type PendingQuestion,
@@ -80,6 +79,7 @@ export {
   scriptedResolver,
 } from './resolvers.js';
 export type { RoundOptions, RoundResult } from './round-args.js';
+export { driveMrtr } from './round-loop.js';
 export {
   afterLabel,
   joinSafe,
