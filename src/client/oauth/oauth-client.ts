@@ -6,6 +6,7 @@ import * as oauth from 'oauth4webapi';
 import { CLIENT_DEFAULTS } from '../driver.js';
 import { ProtocolViolation } from '../errors.js';
 import { type BearerChallenge, parseBearerChallenge } from './challenge.js';
+import { clientSecretBasic } from './client-secret-basic.js';
 import { capBody, checkOAuthUrl, deadline, documentFetch, isLoopback } from './fetch-document.js';
 import { OAuthError } from './oauth-error.js';
 import {
@@ -562,20 +563,4 @@ function authMethodName(c: StoredClient, methods: readonly string[]): string {
   if (c.tokenEndpointAuthMethod) return c.tokenEndpointAuthMethod;
   if (!c.clientSecret) return 'none';
   return methods.includes('client_secret_basic') ? 'client_secret_basic' : 'client_secret_post';
-}
-
-/** `application/x-www-form-urlencoded` as WHATWG defines it (what RFC 6749 §2.3.1 asks before Base64). */
-const formEncode = (s: string) => new URLSearchParams({ s }).toString().slice(2);
-
-/**
- * client_secret_basic with the WHATWG form encoding: oauth4webapi also escapes unreserved characters such as `-`,
- * which some authorization servers do not decode, so a client id like `my-client` would not be recognised.
- */
-function clientSecretBasic(clientId: string, clientSecret: string): oauth.ClientAuth {
-  return (_as, _client, _body, headers) => {
-    headers.set(
-      'authorization',
-      `Basic ${Buffer.from(`${formEncode(clientId)}:${formEncode(clientSecret)}`).toString('base64')}`,
-    );
-  };
 }

@@ -3,6 +3,7 @@
 // only, never upstream. What the issuer answers is kept per (issuer, subject, token) until shortly before it expires.
 import { createHash } from 'node:crypto';
 import * as oauth from 'oauth4webapi';
+import { clientSecretBasic } from '../../client/internal.js';
 import { MrtrError } from '../../protocol/index.js';
 import { EgressRefused, GatewayConfigError, oauthErrorCode } from './errors.js';
 import { readSecret } from './secret.js';
@@ -48,22 +49,6 @@ function issuerUrl(config: TokenExchangeConfig, what: string): URL {
   throw new GatewayConfigError(
     `${what}: issuer ${config.issuer} must be https (plain http only on loopback)`,
   );
-}
-
-/** `application/x-www-form-urlencoded` as WHATWG defines it (what RFC 6749 §2.3.1 asks before Base64). */
-const formEncode = (s: string) => new URLSearchParams({ s }).toString().slice(2);
-
-/**
- * client_secret_basic with WHATWG form encoding: oauth4webapi's own escapes unreserved characters such as `-` too,
- * which some issuers do not decode (the same choice as the client room's OAuthClient).
- */
-function clientSecretBasic(clientId: string, clientSecret: string): oauth.ClientAuth {
-  return (_as, _client, _body, headers) => {
-    headers.set(
-      'authorization',
-      `Basic ${Buffer.from(`${formEncode(clientId)}:${formEncode(clientSecret)}`).toString('base64')}`,
-    );
-  };
 }
 
 function clientAuth(
