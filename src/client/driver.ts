@@ -11,8 +11,9 @@ import {
   MrtrError,
   type Result,
 } from '../protocol/index.js';
+import { pauseUntilAborted } from '../protocol/internal.js';
 import { answerQuestions, type PendingQuestion, pendingOf, ResolverFailed } from './answer-questions.js';
-import { ProtocolViolation, RequestAborted, TransportFailure } from './errors.js';
+import { abortError, ProtocolViolation, RequestAborted, TransportFailure } from './errors.js';
 import { type PersonReason, parseInputRequired } from './input.js';
 import { LegacyRoundCap } from './legacy-questions.js';
 import type { InputResolver, ResolveContext } from './resolvers.js';
@@ -180,17 +181,8 @@ function gotNoAnswer(outcome: { error: unknown } | { response: JsonRpcResponse }
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(new RequestAborted(signal.reason));
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new RequestAborted(signal.reason));
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
+  return pauseUntilAborted(ms, signal, (s) => {
+    throw abortError(s);
   });
 }
 

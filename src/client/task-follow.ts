@@ -12,8 +12,9 @@ import type {
   Result,
 } from '../protocol/index.js';
 import { MrtrError } from '../protocol/index.js';
+import { pauseUntilAborted } from '../protocol/internal.js';
 import { answerQuestions, type PendingQuestion, pendingOf } from './answer-questions.js';
-import { RequestAborted } from './errors.js';
+import { abortError, RequestAborted } from './errors.js';
 import { type PersonReason, parseInputRequired } from './input.js';
 import type { InputResolver, ResolveContext } from './resolvers.js';
 import { pollDelayMs, readTask } from './task-shape.js';
@@ -87,19 +88,14 @@ export type TaskEnd<R extends Result> =
 
 /** Resolves after `ms`; rejects with RequestAborted when the signal aborts first. The timer never keeps Node alive. */
 function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(new RequestAborted(signal.reason));
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new RequestAborted(signal.reason));
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    timer.unref?.();
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
+  return pauseUntilAborted(
+    ms,
+    signal,
+    (s) => {
+      throw abortError(s);
+    },
+    { unref: true },
+  );
 }
 
 /** Tell the server to stop the task, without waiting long or failing for it: the caller has already given up. */

@@ -3,6 +3,7 @@
 // checked), pre-registered clients, client ID metadata documents or dynamic registration, PKCE (S256), the resource
 // indicator, scope selection and step-up, refresh, and the `iss` check of RFC 9207.
 import * as oauth from 'oauth4webapi';
+import { untilAborted } from '../../protocol/internal.js';
 import { CLIENT_DEFAULTS } from '../driver.js';
 import { ProtocolViolation } from '../errors.js';
 import { type BearerChallenge, parseBearerChallenge } from './challenge.js';
@@ -70,25 +71,6 @@ export function canonicalResource(url: URL): string {
   const u = new URL(url.href);
   u.hash = '';
   return u.href;
-}
-
-/** Reject when `signal` aborts, whether or not `work` listens to it. */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
 }
 
 export class OAuthClient {

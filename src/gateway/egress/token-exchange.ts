@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import * as oauth from 'oauth4webapi';
 import { clientSecretBasic } from '../../client/internal.js';
 import { MrtrError } from '../../protocol/index.js';
+import { untilAborted } from '../../protocol/internal.js';
 import { EgressRefused, GatewayConfigError, oauthErrorCode } from './errors.js';
 import { readSecret } from './secret.js';
 import { TokenCache } from './token-cache.js';
@@ -68,17 +69,6 @@ function clientAuth(
   return clientSecretBasic(clientId, secret);
 }
 
-/** The caller's end of a wait on a shared exchange: its own signal ends its own wait, not the exchange. */
-function waitFor<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return work;
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
-}
-
 export class TokenExchangeEgress implements Egress {
   readonly perCaller = true;
   readonly #config: TokenExchangeConfig;
@@ -118,7 +108,8 @@ export class TokenExchangeEgress implements Egress {
     // A digest, not the token, in the key: the map holds no caller's token in the clear.
     const digest = createHash('sha256').update(subjectToken).digest('base64url');
     const key = `${caller.issuer ?? ''}\n${caller.subject}\n${digest}`;
-    return waitFor(
+    // The caller's end of a wait on a shared exchange: its own signal ends its own wait, not the exchange.
+    return untilAborted(
       this.#cache.get(key, () => this.#exchange(subjectToken)),
       signal,
     );
