@@ -6,6 +6,9 @@ export default {
   ...base,
   mutate: base.mutate.filter((file) => file.startsWith('src/audit/')),
   vitest: { ...base.vitest, configFile: 'vitest.audit-mutation.config.ts' },
+  // Last run (CONTRIBUTING.md): every file 69 % (trail) to 96 % (checkpoint); no total on record, so `break` sits
+  // under the weakest file.
+  thresholds: { high: 90, low: 75, break: 65 },
   reporters: ['clear-text', 'json', 'progress'],
   jsonReporter: { fileName: 'reports/mutation/audit.json' },
 };

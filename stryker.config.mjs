@@ -39,6 +39,9 @@ export default {
     // Barrels only re-export.
     '!src/**/index.ts',
   ],
+  // The run fails below `break` (a test deleted or weakened lets mutants through). No score of this whole run is on
+  // record yet, so `break` is set low and safe: raise it to just under the score a full run reaches.
+  thresholds: { high: 80, low: 60, break: 50 },
   coverageAnalysis: 'perTest',
   // A shared 2-core machine: one test worker per core.
   concurrency: 2,

@@ -19,6 +19,8 @@ export default {
     'src/gateway/rate-limit.ts',
   ],
   vitest: { ...base.vitest, configFile: 'vitest.gateway-mutation.config.ts' },
+  // Last run (CONTRIBUTING.md): 85 %, before literals.ts and path-scope.ts joined the list; `break` a little under.
+  thresholds: { high: 90, low: 80, break: 80 },
   reporters: ['clear-text', 'json', 'progress'],
   jsonReporter: { fileName: 'reports/mutation/gateway.json' },
 };

@@ -16,6 +16,7 @@ import {
   MrtrError,
   nameHeaderField,
 } from '../protocol/index.js';
+import { untilAborted } from '../protocol/internal.js';
 import { CLIENT_DEFAULTS } from './driver.js';
 import { abortError, ProtocolViolation, SessionExpired, TransportFailure } from './errors.js';
 import { describeNetworkError } from './network-errors.js';
@@ -43,26 +44,6 @@ export interface HttpClientTransportOptions {
   idleSocketMs?: number;
   /** OAuth 2.1: tokens for this server, and what to do on its 401 or 403 `insufficient_scope` (sign in, step up). */
   auth?: OAuthClient;
-}
-
-/** `work`, or a RequestAborted as soon as `signal` aborts (the work itself may go on, unobserved). */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return work;
-  if (signal.aborted) return Promise.reject(abortError(signal));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(abortError(signal));
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
 }
 
 /** How one request's response is delivered, whichever stream (the POST's, or a resumed GET) carries it. */
@@ -273,6 +254,9 @@ export class HttpClientTransport implements ClientTransport {
         await untilAborted(
           auth.handleChallenge(this.url, error.status, error.wwwAuthenticate, stepUps, request.signal),
           request.signal,
+          (signal) => {
+            throw abortError(signal);
+          },
         );
         if (error.status === 403) stepUps++;
       }

@@ -1,6 +1,7 @@
 // A turnstile: tasks run one after another in the order they arrived. A person reads one question at a time, so
 // whatever asks them (concurrent server requests, concurrent calls) waits its turn instead of drawing over another.
-import { RequestAborted } from './errors.js';
+import { untilAborted } from '../protocol/internal.js';
+import { abortError, RequestAborted } from './errors.js';
 
 /** Runs `task` once every task handed in before it has settled; `signal` gives up the place in the line. */
 export type Turnstile = <T>(signal: AbortSignal, task: () => Promise<T>) => Promise<T>;
@@ -16,14 +17,8 @@ export function oneAtATime(): Turnstile {
     // The next task waits for this one and, if this one gives up early, still for the one before it.
     last = before.then(() => mine);
     try {
-      await new Promise<void>((resolve, reject) => {
-        if (signal.aborted) return reject(new RequestAborted(signal.reason));
-        const onAbort = () => reject(new RequestAborted(signal.reason));
-        signal.addEventListener('abort', onAbort, { once: true });
-        void before.then(() => {
-          signal.removeEventListener('abort', onAbort);
-          resolve();
-        });
+      await untilAborted(before, signal, (s) => {
+        throw abortError(s);
       });
       if (signal.aborted) throw new RequestAborted(signal.reason);
       return await task();

@@ -1,6 +1,7 @@
 // The pauses of the round loop: one abortable wait, and a round sent again as it was while it got no answer (the
 // `retry` option: safe only against a server with a replay guard, which runs a round once however often it is sent).
 import type { JsonRpcResponse } from '../protocol/index.js';
+import { pauseUntilAborted } from '../protocol/internal.js';
 import type { DriverOptions, MrtrEvent } from './driver.js';
 import { RequestAborted, TransportFailure } from './errors.js';
 
@@ -10,20 +11,15 @@ const GATEWAY_FAILURES = new Set([502, 503, 504]);
 const STILL_RUNNING = 'still running for an earlier identical request';
 
 /** Resolves after `ms`; rejects with RequestAborted when the signal aborts first. The timer never keeps Node alive. */
-export function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(new RequestAborted(signal.reason));
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new RequestAborted(signal.reason));
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    timer.unref?.();
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
+export async function pause(ms: number, signal: AbortSignal): Promise<void> {
+  await pauseUntilAborted(
+    ms,
+    signal,
+    (s) => {
+      throw new RequestAborted(s.reason);
+    },
+    { unref: true },
+  );
 }
 
 /** Whether a round that ended like this may be sent again as it was. */

@@ -2,9 +2,10 @@
 // in, the live stream) around panels. The console decides who sees what: a person must be signed in, and holds
 // console roles through the roles their sign-in carries; a panel is opened only with one of its roles, every time.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type BrowserSignIn, FormError, type PageSession } from '../auth/index.js';
+import type { BrowserSignIn, PageSession } from '../auth/index.js';
 import { type Html, html, sendPage } from '../auth/internal.js';
 import type { ControlHost } from '../controls/index.js';
+import { answerPageFailure } from '../controls/internal.js';
 import { ConsoleUsageError } from './errors.js';
 import { LiveHub, type LiveLimits, type LiveTopic } from './live.js';
 import type { ConsolePanel, ConsoleRole, PanelContext } from './panel.js';
@@ -70,18 +71,9 @@ export class OperatorConsole {
   }
 
   handle(req: IncomingMessage, res: ServerResponse): void {
-    this.route(req, res).catch((error: unknown) => {
-      if (res.headersSent) {
-        res.destroy();
-        return;
-      }
-      if (error instanceof FormError) {
-        sendPage(res, 400, 'Not a form', html`<p>${error.message}</p>`);
-        return;
-      }
-      this.options.onError?.(error, req);
-      sendPage(res, 500, 'Something went wrong', html`<p>Nothing was changed. Try again.</p>`);
-    });
+    this.route(req, res).catch((error: unknown) =>
+      answerPageFailure(res, error, () => this.options.onError?.(error, req), 'Nothing was changed.'),
+    );
   }
 
   private signIn(): BrowserSignIn | undefined {

@@ -4,13 +4,7 @@
 //   POST /mrtr/approvals/<id>       a vote: form from the review page, or JSON {decision, comment} with a bearer token
 //   GET  /mrtr/approvals/<id>/status the requester's own status page (the URL-mode link; nobody else's)
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  AuthRefusal,
-  type BearerAuth,
-  type BrowserSignIn,
-  FormError,
-  type PageSession,
-} from '../auth/index.js';
+import { AuthRefusal, type BearerAuth, type BrowserSignIn, type PageSession } from '../auth/index.js';
 import { type Html, html, readForm, sendPage } from '../auth/internal.js';
 import {
   type ApprovalBook,
@@ -33,8 +27,8 @@ import {
 } from './approval-view.js';
 import { type ControlEvent, pageFailed } from './context.js';
 import { previewLines } from './effect-preview.js';
-import { ControlsUsageError, NO_SIGN_IN } from './errors.js';
-import { BodyError, readJsonBody, seeOther, sendJson } from './http-bits.js';
+import { readJsonBody, seeOther, sendJson } from './http-bits.js';
+import { answerPageFailure } from './page-failure.js';
 
 export interface ApprovalPagesDeps {
   book: ApprovalBook;
@@ -61,21 +55,12 @@ export class ApprovalPages {
   }
 
   handle(req: IncomingMessage, res: ServerResponse): void {
-    this.route(req, res).catch((error: unknown) => {
-      if (res.headersSent) return;
-      if (error instanceof BodyError) sendJson(res, 400, { error: 'bad_request', message: error.message });
-      else if (error instanceof FormError) sendPage(res, 400, 'Not a form', html`<p>${error.message}</p>`);
-      // A server started without browser sign-in has no pages to show: say so instead of a bare 500.
-      else if (error instanceof ControlsUsageError)
-        sendPage(res, 404, 'No sign-in on this server', NO_SIGN_IN);
-      else {
-        // Anything else is the server's fault (a store that failed, a bug): the operator hears of it, the person
-        // gets a page that says nothing was recorded.
+    this.route(req, res).catch((error: unknown) =>
+      answerPageFailure(res, error, () => {
         const [, id] = ROUTE.exec(new URL(req.url ?? '/', 'http://x').pathname) ?? [];
         this.d.onEvent(pageFailed('approval', id, req, error, this.d.now()));
-        sendPage(res, 500, 'Something went wrong', html`<p>Nothing was recorded. Try again.</p>`);
-      }
-    });
+      }),
+    );
   }
 
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -1,12 +1,12 @@
 // /mrtr/passkeys: where a signed-in person sees, adds and removes their own passkeys (the console links here), and
 // the script the passkey ceremonies run in the browser. Adding one is a WebAuthn registration bound to this session.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type BrowserSignIn, FormError, type PageSession } from '../auth/index.js';
+import type { BrowserSignIn, PageSession } from '../auth/index.js';
 import { html, readForm, sendPage } from '../auth/internal.js';
 import type { Person } from './approval-book.js';
 import { type ControlEvent, pageFailed } from './context.js';
-import { ControlsUsageError, NO_SIGN_IN } from './errors.js';
-import { BodyError, readJsonBody, seeOther, sendJson } from './http-bits.js';
+import { readJsonBody, seeOther, sendJson } from './http-bits.js';
+import { answerPageFailure } from './page-failure.js';
 import type { PasskeyBook } from './passkey-book.js';
 import { finishRegistration, type RelyingParty, registrationOptions } from './passkey-ceremony.js';
 import { PASSKEY_SCRIPT, PASSKEY_SCRIPT_PATH } from './passkey-script.js';
@@ -46,17 +46,11 @@ export class PasskeyPages {
   }
 
   handle(req: IncomingMessage, res: ServerResponse): void {
-    this.route(req, res).catch((error: unknown) => {
-      if (res.headersSent) return;
-      if (error instanceof BodyError) sendJson(res, 400, { error: 'bad_request', message: error.message });
-      else if (error instanceof FormError) sendPage(res, 400, 'Not a form', html`<p>${error.message}</p>`);
-      else if (error instanceof ControlsUsageError)
-        sendPage(res, 404, 'No sign-in on this server', NO_SIGN_IN);
-      else {
-        this.d.onEvent(pageFailed('step_up', 'passkeys', req, error, this.d.now()));
-        sendPage(res, 500, 'Something went wrong', html`<p>Nothing was recorded. Try again.</p>`);
-      }
-    });
+    this.route(req, res).catch((error: unknown) =>
+      answerPageFailure(res, error, () =>
+        this.d.onEvent(pageFailed('step_up', 'passkeys', req, error, this.d.now())),
+      ),
+    );
   }
 
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {

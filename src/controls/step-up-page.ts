@@ -1,13 +1,13 @@
 // The step-up page: GET /mrtr/step-up/<id> shows the code form to the flow's own principal (anyone else is told the
 // link is not theirs); POST checks the code and marks the step-up done in the shared store.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type BrowserSignIn, FormError, type PageSession } from '../auth/index.js';
+import type { BrowserSignIn, PageSession } from '../auth/index.js';
 import { html, readForm, sendPage } from '../auth/internal.js';
 import { MrtrError } from '../protocol/index.js';
 import type { SharedStore } from '../stores/index.js';
 import { type ControlEvent, pageFailed } from './context.js';
-import { ControlsUsageError, NO_SIGN_IN } from './errors.js';
-import { BodyError, readJsonBody, sendJson } from './http-bits.js';
+import { readJsonBody, sendJson } from './http-bits.js';
+import { answerPageFailure } from './page-failure.js';
 import type { PasskeyBook } from './passkey-book.js';
 import { authenticationOptions, finishAuthentication } from './passkey-ceremony.js';
 import { fromOurPage, relyingParty } from './passkey-pages.js';
@@ -42,20 +42,12 @@ export class StepUpPage {
   }
 
   handle(req: IncomingMessage, res: ServerResponse): void {
-    this.route(req, res).catch((error: unknown) => {
-      if (res.headersSent) return;
-      if (error instanceof BodyError) sendJson(res, 400, { error: 'bad_request', message: error.message });
-      else if (error instanceof FormError) sendPage(res, 400, 'Not a form', html`<p>${error.message}</p>`);
-      // A server started without browser sign-in has no pages to show: say so instead of a bare 500.
-      else if (error instanceof ControlsUsageError)
-        sendPage(res, 404, 'No sign-in on this server', NO_SIGN_IN);
-      else {
-        // Anything else is the server's fault (a store that failed, a bug): the operator hears of it.
+    this.route(req, res).catch((error: unknown) =>
+      answerPageFailure(res, error, () => {
         const id = ROUTE.exec(new URL(req.url ?? '/', 'http://x').pathname)?.[1];
         this.d.onEvent(pageFailed('step_up', id, req, error, this.d.now()));
-        sendPage(res, 500, 'Something went wrong', html`<p>Nothing was recorded. Try again.</p>`);
-      }
-    });
+      }),
+    );
   }
 
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {

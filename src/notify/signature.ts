@@ -2,17 +2,18 @@
 // the exact body, so a receiver can tell a delivery of ours from a forged one, and an old one replayed from a new one.
 // A delivery replayed inside the time window is caught by the store the receiver passes: each accepted one is
 // remembered there until its window closes.
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { MrtrError } from '../protocol/index.js';
+import { hmacSha256, macMatches } from '../state/internal.js';
 import type { SharedStore } from '../stores/index.js';
 
 export const SIGNATURE_HEADER = 'mrtr-webhook-signature';
 export const TIMESTAMP_HEADER = 'mrtr-webhook-timestamp';
 export const ID_HEADER = 'mrtr-webhook-id';
 
-/** `v1=<hex>`: HMAC-SHA256 with `secret` over `<timestamp>.<body>`. */
+/** `v1=<hex>`: HMAC-SHA256 with `secret` (its UTF-8 bytes) over `<timestamp>.<body>`, by state's one signer. */
 export function signatureOf(secret: string, timestamp: number, body: string): string {
-  return `v1=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
+  return `v1=${hmacSha256(Buffer.from(secret, 'utf8'), `${timestamp}.${body}`).toString('hex')}`;
 }
 
 export type WebhookRefusal = 'missing_header' | 'stale' | 'bad_signature' | 'replayed';
@@ -72,10 +73,7 @@ export async function verifyWebhook(input: VerifyWebhookInput): Promise<void> {
     throw new WebhookVerifyError('stale', `the delivery's timestamp is more than ${tolerance} s from now`);
   const expected = Buffer.from(signatureOf(input.secret, Number(stamp), input.body));
   // Several signatures may be sent while a secret is rotated: any one that matches will do.
-  const matches = signature.split(/\s*,\s*/).some((s) => {
-    const given = Buffer.from(s);
-    return given.length === expected.length && timingSafeEqual(given, expected);
-  });
+  const matches = signature.split(/\s*,\s*/).some((s) => macMatches(Buffer.from(s), expected));
   if (!matches) throw new WebhookVerifyError('bad_signature', 'the signature does not match the body');
   // Only a verified delivery is remembered, so no forger can spend a real one's place. The key is what was signed
   // (the body names the delivery's id): the id header alone is not signed, and a retry of ours is signed anew. The

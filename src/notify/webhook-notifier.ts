@@ -3,6 +3,7 @@
 // A stopping server closes the notifier: deliveries go on for a bounded time, and each one still left is named in
 // the log, so no request goes unsent without a word.
 import type { ControlEvent } from '../controls/index.js';
+import { untilAborted } from '../protocol/internal.js';
 import { type ApprovalRequested, requestedOf, signedJsonBody, slackBody } from './bodies.js';
 import type { WebhookTarget } from './config.js';
 import { ID_HEADER, SIGNATURE_HEADER, signatureOf, TIMESTAMP_HEADER } from './signature.js';
@@ -256,18 +257,11 @@ export class WebhookNotifier {
   }
 
   /** The back-off pause; false when the notifier stopped first. */
-  private async waitUnlessStopped(ms: number): Promise<boolean> {
-    const signal = this.stopped.signal;
-    if (signal.aborted) return false;
-    let onStop!: () => void;
-    const stopped = new Promise<boolean>((done) => {
-      onStop = () => done(false);
-      signal.addEventListener('abort', onStop, { once: true });
-    });
-    try {
-      return await Promise.race([this.wait(ms).then(() => true), stopped]);
-    } finally {
-      signal.removeEventListener('abort', onStop);
-    }
+  private waitUnlessStopped(ms: number): Promise<boolean> {
+    return untilAborted(
+      this.wait(ms).then(() => true),
+      this.stopped.signal,
+      () => false,
+    );
   }
 }

@@ -24,8 +24,9 @@ export const ARROWS: Readonly<Record<string, readonly string[]>> = {
   server: ['protocol', 'state', 'flow', 'stores', 'guard', 'auth', 'held'],
   // The console shows what the controls and the audit trail hold, to people signed in with auth's pages.
   console: ['protocol', 'auth', 'audit', 'controls'],
-  // Webhooks for approvers: they read the controls' events; a receiver's check remembers deliveries in a store.
-  notify: ['protocol', 'controls', 'stores'],
+  // Webhooks for approvers: they read the controls' events; a receiver's check remembers deliveries in a store; the
+  // signature is state's one HMAC signer.
+  notify: ['protocol', 'state', 'controls', 'stores'],
   client: ['protocol', 'held'],
   // The gateway stands on every room a server author uses, and on the client to reach its upstreams.
   gateway: [

@@ -1,6 +1,6 @@
 // The front door's depth bound is the same on every way in: stdio, and the 2025 bridge (a 2025 client's arguments,
 // its `_meta`, and its answer to an elicitation, which the bridge turns into the next round's inputResponses). The
-// HTTP path of 2026 clients is tested in test/server/review-fixes.test.ts and test/audit/write-ahead.test.ts. Each
+// HTTP path of 2026 clients is tested in test/server/http-hardening.test.ts and test/audit/write-ahead.test.ts. Each
 // test counts the effects of a tool whose schema drops extra keys: none may run on input nested past the limit.
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';

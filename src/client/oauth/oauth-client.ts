@@ -3,9 +3,11 @@
 // checked), pre-registered clients, client ID metadata documents or dynamic registration, PKCE (S256), the resource
 // indicator, scope selection and step-up, refresh, and the `iss` check of RFC 9207.
 import * as oauth from 'oauth4webapi';
+import { untilAborted } from '../../protocol/internal.js';
 import { CLIENT_DEFAULTS } from '../driver.js';
 import { ProtocolViolation } from '../errors.js';
 import { type BearerChallenge, parseBearerChallenge } from './challenge.js';
+import { clientSecretBasic } from './client-secret-basic.js';
 import { capBody, checkOAuthUrl, deadline, documentFetch, isLoopback } from './fetch-document.js';
 import { OAuthError } from './oauth-error.js';
 import {
@@ -69,25 +71,6 @@ export function canonicalResource(url: URL): string {
   const u = new URL(url.href);
   u.hash = '';
   return u.href;
-}
-
-/** Reject when `signal` aborts, whether or not `work` listens to it. */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
 }
 
 export class OAuthClient {
@@ -562,20 +545,4 @@ function authMethodName(c: StoredClient, methods: readonly string[]): string {
   if (c.tokenEndpointAuthMethod) return c.tokenEndpointAuthMethod;
   if (!c.clientSecret) return 'none';
   return methods.includes('client_secret_basic') ? 'client_secret_basic' : 'client_secret_post';
-}
-
-/** `application/x-www-form-urlencoded` as WHATWG defines it (what RFC 6749 §2.3.1 asks before Base64). */
-const formEncode = (s: string) => new URLSearchParams({ s }).toString().slice(2);
-
-/**
- * client_secret_basic with the WHATWG form encoding: oauth4webapi also escapes unreserved characters such as `-`,
- * which some authorization servers do not decode, so a client id like `my-client` would not be recognised.
- */
-function clientSecretBasic(clientId: string, clientSecret: string): oauth.ClientAuth {
-  return (_as, _client, _body, headers) => {
-    headers.set(
-      'authorization',
-      `Basic ${Buffer.from(`${formEncode(clientId)}:${formEncode(clientSecret)}`).toString('base64')}`,
-    );
-  };
 }

@@ -3,7 +3,9 @@
 // only, never upstream. What the issuer answers is kept per (issuer, subject, token) until shortly before it expires.
 import { createHash } from 'node:crypto';
 import * as oauth from 'oauth4webapi';
+import { clientSecretBasic } from '../../client/internal.js';
 import { MrtrError } from '../../protocol/index.js';
+import { untilAborted } from '../../protocol/internal.js';
 import { EgressRefused, GatewayConfigError, oauthErrorCode } from './errors.js';
 import { readSecret } from './secret.js';
 import { TokenCache } from './token-cache.js';
@@ -50,22 +52,6 @@ function issuerUrl(config: TokenExchangeConfig, what: string): URL {
   );
 }
 
-/** `application/x-www-form-urlencoded` as WHATWG defines it (what RFC 6749 §2.3.1 asks before Base64). */
-const formEncode = (s: string) => new URLSearchParams({ s }).toString().slice(2);
-
-/**
- * client_secret_basic with WHATWG form encoding: oauth4webapi's own escapes unreserved characters such as `-` too,
- * which some issuers do not decode (the same choice as the client room's OAuthClient).
- */
-function clientSecretBasic(clientId: string, clientSecret: string): oauth.ClientAuth {
-  return (_as, _client, _body, headers) => {
-    headers.set(
-      'authorization',
-      `Basic ${Buffer.from(`${formEncode(clientId)}:${formEncode(clientSecret)}`).toString('base64')}`,
-    );
-  };
-}
-
 function clientAuth(
   as: oauth.AuthorizationServer,
   secret: string | undefined,
@@ -81,17 +67,6 @@ function clientAuth(
   )
     return oauth.ClientSecretPost(secret);
   return clientSecretBasic(clientId, secret);
-}
-
-/** The caller's end of a wait on a shared exchange: its own signal ends its own wait, not the exchange. */
-function waitFor<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return work;
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }
 
 export class TokenExchangeEgress implements Egress {
@@ -133,7 +108,8 @@ export class TokenExchangeEgress implements Egress {
     // A digest, not the token, in the key: the map holds no caller's token in the clear.
     const digest = createHash('sha256').update(subjectToken).digest('base64url');
     const key = `${caller.issuer ?? ''}\n${caller.subject}\n${digest}`;
-    return waitFor(
+    // The caller's end of a wait on a shared exchange: its own signal ends its own wait, not the exchange.
+    return untilAborted(
       this.#cache.get(key, () => this.#exchange(subjectToken)),
       signal,
     );

@@ -28,6 +28,7 @@ import {
   MrtrError,
   negotiateLegacyVersion,
 } from '../../protocol/index.js';
+import { pauseUntilAborted } from '../../protocol/internal.js';
 import { MemoryStore, type SharedStore } from '../../stores/index.js';
 import { LOG_LEVELS, type LogLevel, type Principal } from '../context.js';
 import { SERVER_DEFAULTS } from '../defaults.js';
@@ -545,18 +546,8 @@ function retryAfterMs(result: JsonObject): number {
 }
 
 function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(new McpError(ErrorCode.InvalidRequest, 'The request was cancelled'));
-    const timer = setTimeout(done, ms);
-    function done() {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }
-    function onAbort() {
-      clearTimeout(timer);
-      reject(new McpError(ErrorCode.InvalidRequest, 'The request was cancelled'));
-    }
-    signal.addEventListener('abort', onAbort, { once: true });
+  return pauseUntilAborted(ms, signal, () => {
+    throw new McpError(ErrorCode.InvalidRequest, 'The request was cancelled');
   });
 }
 

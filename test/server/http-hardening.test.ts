@@ -1,4 +1,4 @@
-// Regression tests for what a security review found: rebinding on wide binds, unserializable results, long URIs,
+// The HTTP server against hostile or odd requests: rebinding on wide binds, unserializable results, long URIs,
 // oversized or unbindable state, and compression of sealed state.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,8 +10,8 @@ import { accept, META, mcp, rawPost } from '../helpers/mcp-http.js';
 
 const quiet = { info() {}, warn() {}, error() {} };
 
-function reviewServer(): McpServer {
-  return new McpServer({ name: 'review', version: '1', logger: quiet })
+function hardenedServer(): McpServer {
+  return new McpServer({ name: 'hardened', version: '1', logger: quiet })
     .tool({ name: 'bigint', description: 'Returns an unserializable result' }, (_a, ctx) => {
       ctx.progress({ progress: 1, total: 2 });
       return { content: [{ type: 'text', text: 'x' }], structuredContent: { n: 10n as unknown as number } };
@@ -36,7 +36,7 @@ describe('a server bound to all interfaces (policy only; the socket listens on 1
   let server: Server;
   let url: string;
   beforeAll(async () => {
-    const transport = reviewServer().http({ host: '0.0.0.0', allowedOrigins: ['https://app.example'] });
+    const transport = hardenedServer().http({ host: '0.0.0.0', allowedOrigins: ['https://app.example'] });
     server = createServer(transport.listener);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
@@ -67,10 +67,10 @@ describe('a server bound to all interfaces (policy only; the socket listens on 1
   });
 });
 
-describe('hardening', () => {
+describe('hostile or odd requests', () => {
   let endpoint: HttpEndpoint;
   beforeAll(async () => {
-    endpoint = await reviewServer().listen({ port: 0 });
+    endpoint = await hardenedServer().listen({ port: 0 });
   });
   afterAll(() => endpoint.close());
 

@@ -1,4 +1,4 @@
-// What an attacker's review of the auth room found, each staged: a bad jwks_uri that wedged discovery, a verifier's
+// The auth room fails closed and plainly, each case staged: a bad jwks_uri that wedged discovery, a verifier's
 // internal error shown to strangers, plain-http issuers off loopback, non-ASCII text that turned a 401 into a 500, a
 // verifier that never answers, a verifier that returns no principal, the pages reachable under a foreign Host, a
 // tokens file that is not a file, a short HMAC secret.

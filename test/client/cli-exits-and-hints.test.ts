@@ -1,4 +1,4 @@
-// What a newcomer met on the command line: a refused --token exits 7 (as the exit-code table says for HTTP 401), a
+// The command line's exits and hints: a refused --token exits 7 (as the exit-code table says for HTTP 401), a
 // closed reader (`| head`) ends the command quietly, and a misspelt option's hint is the last line, not buried under
 // the options.
 import { execFile, spawn } from 'node:child_process';

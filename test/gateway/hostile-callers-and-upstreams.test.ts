@@ -1,4 +1,4 @@
-// Round two of the attacks on the gateway: argument shapes and path spellings, exposed names, CEL conditions that
+// Hostile callers and upstreams against the gateway: argument shapes and path spellings, exposed names, CEL conditions that
 // might fail open, what a listing shows, consent answered oddly, hostile upstreams (their questions, their rounds,
 // their silence), resource exhaustion and secrets in what the gateway records. Each attack is judged by what the
 // upstream saw and what the caller got.
