@@ -10,7 +10,11 @@ const changeFreeze: RoundLink = {
   name: 'change-freeze',
   handle(round, next) {
     if (freeze.frozen && freeze.writers.has(round.target))
-      return { content: [{ type: 'text', text: `${round.target} is frozen` }], isError: true };
+      return {
+        resultType: 'complete',
+        content: [{ type: 'text', text: `${round.target} is frozen` }],
+        isError: true,
+      };
     return next(); // the handler (or the next link) answers
   },
 };
