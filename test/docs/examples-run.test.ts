@@ -146,6 +146,31 @@ describe('the guard and observer of docs/architecture.md (examples/round-seams.t
   });
 });
 
+describe('the round link of docs/architecture.md (examples/round-link.ts)', () => {
+  it("answers in the handler's place while frozen, and lets the handler answer otherwise", async () => {
+    const { server, freeze, handlerRuns } = await import('../../examples/round-link.js');
+    const { META } = await import('../helpers/mcp-http.js');
+    const call = () =>
+      server.core.handle(
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'delete_report', arguments: {}, _meta: META },
+        },
+        { principal: undefined, signal: new AbortController().signal, notify() {} },
+      );
+    freeze.frozen = true;
+    expect(await call()).toMatchObject({
+      result: { isError: true, content: [{ type: 'text', text: 'delete_report is frozen' }] },
+    });
+    expect(handlerRuns.delete_report).toBe(0);
+    freeze.frozen = false;
+    expect(await call()).toMatchObject({ result: { content: [{ type: 'text', text: 'deleted' }] } });
+    expect(handlerRuns.delete_report).toBe(1);
+  });
+});
+
 describe('the guard that asks and the round runner of docs/architecture.md (examples/round-runner.ts)', () => {
   it('asks for consent before the tool runs, and the tool runs once the caller says yes', async () => {
     const { server } = await import('../../examples/round-runner.js');
