@@ -10,6 +10,7 @@ export {
   JwtVerifier,
   type JwtVerifierOptions,
 } from './auth/index.js';
+export type { AnyMrtrError } from './errors.js';
 export {
   type Ask,
   type ElicitationForm,

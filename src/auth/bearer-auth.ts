@@ -1,11 +1,10 @@
 // The OAuth 2.1 resource server duties of an MCP server (authorization/index.mdx): every request carries a bearer
 // token that a verifier accepts, or gets 401 with a challenge that says where to get one; operations needing scopes
 // the token lacks get 403 insufficient_scope; the Protected Resource Metadata says which issuer and scopes.
-import { MrtrError } from '../protocol/index.js';
 import { authorizationHeaders, bearerToken } from './bearer-header.js';
 import { bearerChallenge } from './challenge.js';
 import { AUTH_DEFAULTS } from './defaults.js';
-import { AuthRefusal } from './errors.js';
+import { AuthConfigError, AuthRefusal } from './errors.js';
 import type { AuthPrincipal } from './principal.js';
 import {
   checkResourceUrl,
@@ -64,12 +63,8 @@ function checkedPrincipal(principal: AuthPrincipal): AuthPrincipal {
   return principal;
 }
 
-export class BearerAuthConfigError extends MrtrError {
-  override readonly name = 'BearerAuthConfigError';
-  declare readonly code: 'ERR_AUTH_CONFIG';
-  constructor(message: string, options?: ErrorOptions) {
-    super('ERR_AUTH_CONFIG', message, options);
-  }
+export class BearerAuthConfigError extends AuthConfigError {
+  override readonly name: string = 'BearerAuthConfigError';
 }
 
 export class BearerAuth {

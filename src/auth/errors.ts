@@ -35,6 +35,15 @@ export class AuthRefusal extends MrtrError {
   }
 }
 
+/** A BearerAuth or JwtVerifier option that cannot work: the one class of ERR_AUTH_CONFIG (each has its subclass). */
+export class AuthConfigError extends MrtrError {
+  override readonly name: string = 'AuthConfigError';
+  declare readonly code: 'ERR_AUTH_CONFIG';
+  constructor(message: string, options?: ErrorOptions) {
+    super('ERR_AUTH_CONFIG', message, options);
+  }
+}
+
 /** A refusal for a request that carried no credentials at all: RFC 6750 §3.1 says such a challenge has no error. */
 export class MissingToken extends AuthRefusal {
   constructor() {

@@ -10,7 +10,7 @@ export {
 export { bearerChallenge } from './challenge.js';
 export { AUTH_DEFAULTS } from './defaults.js';
 export { type DevTokenEntry, DevTokens, DevTokensError, parseDevTokens } from './dev-tokens.js';
-export { type AuthErrorCode, AuthRefusal } from './errors.js';
+export { AuthConfigError, type AuthErrorCode, AuthRefusal } from './errors.js';
 export {
   fetchIssuerMetadata,
   type IssuerMetadata,

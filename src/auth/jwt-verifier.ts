@@ -2,10 +2,9 @@
 // unknown kid at most once per cooldown), issuer, audience (RFC 8707: this server), exp/nbf with a small tolerance,
 // and an algorithm allow-list. A verified token is remembered briefly, so a flow's later rounds cost a hash lookup.
 import type { JWTPayload, JWTVerifyGetKey, JWTVerifyOptions } from 'jose';
-import { MrtrError } from '../protocol/index.js';
 import { type ClaimNames, principalFromClaims } from './claims.js';
 import { AUTH_DEFAULTS } from './defaults.js';
-import { AuthRefusal, invalidToken } from './errors.js';
+import { AuthConfigError, AuthRefusal, invalidToken } from './errors.js';
 import { checkFetchUrl, fetchIssuerMetadata } from './issuer-metadata.js';
 import type { AuthPrincipal } from './principal.js';
 import type { TokenVerifier } from './verifier.js';
@@ -46,12 +45,8 @@ export interface JwtVerifierOptions {
   allowInsecureHttp?: boolean;
 }
 
-export class JwtVerifierConfigError extends MrtrError {
-  override readonly name = 'JwtVerifierConfigError';
-  declare readonly code: 'ERR_AUTH_CONFIG';
-  constructor(message: string, options?: ErrorOptions) {
-    super('ERR_AUTH_CONFIG', message, options);
-  }
+export class JwtVerifierConfigError extends AuthConfigError {
+  override readonly name: string = 'JwtVerifierConfigError';
 }
 
 const HMAC_ALGORITHMS = ['HS256', 'HS384', 'HS512'];

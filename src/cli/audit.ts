@@ -15,7 +15,7 @@ import {
   verifyReader,
 } from '../audit/index.js';
 import { flowsOf, recordsOf, sinceTime, splitNotes } from '../audit/internal.js';
-import { MrtrError } from '../protocol/index.js';
+import { InvalidArgumentError, MrtrError } from '../protocol/index.js';
 import { flowsTable, flowTimeline, styleFor, verifyText } from './audit-format.js';
 
 const USAGE = `usage: mrtr audit <command> [--audit URL] [options]
@@ -218,15 +218,14 @@ async function readBundleFile(path: string): Promise<AuditReader> {
   let size: number;
   try {
     const info = await stat(path);
-    if (!info.isFile()) throw new MrtrError('ERR_INVALID_ARGUMENT', `--bundle ${path} is not a file`);
+    if (!info.isFile()) throw new InvalidArgumentError(`--bundle ${path} is not a file`);
     size = info.size;
   } catch (error) {
     if (error instanceof MrtrError) throw error;
-    throw new MrtrError('ERR_INVALID_ARGUMENT', `cannot read --bundle ${path}: ${(error as Error).message}`);
+    throw new InvalidArgumentError(`cannot read --bundle ${path}: ${(error as Error).message}`);
   }
   if (size > MAX_BUNDLE_BYTES)
-    throw new MrtrError(
-      'ERR_INVALID_ARGUMENT',
+    throw new InvalidArgumentError(
       `--bundle ${path} is larger than ${MAX_BUNDLE_BYTES / 1024 / 1024} MiB: verify against the sink (--audit URL) instead`,
     );
   return BundleReader.parse(await readFile(path, 'utf8'), path);

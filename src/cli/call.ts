@@ -9,6 +9,7 @@ import {
   McpClient,
   type MrtrOutcome,
   RemoteError,
+  RequestAborted,
   rootsResolver,
   type SafeText,
   safe,
@@ -16,7 +17,7 @@ import {
   TransportFailure,
   terminalResolver,
 } from '../client/index.js';
-import { type JsonObject, MrtrError, type Result } from '../protocol/index.js';
+import { type JsonObject, type Result, TimeLimitError } from '../protocol/index.js';
 import { cliAnswers } from './answers.js';
 import {
   CONNECT_OPTIONS,
@@ -398,7 +399,7 @@ export async function mrtrCommand(argv: string[], what: MrtrCommand): Promise<nu
   const interactive = process.stdin.isTTY === true && stderr.isTTY === true;
   const color = stderr.isTTY === true && !process.env.NO_COLOR;
   const controller = new AbortController();
-  const onSigint = () => controller.abort(new MrtrError('ERR_ABORTED', 'interrupted'));
+  const onSigint = () => controller.abort(new RequestAborted(undefined, 'interrupted'));
   process.once('SIGINT', onSigint);
 
   const resolvers: InputResolver[] = [];
@@ -446,7 +447,7 @@ export async function mrtrCommand(argv: string[], what: MrtrCommand): Promise<nu
   // browser stop with it, and nothing is left running once the command has given up.
   const deadline = new AbortController();
   const deadlineTimer = setTimeout(
-    () => deadline.abort(new MrtrError('ERR_TIMEOUT', 'the command timed out')),
+    () => deadline.abort(new TimeLimitError('the command timed out')),
     limitMs,
   );
   try {

@@ -26,7 +26,16 @@ import { printLine } from './terminal/print.js';
 type Scenario = (client: McpClient, context: JsonObject) => Promise<void>;
 
 /** The server under test did not do what the scenario needs: printed as the scenario's failure. */
-const scenarioFailed = (message: string): MrtrError => new MrtrError('ERR_CONFORMANCE', message);
+/** The server under test did not do what a conformance scenario requires. */
+export class ConformanceError extends MrtrError {
+  override readonly name = 'ConformanceError';
+  declare readonly code: 'ERR_CONFORMANCE';
+  constructor(message: string) {
+    super('ERR_CONFORMANCE', message);
+  }
+}
+
+const scenarioFailed = (message: string): ConformanceError => new ConformanceError(message);
 
 function expectComplete(name: string, outcome: MrtrOutcome<Result>): void {
   if (outcome.status !== 'complete') throw scenarioFailed(`${name}: ${describeOutcome(outcome)}`);

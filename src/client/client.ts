@@ -9,10 +9,11 @@ import {
   type GetPromptResult,
   type Implementation,
   type InputKind,
+  InvalidArgumentError,
+  InvalidOptionError,
   isJsonObject,
   type JsonObject,
   META_SERVER_INFO,
-  MrtrError,
   type PromptDefinition,
   type ReadResourceResult,
   type ResourceDefinition,
@@ -235,7 +236,7 @@ export class McpClient {
     const { task, cancelOnAbort, ...call } = options;
     if (task !== undefined) readTask(task, 'options.task', taskId);
     if (cancelOnAbort !== undefined && typeof cancelOnAbort !== 'boolean')
-      throw new MrtrError('ERR_INVALID_OPTION', 'followTask: cancelOnAbort must be a boolean');
+      throw new InvalidOptionError('followTask: cancelOnAbort must be a boolean');
     const resume = { taskId, seed: task, cancelOnAbort: cancelOnAbort ?? true };
     return driveCall<CallToolResult>(
       this.#callHost,
@@ -266,10 +267,9 @@ export class McpClient {
 
   /** Refuse a task request from a client that does not declare the extension: the server would refuse it (-32021). */
   #checkFollowsTasks(what: string, taskId: unknown): asserts taskId is string {
-    if (!this.followsTasks)
-      throw new MrtrError('ERR_INVALID_OPTION', `${what}: this client was made with tasks: false`);
+    if (!this.followsTasks) throw new InvalidOptionError(`${what}: this client was made with tasks: false`);
     if (typeof taskId !== 'string' || taskId === '')
-      throw new MrtrError('ERR_INVALID_ARGUMENT', `${what}: taskId must be a non-empty string`);
+      throw new InvalidArgumentError(`${what}: taskId must be a non-empty string`);
   }
 
   /**

@@ -16,9 +16,9 @@ import {
   META_CLIENT_INFO,
   META_PROTOCOL_VERSION,
   MRTR_METHODS,
-  MrtrError,
   type Result,
   SUPPORTED_PROTOCOL_VERSIONS,
+  TimeLimitError,
 } from '../protocol/index.js';
 import { CLIENT_DEFAULTS } from './driver.js';
 import { isDiscoverResult, isLegacyStatus, offeredVersions, startingEra } from './era.js';
@@ -237,7 +237,7 @@ export class Connection {
     const ms = options?.timeoutMs ?? this.#options.requestTimeoutMs ?? 60_000;
     const controller = new AbortController();
     const timer = setTimeout(
-      () => controller.abort(new MrtrError('ERR_TIMEOUT', `request timed out after ${ms} ms`)),
+      () => controller.abort(new TimeLimitError(`request timed out after ${ms} ms`)),
       ms,
     );
     const signal = options?.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;

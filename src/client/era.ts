@@ -1,10 +1,10 @@
 // How a connection tells a 2026-07-28 server from a 2025 one before and while it speaks to it: the era a forced
 // `protocol` starts in, and how to read an answer (basic/versioning.mdx "Backward Compatibility").
 import {
+  InvalidOptionError,
   isJsonObject,
   isLegacyVersion,
   LEGACY_PROTOCOL_VERSIONS,
-  MrtrError,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '../protocol/index.js';
 import { LEGACY_HINT_STATUSES } from './legacy.js';
@@ -21,12 +21,11 @@ export function startingEra(
   if (forced === undefined) return { era: transport.legacy ? 'unknown' : 'modern' };
   if (isLegacyVersion(forced)) {
     if (!transport.legacy)
-      throw new MrtrError('ERR_INVALID_OPTION', `this transport cannot carry the legacy protocol ${forced}`);
+      throw new InvalidOptionError(`this transport cannot carry the legacy protocol ${forced}`);
     return { era: 'legacy', version: forced };
   }
   if (SUPPORTED_PROTOCOL_VERSIONS.includes(forced)) return { era: 'modern', version: forced };
-  throw new MrtrError(
-    'ERR_INVALID_OPTION',
+  throw new InvalidOptionError(
     `protocol ${JSON.stringify(forced)} is not one this client speaks (${[...SUPPORTED_PROTOCOL_VERSIONS, ...LEGACY_PROTOCOL_VERSIONS].join(', ')})`,
   );
 }

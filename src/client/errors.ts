@@ -30,6 +30,15 @@ export class SessionExpired extends TransportFailure {
   }
 }
 
+/** A call ended without a result (declined, round cap, server error, …); the message says how. */
+export class CallIncompleteError extends MrtrError {
+  override readonly name = 'CallIncompleteError';
+  declare readonly code: 'ERR_CALL_INCOMPLETE';
+  constructor(message: string) {
+    super('ERR_CALL_INCOMPLETE', message);
+  }
+}
+
 /**
  * The server answered with a JSON-RPC error response. Not an MrtrError: its numeric `code` is the server's, the
  * protocol's JSON-RPC error code (basic/index.mdx "Error Codes").
@@ -50,13 +59,13 @@ export class RemoteError extends Error {
   }
 }
 
-/** Thrown by transports when the caller's signal aborts; `reason` is the signal's reason. */
+/** Thrown by transports when the caller's signal aborts; `reason` is the signal's reason, `message` its own when given. */
 export class RequestAborted extends MrtrError {
   override readonly name = 'RequestAborted';
   declare readonly code: 'ERR_ABORTED';
   readonly reason: unknown;
-  constructor(reason: unknown) {
-    super('ERR_ABORTED', reason instanceof Error ? reason.message : 'request aborted');
+  constructor(reason: unknown, message?: string) {
+    super('ERR_ABORTED', message ?? (reason instanceof Error ? reason.message : 'request aborted'));
     this.reason = reason;
   }
 }

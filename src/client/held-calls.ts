@@ -6,7 +6,7 @@
 // and answers only to its holder: another holder presenting it learns nothing, not even that it exists.
 import { randomBytes } from 'node:crypto';
 import { FairShares, PendingAnswers, shareLimitProblem, slowedRefusal } from '../held/index.js';
-import { ErrorCode, McpError, MrtrError } from '../protocol/index.js';
+import { ErrorCode, InvalidOptionError, McpError } from '../protocol/index.js';
 import { HeldCallError } from './errors.js';
 import type { UpstreamCall } from './upstream-call.js';
 
@@ -37,10 +37,9 @@ export class HeldCalls {
       { total: limits.maxTotal, perHolder: limits.maxPerHolder },
       { total: 'heldCalls.maxTotal', perHolder: 'heldCalls.maxPerHolder' },
     );
-    if (problem) throw new MrtrError('ERR_INVALID_OPTION', problem);
+    if (problem) throw new InvalidOptionError(problem);
     if (!(Number.isFinite(limits.holdMs) && limits.holdMs > 0))
-      throw new MrtrError(
-        'ERR_INVALID_OPTION',
+      throw new InvalidOptionError(
         `heldCalls.holdMs must be a positive number of milliseconds, got ${limits.holdMs}`,
       );
     this.#limits = limits;

@@ -9,11 +9,11 @@ import {
   HEADER_METHOD,
   HEADER_NAME,
   HEADER_PROTOCOL_VERSION,
+  InvalidOptionError,
   type JsonObject,
   type JsonRpcRequest,
   type JsonRpcResponse,
   META_PROTOCOL_VERSION,
-  MrtrError,
   nameHeaderField,
 } from '../protocol/index.js';
 import { untilAborted } from '../protocol/internal.js';
@@ -84,16 +84,10 @@ export class HttpClientTransport implements ClientTransport {
 
   constructor(options: HttpClientTransportOptions) {
     if (!URL.canParse(options.url))
-      throw new MrtrError(
-        'ERR_INVALID_OPTION',
-        `MCP endpoint ${JSON.stringify(String(options.url))} is not a URL`,
-      );
+      throw new InvalidOptionError(`MCP endpoint ${JSON.stringify(String(options.url))} is not a URL`);
     this.url = new URL(options.url);
     if (this.url.protocol !== 'http:' && this.url.protocol !== 'https:')
-      throw new MrtrError(
-        'ERR_INVALID_OPTION',
-        `MCP endpoint must be an http(s) URL, got ${this.url.protocol}`,
-      );
+      throw new InvalidOptionError(`MCP endpoint must be an http(s) URL, got ${this.url.protocol}`);
     this.label = this.url.href;
     this.endpoint = this.url.host;
     this.options = options;
@@ -101,10 +95,7 @@ export class HttpClientTransport implements ClientTransport {
     this.ownsAgent = options.agent === undefined;
     const idle = options.idleSocketMs;
     if (idle !== undefined && !(Number.isInteger(idle) && idle > 0 && idle <= 0x7fff_ffff))
-      throw new MrtrError(
-        'ERR_INVALID_OPTION',
-        `idleSocketMs must be a whole number of ms above 0, got ${String(idle)}`,
-      );
+      throw new InvalidOptionError(`idleSocketMs must be a whole number of ms above 0, got ${String(idle)}`);
     const AgentClass = this.url.protocol === 'https:' ? https.Agent : http.Agent;
     // The idle limit is a socket timeout: the agent closes a pooled socket that reaches it (a socket in use is only
     // told, and a long answer goes on). Without it, a client whose event loop was busy as the server closed an idle

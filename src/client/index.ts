@@ -37,6 +37,7 @@ export {
   type TaskWire,
 } from './driver.js';
 export {
+  CallIncompleteError,
   HeldCallError,
   type HeldCallErrorCode,
   ProtocolViolation,

@@ -14,7 +14,6 @@ import {
   type JsonRpcRequest,
   type JsonRpcResponse,
   legacyResponse,
-  MrtrError,
 } from '../protocol/index.js';
 import type { PendingQuestion } from './answer-questions.js';
 import { ProtocolViolation, RequestAborted } from './errors.js';
@@ -119,7 +118,7 @@ export class LegacyQuestions {
    */
   async close(): Promise<void> {
     if (!this.stop.signal.aborted)
-      this.stop.abort(new RequestAborted(new MrtrError('ERR_ABORTED', 'the call ended')));
+      this.stop.abort(new RequestAborted(new RequestAborted(undefined, 'the call ended')));
     await Promise.allSettled([...this.inFlight]);
   }
 

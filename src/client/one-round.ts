@@ -6,14 +6,14 @@ import {
   type ClientCapabilities,
   ErrorCode,
   type InputKind,
+  InvalidArgumentError,
   isJsonObject,
   type JsonObject,
   type JsonRpcNotification,
-  MrtrError,
   type Result,
 } from '../protocol/index.js';
 import type { Connection } from './connection.js';
-import { abortError, RemoteError } from './errors.js';
+import { abortError, RemoteError, RequestAborted } from './errors.js';
 import type { HeldCalls } from './held-calls.js';
 import type { KnownTools } from './known-tools.js';
 import { checkRoundArguments, type RoundOptions, type RoundResult, readRound } from './round-args.js';
@@ -56,13 +56,12 @@ export async function oneRound<R extends Result>(
     if (requestState !== undefined && connection.generation === 'legacy') {
       const call = held.peek(requestState, holder);
       if (call.method !== method || call.target !== target)
-        throw new MrtrError(
-          'ERR_INVALID_ARGUMENT',
+        throw new InvalidArgumentError(
           `round: requestState holds a ${call.method} of "${call.target}", not a ${method} of "${target}"`,
         );
       // Checked before the handle is spent: a round with an answer missing can be sent again, corrected.
       const problem = call.problemWith(inputResponses ?? {});
-      if (problem !== undefined) throw new MrtrError('ERR_INVALID_ARGUMENT', `round: ${problem}`);
+      if (problem !== undefined) throw new InvalidArgumentError(`round: ${problem}`);
       held.take(requestState, holder);
       call.answer(inputResponses ?? {});
       return await nextRound<R>(host, call, holder, signal, onNotification);
@@ -108,7 +107,7 @@ async function nextRound<R extends Result>(
     event = await call.next(signal);
   } catch (error) {
     // The round ended (its signal, its deadline) while the call ran: the upstream call ends with it.
-    call.cancel(error instanceof Error ? error : new MrtrError('ERR_ABORTED', String(error)));
+    call.cancel(error instanceof Error ? error : new RequestAborted(error, String(error)));
     throw error;
   } finally {
     call.onNotification = undefined;

@@ -1,11 +1,12 @@
 // How a call ended, in words: one line a person can read, or the result of a complete outcome (else an error).
-import { type JsonObject, MrtrError, type Result } from '../protocol/index.js';
+import type { JsonObject, Result } from '../protocol/index.js';
 import type { MrtrOutcome } from './driver.js';
+import { CallIncompleteError } from './errors.js';
 
-/** The result of a complete outcome, or an ERR_CALL_INCOMPLETE MrtrError describing how the call ended otherwise. */
+/** The result of a complete outcome, or a CallIncompleteError (ERR_CALL_INCOMPLETE) describing how the call ended otherwise. */
 export function unwrapOutcome<R extends Result>(outcome: MrtrOutcome<R>): R {
   if (outcome.status === 'complete') return outcome.result;
-  throw new MrtrError('ERR_CALL_INCOMPLETE', describeOutcome(outcome));
+  throw new CallIncompleteError(describeOutcome(outcome));
 }
 
 /** One line a person can read about how a call ended. */

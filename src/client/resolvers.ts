@@ -7,10 +7,10 @@ import {
   type ElicitResult,
   type InputKind,
   type InputResponse,
+  InvalidArgumentError,
   isJsonObject,
   type JsonObject,
   type ListRootsResult,
-  MrtrError,
 } from '../protocol/index.js';
 import { checkContent, readForm } from './form.js';
 import type { InputQuestion } from './input.js';
@@ -114,7 +114,7 @@ export function scriptedResolver(
     },
     async resolve(q) {
       const a = answerFor(q);
-      if (a === undefined) throw new MrtrError('ERR_INVALID_ARGUMENT', `no scripted answer for ${q.key}`);
+      if (a === undefined) throw new InvalidArgumentError(`no scripted answer for ${q.key}`);
       return a;
     },
   };
@@ -167,8 +167,7 @@ export function agentPolicyResolver(options: AgentPolicyOptions): InputResolver 
     accepts: (q) => answerFor(q) !== undefined,
     async resolve(q) {
       const a = answerFor(q);
-      if (a === undefined)
-        throw new MrtrError('ERR_INVALID_ARGUMENT', `agent policy has no answer for ${q.key}`);
+      if (a === undefined) throw new InvalidArgumentError(`agent policy has no answer for ${q.key}`);
       return a;
     },
   };

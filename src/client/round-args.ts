@@ -4,12 +4,12 @@ import {
   type InputKind,
   type InputRequiredResult,
   type InputResponses,
+  InvalidArgumentError,
   isJsonObject,
   type JsonObject,
   type JsonRpcNotification,
   type JsonRpcResponse,
   MRTR_METHODS,
-  MrtrError,
   type Result,
 } from '../protocol/index.js';
 import { ProtocolViolation, RemoteError } from './errors.js';
@@ -45,48 +45,37 @@ const describe = (v: unknown): string =>
 /** The target the round names (tool or prompt name, resource URI); a TypeError names a bad argument first. */
 export function checkRoundArguments(method: unknown, params: unknown, options: unknown): string {
   if (typeof method !== 'string' || !(MRTR_METHODS as readonly string[]).includes(method))
-    throw new MrtrError(
-      'ERR_INVALID_ARGUMENT',
+    throw new InvalidArgumentError(
       `round: method must be one of ${MRTR_METHODS.join(', ')} (the requests that have rounds), got ${describe(method)}`,
     );
   if (!isJsonObject(params))
-    throw new MrtrError(
-      'ERR_INVALID_ARGUMENT',
-      `round: params must be a JSON object, got ${describe(params)}`,
-    );
+    throw new InvalidArgumentError(`round: params must be a JSON object, got ${describe(params)}`);
   if (Object.hasOwn(params, 'requestState') || Object.hasOwn(params, 'inputResponses'))
-    throw new MrtrError(
-      'ERR_INVALID_ARGUMENT',
+    throw new InvalidArgumentError(
       'round: give requestState and inputResponses as options, not inside params',
     );
   const field = method === 'resources/read' ? 'uri' : 'name';
   const target = params[field];
   if (typeof target !== 'string' || target === '')
-    throw new MrtrError(
-      'ERR_INVALID_ARGUMENT',
+    throw new InvalidArgumentError(
       `round: ${method} params need a non-empty string "${field}", got ${describe(target)}`,
     );
   if (options === undefined) return target;
   if (!isJsonObject(options))
-    throw new MrtrError('ERR_INVALID_ARGUMENT', `round: options must be an object, got ${describe(options)}`);
+    throw new InvalidArgumentError(`round: options must be an object, got ${describe(options)}`);
   const { requestState, inputResponses, holder, timeoutMs } = options;
   if (requestState !== undefined && typeof requestState !== 'string')
-    throw new MrtrError(
-      'ERR_INVALID_ARGUMENT',
+    throw new InvalidArgumentError(
       `round: requestState must be a string (exactly as the server sent it), got ${describe(requestState)}`,
     );
   if (inputResponses !== undefined && !isJsonObject(inputResponses))
-    throw new MrtrError(
-      'ERR_INVALID_ARGUMENT',
+    throw new InvalidArgumentError(
       `round: inputResponses must be a JSON object keyed like the inputRequests it answers, got ${describe(inputResponses)}`,
     );
   if (holder !== undefined && typeof holder !== 'string')
-    throw new MrtrError('ERR_INVALID_ARGUMENT', `round: holder must be a string, got ${describe(holder)}`);
+    throw new InvalidArgumentError(`round: holder must be a string, got ${describe(holder)}`);
   if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && timeoutMs > 0))
-    throw new MrtrError(
-      'ERR_INVALID_ARGUMENT',
-      `round: timeoutMs must be a number > 0, got ${describe(timeoutMs)}`,
-    );
+    throw new InvalidArgumentError(`round: timeoutMs must be a number > 0, got ${describe(timeoutMs)}`);
   return target;
 }
 

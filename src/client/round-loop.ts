@@ -3,7 +3,7 @@
 // alike: the round cap, the deadline and abort, answering questions through the resolvers, the state-only backoff,
 // and the outcome. Where the next step comes from is a source: MRTR rounds (mrtr-rounds.ts, with the 2025 path's
 // in-band questions) or a task followed to its end (task-follow.ts).
-import { MrtrError, type Result } from '../protocol/index.js';
+import { InvalidOptionError, MrtrError, type Result, TimeLimitError } from '../protocol/index.js';
 import { answerQuestions, pendingOf, ResolverFailed } from './answer-questions.js';
 import {
   CLIENT_DEFAULTS,
@@ -29,12 +29,12 @@ export async function driveMrtr<R extends Result = Result>(
 ): Promise<MrtrOutcome<R>> {
   const maxRounds = options.maxRounds ?? CLIENT_DEFAULTS.maxRounds;
   if (!Number.isInteger(maxRounds) || maxRounds < 0)
-    throw new MrtrError('ERR_INVALID_OPTION', 'maxRounds must be an integer >= 0');
+    throw new InvalidOptionError('maxRounds must be an integer >= 0');
   const timeoutMs = options.timeoutMs ?? CLIENT_DEFAULTS.timeoutMs;
-  if (!(timeoutMs > 0)) throw new MrtrError('ERR_INVALID_OPTION', 'timeoutMs must be > 0');
+  if (!(timeoutMs > 0)) throw new InvalidOptionError('timeoutMs must be > 0');
   const retry = options.retry;
   if (retry !== undefined && !(Number.isInteger(retry.attempts) && retry.attempts >= 0))
-    throw new MrtrError('ERR_INVALID_OPTION', 'retry.attempts must be an integer >= 0');
+    throw new InvalidOptionError('retry.attempts must be an integer >= 0');
   const initialBackoff = options.backoff?.initialMs ?? 100;
   const maxBackoff = options.backoff?.maxMs ?? 2000;
   const maxRetryAfter = options.maxRetryAfterMs ?? 30_000;
@@ -49,7 +49,7 @@ export async function driveMrtr<R extends Result = Result>(
 
   const deadline = new AbortController();
   const timer = setTimeout(
-    () => deadline.abort(new MrtrError('ERR_TIMEOUT', `timed out after ${timeoutMs} ms`)),
+    () => deadline.abort(new TimeLimitError(`timed out after ${timeoutMs} ms`)),
     timeoutMs,
   );
   const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
@@ -111,8 +111,7 @@ export async function driveMrtr<R extends Result = Result>(
         return finish(end.status === 'complete' ? { ...end, rounds, declined } : { ...end, rounds });
       }
       if (step.kind === 'task') {
-        if (!target.tasks)
-          throw new MrtrError('ERR_INVALID_OPTION', 'resuming a task needs the task requests');
+        if (!target.tasks) throw new InvalidOptionError('resuming a task needs the task requests');
         following = step.taskId;
         step = await taskSteps<R>(step.taskId, step.seed, target.tasks, loop, target.declared, maxQuestions);
         continue;

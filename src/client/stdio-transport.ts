@@ -3,11 +3,11 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import {
   classifyMessage,
+  InvalidArgumentError,
   type JsonObject,
   type JsonRpcNotification,
   type JsonRpcResponse,
   LineSplitter,
-  MrtrError,
   type RequestId,
 } from '../protocol/index.js';
 import { CLIENT_DEFAULTS } from './driver.js';
@@ -264,9 +264,7 @@ export class StdioClientTransport implements ClientTransport {
     const { message, signal } = request;
     if (signal?.aborted) return Promise.reject(abortError(signal));
     if (this.pending.has(message.id))
-      return Promise.reject(
-        new MrtrError('ERR_INVALID_ARGUMENT', `request id ${message.id} is already in flight`),
-      );
+      return Promise.reject(new InvalidArgumentError(`request id ${message.id} is already in flight`));
     const child = this.start();
     const meta = message.params?._meta as JsonObject | undefined;
     return new Promise<JsonRpcResponse>((resolve, reject) => {

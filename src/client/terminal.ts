@@ -2,13 +2,7 @@
 // decline and cancel at any prompt, and URL mode shown as a link the person opens themselves.
 import { createInterface, type Interface } from 'node:readline';
 import { Writable } from 'node:stream';
-import {
-  type ElicitResult,
-  type ElicitUrlRequest,
-  emptyRecord,
-  type JsonObject,
-  MrtrError,
-} from '../protocol/index.js';
+import { type ElicitResult, type ElicitUrlRequest, emptyRecord, type JsonObject } from '../protocol/index.js';
 import { RequestAborted } from './errors.js';
 import { type FieldValue, type FormField, parseTyped, readForm, showSent, showValue } from './form.js';
 import type { InputQuestion } from './input.js';
@@ -130,7 +124,7 @@ class LineReader {
     rl.on('SIGINT', () => {
       const w = this.waiter;
       this.waiter = undefined;
-      w?.reject(new RequestAborted(new MrtrError('ERR_ABORTED', 'interrupted')));
+      w?.reject(new RequestAborted(new RequestAborted(undefined, 'interrupted')));
       this.onInterrupt?.();
     });
     this.rl = rl;
@@ -459,7 +453,7 @@ export function terminalResolver(options: TerminalResolverOptions = {}): Termina
           if (error instanceof Closed) {
             write(safe``);
             // The person closed the input (Ctrl-D): they walked away from the call.
-            throw new RequestAborted(new MrtrError('ERR_ABORTED', 'input closed'));
+            throw new RequestAborted(new RequestAborted(undefined, 'input closed'));
           }
           if (error instanceof RequestAborted) write(safe``);
           throw error;

@@ -2,7 +2,7 @@
 // a compare-and-set on the record's version: two reviewers voting at once both count, never one over the other.
 // The store has no listing, so an index record names the pending ids (also compare-and-set, pruned on each write).
 import { randomBytes } from 'node:crypto';
-import { MrtrError } from '../protocol/index.js';
+import { MrtrError, StoreContendedError } from '../protocol/index.js';
 import type { SharedStore } from '../stores/index.js';
 import type { ControlPrincipal } from './context.js';
 import { CONTROLS_DEFAULTS } from './defaults.js';
@@ -332,6 +332,6 @@ export class ApprovalBook {
         : await this.store.create(key, value, ttl);
       if (done) return;
     }
-    throw new MrtrError('ERR_STORE_CONTENDED', 'approvals index is contended');
+    throw new StoreContendedError('approvals index is contended');
   }
 }

@@ -25,4 +25,5 @@ export {
   type PreviewRow,
   previewLines,
 } from './effect-preview.js';
+export { BodyError } from './http-bits.js';
 export { answerPageFailure } from './page-failure.js';

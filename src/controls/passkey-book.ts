@@ -1,7 +1,7 @@
 // Each person's passkeys (WebAuthn credentials) in the shared store, so every instance's step-up page knows them: one
 // record per person, changed by compare-and-set, and single-use challenges for the ceremonies.
 import { createHash, randomBytes } from 'node:crypto';
-import { MrtrError } from '../protocol/index.js';
+import { StoreContendedError } from '../protocol/index.js';
 import type { SharedStore } from '../stores/index.js';
 import type { Person } from './approval-book.js';
 
@@ -69,7 +69,7 @@ export class PasskeyBook {
         : await this.store.create(KEY(person), value, PASSKEY_DEFAULTS.recordTtlMs);
       if (done) return next;
     }
-    throw new MrtrError('ERR_STORE_CONTENDED', 'passkeys record is contended');
+    throw new StoreContendedError('passkeys record is contended');
   }
 
   /** Remember a ceremony's challenge; returns its handle (the browser sends it back with the answer). */

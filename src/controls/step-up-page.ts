@@ -3,7 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BrowserSignIn, PageSession } from '../auth/index.js';
 import { html, readForm, sendPage } from '../auth/internal.js';
-import { MrtrError } from '../protocol/index.js';
+import { StoreContendedError } from '../protocol/index.js';
 import type { SharedStore } from '../stores/index.js';
 import { type ControlEvent, pageFailed } from './context.js';
 import { readJsonBody, sendJson } from './http-bits.js';
@@ -150,7 +150,7 @@ export class StepUpPage {
       if (await this.d.store.replace(stepUpKey(record.id), entry.version, JSON.stringify(done), this.d.ttlMs))
         return;
     }
-    throw new MrtrError('ERR_STORE_CONTENDED', 'step-up record could not be marked done');
+    throw new StoreContendedError('step-up record could not be marked done');
   }
 
   private event(action: string, id: string, by: string, detail?: Record<string, unknown>): void {

@@ -3,7 +3,7 @@
 // tokens of one issuer.
 import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { Secret, TOTP } from 'otpauth';
-import { MrtrError } from '../protocol/index.js';
+import { CorruptDataError } from '../protocol/index.js';
 
 export interface TotpSecrets {
   /** The base32 secret enrolled for `subject`, or undefined. */
@@ -17,7 +17,7 @@ interface SecretsFile {
 
 function readSecretsFile(path: string): SecretsFile {
   if (!existsSync(path)) return { version: 1, users: {} };
-  const notOurs = () => new MrtrError('ERR_CORRUPT_DATA', `${path} is not a TOTP secrets file (version 1)`);
+  const notOurs = () => new CorruptDataError(`${path} is not a TOTP secrets file (version 1)`);
   let parsed: SecretsFile;
   try {
     parsed = JSON.parse(readFileSync(path, 'utf8')) as SecretsFile;

@@ -4,18 +4,17 @@
 // said. Level by level, the first mkdir that fails is named, with the file it was for.
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { MrtrError } from '../protocol/index.js';
+import { MakeDirectoryError } from '../protocol/index.js';
 
 /** The directory for a file could not be made: `path` is the level that failed, `cause` the system's error. */
-export class DirectoryError extends MrtrError {
-  declare readonly code: 'ERR_MAKE_DIRECTORY';
+export class DirectoryError extends MakeDirectoryError {
+  override readonly name: string = 'DirectoryError';
   constructor(
     readonly path: string,
     readonly file: string,
     cause: NodeJS.ErrnoException,
   ) {
-    super('ERR_MAKE_DIRECTORY', `cannot make the directory ${path} for ${file}: ${cause.message}`, { cause });
-    this.name = 'DirectoryError';
+    super(`cannot make the directory ${path} for ${file}: ${cause.message}`, { cause });
   }
 }
 

@@ -7,7 +7,7 @@ import { MrtrError } from '../protocol/index.js';
 
 /** A gateway config that cannot be used: the message starts with FILE:LINE: and names the key to fix. */
 export class GatewayConfigError extends MrtrError {
-  override readonly name = 'GatewayConfigError';
+  override readonly name: string = 'GatewayConfigError';
   declare readonly code: 'ERR_GATEWAY_CONFIG';
   constructor(message: string, options?: ErrorOptions) {
     super('ERR_GATEWAY_CONFIG', message, options);

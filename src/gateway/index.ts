@@ -16,6 +16,7 @@ export { GATEWAY_DEFAULTS, Gateway, type GatewayOptions } from './gateway.js';
 export { exposedName, NAME_SEPARATOR, splitExposedName } from './names.js';
 export { normalizePathArguments } from './paths.js';
 export { definitionDigest, PinBook, pinCommandPlan, type SeenTool } from './pins/index.js';
+export { GatewayPinsError } from './pins/lock-file.js';
 export type { Control, Decision, Policy, PolicyCaller, PolicyRule, ToolRef } from './policy/index.js';
 export { unknownArgumentWarnings } from './policy/index.js';
 export { RateLimiter } from './rate-limit.js';

@@ -8,7 +8,7 @@
 // equivalent: `prive\u0301` is `privé`, K (U+212A KELVIN SIGN) is K. Compatibility forms (NFKC: ﬁ→fi, ｓ→s) are
 // NOT applied: no upstream we know opens `ﬁle` for `file`, and sending `file` would open a different file than asked.
 import { posix } from 'node:path';
-import { MrtrError } from '../protocol/index.js';
+import { InvalidArgumentError } from '../protocol/index.js';
 
 /** Argument names taken as paths when an upstream's config names none (`pathArguments`). */
 export const DEFAULT_PATH_ARGUMENTS: readonly string[] = Object.freeze([
@@ -64,7 +64,7 @@ export function foldCase(text: string): string {
  */
 export function normalizePath(value: string, base?: string, name = 'path', caseInsensitive = false): string {
   if (value.includes('\0'))
-    throw new MrtrError('ERR_INVALID_ARGUMENT', `argument "${name}" contains a NUL character; no path may`);
+    throw new InvalidArgumentError(`argument "${name}" contains a NUL character; no path may`);
   const joined = base !== undefined && !posix.isAbsolute(value) ? posix.join(base, value) : value;
   // NFC first: a decomposed `.\u0301` is no `.` and must not be mistaken for one by normalize, nor the other way.
   const normal = posix.normalize(joined.normalize('NFC'));

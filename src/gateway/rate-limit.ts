@@ -6,7 +6,12 @@
 // so two instances taking at once cannot both spend the last token.
 import { createHash } from 'node:crypto';
 import { slowedRefusal } from '../held/index.js';
-import { MrtrError, type RoundRefused } from '../protocol/index.js';
+import {
+  CorruptDataError,
+  InvalidArgumentError,
+  type RoundRefused,
+  StoreContendedError,
+} from '../protocol/index.js';
 import type { SharedStore } from '../stores/index.js';
 
 /** A limit: at most `requests` calls in any `perMs`, and bursts of up to `requests` after an idle spell. */
@@ -88,10 +93,7 @@ export class RateLimiter {
         : await this.#store.create(storeKey, value, ttlMs);
       if (written) return { ok: true };
     }
-    throw new MrtrError(
-      'ERR_STORE_CONTENDED',
-      `rate-limit bucket kept changing over ${MAX_ATTEMPTS} attempts`,
-    );
+    throw new StoreContendedError(`rate-limit bucket kept changing over ${MAX_ATTEMPTS} attempts`);
   }
 }
 
@@ -110,21 +112,15 @@ function readBucket(value: string, store: string): Bucket {
   }
   const bucket = parsed as Partial<Bucket> | undefined;
   if (!bucket || !Number.isFinite(bucket.tokens) || !Number.isFinite(bucket.at))
-    throw new MrtrError('ERR_CORRUPT_DATA', `a rate-limit bucket in store ${store} is not one mrtr wrote`);
+    throw new CorruptDataError(`a rate-limit bucket in store ${store} is not one mrtr wrote`);
   return bucket as Bucket;
 }
 
 function checkLimit(limit: RateLimit): void {
   if (!Number.isSafeInteger(limit.requests) || limit.requests < 1)
-    throw new MrtrError(
-      'ERR_INVALID_ARGUMENT',
-      `rate limit requests must be a positive integer, got ${limit.requests}`,
-    );
+    throw new InvalidArgumentError(`rate limit requests must be a positive integer, got ${limit.requests}`);
   if (!Number.isFinite(limit.perMs) || limit.perMs <= 0)
-    throw new MrtrError(
-      'ERR_INVALID_ARGUMENT',
-      `rate limit perMs must be a positive number, got ${limit.perMs}`,
-    );
+    throw new InvalidArgumentError(`rate limit perMs must be a positive number, got ${limit.perMs}`);
 }
 
 /**

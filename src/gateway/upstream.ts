@@ -407,7 +407,7 @@ export class Upstream {
 
   /** A call that would start or wait for a process after close() is refused: nothing would ever end that process. */
   #refuseIfClosed(): void {
-    if (this.#closed) throw new MrtrError('ERR_TRANSPORT', `upstream ${this.name} is closed; its calls end`);
+    if (this.#closed) throw new TransportFailure(`upstream ${this.name} is closed; its calls end`);
   }
 
   async close(): Promise<void> {

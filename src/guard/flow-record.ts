@@ -1,7 +1,7 @@
 // The one record a replay guard keeps per flow, in the shared store: which round the flow is at, which state and
 // answers claimed it, and — once the round is answered — that answer, for an identical retry. One record per flow
 // (not per state) makes "an older round is stale" a single read, and every change a single compare-and-set.
-import { MrtrError } from '../protocol/index.js';
+import { CorruptDataError } from '../protocol/index.js';
 
 export type RoundStatus =
   /** A presentation is running the handler; `leaseUntil` says how long the claim holds if its process dies. */
@@ -45,6 +45,6 @@ export function decodeFlowRecord(text: string): FlowRecord {
     typeof value.answers !== 'string' ||
     typeof value.status !== 'string'
   )
-    throw new MrtrError('ERR_CORRUPT_DATA', 'malformed flow record');
+    throw new CorruptDataError('malformed flow record');
   return value;
 }

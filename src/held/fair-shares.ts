@@ -4,7 +4,7 @@
 // time limit, and holding one costs the holder nothing: one holder could fill the pool and lock everyone else out.
 // So a holder may hold a share of the pool (and of groups with things held); one past its share is slowed with 429
 // and a Retry-After naming when its oldest frees its place; the pool (all holders together) is the backstop.
-import { ErrorCode, MrtrError, RoundRefused } from '../protocol/index.js';
+import { ErrorCode, InvalidOptionError, RoundRefused } from '../protocol/index.js';
 
 export interface ShareLimits {
   /** Things held, all holders together. */
@@ -75,15 +75,12 @@ export class FairShares {
       perGroup: 'perGroup',
       groupsPerHolder: 'groupsPerHolder',
     });
-    if (problem) throw new MrtrError('ERR_INVALID_OPTION', `FairShares: ${problem}`);
+    if (problem) throw new InvalidOptionError(`FairShares: ${problem}`);
     if (
       (limits.perGroup !== undefined && !refusals.perGroup) ||
       (limits.groupsPerHolder !== undefined && !refusals.groupsPerHolder)
     )
-      throw new MrtrError(
-        'ERR_INVALID_OPTION',
-        'FairShares: a limit on groups needs the refusal that speaks of it',
-      );
+      throw new InvalidOptionError('FairShares: a limit on groups needs the refusal that speaks of it');
   }
 
   /** Things held, all holders together. */

@@ -3,7 +3,7 @@
 // A delivery replayed inside the time window is caught by the store the receiver passes: each accepted one is
 // remembered there until its window closes.
 import { createHash } from 'node:crypto';
-import { MrtrError } from '../protocol/index.js';
+import { InvalidArgumentError, MrtrError } from '../protocol/index.js';
 import { hmacSha256, macMatches } from '../state/internal.js';
 import type { SharedStore } from '../stores/index.js';
 
@@ -55,8 +55,7 @@ const one = (v: string | string[] | undefined): string | undefined => (Array.isA
  */
 export async function verifyWebhook(input: VerifyWebhookInput): Promise<void> {
   if (input.seen === undefined || typeof input.seen?.create !== 'function')
-    throw new MrtrError(
-      'ERR_INVALID_ARGUMENT',
+    throw new InvalidArgumentError(
       'verifyWebhook needs `seen`, a shared store (mrtr/stores) that remembers the deliveries it accepted',
     );
   const signature = one(input.headers[SIGNATURE_HEADER]);

@@ -66,7 +66,17 @@ export {
   REQUEST_DEFINITION,
   RESULT_DEFINITION,
 } from './methods.js';
-export { MRTR_ERROR_CODES, MrtrError, type MrtrErrorCode } from './mrtr-error.js';
+export {
+  CorruptDataError,
+  InvalidArgumentError,
+  InvalidOptionError,
+  MakeDirectoryError,
+  MRTR_ERROR_CODES,
+  MrtrError,
+  type MrtrErrorCode,
+  StoreContendedError,
+  TimeLimitError,
+} from './mrtr-error.js';
 export { INVALID_REQUEST_STATE, invalidRequestState, RoundRefused } from './refusal.js';
 export {
   compileJsonSchema,

@@ -1,7 +1,7 @@
 // Newline-delimited framing for stdio (basic/transports/stdio.mdx), server and client alike, with a hard cap per line.
 // node:readline keeps a line in memory until its newline arrives, however long it grows; this splitter never holds
 // more than the cap of any one line.
-import { MrtrError } from './mrtr-error.js';
+import { InvalidOptionError } from './mrtr-error.js';
 
 export interface LineHandlers {
   /** One line, without its LF or CRLF; blank lines carry no message and are not passed on. */
@@ -24,8 +24,7 @@ export class LineSplitter {
   ) {
     // NaN or Infinity would compare false with every size: no cap at all, silently.
     if (!Number.isSafeInteger(maxLineBytes) || maxLineBytes < 1)
-      throw new MrtrError(
-        'ERR_INVALID_OPTION',
+      throw new InvalidOptionError(
         `maxLineBytes must be an integer from 1 to ${Number.MAX_SAFE_INTEGER}, got ${String(maxLineBytes)}`,
       );
   }

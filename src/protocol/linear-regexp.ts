@@ -3,7 +3,7 @@
 // engine one nested quantifier lets a 40-character argument hold the event loop for seconds. A pattern RE2 cannot
 // run (lookaround, backreferences) is refused with the reason, never handed to a backtracking engine instead.
 import { RE2JS } from 're2js';
-import { MrtrError } from './mrtr-error.js';
+import { InvalidArgumentError, type MrtrError } from './mrtr-error.js';
 
 /** What Ajv calls `.test()` on: a compiled pattern. */
 export interface LinearPattern {
@@ -139,8 +139,7 @@ export function patternProgramSize(pattern: string, limit = MAX_PATTERN_PROGRAM)
 
 /** Why RE2 could not compile a pattern, in words a schema's author can act on. */
 function refusal(pattern: string, reason: string): MrtrError {
-  return new MrtrError(
-    'ERR_INVALID_ARGUMENT',
+  return new InvalidArgumentError(
     `pattern ${JSON.stringify(pattern)} is refused: RE2, the linear-time engine mrtr checks patterns with, cannot run it (${reason}); RE2 has no lookaround, no backreferences and no repeat count over 1000`,
   );
 }
@@ -151,8 +150,7 @@ function compile(pattern: string, flags: string): LinearPattern {
     // Constructing a RegExp only parses it; nothing is matched with it.
     new RegExp(pattern, flags);
   } catch (error) {
-    throw new MrtrError(
-      'ERR_INVALID_ARGUMENT',
+    throw new InvalidArgumentError(
       `pattern ${JSON.stringify(pattern)} is not a valid regular expression: ${(error as Error).message}`,
     );
   }
@@ -161,8 +159,7 @@ function compile(pattern: string, flags: string): LinearPattern {
     ([, min, max]) => Number(min) > 1000 || Number(max ?? 0) > 1000,
   );
   if (!overCount && patternProgramSize(pattern) > MAX_PATTERN_PROGRAM)
-    throw new MrtrError(
-      'ERR_INVALID_ARGUMENT',
+    throw new InvalidArgumentError(
       `pattern ${JSON.stringify(pattern)} is refused: it would compile to more than ${MAX_PATTERN_PROGRAM} RE2 instructions (its counted repeats copy what they repeat), too slow to compile; write it with fewer or smaller {n,m}`,
     );
   let re2: RE2JS;

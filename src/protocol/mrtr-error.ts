@@ -127,3 +127,60 @@ export class MrtrError extends Error {
     this.name = 'MrtrError';
   }
 }
+
+// The classes of the codes every room throws (an option, an argument, a time limit, data read back, a directory):
+// one class per code, so `switch (error.code)` on an AnyMrtrError narrows to it.
+
+/** An option, a flag's value or a spec of the wrong type, out of range or malformed. */
+export class InvalidOptionError extends MrtrError {
+  override readonly name: string = 'InvalidOptionError';
+  declare readonly code: 'ERR_INVALID_OPTION';
+  constructor(message: string, options?: ErrorOptions) {
+    super('ERR_INVALID_OPTION', message, options);
+  }
+}
+
+/** An argument a function cannot use. */
+export class InvalidArgumentError extends MrtrError {
+  override readonly name: string = 'InvalidArgumentError';
+  declare readonly code: 'ERR_INVALID_ARGUMENT';
+  constructor(message: string, options?: ErrorOptions) {
+    super('ERR_INVALID_ARGUMENT', message, options);
+  }
+}
+
+/** Something mrtr waited on did not answer within its limit. */
+export class TimeLimitError extends MrtrError {
+  override readonly name: string = 'TimeLimitError';
+  declare readonly code: 'ERR_TIMEOUT';
+  constructor(message: string, options?: ErrorOptions) {
+    super('ERR_TIMEOUT', message, options);
+  }
+}
+
+/** What mrtr reads back is not in the form mrtr writes it. */
+export class CorruptDataError extends MrtrError {
+  override readonly name: string = 'CorruptDataError';
+  declare readonly code: 'ERR_CORRUPT_DATA';
+  constructor(message: string, options?: ErrorOptions) {
+    super('ERR_CORRUPT_DATA', message, options);
+  }
+}
+
+/** The directory a file goes in could not be made. */
+export class MakeDirectoryError extends MrtrError {
+  override readonly name: string = 'MakeDirectoryError';
+  declare readonly code: 'ERR_MAKE_DIRECTORY';
+  constructor(message: string, options?: ErrorOptions) {
+    super('ERR_MAKE_DIRECTORY', message, options);
+  }
+}
+
+/** A record in a shared store kept changing under a compare-and-set until the retries ran out. */
+export class StoreContendedError extends MrtrError {
+  override readonly name: string = 'StoreContendedError';
+  declare readonly code: 'ERR_STORE_CONTENDED';
+  constructor(message: string, options?: ErrorOptions) {
+    super('ERR_STORE_CONTENDED', message, options);
+  }
+}

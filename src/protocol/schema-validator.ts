@@ -4,7 +4,7 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import * as ajvFormats from 'ajv-formats';
 import { LINEAR_FORMATS } from './linear-formats.js';
 import { linearRegExp } from './linear-regexp.js';
-import { MrtrError } from './mrtr-error.js';
+import { InvalidArgumentError } from './mrtr-error.js';
 import { OFFICIAL_SCHEMA } from './official-schema.js';
 import type { JsonObject } from './wire.js';
 
@@ -58,8 +58,7 @@ export function schemaValidator(definition: string): ValidateFunction {
   let fn = cache.get(definition);
   if (!fn) {
     const compiled = officialAjv().getSchema(`${SCHEMA_ID}#/$defs/${definition}`);
-    if (!compiled)
-      throw new MrtrError('ERR_INVALID_ARGUMENT', `schema.json has no definition named ${definition}`);
+    if (!compiled) throw new InvalidArgumentError(`schema.json has no definition named ${definition}`);
     fn = compiled;
     cache.set(definition, fn);
   }

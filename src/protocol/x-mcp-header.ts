@@ -5,7 +5,7 @@
 import { encodeHeaderValue } from './headers.js';
 import { isJsonObject } from './json.js';
 import { HEADER_PARAM_PREFIX } from './meta.js';
-import { MrtrError } from './mrtr-error.js';
+import { InvalidArgumentError } from './mrtr-error.js';
 
 export const X_MCP_HEADER = 'x-mcp-header';
 
@@ -142,10 +142,9 @@ export function paramHeaderText(value: unknown): string | undefined {
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   if (typeof value === 'number') {
     if (Number.isSafeInteger(value)) return String(value);
-    throw new MrtrError('ERR_INVALID_ARGUMENT', `${value} is not an integer within ±(2^53−1)`);
+    throw new InvalidArgumentError(`${value} is not an integer within ±(2^53−1)`);
   }
-  throw new MrtrError(
-    'ERR_INVALID_ARGUMENT',
+  throw new InvalidArgumentError(
     `a ${Array.isArray(value) ? 'array' : typeof value} cannot be sent in a header`,
   );
 }
@@ -162,8 +161,7 @@ export function paramHeaders(bindings: readonly HeaderBinding[], args: unknown):
     try {
       text = paramHeaderText(argumentAt(args, b.path));
     } catch (error) {
-      throw new MrtrError(
-        'ERR_INVALID_ARGUMENT',
+      throw new InvalidArgumentError(
         `argument ${b.path.join('.')} cannot be sent in Mcp-Param-${b.header}: ${(error as Error).message}`,
         { cause: error },
       );

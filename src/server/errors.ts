@@ -4,8 +4,6 @@ import { MrtrError } from '../protocol/index.js';
 export type ServerErrorCode =
   /** A tool, prompt, resource or template was registered that cannot be served (bad schema, name taken, …). */
   | 'ERR_REGISTRATION'
-  /** An option is out of its range or of the wrong type. */
-  | 'ERR_INVALID_OPTION'
   /** A handler broke its contract (returned something that is not a result, mixed ask and inputRequired, …). */
   | 'ERR_HANDLER_CONTRACT';
 
@@ -17,14 +15,8 @@ export class ServerError extends MrtrError {
   }
 }
 
-/** An option out of its range or of the wrong type. */
-export class InvalidOptionError extends MrtrError {
-  override readonly name = 'InvalidOptionError';
-  declare readonly code: 'ERR_INVALID_OPTION';
-  constructor(message: string) {
-    super('ERR_INVALID_OPTION', message);
-  }
-}
+// An option out of its range or of the wrong type: the one class of ERR_INVALID_OPTION, in protocol/ for every room.
+export { InvalidOptionError } from '../protocol/index.js';
 
 export const registrationError = (message: string): ServerError =>
   new ServerError('ERR_REGISTRATION', message);

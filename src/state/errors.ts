@@ -3,20 +3,16 @@ import { MrtrError } from '../protocol/index.js';
 
 /** A codec option, a seal option or a binding of the wrong type. */
 export class StateUsageError extends MrtrError {
-  override readonly name = 'StateUsageError';
+  override readonly name: string = 'StateUsageError';
   declare readonly code: 'ERR_STATE_USAGE';
   constructor(message: string) {
     super('ERR_STATE_USAGE', message);
   }
 }
 
-/** A codec or seal option out of its range; the same code as StateUsageError. */
-export class StateRangeError extends MrtrError {
-  override readonly name = 'StateRangeError';
-  declare readonly code: 'ERR_STATE_USAGE';
-  constructor(message: string) {
-    super('ERR_STATE_USAGE', message);
-  }
+/** A codec or seal option out of its range: a StateUsageError (one class per code), named for the range. */
+export class StateRangeError extends StateUsageError {
+  override readonly name: string = 'StateRangeError';
 }
 
 /** Thrown by `seal` when the payload or the resulting token is over its cap. */

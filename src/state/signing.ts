@@ -1,7 +1,7 @@
 // HMAC-SHA256 signing, once for every value the server hands out and must know again: requestState's binding tags
 // and session keys, 2025 session ids, sign-in cookies. One MAC, one constant-time check, one `kid.body.mac` format.
 import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto';
-import { MrtrError } from '../protocol/index.js';
+import { InvalidArgumentError } from '../protocol/index.js';
 
 /** One key of a set that signs; its id travels in the token, so a value signed before a rotation still verifies. */
 export interface SigningKey {
@@ -42,7 +42,7 @@ export class KidSigner {
   readonly #macInput: (kid: string, body: string) => string;
 
   constructor(keys: readonly SigningKey[], macInput: (kid: string, body: string) => string) {
-    if (keys.length === 0) throw new MrtrError('ERR_INVALID_ARGUMENT', 'KidSigner: at least one key');
+    if (keys.length === 0) throw new InvalidArgumentError('KidSigner: at least one key');
     this.#keys = keys;
     this.#byKid = new Map(keys.map((k) => [k.kid, k]));
     this.#macInput = macInput;

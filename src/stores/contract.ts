@@ -1,6 +1,6 @@
 // The one contract every shared store keeps (memory, SQLite, Redis). Guards build their records on these few atomic
 // operations, so a rule written once holds on every store, and a store is tested once by the contract suite.
-import { MrtrError } from '../protocol/index.js';
+import { InvalidArgumentError, MrtrError } from '../protocol/index.js';
 
 /** A stored value and its version: a compare-and-set names the version it read. */
 export interface StoredEntry {
@@ -51,12 +51,11 @@ export const STORE_LIMITS = Object.freeze({
 /** Throws ERR_INVALID_ARGUMENT naming the problem when a caller breaks the contract (a bug, not an outage). */
 export function checkEntry(key: string, value?: string, ttlMs?: number): void {
   if (typeof key !== 'string' || key.length === 0 || Buffer.byteLength(key) > STORE_LIMITS.maxKeyBytes)
-    throw new MrtrError(
-      'ERR_INVALID_ARGUMENT',
+    throw new InvalidArgumentError(
       `store key must be a non-empty string of at most ${STORE_LIMITS.maxKeyBytes} bytes`,
     );
   if (value !== undefined && Buffer.byteLength(value) > STORE_LIMITS.maxValueBytes)
-    throw new MrtrError('ERR_INVALID_ARGUMENT', `store value exceeds ${STORE_LIMITS.maxValueBytes} bytes`);
+    throw new InvalidArgumentError(`store value exceeds ${STORE_LIMITS.maxValueBytes} bytes`);
   if (ttlMs !== undefined && !(Number.isInteger(ttlMs) && ttlMs > 0))
-    throw new MrtrError('ERR_INVALID_ARGUMENT', `store ttlMs must be a positive integer, got ${ttlMs}`);
+    throw new InvalidArgumentError(`store ttlMs must be a positive integer, got ${ttlMs}`);
 }

@@ -1,6 +1,6 @@
 // One place that turns a store description (`memory`, `sqlite:PATH`, `redis://HOST:PORT/DB`) into a store, so the
 // CLI flag, the server option and the docs all speak the same syntax.
-import { MrtrError } from '../protocol/index.js';
+import { InvalidOptionError } from '../protocol/index.js';
 import type { SharedStore } from './contract.js';
 import { MemoryStore } from './memory.js';
 import { RedisStore, type RedisStoreOptions } from './redis.js';
@@ -15,10 +15,9 @@ export async function openStore(
   if (spec === 'memory') return new MemoryStore();
   if (spec.startsWith('sqlite:')) {
     const path = spec.slice('sqlite:'.length);
-    if (path === '')
-      throw new MrtrError('ERR_INVALID_OPTION', `store "${spec}" names no file: expected sqlite:PATH`);
+    if (path === '') throw new InvalidOptionError(`store "${spec}" names no file: expected sqlite:PATH`);
     return new SqliteStore(path);
   }
   if (spec.startsWith('redis://') || spec.startsWith('rediss://')) return RedisStore.connect(spec, options);
-  throw new MrtrError('ERR_INVALID_OPTION', `unknown store "${spec}": expected ${STORE_SYNTAX}`);
+  throw new InvalidOptionError(`unknown store "${spec}": expected ${STORE_SYNTAX}`);
 }

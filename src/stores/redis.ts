@@ -2,7 +2,7 @@
 // that reads and writes is one Lua script, so it is atomic on the server whatever the number of instances.
 import { createHash } from 'node:crypto';
 import type { RedisClientType } from 'redis';
-import { MrtrError } from '../protocol/index.js';
+import { TimeLimitError } from '../protocol/index.js';
 import { checkEntry, type SharedStore, type StoredEntry, StoreUnavailableError } from './contract.js';
 
 export interface RedisStoreOptions {
@@ -159,7 +159,7 @@ export class RedisStore implements SharedStore {
     // wait for as long as the socket stays open.
     const timedOut = new Promise<never>((_, reject) => {
       timer = setTimeout(
-        () => reject(new MrtrError('ERR_TIMEOUT', `no answer within ${this.#timeoutMs} ms`)),
+        () => reject(new TimeLimitError(`no answer within ${this.#timeoutMs} ms`)),
         this.#timeoutMs,
       );
     });

@@ -143,9 +143,11 @@ describe('import boundaries', () => {
     expect(lenders.map((f) => f.path).sort()).toEqual([
       'audit/internal.ts',
       'auth/internal.ts',
+      'cli/internal.ts',
       'client/internal.ts',
       'controls/internal.ts',
       'flow/internal.ts',
+      'protocol/internal.ts',
       'server/internal.ts',
       'state/internal.ts',
     ]);

@@ -60,7 +60,23 @@ export const ARROWS: Readonly<Record<string, readonly string[]>> = {
     'server',
     'client',
   ],
-  '.': ['protocol', 'state', 'flow', 'stores', 'guard', 'auth', 'server', 'client'],
+  // The root also names every room's error classes, types only, in AnyMrtrError (src/errors.ts).
+  '.': [
+    'protocol',
+    'state',
+    'flow',
+    'stores',
+    'guard',
+    'auth',
+    'server',
+    'client',
+    'audit',
+    'controls',
+    'console',
+    'notify',
+    'gateway',
+    'cli',
+  ],
 };
 
 /**

@@ -108,6 +108,14 @@ const EXPECTED_CODES: Record<string, MrtrErrorCode> = {
   ConsoleUsageError: 'ERR_CONSOLE_USAGE',
   NotifyConfigError: 'ERR_NOTIFY_CONFIG',
   WebhookVerifyError: 'ERR_WEBHOOK_REFUSED',
+  InvalidArgumentError: 'ERR_INVALID_ARGUMENT',
+  TimeLimitError: 'ERR_TIMEOUT',
+  CorruptDataError: 'ERR_CORRUPT_DATA',
+  MakeDirectoryError: 'ERR_MAKE_DIRECTORY',
+  StoreContendedError: 'ERR_STORE_CONTENDED',
+  CallIncompleteError: 'ERR_CALL_INCOMPLETE',
+  GatewayPinsError: 'ERR_GATEWAY_PINS',
+  AuthConfigError: 'ERR_AUTH_CONFIG',
 };
 
 /** The JSON-RPC errors: their `code` is the protocol's number, the one that goes on the wire. */

@@ -3,14 +3,10 @@
 // parent for ever; here every level is tried once and a failure names the directory and the reason.
 import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { MrtrError } from '../../protocol/index.js';
+import { MakeDirectoryError } from '../../protocol/index.js';
 
-export class TokenDirectoryError extends MrtrError {
-  override readonly name = 'TokenDirectoryError';
-  declare readonly code: 'ERR_MAKE_DIRECTORY';
-  constructor(message: string) {
-    super('ERR_MAKE_DIRECTORY', message);
-  }
+export class TokenDirectoryError extends MakeDirectoryError {
+  override readonly name: string = 'TokenDirectoryError';
 }
 
 const fail = (dir: string, error: unknown): TokenDirectoryError => {

@@ -49,6 +49,14 @@ export class EgressRefused extends MrtrError {
   }
 }
 
+/** The operator's detail of a refusal, kept as its `cause` and never shown to the caller: the message is the detail. */
+export class EgressDetail extends EgressRefused {
+  constructor(reason: EgressRefusalReason, detail: string) {
+    super(reason);
+    this.message = detail;
+  }
+}
+
 /**
  * The issuer's `error`, when it looks like an error code (`invalid_grant`, `urn:…:unauthorized`): RFC 6749 allows
  * more (spaces, quotes), but a value like that is the issuer echoing something, perhaps the token: not shown.

@@ -4,9 +4,14 @@
 import { createHash } from 'node:crypto';
 import * as oauth from 'oauth4webapi';
 import { clientSecretBasic } from '../../client/internal.js';
-import { MrtrError } from '../../protocol/index.js';
 import { untilAborted } from '../../protocol/internal.js';
-import { EgressRefused, GatewayConfigError, oauthErrorCode } from './errors.js';
+import {
+  EgressDetail,
+  type EgressRefusalReason,
+  EgressRefused,
+  GatewayConfigError,
+  oauthErrorCode,
+} from './errors.js';
 import { readSecret } from './secret.js';
 import { TokenCache } from './token-cache.js';
 import type { Egress, EgressCaller, EgressConfig } from './types.js';
@@ -17,7 +22,7 @@ export const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token'
 export type TokenExchangeConfig = Extract<EgressConfig, { type: 'token-exchange' }>;
 
 /** The operator's detail of a refusal (its `cause`): never shown to the caller. */
-const egressDetail = (message: string) => new MrtrError('ERR_GATEWAY_EGRESS', message);
+const egressDetail = (reason: EgressRefusalReason, message: string) => new EgressDetail(reason, message);
 
 export interface TokenExchangeOptions {
   /** Where `clientSecretEnv` is looked up (default process.env). */
@@ -150,18 +155,22 @@ export class TokenExchangeEgress implements Egress {
       try {
         const as = await oauth.processDiscoveryResponse(this.#issuer, response);
         if (typeof as.token_endpoint !== 'string')
-          throw new MrtrError('ERR_GATEWAY_EGRESS', 'it names no token_endpoint');
+          throw egressDetail('issuer_unavailable', 'it names no token_endpoint');
         return as;
       } catch (error) {
         throw new EgressRefused('issuer_unavailable', {
           cause: egressDetail(
+            'issuer_unavailable',
             `the metadata of issuer ${this.#config.issuer} is not usable: ${(error as Error).message}`,
           ),
         });
       }
     }
     throw new EgressRefused('issuer_unavailable', {
-      cause: egressDetail(`no metadata for issuer ${this.#config.issuer} (${problems.join('; ')})`),
+      cause: egressDetail(
+        'issuer_unavailable',
+        `no metadata for issuer ${this.#config.issuer} (${problems.join('; ')})`,
+      ),
     });
   }
 
@@ -194,18 +203,19 @@ export class TokenExchangeEgress implements Egress {
     // Sent upstream as Bearer, so nothing else will do; and the caller's own token back is a passthrough.
     if (answer.token_type !== 'bearer')
       throw new EgressRefused('bad_response', {
-        cause: egressDetail(`${where}: token_type ${answer.token_type}, not Bearer`),
+        cause: egressDetail('bad_response', `${where}: token_type ${answer.token_type}, not Bearer`),
       });
     const issued = (answer as { issued_token_type?: unknown }).issued_token_type;
     if (issued !== undefined && issued !== ACCESS_TOKEN_TYPE)
       throw new EgressRefused('bad_response', {
         cause: egressDetail(
+          'bad_response',
           `${where}: issued_token_type ${String(issued).slice(0, 100)}, not an access token`,
         ),
       });
     if (answer.access_token === subjectToken)
       throw new EgressRefused('bad_response', {
-        cause: egressDetail(`${where}: the issuer gave back the caller's own token`),
+        cause: egressDetail('bad_response', `${where}: the issuer gave back the caller's own token`),
       });
     const lifetimeMs = answer.expires_in === undefined ? undefined : answer.expires_in * 1000;
     return {
@@ -230,7 +240,10 @@ function refusal(error: unknown, where: string, subjectToken: string): EgressRef
     const description = error.error_description ? `: ${scrub(error.error_description)}` : '';
     return new EgressRefused('exchange_refused', {
       ...(code === undefined ? {} : { oauthError: code }),
-      cause: egressDetail(`${where}: HTTP ${error.status} ${code ?? '(no usable error code)'}${description}`),
+      cause: egressDetail(
+        'exchange_refused',
+        `${where}: HTTP ${error.status} ${code ?? '(no usable error code)'}${description}`,
+      ),
     });
   }
   if (error instanceof oauth.WWWAuthenticateChallengeError) {
@@ -238,13 +251,19 @@ function refusal(error: unknown, where: string, subjectToken: string): EgressRef
     return new EgressRefused('exchange_refused', {
       ...(code === undefined ? {} : { oauthError: code }),
       cause: egressDetail(
+        'exchange_refused',
         `${where}: HTTP ${error.status} with a WWW-Authenticate challenge ${code ?? ''}`.trim(),
       ),
     });
   }
   if (error instanceof oauth.OperationProcessingError || error instanceof oauth.UnsupportedOperationError)
-    return new EgressRefused('bad_response', { cause: egressDetail(`${where}: ${scrub(error.message)}`) });
+    return new EgressRefused('bad_response', {
+      cause: egressDetail('bad_response', `${where}: ${scrub(error.message)}`),
+    });
   return new EgressRefused('issuer_unavailable', {
-    cause: egressDetail(`${where}: ${scrub((error as Error)?.message ?? String(error))}`),
+    cause: egressDetail(
+      'issuer_unavailable',
+      `${where}: ${scrub((error as Error)?.message ?? String(error))}`,
+    ),
   });
 }

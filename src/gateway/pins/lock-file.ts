@@ -100,10 +100,15 @@ export function writeLockFile(path: string, pins: ReadonlyMap<string, PinnedTool
   }
 }
 
-function pinsError(path: string, problem: string, cause?: unknown): MrtrError {
-  return new MrtrError(
-    'ERR_GATEWAY_PINS',
-    `lock file ${path}: ${problem}`,
-    cause === undefined ? undefined : { cause },
-  );
+/** The gateway's lock file of pinned definitions cannot be read or written, or is not in the form mrtr writes. */
+export class GatewayPinsError extends MrtrError {
+  override readonly name = 'GatewayPinsError';
+  declare readonly code: 'ERR_GATEWAY_PINS';
+  constructor(message: string, options?: ErrorOptions) {
+    super('ERR_GATEWAY_PINS', message, options);
+  }
+}
+
+function pinsError(path: string, problem: string, cause?: unknown): GatewayPinsError {
+  return new GatewayPinsError(`lock file ${path}: ${problem}`, cause === undefined ? undefined : { cause });
 }

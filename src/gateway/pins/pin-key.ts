@@ -1,6 +1,6 @@
 // How a pinned tool is named in the lock file and on `mrtr gateway pin --accept`: `<upstream>/<tool>`. Upstream
 // names hold no `/`, so the first `/` splits a key back the one way, whatever the tool's own name holds.
-import { MrtrError } from '../../protocol/index.js';
+import { InvalidArgumentError } from '../../protocol/index.js';
 
 /** The lock file's key of an upstream's tool. */
 export function pinKey(upstream: string, tool: string): string {
@@ -21,8 +21,7 @@ export function splitPinKey(key: string): { upstream: string; tool: string } | u
  */
 export function pinPattern(pattern: string): (key: string) => boolean {
   if (splitPinKey(pattern) === undefined)
-    throw new MrtrError(
-      'ERR_INVALID_ARGUMENT',
+    throw new InvalidArgumentError(
       `accept pattern ${JSON.stringify(pattern)} is not <upstream>/<tool> (a glob such as files/* is fine)`,
     );
   const source = [...pattern]

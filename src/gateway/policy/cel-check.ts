@@ -5,7 +5,8 @@
 // overload for the argument types, and the whole must give a bool. `args` is a map of dyn (arguments are the
 // caller's), so what depends on argument types is left to evaluation, where a mismatch fails closed.
 import type { CelEnv, CelType, parse } from '@bufbuild/cel';
-import { MrtrError } from '../../protocol/index.js';
+
+import { GatewayConfigError } from '../config-errors.js';
 
 type ParsedExpr = ReturnType<typeof parse>;
 type Expr = ParsedExpr['expr'];
@@ -106,11 +107,8 @@ function assignable(actual: StaticType, param: StaticType): boolean {
 }
 
 /** A condition CEL refuses to run: the reason, as CEL would put it. */
-export class ConditionTypeError extends MrtrError {
-  override readonly name = 'ConditionTypeError';
-  constructor(message: string) {
-    super('ERR_GATEWAY_CONFIG', message);
-  }
+export class ConditionTypeError extends GatewayConfigError {
+  override readonly name: string = 'ConditionTypeError';
 }
 
 const fail = (message: string): never => {

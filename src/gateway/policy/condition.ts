@@ -5,7 +5,8 @@
 // as written; other numbers are doubles (CEL compares int and double as numbers).
 import { type CelInput, celEnv, isCelError, parse, plan, unparse } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
-import { MrtrError } from '../../protocol/index.js';
+import { InvalidArgumentError } from '../../protocol/index.js';
+import { GatewayConfigError } from '../config-errors.js';
 import { ConditionChecker, DYN, listOf, mapOf, record, STRING_TYPE, typeName } from './cel-check.js';
 import { foldPathLiterals, type LiteralFold, literalsInNfc } from './literals.js';
 import type { PolicyCaller, ToolRef } from './types.js';
@@ -47,11 +48,8 @@ export interface Condition {
 }
 
 /** A `when` CEL cannot parse or would refuse to run; the message is CEL's reason. */
-export class ConditionCompileError extends MrtrError {
-  override readonly name = 'ConditionCompileError';
-  constructor(message: string) {
-    super('ERR_GATEWAY_CONFIG', message);
-  }
+export class ConditionCompileError extends GatewayConfigError {
+  override readonly name: string = 'ConditionCompileError';
 }
 
 /**
@@ -117,11 +115,7 @@ function describeValue(value: unknown): string {
 }
 
 /** Internal signal of toCel: arguments a condition cannot read (too deep, no JSON form). */
-class ArgumentsTooDeep extends MrtrError {
-  constructor(message: string) {
-    super('ERR_INVALID_ARGUMENT', message);
-  }
-}
+class ArgumentsTooDeep extends InvalidArgumentError {}
 
 /** A JSON value as CEL input: objects as Maps (an argument named `constructor` is just a key), whole numbers as ints. */
 function toCel(value: unknown, depth: number): CelInput {

@@ -25,8 +25,8 @@ import {
   META_RETRY_AFTER_MS,
   META_SERVER_INFO,
   MRTR_METHODS,
-  MrtrError,
   negotiateLegacyVersion,
+  StoreContendedError,
 } from '../../protocol/index.js';
 import { pauseUntilAborted } from '../../protocol/internal.js';
 import { MemoryStore, type SharedStore } from '../../stores/index.js';
@@ -522,7 +522,7 @@ export class LegacyBridge {
       )
         return;
     }
-    throw new MrtrError('ERR_STORE_CONTENDED', 'the session state kept changing under this update');
+    throw new StoreContendedError('the session state kept changing under this update');
   }
 
   private ok(request: JsonRpcRequest, result: JsonObject): JsonRpcResponse {

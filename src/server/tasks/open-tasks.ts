@@ -3,7 +3,7 @@
 // fills the store for everyone. The count is one list per principal ([id, expiresAt] pairs), changed by
 // compare-and-set, so every instance of a fleet sees the same count.
 import { createHash } from 'node:crypto';
-import { ErrorCode, MrtrError, RoundRefused } from '../../protocol/index.js';
+import { ErrorCode, RoundRefused, StoreContendedError } from '../../protocol/index.js';
 import type { SharedStore } from '../../stores/index.js';
 import type { Principal } from '../context.js';
 import { isTerminal } from './record.js';
@@ -87,7 +87,7 @@ export class OpenTasks {
       list.push([id, expiresAt]);
       if (await this.write(owner, entry?.version, list)) return;
     }
-    throw new MrtrError('ERR_STORE_CONTENDED', 'task count: too many conflicting writes');
+    throw new StoreContendedError('task count: too many conflicting writes');
   }
 
   /** Stop counting task `id` (it ended). */
@@ -99,7 +99,7 @@ export class OpenTasks {
       const list = this.unexpired(JSON.parse(entry.value) as Entry[]).filter(([known]) => known !== id);
       if (await this.write(owner, entry.version, list)) return;
     }
-    throw new MrtrError('ERR_STORE_CONTENDED', 'task count: too many conflicting writes');
+    throw new StoreContendedError('task count: too many conflicting writes');
   }
 
   private stillVerified(owner: string, version: number): boolean {

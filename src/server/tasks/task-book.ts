@@ -1,7 +1,7 @@
 // Task records in the shared store, so any instance answers tasks/get and takes a task's next round. Every change is
 // a compare-and-set on the record, so two instances (or a round ending while a cancel arrives) never lose a write.
 import { randomBytes } from 'node:crypto';
-import { MrtrError } from '../../protocol/index.js';
+import { CorruptDataError, StoreContendedError } from '../../protocol/index.js';
 import type { SharedStore } from '../../stores/index.js';
 import type { TaskRecord } from './record.js';
 
@@ -35,7 +35,7 @@ export class TaskBook {
   /** Stored durably before the creating call is answered: tasks/get for its id resolves at once, anywhere. */
   async create(record: TaskRecord): Promise<void> {
     if (!(await this.store.create(KEY(record.id), JSON.stringify(record), this.ttlOf(record))))
-      throw new MrtrError('ERR_CORRUPT_DATA', `task id collision: ${record.id}`);
+      throw new CorruptDataError(`task id collision: ${record.id}`);
   }
 
   /** Take back a record whose task was refused after it was written (nobody was told its id; it never ran). */
@@ -68,7 +68,7 @@ export class TaskBook {
       if (await this.store.replace(KEY(id), entry.version, JSON.stringify(next), ttl))
         return { record: next, changed: true };
     }
-    throw new MrtrError('ERR_STORE_CONTENDED', `task ${id}: too many conflicting writes`);
+    throw new StoreContendedError(`task ${id}: too many conflicting writes`);
   }
 
   /** The record lives as long as the task's ttlMs from its creation (at least a millisecond more to be stored). */
