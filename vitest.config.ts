@@ -15,8 +15,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
-    // Conformance and SDK interop suites spawn servers; give them room on a 2-core machine.
-    testTimeout: 30_000,
+    // Conformance and SDK interop suites spawn servers, and two files run at once: give them room on a 2-core machine.
+    testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
     // Two test files at a time at least: vitest's default (cores - 1) is one on a 2-core CI machine, and most test

@@ -164,7 +164,7 @@ describe('configuration that would trust the network', () => {
       ['dist/cli/main.js', 'serve', '--port', '3998', '--issuer', 'http://id.example.com'],
       {
         encoding: 'utf8',
-        timeout: 10_000,
+        timeout: 25_000,
       },
     );
     expect(out.status).toBe(2);

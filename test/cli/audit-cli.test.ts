@@ -246,7 +246,7 @@ describe('mrtr serve --audit', () => {
   const serve = (args: string[]) =>
     spawnSync(process.execPath, ['dist/cli/main.js', 'serve', '--port', '0', ...args], {
       encoding: 'utf8',
-      timeout: 10_000,
+      timeout: 25_000,
     });
 
   it('names an audit URL it cannot use', () => {
@@ -334,7 +334,7 @@ describe('mrtr serve --audit', () => {
     const out = spawnSync(
       process.execPath,
       ['dist/cli/main.js', 'serve', '--port', '0', '--audit', `sqlite:${join(tmp.dir, 'k.db')}`],
-      { encoding: 'utf8', timeout: 10_000, env: { ...process.env, MRTR_AUDIT_KEY: 'PRIVATE+KEY+x' } },
+      { encoding: 'utf8', timeout: 25_000, env: { ...process.env, MRTR_AUDIT_KEY: 'PRIVATE+KEY+x' } },
     );
     expect(out.status).toBe(2);
     expect(out.stderr).toContain(

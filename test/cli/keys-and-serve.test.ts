@@ -8,7 +8,7 @@ const mrtr = (args: string[], env: Record<string, string> = {}) =>
   spawnSync(process.execPath, ['dist/cli/main.js', ...args], {
     encoding: 'utf8',
     env: { ...process.env, ...env },
-    timeout: 10_000,
+    timeout: 25_000,
   });
 
 describe('mrtr keys', () => {

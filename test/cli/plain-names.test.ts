@@ -43,7 +43,7 @@ describe('names a person types', () => {
   it.each([...NAMES, 'toString'])('mrtr serve --fixture %s is an unknown fixture', (name) => {
     const out = spawnSync(process.execPath, [CLI, 'serve', '--fixture', name, '--port', '0'], {
       encoding: 'utf8',
-      timeout: 10_000,
+      timeout: 25_000,
     });
     expect(out.status).toBe(2);
     expect(out.stderr).toContain(`unknown fixture '${name}' (choose example, conformance, workflows, demo)`);

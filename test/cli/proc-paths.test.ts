@@ -11,7 +11,7 @@ delete env.MRTR_AUDIT_KEY;
 const mrtr = (args: string[]) => {
   const out = spawnSync(process.execPath, ['dist/cli/main.js', ...args], {
     encoding: 'utf8',
-    timeout: 15_000,
+    timeout: 25_000,
     env,
   });
   expect(out.signal).toBeNull();

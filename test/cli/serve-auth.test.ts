@@ -25,7 +25,7 @@ writeFileSync(
 const serve = (args: string[]) => serveCli(['--state-keys', KEYS, ...args]);
 
 const run = (args: string[]) =>
-  spawnSync(process.execPath, ['dist/cli/main.js', ...args], { encoding: 'utf8', timeout: 15_000 });
+  spawnSync(process.execPath, ['dist/cli/main.js', ...args], { encoding: 'utf8', timeout: 25_000 });
 
 describe('mrtr serve --fixture example --port P --tokens FILE', () => {
   it('401 + WWW-Authenticate with resource_metadata without a token; the metadata answers JSON; --token calls', async () => {
@@ -201,7 +201,7 @@ describe('mrtr serve help and audience', () => {
   it('--help prints the usage, auth flags included', () => {
     const out = spawnSync(process.execPath, ['dist/cli/main.js', 'serve', '--help'], {
       encoding: 'utf8',
-      timeout: 10_000,
+      timeout: 25_000,
     });
     expect(out.status).toBe(0);
     expect(out.stdout).toContain('--tokens FILE');
@@ -219,7 +219,7 @@ describe('mrtr serve help and audience', () => {
         '--audience',
         'bugs-api',
       ],
-      { encoding: 'utf8', timeout: 10_000 },
+      { encoding: 'utf8', timeout: 25_000 },
     );
     expect(out.status).toBe(2);
     expect(out.stderr).toContain("--audience bugs-api is not this server's URL: give --resource URL");

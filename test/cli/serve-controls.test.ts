@@ -25,7 +25,7 @@ writeFileSync(
   }),
 );
 const run = (args: string[]) =>
-  spawnSync(process.execPath, ['dist/cli/main.js', ...args], { encoding: 'utf8', timeout: 15_000 });
+  spawnSync(process.execPath, ['dist/cli/main.js', ...args], { encoding: 'utf8', timeout: 25_000 });
 // biome-ignore lint/suspicious/noExplicitAny: replies are read as loose JSON, checked by the expectations
 type Loose = any;
 const as = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });

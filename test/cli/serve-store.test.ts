@@ -21,7 +21,7 @@ describe('mrtr serve --store', () => {
       ['dist/cli/main.js', 'serve', '--port', '0', '--store', 'mongodb://x'],
       {
         encoding: 'utf8',
-        timeout: 10_000,
+        timeout: 25_000,
       },
     );
     expect(out.status).toBe(2);

@@ -53,7 +53,7 @@ describe('mrtr serve --state-keys-file', () => {
     const run = (args: string[]) =>
       spawnSync(process.execPath, ['dist/cli/main.js', 'serve', '--port', '0', ...args], {
         encoding: 'utf8',
-        timeout: 10_000,
+        timeout: 25_000,
         env,
       });
     const invalid = run(['--state-keys-file', bad]);
@@ -96,7 +96,7 @@ describe('mrtr serve --audit-key-file', () => {
       const verified = spawnSync(
         process.execPath,
         ['dist/cli/main.js', 'audit', 'verify', '--audit', audit, '--vkey', verifier],
-        { encoding: 'utf8', timeout: 10_000, env: noKeyEnv() },
+        { encoding: 'utf8', timeout: 25_000, env: noKeyEnv() },
       );
       // Each run: one round, its intent and its outcome.
       expect(verified.stdout).toMatch(/^intact: 4 events in 2 chain\(s\), 2 checkpoint/);
@@ -112,7 +112,7 @@ describe('mrtr serve --audit-key-file', () => {
     const run = (args: string[]) =>
       spawnSync(process.execPath, ['dist/cli/main.js', 'serve', '--port', '0', ...args], {
         encoding: 'utf8',
-        timeout: 10_000,
+        timeout: 25_000,
         env: noKeyEnv(),
       });
     const invalid = run(['--audit', `sqlite:${join(dir, 'x.db')}`, '--audit-key-file', bad]);
