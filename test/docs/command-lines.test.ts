@@ -408,107 +408,118 @@ describe('the command lines of README.md and docs/*.md', () => {
     expect(ticket.code, ticket.stderr).toBe(0);
   });
 
-  it('docs/gateway.md: npm run gateway:demo, a line per rule, and the pin lines', {
-    timeout: LONG,
-  }, async () => {
-    requireBuiltCli();
-    const f = folder();
+  // docs/gateway.md in three steps on one gateway, each well under a minute: a test that runs past 60 s trips the
+  // test runner's own worker timeout when two files run at once.
+  describe('docs/gateway.md: npm run gateway:demo, a line per rule, and the pin lines', () => {
     const { gateway: l } = RUN;
-    await f.serve(l.demo);
-    const tools = await f.run(l.tools);
-    expect(tools.code, tools.stderr).toBe(0);
-    expect(tools.stdout).toMatch(/files__write_file/); // alice is a requester: writes (with consent) and moves
-    expect(tools.stdout).toMatch(/files__move_file/);
-    const read = await f.run(l.read);
-    expect(read.code, read.stderr).toBe(0);
-    expect(read.stdout).toContain('Hello from the share.');
-    // The MCP Inspector (a 2025 client, through the bridge): alice's list, and bob's read passed upstream.
-    const inspected = await f.run(l.inspectorList);
-    expect(inspected.code, inspected.stderr).toBe(0);
-    expect(inspected.stdout).toContain('files__write_file');
-    const inspectedRead = await f.run(l.inspectorRead);
-    expect(inspectedRead.code, inspectedRead.stderr).toBe(0);
-    expect(inspectedRead.stdout).toContain('Hello from the share.');
-    const denied = await f.run(l.denied);
-    expect(denied.code, denied.stderr).toBe(1); // the tool reported an error: the rule's reason
-    expect(denied.stdout).toContain('secret/ is not for agents');
-    expect(`${denied.stdout}${denied.stderr}`).not.toContain('not for the agent'); // the secret's text
-    // Without a terminal, the write's consent ends the call with exit 6, naming what a person must do;
-    // test/cli/gateway-demo.test.ts answers it as alice, in a terminal.
-    const write = await f.run(l.write);
-    expect(write.code, write.stderr).toBe(6);
-    expect(write.stderr).toContain('(input key "consent"; consent)');
-    const share = join(f.dir, 'data/gateway-demo/share/public');
-    expect(existsSync(join(share, 'note.txt'))).toBe(false);
-    // The move waits for bob as a task (mrtr call declares the tasks extension); bob approves over the JSON API.
-    writeFileSync(join(share, 'note.txt'), 'hi'); // as if alice had consented to the write in her terminal
-    const move = f.run(l.move);
-    const origin = `http://127.0.0.1:${f.port}`;
-    const bob = { authorization: 'Bearer bob-dev-token', accept: 'application/json' };
-    let pending: Array<{ id: string }> = [];
-    for (let i = 0; i < 20_000 && pending.length === 0; i++) {
-      const inbox = (await (await fetch(`${origin}/mrtr/approvals`, { headers: bob })).json()) as {
-        approvals: Array<{ id: string }>;
-      };
-      pending = inbox.approvals;
-      if (pending.length === 0) await new Promise((resolve) => setImmediate(resolve));
-    }
-    expect(pending, pending.length === 0 ? JSON.stringify(await move) : '').toHaveLength(1);
-    const vote = await fetch(`${origin}/mrtr/approvals/${pending[0]!.id}`, {
-      method: 'POST',
-      headers: { ...bob, 'content-type': 'application/json' },
-      body: JSON.stringify({ decision: 'approve' }),
+    let f: Folder;
+
+    it('the demo serves: tools, a read, the Inspector, a deny', { timeout: LONG }, async () => {
+      requireBuiltCli();
+      f = folder();
+      await f.serve(l.demo);
+      const tools = await f.run(l.tools);
+      expect(tools.code, tools.stderr).toBe(0);
+      expect(tools.stdout).toMatch(/files__write_file/); // alice is a requester: writes (with consent) and moves
+      expect(tools.stdout).toMatch(/files__move_file/);
+      const read = await f.run(l.read);
+      expect(read.code, read.stderr).toBe(0);
+      expect(read.stdout).toContain('Hello from the share.');
+      // The MCP Inspector (a 2025 client, through the bridge): alice's list, and bob's read passed upstream.
+      const inspected = await f.run(l.inspectorList);
+      expect(inspected.code, inspected.stderr).toBe(0);
+      expect(inspected.stdout).toContain('files__write_file');
+      const inspectedRead = await f.run(l.inspectorRead);
+      expect(inspectedRead.code, inspectedRead.stderr).toBe(0);
+      expect(inspectedRead.stdout).toContain('Hello from the share.');
+      const denied = await f.run(l.denied);
+      expect(denied.code, denied.stderr).toBe(1); // the tool reported an error: the rule's reason
+      expect(denied.stdout).toContain('secret/ is not for agents');
+      expect(`${denied.stdout}${denied.stderr}`).not.toContain('not for the agent'); // the secret's text
     });
-    expect(vote.status).toBe(200);
-    const moved = await move;
-    expect(moved.code, moved.stderr).toBe(0);
-    expect(moved.stderr).toContain('waiting for approval, 0 of 1 (role approver)');
-    expect(existsSync(join(share, 'moved.txt'))).toBe(true);
 
-    // The gateway pinned every tool at first sight (the tools line listed them). As if the filesystem server had
-    // since changed write_file's description and added move_file, the lock is given an earlier write_file and no
-    // move_file; the pin lines then show, accept, and pin what the server lists.
-    const lock = join(f.dir, 'data/gateway-demo/gateway.lock.json');
-    type Lock = { tools: Record<string, { digest: string; definition: JsonObject }> };
-    const firstSight = JSON.parse(readFileSync(lock, 'utf8')) as Lock;
-    const earlier = structuredClone(firstSight);
-    const writeFile = earlier.tools['files/write_file']!;
-    writeFile.definition.description = 'Write a file.';
-    writeFile.digest = definitionDigest(writeFile.definition);
-    delete earlier.tools['files/move_file'];
-    writeFileSync(lock, JSON.stringify(earlier));
-    const digests = (file: Lock) =>
-      Object.fromEntries(Object.entries(file.tools).map(([k, v]) => [k, v.digest]));
+    it('a write asks for consent; a move waits for bob, who approves over the JSON API', {
+      timeout: LONG,
+    }, async () => {
+      // Without a terminal, the write's consent ends the call with exit 6, naming what a person must do;
+      // test/cli/gateway-demo.test.ts answers it as alice, in a terminal.
+      const write = await f.run(l.write);
+      expect(write.code, write.stderr).toBe(6);
+      expect(write.stderr).toContain('(input key "consent"; consent)');
+      const share = join(f.dir, 'data/gateway-demo/share/public');
+      expect(existsSync(join(share, 'note.txt'))).toBe(false);
+      // The move waits for bob as a task (mrtr call declares the tasks extension); bob approves over the JSON API.
+      writeFileSync(join(share, 'note.txt'), 'hi'); // as if alice had consented to the write in her terminal
+      const move = f.run(l.move);
+      const origin = `http://127.0.0.1:${f.port}`;
+      const bob = { authorization: 'Bearer bob-dev-token', accept: 'application/json' };
+      let pending: Array<{ id: string }> = [];
+      for (let i = 0; i < 20_000 && pending.length === 0; i++) {
+        const inbox = (await (await fetch(`${origin}/mrtr/approvals`, { headers: bob })).json()) as {
+          approvals: Array<{ id: string }>;
+        };
+        pending = inbox.approvals;
+        if (pending.length === 0) await new Promise((resolve) => setImmediate(resolve));
+      }
+      expect(pending, pending.length === 0 ? JSON.stringify(await move) : '').toHaveLength(1);
+      const vote = await fetch(`${origin}/mrtr/approvals/${pending[0]!.id}`, {
+        method: 'POST',
+        headers: { ...bob, 'content-type': 'application/json' },
+        body: JSON.stringify({ decision: 'approve' }),
+      });
+      expect(vote.status).toBe(200);
+      const moved = await move;
+      expect(moved.code, moved.stderr).toBe(0);
+      expect(moved.stderr).toContain('waiting for approval, 0 of 1 (role approver)');
+      expect(existsSync(join(share, 'moved.txt'))).toBe(true);
+    });
 
-    const show = await f.run(l.pinShow);
-    expect(show.code, show.stderr).toBe(0);
-    expect(show.stdout).toContain(
-      'changed   files/write_file (withheld until accepted: --accept files/write_file)',
-    );
-    expect(show.stdout).toMatch(/^ {4}description changed: /m);
-    expect(show.stdout).toContain('new       files/move_file (not pinned');
-    expect(show.stdout).toContain('unchanged files/read_text_file');
-    expect(show.stdout).not.toContain('wrote');
-    expect(JSON.parse(readFileSync(lock, 'utf8'))).toEqual(earlier); // showing writes nothing
-    const drifted = await f.run(l.pinCheck);
-    expect(drifted.code).toBe(1); // CI fails while the lock and the upstream disagree, and nothing is written
-    expect(drifted.stderr).toContain('files/move_file (new), files/write_file (changed)');
-    expect(JSON.parse(readFileSync(lock, 'utf8'))).toEqual(earlier);
+    it('the pin lines show, check, accept and pin what the upstream lists', { timeout: LONG }, async () => {
+      // The gateway pinned every tool at first sight (the tools line listed them). As if the filesystem server had
+      // since changed write_file's description and added move_file, the lock is given an earlier write_file and no
+      // move_file; the pin lines then show, accept, and pin what the server lists.
+      const lock = join(f.dir, 'data/gateway-demo/gateway.lock.json');
+      type Lock = { tools: Record<string, { digest: string; definition: JsonObject }> };
+      const firstSight = JSON.parse(readFileSync(lock, 'utf8')) as Lock;
+      const earlier = structuredClone(firstSight);
+      const writeFile = earlier.tools['files/write_file']!;
+      writeFile.definition.description = 'Write a file.';
+      writeFile.digest = definitionDigest(writeFile.definition);
+      delete earlier.tools['files/move_file'];
+      writeFileSync(lock, JSON.stringify(earlier));
+      const digests = (file: Lock) =>
+        Object.fromEntries(Object.entries(file.tools).map(([k, v]) => [k, v.digest]));
 
-    const accept = await f.run(l.pinAccept);
-    expect(accept.code, accept.stderr).toBe(0);
-    expect(accept.stdout).toContain('accepted  files/write_file (changed since it was pinned)');
-    expect(accept.stdout).toContain('new       files/move_file (not pinned'); // only what --accept names
-    expect(accept.stdout).toMatch(/^wrote \S*data\/gateway-demo\/gateway\.lock\.json/m);
+      const show = await f.run(l.pinShow);
+      expect(show.code, show.stderr).toBe(0);
+      expect(show.stdout).toContain(
+        'changed   files/write_file (withheld until accepted: --accept files/write_file)',
+      );
+      expect(show.stdout).toMatch(/^ {4}description changed: /m);
+      expect(show.stdout).toContain('new       files/move_file (not pinned');
+      expect(show.stdout).toContain('unchanged files/read_text_file');
+      expect(show.stdout).not.toContain('wrote');
+      expect(JSON.parse(readFileSync(lock, 'utf8'))).toEqual(earlier); // showing writes nothing
+      const drifted = await f.run(l.pinCheck);
+      expect(drifted.code).toBe(1); // CI fails while the lock and the upstream disagree, and nothing is written
+      expect(drifted.stderr).toContain('files/move_file (new), files/write_file (changed)');
+      expect(JSON.parse(readFileSync(lock, 'utf8'))).toEqual(earlier);
 
-    const all = await f.run(l.pinAll);
-    expect(all.code, all.stderr).toBe(0);
-    expect(all.stdout).toContain('pinned    files/move_file (new)');
-    expect(all.stdout).toContain('unchanged files/write_file');
-    expect(all.stdout).toMatch(/^wrote /m);
-    // The lock again holds exactly what the gateway pinned at first sight.
-    expect(digests(JSON.parse(readFileSync(lock, 'utf8')))).toEqual(digests(firstSight));
-    const matching = await f.run(l.pinCheck);
-    expect(matching.code, matching.stderr).toBe(0);
+      const accept = await f.run(l.pinAccept);
+      expect(accept.code, accept.stderr).toBe(0);
+      expect(accept.stdout).toContain('accepted  files/write_file (changed since it was pinned)');
+      expect(accept.stdout).toContain('new       files/move_file (not pinned'); // only what --accept names
+      expect(accept.stdout).toMatch(/^wrote \S*data\/gateway-demo\/gateway\.lock\.json/m);
+
+      const all = await f.run(l.pinAll);
+      expect(all.code, all.stderr).toBe(0);
+      expect(all.stdout).toContain('pinned    files/move_file (new)');
+      expect(all.stdout).toContain('unchanged files/write_file');
+      expect(all.stdout).toMatch(/^wrote /m);
+      // The lock again holds exactly what the gateway pinned at first sight.
+      expect(digests(JSON.parse(readFileSync(lock, 'utf8')))).toEqual(digests(firstSight));
+      const matching = await f.run(l.pinCheck);
+      expect(matching.code, matching.stderr).toBe(0);
+    });
   });
 });
