@@ -60,7 +60,7 @@ export interface McpServerOptions extends FlatServerOptions {
   cacheTtlMs?: number;
   /** Validate every result against the official schema before sending it (default false; tests turn it on). */
   validateResults?: boolean;
-  /** What every round passes through and its bounds: maxRounds, timeouts, guards, observers, replay. */
+  /** What every round passes through and its bounds: maxRounds, timeouts, guards, observers, links, replay. */
   rounds?: ServerRoundOptions;
   /**
    * Make this server an OAuth 2.1 resource server (`mrtr/auth`): every HTTP request needs a bearer token the
@@ -73,7 +73,7 @@ export interface McpServerOptions extends FlatServerOptions {
    * Browser sign-in for the server's own pages (`/mrtr/signin`, `/mrtr/session`): OIDC against the issuer that
    * mints the access tokens, and/or development sign-in with the tokens file (loopback only). Cookies are signed with
    * keys derived from `state.keys`, so a session opens on every instance that shares the keyring.
-   * @deprecated Give `signIn` to `mcpHttp(server, { signIn })` or `listen({ signIn })`; read here for one more release.
+   * @deprecated Give `signIn` to `listen({ signIn })` (a fetch handler serves no pages yet); read here for one more release.
    */
   signIn?: SignInSetup;
   /**
