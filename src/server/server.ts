@@ -266,7 +266,8 @@ export class McpServer {
    * (deprecated) `auth`, `signIn` and `legacyClients` options. Internal: not part of the public API.
    */
   httpEdge(edge: HttpEdgeSettings): ResolvedHttpEdge {
-    const auth = 'auth' in edge ? edge.auth : this.options.auth;
+    // An edge's `auth: undefined` (a config's `prod ? auth : undefined`) must not switch the server's own auth off.
+    const auth = edge.auth ?? this.options.auth;
     const signIn = 'signIn' in edge ? this.signInFor(edge.signIn, auth) : this.signIn;
     const legacy = 'legacyClients' in edge ? this.legacyBridgeFor(edge.legacyClients) : this.legacyBridge;
     const setting = 'legacyClients' in edge ? edge.legacyClients : this.options.legacyClients;
@@ -276,7 +277,7 @@ export class McpServer {
       logger: this.logger,
       auth,
       pages: [...(signIn ? [signIn] : []), ...this.extraPages],
-      observers: this.options.observers,
+      observers: this.rounds.observers,
       legacy,
       legacyHttp: {
         ...(tuning.retryMs === undefined ? {} : { retryMs: tuning.retryMs }),

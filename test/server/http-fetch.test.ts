@@ -191,3 +191,43 @@ describe('mcpHttp refuses what the listener refuses, each with a clear error', (
     expect(elsewhere.status).toBe(404);
   });
 });
+
+describe('mcpHttp does not lose what the server was given', () => {
+  it('an edge with auth: undefined keeps the server’s own auth (a caller without a token gets 401)', async () => {
+    const server = devTokenServer({ resource: RESOURCE });
+    const handler = mcpHttp(server, { auth: undefined });
+    const reply = await call(handler, 'tools/list');
+    expect(reply.status).toBe(401);
+  });
+
+  it('tells the server’s rounds.observers of a refusal at the door', async () => {
+    const events: Array<{ outcome: string; reason: string | undefined }> = [];
+    const server = testServer({
+      rounds: { observers: [{ observe: (e) => void events.push({ outcome: e.outcome, reason: e.reason }) }] },
+    });
+    const handler = mcpHttp(server, { auth });
+    const reply = await call(handler, 'tools/call', { name: 'add', arguments: { a: 1, b: 2 } });
+    expect(reply.status).toBe(401);
+    expect(events).toEqual([expect.objectContaining({ outcome: 'refused' })]);
+  });
+
+  it('settles its answer when the client goes away before the handler answers', async () => {
+    const gone = new AbortController();
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'slow', arguments: { tag: 'x' }, _meta: META },
+    });
+    const req = new Request('https://mcp.example.com/mcp', {
+      method: 'POST',
+      headers: { ...HEADERS, 'mcp-method': 'tools/call', 'mcp-name': 'slow' },
+      body,
+      signal: gone.signal,
+    });
+    const answer = open.fetch(req);
+    gone.abort();
+    const response = await answer;
+    expect(response.status).toBe(499);
+  });
+});

@@ -165,6 +165,8 @@ export class FetchResponseWriter implements WireResponse {
   #gone(): void {
     if (this.writableFinished || this.destroyed) return;
     this.destroyed = true;
+    // Nobody reads it, but the handler's promise must settle: a runtime holds each unsettled one.
+    this.#resolve(new Response(null, { status: 499 }));
     this.#closed();
   }
 
