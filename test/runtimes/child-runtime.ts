@@ -16,17 +16,27 @@ export function startRuntime(
   args: readonly string[],
   options: { cwd?: string; env?: Record<string, string> } = {},
 ): Promise<RuntimeChild> {
+  // Its own process group: a launcher (Deno's npm package runs the real binary as its child) dies with what it
+  // started, so no runtime outlives the test file.
   const child = spawn(command, args, {
     cwd: options.cwd,
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
   });
+  const killGroup = () => {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // The group is gone already.
+    }
+  };
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
   const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    killGroup();
     await exited;
   };
-  process.once('exit', () => child.kill('SIGKILL'));
+  process.once('exit', killGroup);
   let said = '';
   return new Promise((resolve, reject) => {
     const fail = (why: string) => {
