@@ -60,7 +60,8 @@ describe('AnyMrtrError', () => {
     const named = new Set<string>();
     for (const file of filesUnder(join(root, 'docs'), '.md'))
       for (const m of readFileSync(file, 'utf8').matchAll(/\bERR_[A-Z_]+[A-Z]\b/g)) named.add(m[0]);
-    expect(named.size).toBeGreaterThan(10);
+    // The scan must find codes at all (docs/architecture.md and the pages name several), or the check says nothing.
+    expect(named.size).toBeGreaterThan(5);
     expect([...named].filter((c) => !(MRTR_ERROR_CODES as readonly string[]).includes(c))).toEqual([]);
   });
 
