@@ -4,9 +4,12 @@ import { BearerAuth, JwtVerifier } from 'mrtr/auth';
 import { McpServer, mcpHttp, text } from 'mrtr/server';
 
 // Every instance gets the same keyring: any of them opens a state another one sealed.
-const server = new McpServer({ name: 'bugs', version: '1.0.0', stateKeys: process.env.MRTR_STATE_KEYS }).tool(
-  { name: 'whoami', description: 'Who the server thinks you are' },
-  (_args, { principal }) => text(principal?.subject ?? 'nobody'),
+const server = new McpServer({
+  name: 'bugs',
+  version: '1.0.0',
+  state: { keys: process.env.MRTR_STATE_KEYS },
+}).tool({ name: 'whoami', description: 'Who the server thinks you are' }, (_args, { principal }) =>
+  text(principal?.subject ?? 'nobody'),
 );
 
 const auth = new BearerAuth({

@@ -14,19 +14,22 @@ export const ISSUER_JWK = {
 export const ISSUER = 'https://issuer.runtimes.test';
 export const RESOURCE = 'https://mcp.runtimes.test/mcp';
 /** A test-only state key, the same on every runtime (never use a published key). */
-const STATE_KEYS = 'k2f2a61:SQwdaR8jAYActEB8XEl5QuHnOUm3zSPshg5idWyfxwA';
+export const STATE_KEYS = 'k2f2a61:SQwdaR8jAYActEB8XEl5QuHnOUm3zSPshg5idWyfxwA';
 
 // #region server
 import { BearerAuth, JwtVerifier } from 'mrtr/auth';
 import { type McpFetchHandler, McpServer, mcpHttp, text } from 'mrtr/server';
 import { MemoryStore, type SharedStore } from 'mrtr/stores';
 
-export function fixtureApp(replayStore: SharedStore = new MemoryStore()): McpFetchHandler {
+export function fixtureApp(
+  replayStore: SharedStore = new MemoryStore(),
+  stateKeys: string = STATE_KEYS,
+): McpFetchHandler {
   const server = new McpServer({
     name: 'runtimes',
     version: '1.0.0',
-    stateKeys: STATE_KEYS,
-    replayStore,
+    state: { keys: stateKeys },
+    rounds: { replay: { store: replayStore } },
   }).tool(
     { name: 'greet', description: 'Asks for a name, then greets the caller' },
     async (_args, { ask, principal }) => {

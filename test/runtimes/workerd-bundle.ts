@@ -4,6 +4,7 @@ import { writeFile } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
 import { join } from 'node:path';
 import { type BuildOptions, build, type Metafile } from 'esbuild';
+import { STATE_KEYS } from './fixture-server.js';
 
 /** workerd accepts compatibility dates up to its own release; this one is before the installed 2026-12-01. */
 export const COMPATIBILITY_DATE = '2026-11-01';
@@ -17,7 +18,7 @@ export const WORKER_BUILD: BuildOptions = {
   mainFields: ['module', 'main'],
   conditions: ['workerd', 'worker', 'browser'],
   // Node's modules come from workerd's nodejs_compat, under either name.
-  external: [...builtinModules, 'node:*'],
+  external: [...builtinModules, 'node:*', 'cloudflare:*'],
   // The published package (dist/, through package.json's exports), not tsconfig's paths to the sources.
   tsconfigRaw: {},
   logLevel: 'error',
@@ -60,6 +61,7 @@ const worker :Workerd.Worker = (
   modules = [ (name = "worker.js", esModule = embed "worker.js") ],
   compatibilityDate = "${COMPATIBILITY_DATE}",
   compatibilityFlags = ["nodejs_compat"],
+  bindings = [ (name = "MRTR_STATE_KEYS", text = "${STATE_KEYS}") ],
 );
 `,
   );
