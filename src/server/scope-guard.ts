@@ -5,12 +5,14 @@ import { type BearerAuth, bearerChallenge, insufficientScope, missingScopes } fr
 import { ErrorCode, RoundRefused } from '../protocol/index.js';
 import type { RoundGuard, ScreenedRound } from './round/guard.js';
 
-export function scopeGuard(auth: BearerAuth | undefined): RoundGuard {
+/** `authOf` is read per round: the edge's auth is known only once the server is served (listen, mcpHttp). */
+export function scopeGuard(authOf: () => BearerAuth | undefined): RoundGuard {
   return {
     name: 'required-scopes',
     screen(round: ScreenedRound): void {
       const required = round.requiredScopes;
       if (required.length === 0) return;
+      const auth = authOf();
       const missing = auth
         ? auth.missingScopes(round.principal, required)
         : missingScopes(round.principal?.scopes ?? [], required);

@@ -140,6 +140,8 @@ export class McpServer {
   private keyringInUse: Keyring | undefined;
   private browserSignIn: BrowserSignIn | undefined;
   private readonly extraPages: PageRoutes[] = [];
+  /** The auth of the HTTP edge serving this server (listen, http, mcpHttp): the scope guard's implications and challenge. */
+  private edgeAuth: BearerAuth | undefined;
   private readonly cancelListeners = new Set<(flowId: string) => void>();
   private bridge: LegacyBridge | undefined;
 
@@ -268,6 +270,7 @@ export class McpServer {
   httpEdge(edge: HttpEdgeSettings): ResolvedHttpEdge {
     // An edge's `auth: undefined` (a config's `prod ? auth : undefined`) must not switch the server's own auth off.
     const auth = edge.auth ?? this.options.auth;
+    this.edgeAuth = auth;
     const signIn = 'signIn' in edge ? this.signInFor(edge.signIn, auth) : this.signIn;
     const legacy = 'legacyClients' in edge ? this.legacyBridgeFor(edge.legacyClients) : this.legacyBridge;
     const setting = 'legacyClients' in edge ? edge.legacyClients : this.options.legacyClients;
@@ -407,7 +410,7 @@ export class McpServer {
       );
     // Another catalog's entries may come and go, each with its own requiredScopes: it is always checked (fail closed).
     if (this.registry?.requiresScopes() ?? true) {
-      guards.unshift(scopeGuard(this.options.auth));
+      guards.unshift(scopeGuard(() => this.edgeAuth ?? this.options.auth));
     }
     return guards;
   }

@@ -14,21 +14,26 @@ export const TOKENS = {
 
 export const KEYS = Keyring.fromSpec(`k1:${Buffer.alloc(32, 7).toString('base64url')}`);
 
+/** The development tokens' BearerAuth, for a server or for the edge that serves it (`listen({ auth })`). */
+export function devTokenAuth(options: {
+  resource: string;
+  scopeImplications?: ScopeImplications;
+}): BearerAuth {
+  return new BearerAuth({
+    verifier: new DevTokens(parseDevTokens(TOKENS)),
+    resource: options.resource,
+    scopesSupported: ['bugs:read'],
+    resourceName: 'Bug tracker',
+    ...(options.scopeImplications ? { scopeImplications: options.scopeImplications } : {}),
+  });
+}
+
 export function devTokenServer(
   options: { resource: string; scopeImplications?: ScopeImplications; withAuth?: boolean } = {
     resource: 'http://127.0.0.1:1/mcp',
   },
 ): McpServer {
-  const auth =
-    options.withAuth === false
-      ? undefined
-      : new BearerAuth({
-          verifier: new DevTokens(parseDevTokens(TOKENS)),
-          resource: options.resource,
-          scopesSupported: ['bugs:read'],
-          resourceName: 'Bug tracker',
-          ...(options.scopeImplications ? { scopeImplications: options.scopeImplications } : {}),
-        });
+  const auth = options.withAuth === false ? undefined : devTokenAuth(options);
   return new McpServer({
     name: 'auth-test',
     version: '1.0.0',
