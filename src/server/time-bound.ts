@@ -8,10 +8,15 @@ export class HookTimeoutError extends McpError {
   override readonly name = 'HookTimeoutError';
   constructor(
     readonly reason: 'guard_timeout' | 'observer_timeout',
-    what: string,
+    /** What did not answer, for the operator's log. */
+    readonly what: string,
     readonly limitMs: number,
+    /** What the client is told did not answer (a guard's name is ours, not the client's to learn). */
+    shown: string = what,
   ) {
-    super(ErrorCode.InternalError, `Internal error: ${what} did not answer within ${limitMs} ms`, { reason });
+    super(ErrorCode.InternalError, `Internal error: ${shown} did not answer within ${limitMs} ms`, {
+      reason,
+    });
   }
 }
 

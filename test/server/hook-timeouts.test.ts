@@ -59,7 +59,12 @@ describe('a guard whose store hangs', () => {
     async (_hook, hooks) => {
       vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
       const guard = { name: 'stuck', admit() {}, ...hooks } as RoundGuard;
-      const { core, effects } = setup({ guards: [guard] });
+      const logged: unknown[] = [];
+      const logger = {
+        ...quiet,
+        error: (fields: unknown, message: string) => logged.push({ fields, message }),
+      };
+      const { core, effects } = setup({ guards: [guard], logger });
       const answer = track(core.handle(call(1), env));
       await vi.advanceTimersByTimeAsync(1_999);
       expect(answer.settled).toBe(false);
@@ -68,11 +73,24 @@ describe('a guard whose store hangs', () => {
       expect(answer.value).toMatchObject({
         error: {
           code: -32603,
-          message: 'Internal error: round guard "stuck" did not answer within 2000 ms',
+          message: 'Internal error: a check of this round did not answer within 2000 ms',
           data: { reason: 'guard_timeout' },
         },
       });
       expect(effects).toEqual([]);
+      // The client is not told the guard's name; the operator's log is.
+      expect(logged).toEqual([
+        {
+          message: 'round guard did not answer in time',
+          fields: {
+            method: 'tools/call',
+            target: 'effect',
+            id: 1,
+            hook: 'round guard "stuck"',
+            limitMs: 2000,
+          },
+        },
+      ]);
     },
   );
 

@@ -36,7 +36,18 @@ export function logRefusals(logger: Logger): RoundLink {
             { method: round.method, target: round.target, id: round.request.id, reason: error.reason, cause },
             'round refused',
           );
-        }
+        } else if (error instanceof HookTimeoutError && error.reason === 'guard_timeout')
+          // The client is told only that a check timed out; the operator learns which guard's store hangs.
+          logger.error(
+            {
+              method: round.method,
+              target: round.target,
+              id: round.request.id,
+              hook: error.what,
+              limitMs: error.limitMs,
+            },
+            'round guard did not answer in time',
+          );
         throw error;
       };
       let result: MaybePromise<Result>;

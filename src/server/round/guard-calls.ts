@@ -10,7 +10,8 @@ export function bounded<T>(work: PromiseLike<T>, guard: RoundGuard, limitMs: num
   return withinTime(
     work,
     limitMs,
-    () => new HookTimeoutError('guard_timeout', `round guard "${guard.name}"`, limitMs),
+    () =>
+      new HookTimeoutError('guard_timeout', `round guard "${guard.name}"`, limitMs, 'a check of this round'),
   );
 }
 
