@@ -93,6 +93,32 @@ describe('a tools/call resolves its tool once', () => {
     expect(lookups).toEqual(['read', 'nope']);
   });
 
+  it('two requests whose fronts both found their tool before either ran: each runs the one found for it', async () => {
+    const { entry } = preparedTool([]);
+    const { catalog, lookups } = countingCatalog([entry]);
+    const server = serverWith(catalog, []);
+    const envOf = () => ({ principal: undefined, signal: new AbortController().signal, notify() {} });
+    const first = envOf();
+    const second = envOf();
+    const call = (id: number, path: string) => ({
+      jsonrpc: '2.0' as const,
+      id,
+      method: 'tools/call',
+      params: { name: 'read', arguments: { path }, _meta: META },
+    });
+    await server.core.headerParams('read', first);
+    await server.core.headerParams('read', second);
+    const answers = [
+      await server.core.handle(call(1, 'A'), first),
+      await server.core.handle(call(2, 'B'), second),
+    ];
+    expect(answers).toMatchObject([
+      { result: { content: [{ text: '{"path":"a"}' }] } },
+      { result: { content: [{ text: '{"path":"b"}' }] } },
+    ]);
+    expect(lookups).toEqual(['read', 'read']);
+  });
+
   it('in process (no header check before it): the method looks it up, once', async () => {
     const { entry } = preparedTool([]);
     const { catalog, lookups } = countingCatalog([entry]);
