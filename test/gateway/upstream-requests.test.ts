@@ -308,6 +308,32 @@ describe('an upstream reached with per-caller credentials', () => {
   });
 });
 
+describe('a 2026-07-28 upstream reached with per-caller credentials', () => {
+  it("costs a caller's first call one request: its new client knows the version and the tools already", async () => {
+    const mrtr = upstreams.mrtr as CountedUpstream;
+    const egress = { perCaller: true, tokenFor: async (c: EgressCaller) => `token-${c.subject}` };
+    const upstream = new Upstream(
+      { name: 'per-caller-2026', url: mrtr.url },
+      { egress, log: () => {}, timeoutMs: 10_000, maxCallers: 10 },
+    );
+    closers.push(() => upstream.close());
+    await upstream.listTools({ subject: 'alice' });
+    const seen = await counting(mrtr, async () => {
+      for (const who of ['bob', 'carol', 'bob']) {
+        const answer = (await upstream.round(
+          { subject: who },
+          { name: 'echo', arguments: { word: who } },
+          { holder: who },
+        )) as Loose;
+        expect(answer.content[0].text).toBe(`echo ${who}`);
+      }
+    });
+    // No server/discover, no tools/list: one tools/call each, on the connection alice's listing opened.
+    expect(seen.requests).toEqual(['POST tools/call', 'POST tools/call', 'POST tools/call']);
+    expect(seen.connections).toBe(0);
+  });
+});
+
 describe('a pooled 2025 session', () => {
   it('serves the next call after a call the upstream answered with a JSON-RPC error', async () => {
     const stateful = upstreams.stateful as StatefulUpstream;
