@@ -8,6 +8,7 @@ import {
   type Result,
   type ServerCapabilities,
   TASKS_EXTENSION,
+  type ToolDefinition,
 } from '../protocol/index.js';
 import type { DriverOptions } from './driver.js';
 import type { HeldCallLimits } from './held-calls.js';
@@ -54,6 +55,11 @@ export interface McpClientOptions {
    * default 10 min), how many one holder may hold (`maxPerHolder`, default 100) and all together (`maxTotal`, 1000).
    */
   heldCalls?: Partial<HeldCallLimits>;
+  /**
+   * Tool definitions already listed elsewhere (a gateway's cached listing of this server): a call plans its
+   * `Mcp-Param-*` headers from them instead of listing the tools first. A `HeaderMismatch` still lists anew.
+   */
+  knownTools?: readonly ToolDefinition[];
 }
 
 /** Options of `followTask`: a call's options, and the task's state when the caller already has it (no first poll). */

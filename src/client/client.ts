@@ -81,6 +81,7 @@ export class McpClient {
     ({ declared: this.capabilities, round: this.#roundCapabilities } = declaredCapabilities(options));
     this.declared = declaredKinds(this.capabilities);
     this.resolvers = resolvers;
+    if (options.knownTools) this.#tools.learn(options.knownTools, options.onWarning);
     this.#held = new HeldCalls({
       holdMs: options.heldCalls?.holdMs ?? CLIENT_DEFAULTS.heldCallMs,
       maxPerHolder: options.heldCalls?.maxPerHolder ?? CLIENT_DEFAULTS.maxHeldCallsPerHolder,

@@ -64,6 +64,25 @@ class AuthChallenge extends Error {
   }
 }
 
+/**
+ * A keep-alive agent for `url` (http or https): sockets reused across requests, and a pooled socket closed once idle
+ * `idleSocketMs` (default 4 s). Share one between transports to the same server, and their requests share sockets.
+ */
+export function keepAliveAgent(
+  url: URL,
+  options: { idleSocketMs?: number | undefined; maxSockets?: number } = {},
+): http.Agent {
+  const AgentClass = url.protocol === 'https:' ? https.Agent : http.Agent;
+  // The idle limit is a socket timeout: the agent closes a pooled socket that reaches it (a socket in use is only
+  // told, and a long answer goes on). Without it, a client whose event loop was busy as the server closed an idle
+  // socket wrote its next request on that socket and lost it to ECONNRESET.
+  return new AgentClass({
+    keepAlive: true,
+    maxSockets: options.maxSockets ?? Number.POSITIVE_INFINITY,
+    timeout: options.idleSocketMs ?? CLIENT_DEFAULTS.idleSocketMs,
+  });
+}
+
 /** The Mcp-Name header's value: the body field the method names (streamable-http.mdx; tasks.md "Routing Headers"). */
 function nameFor(message: JsonRpcRequest): string | undefined {
   const field = nameHeaderField(message.method);
@@ -96,17 +115,7 @@ export class HttpClientTransport implements ClientTransport {
     const idle = options.idleSocketMs;
     if (idle !== undefined && !(Number.isInteger(idle) && idle > 0 && idle <= 0x7fff_ffff))
       throw new InvalidOptionError(`idleSocketMs must be a whole number of ms above 0, got ${String(idle)}`);
-    const AgentClass = this.url.protocol === 'https:' ? https.Agent : http.Agent;
-    // The idle limit is a socket timeout: the agent closes a pooled socket that reaches it (a socket in use is only
-    // told, and a long answer goes on). Without it, a client whose event loop was busy as the server closed an idle
-    // socket wrote its next request on that socket and lost it to ECONNRESET.
-    this.agent =
-      options.agent ??
-      new AgentClass({
-        keepAlive: true,
-        maxSockets: 64,
-        timeout: options.idleSocketMs ?? CLIENT_DEFAULTS.idleSocketMs,
-      });
+    this.agent = options.agent ?? keepAliveAgent(this.url, { idleSocketMs: idle, maxSockets: 64 });
   }
 
   /** The legacy (2025) session this transport carries, once `legacy.beginSession` was called. */

@@ -1,4 +1,6 @@
 // Lent to the other rooms of mrtr, not public API (mrtr/client is index.ts): the form reading the CLI's terminal uses,
-// and client_secret_basic, which the gateway's token exchange sends as the OAuth client does.
+// client_secret_basic, which the gateway's token exchange sends as the OAuth client does, and the keep-alive agent
+// the gateway shares between its clients of one upstream.
 export { checkContent, checkValue, type FormField, parseTyped, readForm } from './form.js';
+export { keepAliveAgent } from './http-transport.js';
 export { clientSecretBasic } from './oauth/client-secret-basic.js';

@@ -1,17 +1,22 @@
 // One upstream MCP server as the gateway reaches it: over Streamable HTTP (2026-07-28 or 2025-era, whichever the
-// server speaks: the client negotiates) or over stdio (a command the gateway starts and starts again after it dies).
-// The gateway talks to it with mrtr's own client. With per-caller credentials (token exchange), each caller gets a
-// client of its own, so the upstream sees the person; otherwise every caller shares one client and one credential,
-// and held 2025 calls are kept apart by holder (the caller), never by credential; a 2025 server gets a session per
-// call (round()): over HTTP a session of its own, over stdio a process of its own, so calls waiting at once never mix.
+// server speaks: the client negotiates once, and the upstream remembers) or over stdio (a command the gateway starts
+// and starts again after it dies). The gateway talks to it with mrtr's own client; over HTTP every client of one
+// upstream shares one keep-alive agent, so calls reuse connections. With per-caller credentials (token exchange),
+// each caller gets a client of its own, so the upstream sees the person; otherwise every caller shares one client and
+// one credential, and held 2025 calls are kept apart by holder (the caller), never by credential. A 2025 server gets
+// a session per running call (round()): over HTTP a session of its own, over stdio a process of its own, so calls
+// waiting at once never mix; a session that ended its call well waits in a pool for the next call.
+import type { Agent } from 'node:http';
 import {
   HttpClientTransport,
   McpClient,
+  RemoteError,
   type RoundOptions,
   type RoundResult,
   StdioClientTransport,
   TransportFailure,
 } from '../client/index.js';
+import { keepAliveAgent } from '../client/internal.js';
 import { FairShares, slowedRefusal } from '../held/index.js';
 import {
   type ClientCapabilities,
@@ -23,6 +28,7 @@ import {
   type ToolDefinition,
 } from '../protocol/index.js';
 import type { Egress, EgressCaller } from './egress/index.js';
+import { IdleSessions } from './idle-sessions.js';
 import { RestartBackoff } from './restart-backoff.js';
 
 /** Where an upstream is and how it is started: the config's upstream entry. */
@@ -68,19 +74,27 @@ export const SESSION_LIMITS = {
   http: { total: 1000, perHolder: 100 },
 } as const;
 
-/** Processes of a 2025 stdio upstream kept running between calls, ready for the next one. */
-const IDLE_STDIO_SESSIONS = 2;
+/**
+ * Sessions of a 2025 upstream kept open between calls, ready for the next one: over stdio a process each (few: a
+ * process costs memory), over HTTP a session each (as many as calls commonly run at once), closed after 5 idle minutes.
+ */
+const IDLE_SESSIONS = {
+  stdio: { max: 2, maxIdleMs: Number.POSITIVE_INFINITY },
+  http: { max: 64, maxIdleMs: 5 * 60_000 },
+} as const;
 
 /** Thrown by the pool's `total` refusal, so a call can tell "full" from its own share's 429. */
 class PoolFull extends McpError {}
 
 const keyOf = (caller: EgressCaller) => `${caller.issuer ?? ''}\n${caller.subject}`;
 
-/** A call's own session: its client and its place in the callers' shares. */
+/** A call's own session: its client, its place in the callers' shares, and whose credential it carries. */
 interface Session {
   client: McpClient;
   place: string;
   holder: string;
+  /** The pool's key: '' with one credential for everyone, the caller's with per-caller credentials. */
+  key: string;
 }
 
 export class Upstream {
@@ -92,8 +106,14 @@ export class Upstream {
   readonly #sessions = new Map<string, Session & { timer: NodeJS.Timeout }>();
   /** True once this upstream is known to be a 2025 server: a session per call (round()). */
   #legacy = false;
-  /** A 2025 stdio upstream's processes with no call open, ready for the next call. */
-  #idle: McpClient[] = [];
+  /** The protocol version an HTTP upstream answered in: a new client speaks it at once (no probe, no fallback). */
+  #version: string | undefined;
+  /** The tools as last listed: a new client plans a call's headers from them instead of listing first. */
+  #tools: readonly ToolDefinition[] | undefined;
+  /** Every HTTP client of this upstream sends on this agent: connections are kept alive and shared. */
+  #agent: Agent | undefined;
+  /** A 2025 upstream's sessions (stdio: processes) with no call open, ready for the next call. */
+  readonly #idle: IdleSessions<McpClient>;
   readonly #sessionShares: FairShares;
   #places = 0;
   readonly #listeners = new Set<() => void>();
@@ -113,6 +133,7 @@ export class Upstream {
     private readonly options: UpstreamOptions,
   ) {
     this.#backoff = new RestartBackoff(spec.name);
+    this.#idle = new IdleSessions(spec.command ? IDLE_SESSIONS.stdio : IDLE_SESSIONS.http);
     const limits = spec.command ? SESSION_LIMITS.stdio : SESSION_LIMITS.http;
     this.#sessionShares = new FairShares(
       { total: limits.total, perHolder: limits.perHolder },
@@ -153,24 +174,35 @@ export class Upstream {
       this.#shared ??= this.#newClient(caller);
       return this.#shared;
     }
-    const key = keyOf(caller);
-    this.#latest.set(key, caller);
+    const key = this.#remember(caller);
     let client = this.#perCaller.get(key);
-    if (client) {
-      // Most recently used last: Map keeps insertion order, so the first key is the one to close.
-      this.#perCaller.delete(key);
+    if (!client) {
+      client = this.#newClient(caller);
       this.#perCaller.set(key, client);
-      return client;
-    }
-    client = this.#newClient(caller);
-    this.#perCaller.set(key, client);
-    if (this.#perCaller.size > this.options.maxCallers) {
-      const [oldest, old] = this.#perCaller.entries().next().value as [string, McpClient];
-      this.#perCaller.delete(oldest);
-      this.#latest.delete(oldest);
-      void old.close().catch(() => {});
     }
     return client;
+  }
+
+  /**
+   * The pool key of `caller`'s credential, and its latest request kept (its token is the one to exchange: the first
+   * expires). Past `maxCallers`, the caller seen longest ago is forgotten and its own client closed.
+   */
+  #remember(caller: EgressCaller): string {
+    if (!this.options.egress.perCaller) return '';
+    const key = keyOf(caller);
+    // Most recently seen last: Map keeps insertion order, so the first key is the one to forget.
+    this.#latest.delete(key);
+    this.#latest.set(key, caller);
+    if (this.#latest.size > this.options.maxCallers) {
+      const oldest = this.#latest.keys().next().value as string;
+      this.#latest.delete(oldest);
+      void this.#perCaller
+        .get(oldest)
+        ?.close()
+        .catch(() => {});
+      this.#perCaller.delete(oldest);
+    }
+    return key;
   }
 
   /**
@@ -201,21 +233,28 @@ export class Upstream {
     const client = session?.client ?? this.clientFor(caller);
     try {
       const answer = await client.round('tools/call', params, options);
-      this.#backoff.answered();
-      if (client.generation === 'legacy') this.#legacy = true;
+      this.#answered(client);
       if (session && answer.resultType === 'input_required' && answer.requestState !== undefined) {
-        // Closed if nobody comes back before the held call itself would be dropped.
+        // Kept for this call alone until its next round; closed if nobody comes back before the held call is dropped.
         this.#keep(answer.requestState, session);
-      } else if (session) this.#closeSession(session, true);
+      } else if (session) this.#endSession(session, true);
       return answer;
     } catch (error) {
       if (held && error instanceof MrtrError && error.code === 'ERR_INVALID_ARGUMENT')
         // Refused before the handle was spent (an answer missing or of the wrong kind): the call still waits.
         this.#keep(options.requestState as string, held);
-      else if (session) this.#closeSession(session, false);
+      // A JSON-RPC error is an answer: the session is sound and serves the next call.
+      else if (session) this.#endSession(session, error instanceof RemoteError);
       else this.failed(caller, error);
       throw error;
     }
+  }
+
+  /** A request answered: the upstream is up, and its era is known for the clients made from now on. */
+  #answered(client: McpClient): void {
+    this.#backoff.answered();
+    if (client.generation === 'legacy') this.#legacy = true;
+    if (this.spec.url !== undefined && client.generation !== 'unknown') this.#version = client.version;
   }
 
   /**
@@ -233,7 +272,7 @@ export class Upstream {
       this.#refuseIfClosed();
       const place = `session-${++this.#places}`;
       const refused = this.#sessionShares.take(place, holder, holder, Date.now() + HELD_CALL_MS);
-      if (!refused) return this.#sessionAt(place, holder, caller);
+      if (!refused) return this.#sessionAt(place, holder, caller, this.#remember(caller));
       const waitingOnPeople =
         refused instanceof PoolFull
           ? this.#sessions.size
@@ -245,11 +284,10 @@ export class Upstream {
     }
   }
 
-  #sessionAt(place: string, holder: string, caller: EgressCaller): Session {
+  #sessionAt(place: string, holder: string, caller: EgressCaller, key: string): Session {
     try {
-      let client = this.#idle.pop();
-      while (client && this.#dropped.has(client)) client = this.#idle.pop();
-      const session = { client: client ?? this.#newClient(caller), place, holder };
+      const client = this.#idle.take(key, (c) => !this.#dropped.has(c));
+      const session = { client: client ?? this.#newClient(caller), place, holder, key };
       this.#running.add(session);
       return session;
     } catch (error) {
@@ -288,28 +326,26 @@ export class Upstream {
   #keep(handle: string, session: Session): void {
     this.#running.delete(session);
     if (this.#closed) {
-      this.#closeSession(session, false);
+      this.#endSession(session, false);
       return;
     }
     const timer = setTimeout(() => {
       this.#sessions.delete(handle);
-      this.#closeSession(session, false);
+      this.#endSession(session, false);
     }, HELD_CALL_MS);
     timer.unref();
     this.#sessions.set(handle, { ...session, timer });
   }
 
-  /** The call is over: its place is free; a stdio process that ended its call well may serve the next one. */
-  #closeSession(session: Session, wellEnded: boolean): void {
+  /**
+   * The call is over: its place is free; a session that ended its call well waits in the pool for the next call of
+   * the same credential. One that failed is closed: a call cut off mid-way may still run on it.
+   */
+  #endSession(session: Session, wellEnded: boolean): void {
     this.#running.delete(session);
-    // A call waiting for a place takes this process rather than start one; after close() nothing is kept.
-    const reusable =
-      wellEnded &&
-      !this.#closed &&
-      this.spec.command !== undefined &&
-      !this.#dropped.has(session.client) &&
-      (this.#idle.length < IDLE_STDIO_SESSIONS || this.#waiting.length > 0);
-    if (reusable) this.#idle.push(session.client);
+    // After close() nothing is kept; a call waiting for a place takes this session even past the pool's bound.
+    if (wellEnded && !this.#closed && !this.#dropped.has(session.client))
+      this.#idle.put(session.key, session.client, this.#waiting.length > 0);
     else void session.client.close().catch(() => {});
     this.#giveBack(session.place);
   }
@@ -318,8 +354,8 @@ export class Upstream {
   async listTools(caller: EgressCaller, signal?: AbortSignal): Promise<ToolDefinition[]> {
     return this.#supervised(caller, async (client) => {
       const tools = await client.listTools({ signal, timeoutMs: this.options.timeoutMs });
-      this.#backoff.answered();
-      if (client.generation === 'legacy') this.#legacy = true;
+      this.#answered(client);
+      this.#tools = tools;
       return tools;
     });
   }
@@ -350,7 +386,7 @@ export class Upstream {
     this.#dropped.add(client);
     if (this.#shared === client) this.#shared = undefined;
     for (const [key, c] of this.#perCaller) if (c === client) this.#perCaller.delete(key);
-    this.#idle = this.#idle.filter((c) => c !== client);
+    this.#idle.remove(client);
     this.#backoff.died(error.message);
     this.#restarts++;
     this.options.log(
@@ -377,13 +413,20 @@ export class Upstream {
       heldCalls: { holdMs: HELD_CALL_MS },
       onWarning: (message: string) => log(`upstream ${this.name}: ${message}`),
     };
-    if (this.spec.url !== undefined) {
+    const { url } = this.spec;
+    if (url !== undefined) {
       // Asked before every request, with the caller's latest token: the egress's cache renews the exchanged one.
       const key = keyOf(caller);
       const token = () => egress.tokenFor(this.#latest.get(key) ?? caller).then((t) => t ?? '');
+      // A bad URL is left to the transport, which names it.
+      if (URL.canParse(url)) this.#agent ??= keepAliveAgent(new URL(url));
       return new McpClient({
         ...common,
-        server: new HttpClientTransport({ url: new URL(this.spec.url), token }),
+        // What earlier clients learnt: the version to speak (no server/discover, no initialize fallback) and the
+        // tools' header plans (no tools/list before a call).
+        ...(this.#version !== undefined ? { protocol: this.#version } : {}),
+        ...(this.#tools !== undefined ? { knownTools: this.#tools } : {}),
+        server: new HttpClientTransport({ url, token, ...(this.#agent ? { agent: this.#agent } : {}) }),
       });
     }
     // A process that keeps dying is started again ever more slowly (restart-backoff.ts): this throws meanwhile.
@@ -416,7 +459,7 @@ export class Upstream {
       ...[...this.#running].map((s) => s.client),
       ...this.#perCaller.values(),
       ...(this.#shared ? [this.#shared] : []),
-      ...this.#idle,
+      ...this.#idle.drain(),
       ...[...this.#sessions.values()].map((h) => {
         clearTimeout(h.timer);
         return h.client;
@@ -424,12 +467,13 @@ export class Upstream {
     ];
     this.#sessions.clear();
     this.#running.clear();
-    this.#idle = [];
     // Calls waiting for a place wake and are refused (#openSession), starting no process.
     for (const wake of [...this.#waiting]) wake();
     this.#perCaller.clear();
     this.#latest.clear();
     this.#shared = undefined;
     await Promise.allSettled(clients.map((c) => c.close()));
+    // After the clients: a 2025 session's DELETE goes out on it.
+    this.#agent?.destroy();
   }
 }

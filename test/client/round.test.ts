@@ -193,6 +193,28 @@ describe('what a round sends', () => {
       await listing.close();
     }
   });
+  it('the Mcp-Param-* headers planned from knownTools (a listing made elsewhere), without a tools/list', async () => {
+    const server = await fakeServer((s, res) => {
+      const body = s.body as { id: number; method: string };
+      if (body.method === 'tools/call')
+        return json(res, result(body.id, { resultType: 'complete', content: [] }));
+      return 'default';
+    });
+    try {
+      const deploy = {
+        name: 'deploy',
+        inputSchema: { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } } },
+      };
+      const client = new McpClient({ server: server.url, capabilities, knownTools: [deploy] });
+      await client.round('tools/call', { name: 'deploy', arguments: { region: 'eu-west-1' } });
+      expect(server.calls('tools/list')).toHaveLength(0);
+      expect(server.calls('tools/call')[0]?.headers['mcp-param-region']).toBe('eu-west-1');
+      await client.close();
+    } finally {
+      await server.close();
+    }
+  });
+
   it('after a HeaderMismatch the tool’s headers are planned anew from tools/list for the next round', async () => {
     let calls = 0;
     const listing = await fakeServer((s, res) => {
