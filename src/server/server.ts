@@ -1,10 +1,10 @@
 // McpServer: the public face of the server room — register tools, prompts and resources, then serve them.
 
-import { BearerAuth, BrowserSignIn, type DevTokens, type OidcSignInOptions } from '../auth/index.js';
+import { BearerAuth, BrowserSignIn } from '../auth/index.js';
 import { ReplayGuard } from '../guard/index.js';
 import type { Implementation, ResourceDefinition, ResourceTemplateDefinition } from '../protocol/index.js';
 import { createEphemeralKeyring, Keyring, purposeKeys, type StateCodecOptions } from '../state/index.js';
-import { MemoryStore, type SharedStore } from '../stores/index.js';
+import { MemoryStore } from '../stores/index.js';
 import type { Catalog } from './catalog/catalog.js';
 import { SERVER_DEFAULTS } from './defaults.js';
 import { Dispatcher, type TasksSetup } from './dispatch.js';
@@ -26,7 +26,6 @@ import {
   type PageRoutes,
 } from './http.js';
 import type { HttpEdgeSettings, LegacyClientOptions, ResolvedHttpEdge, SignInSetup } from './http-edge.js';
-import type { AnswerRelay } from './legacy/answer-relay.js';
 import { LegacyBridge, type LegacyBridgeOptions } from './legacy/bridge.js';
 import { checkIntegerOption, MAX_TIMER_MS } from './option-checks.js';
 import { Registry } from './registry.js';

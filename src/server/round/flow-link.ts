@@ -15,7 +15,7 @@ import { InputRequired, type RequestContext } from '../context.js';
 import { Deadline, HandlerTimeoutError } from '../deadline.js';
 import type { Logger } from '../environment.js';
 import { handlerContractError } from '../errors.js';
-import { type MaybePromise, thenOrNow } from '../maybe-async.js';
+import type { MaybePromise } from '../maybe-async.js';
 import type { RequestStateCodec } from '../request-state.js';
 import { checkResultShape } from '../result-shape.js';
 import { RoundContext } from './context.js';
