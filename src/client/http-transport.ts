@@ -154,10 +154,10 @@ export class HttpClientTransport implements ClientTransport {
   /** Notifications a legacy session's GET stream carries (a list changed): they belong to no request. */
   onStreamNotification: ((notification: JsonRpcNotification) => void) | undefined;
   /**
-   * Told when a legacy session's GET stream is over for good: `refused` when the server offers none (no session, a
-   * status other than 200), `ended` when it closed more often than it is resumed.
+   * Told how a legacy session's GET stream goes: `open` each time the server accepts it, `refused` when the server
+   * offers none (no session, a status other than 200), `ended` when it closed more often than it is resumed.
    */
-  onStreamEnd: ((why: 'refused' | 'ended') => void) | undefined;
+  onStreamState: ((state: 'open' | 'refused' | 'ended') => void) | undefined;
 
   /**
    * The legacy session's standalone stream (GET): server requests and notifications outside any call. A server that
@@ -166,7 +166,7 @@ export class HttpClientTransport implements ClientTransport {
   private openStream(lastEventId: string | undefined, attempt: number): void {
     if (this.closed) return;
     if (!this.session?.id || attempt > CLIENT_DEFAULTS.maxResumes) {
-      this.onStreamEnd?.(this.session?.id ? 'ended' : 'refused');
+      this.onStreamState?.(this.session?.id ? 'ended' : 'refused');
       return;
     }
     void this.baseHeaders('').then((headers) => {
@@ -177,15 +177,16 @@ export class HttpClientTransport implements ClientTransport {
       const req = this.lib.request(this.url, { method: 'GET', headers, agent: this.agent });
       this.stream = req;
       req.on('error', () => {
-        if (!this.closed) this.onStreamEnd?.('ended');
+        if (!this.closed) this.onStreamState?.('ended');
       });
       req.on('response', (res) => {
         const type = String(res.headers['content-type'] ?? '').toLowerCase();
         if ((res.statusCode ?? 0) !== 200 || !type.startsWith('text/event-stream')) {
           res.resume();
-          this.onStreamEnd?.('refused');
+          this.onStreamState?.('refused');
           return;
         }
+        this.onStreamState?.('open');
         const parser = new SseParser((event) => {
           let m: ClassifiedMessage;
           try {

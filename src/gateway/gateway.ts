@@ -165,6 +165,11 @@ export class Gateway {
   /** Settles once every upstream started with the gateway has answered its first listing (or failed it). */
   readonly started: Promise<void>;
 
+  /** Settles once every HTTP upstream listened to has its stream of list changes up (or offers none). */
+  get listening(): Promise<void> {
+    return Promise.all(this.#listeners.map((l) => l.listening)).then(() => undefined);
+  }
+
   /** The policy in force. */
   get policy(): Policy {
     return this.#policy;

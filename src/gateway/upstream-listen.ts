@@ -41,9 +41,15 @@ export class UpstreamListener {
   #client: McpClient | undefined;
   /** Settles when the loop is over (after close()). */
   readonly done: Promise<void>;
+  /** Settles once the first stream is up (or listening is given up): changes from then on are heard. */
+  readonly listening: Promise<void>;
+  #listening: () => void = () => {};
 
   constructor(private readonly options: UpstreamListenOptions) {
-    this.done = this.#run();
+    this.listening = new Promise<void>((resolve) => {
+      this.#listening = resolve;
+    });
+    this.done = this.#run().finally(() => this.#listening());
   }
 
   async #run(): Promise<void> {
@@ -55,6 +61,7 @@ export class UpstreamListener {
       try {
         end = await this.#listenOnce(() => {
           up = true;
+          this.#listening();
           // Back after a drop: whatever changed while nobody listened is listed anew.
           if (heardBefore) for (const kind of Object.values(LIST_CHANGED)) this.options.changed(kind);
           heardBefore = true;
@@ -108,11 +115,14 @@ export class UpstreamListener {
       streamEnd = resolve;
     });
     transport.onStreamNotification = heard;
-    transport.onStreamEnd = (why) => streamEnd(why === 'refused' ? 'unsupported' : 'dropped');
+    transport.onStreamState = (state) => {
+      // A 2025 stream is up once the server accepted it: nothing it tells is missed from then on.
+      if (state === 'open') acknowledged();
+      else streamEnd(state === 'refused' ? 'unsupported' : 'dropped');
+    };
     // Learns the era; a 2025 upstream's session is opened, and with it its GET stream.
     await client.discover({ signal });
     if (client.generation === 'legacy') {
-      acknowledged();
       const stopped = () => streamEnd('dropped');
       signal.addEventListener('abort', stopped, { once: true });
       return streamEnded.finally(() => signal.removeEventListener('abort', stopped));
