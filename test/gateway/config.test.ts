@@ -360,3 +360,16 @@ describe('a config that cannot be used names the file, the line, the key and the
     );
   });
 });
+
+describe('rules on prompts and resources', () => {
+  it('reads prompts and resources, each pattern checked like a tool pattern', () => {
+    const config = parseGatewayConfig(
+      withRules('  - prompts: [files/review]\n    resources: ["files/file:///srv/*"]\n    roles: ["*"]\n'),
+      'gateway.yaml',
+    );
+    expect(config.rules[0]).toMatchObject({ prompts: ['files/review'], resources: ['files/file:///srv/*'] });
+    expect(errorOf(withRules('  - prompts: [nowhere/review]\n    roles: ["*"]\n'))).toMatch(
+      /^gateway\.yaml:5: rules\[0\]\.prompts: "nowhere\/review" names no upstream "nowhere"/,
+    );
+  });
+});
