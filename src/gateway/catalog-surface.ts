@@ -20,7 +20,7 @@ import {
   resourceTemplateEntry,
 } from '../server/index.js';
 import { callerOf } from './caller.js';
-import { egressCallerOf } from './catalog.js';
+import { egressCallerOf, type SurfaceCatalog } from './catalog.js';
 import { holderOf } from './holder.js';
 import { exposedName, exposedUri, splitExposedName, splitExposedUri } from './names.js';
 import { definitionDigest, type PinBook, surfacePinUpstream } from './pins/index.js';
@@ -67,7 +67,7 @@ const EMPTY: Omit<SurfaceListing, 'at'> = {
   withheld: new Set(),
 };
 
-export class GatewaySurface {
+export class GatewaySurface implements SurfaceCatalog {
   readonly #byName = new Map<string, Upstream>();
   readonly #listings = new Map<string, SurfaceListing>();
   readonly #loading = new Map<string, Promise<SurfaceListing>>();

@@ -13,7 +13,6 @@ import {
   toolEntry,
 } from '../server/index.js';
 import { callerOf } from './caller.js';
-import type { GatewaySurface } from './catalog-surface.js';
 import type { EgressCaller } from './egress/index.js';
 import { exposedName, splitExposedName } from './names.js';
 import { definitionDigest, type PinBook } from './pins/index.js';
@@ -59,7 +58,24 @@ export interface GatewayCatalogOptions {
   readonly tokenOf: (principal: object | undefined) => string | undefined;
   readonly now?: () => number;
   /** The upstreams' prompts, resources and templates (catalog-surface.ts); without it the gateway serves tools only. */
-  readonly surface?: GatewaySurface;
+  readonly surface?: SurfaceCatalog;
+}
+
+/** What serves the upstreams' prompts, resources and templates beside their tools (catalog-surface.ts). */
+export interface SurfaceCatalog
+  extends Pick<
+    Catalog,
+    | 'listPrompts'
+    | 'findPrompt'
+    | 'listResources'
+    | 'listResourceTemplates'
+    | 'findResource'
+    | 'findResourceTemplate'
+  > {
+  invalidate(upstream?: string): void;
+  /** Whether the policy offers the kind to anyone. */
+  offers(kind: 'prompt' | 'resource'): boolean;
+  watch(caller: CatalogCaller, changed: (kind: CatalogKind) => void): () => void;
 }
 
 interface Listing {
