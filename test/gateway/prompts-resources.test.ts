@@ -107,6 +107,27 @@ describe.each([
     expect(((await g.request('bob', 'prompts/list')).response.result as Loose).prompts).toHaveLength(2);
   });
 
+  it('takes a reload at once: a prompt whose rule went leaves the list, is refused, and listeners hear so', async () => {
+    const g = await useGateway({ upstreamUrl: up.url, rules: RULES });
+    expect(await names(g)).toEqual(['up__review']);
+    const heard = await listenAsAlice(g);
+    try {
+      g.reload('  - resources: ["up/file:///handbook/*"]\n    roles: ["*"]\n');
+      await heard.promptsChanged;
+      expect(await names(g)).toEqual([]);
+      const refused = await g.request('alice', 'prompts/get', {
+        name: 'up__review',
+        arguments: { topic: 'a' },
+      });
+      expect(refused.response.error?.message).toBe('Unknown prompt: up__review');
+      // Nothing else moved: the resources rule still allows the secret page now.
+      const secret = (await g.request('alice', 'resources/read', { uri: SECRET })).response.result as Loose;
+      expect(secret.contents[0].text).toBe('# secret');
+    } finally {
+      await heard.close();
+    }
+  });
+
   it('withholds a prompt changed upstream as soon as the upstream says so', async () => {
     const g = await useGateway({ upstreamUrl: up.url, rules: RULES });
     await g.gateway.listening;
