@@ -251,6 +251,8 @@ export class GatewaySurface implements SurfaceCatalog {
   }
 
   async #all(caller: CatalogCaller): Promise<SurfaceListing[]> {
+    // A policy that names no prompt or resource shows none: the upstreams are not asked for them at all.
+    if (!this.offers('prompt') && !this.offers('resource')) return [];
     const up = this.options.upstreams.filter((u) => !this.options.starting(u.name));
     return Promise.all(up.map((u) => this.#listing(u, caller)));
   }
