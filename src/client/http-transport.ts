@@ -11,6 +11,7 @@ import {
   HEADER_PROTOCOL_VERSION,
   InvalidOptionError,
   type JsonObject,
+  type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResponse,
   META_PROTOCOL_VERSION,
@@ -159,12 +160,24 @@ export class HttpClientTransport implements ClientTransport {
   private standalone: ((request: JsonRpcRequest) => Promise<JsonRpcResponse>) | undefined;
   private stream: http.ClientRequest | undefined;
 
+  /** Notifications a legacy session's GET stream carries (a list changed): they belong to no request. */
+  onStreamNotification: ((notification: JsonRpcNotification) => void) | undefined;
+  /**
+   * Told how a legacy session's GET stream goes: `open` each time the server accepts it, `refused` when the server
+   * offers none (no session, a status other than 200), `ended` when it closed more often than it is resumed.
+   */
+  onStreamState: ((state: 'open' | 'refused' | 'ended') => void) | undefined;
+
   /**
    * The legacy session's standalone stream (GET): server requests and notifications outside any call. A server that
    * offers none answers 405; a stream that ends is resumed with Last-Event-ID, a bounded number of times.
    */
   private openStream(lastEventId: string | undefined, attempt: number): void {
-    if (this.closed || !this.session?.id || attempt > CLIENT_DEFAULTS.maxResumes) return;
+    if (this.closed) return;
+    if (!this.session?.id || attempt > CLIENT_DEFAULTS.maxResumes) {
+      this.onStreamState?.(this.session?.id ? 'ended' : 'refused');
+      return;
+    }
     void this.baseHeaders('').then((headers) => {
       if (this.closed) return;
       delete headers['content-type'];
@@ -172,13 +185,17 @@ export class HttpClientTransport implements ClientTransport {
       if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
       const req = this.lib.request(this.url, { method: 'GET', headers, agent: this.agent });
       this.stream = req;
-      req.on('error', () => {});
+      req.on('error', () => {
+        if (!this.closed) this.onStreamState?.('ended');
+      });
       req.on('response', (res) => {
         const type = String(res.headers['content-type'] ?? '').toLowerCase();
         if ((res.statusCode ?? 0) !== 200 || !type.startsWith('text/event-stream')) {
           res.resume();
+          this.onStreamState?.('refused');
           return;
         }
+        this.onStreamState?.('open');
         const parser = new SseParser((event) => {
           let m: ClassifiedMessage;
           try {
@@ -186,6 +203,7 @@ export class HttpClientTransport implements ClientTransport {
           } catch {
             return; // Not JSON: nothing on this stream belongs to a call, so nothing fails with it.
           }
+          if (m.kind === 'notification') this.onStreamNotification?.(m.notification);
           if (m.kind !== 'request') return;
           const answer = this.standalone;
           if (answer)

@@ -57,6 +57,25 @@ export interface GatewayCatalogOptions {
   /** The request's verified token, for a per-caller token exchange when listing. */
   readonly tokenOf: (principal: object | undefined) => string | undefined;
   readonly now?: () => number;
+  /** The upstreams' prompts, resources and templates (catalog-surface.ts); without it the gateway serves tools only. */
+  readonly surface?: SurfaceCatalog;
+}
+
+/** What serves the upstreams' prompts, resources and templates beside their tools (catalog-surface.ts). */
+export interface SurfaceCatalog
+  extends Pick<
+    Catalog,
+    | 'listPrompts'
+    | 'findPrompt'
+    | 'listResources'
+    | 'listResourceTemplates'
+    | 'findResource'
+    | 'findResourceTemplate'
+  > {
+  invalidate(upstream?: string): void;
+  /** Whether the policy offers the kind to anyone. */
+  offers(kind: 'prompt' | 'resource'): boolean;
+  watch(caller: CatalogCaller, changed: (kind: CatalogKind) => void): () => void;
 }
 
 interface Listing {
@@ -123,6 +142,8 @@ export class GatewayCatalog implements Catalog {
     this.#generation++;
     if (upstream === undefined) this.#listings.clear();
     else this.#listings.delete(upstream);
+    // A prompt's or resource's accepted pin names its upstream `<upstream>#<kind>`.
+    this.options.surface?.invalidate(upstream?.split('#')[0]);
     for (const w of [...this.#watchers]) w();
   }
 
@@ -199,11 +220,23 @@ export class GatewayCatalog implements Catalog {
   }
 
   // Everyone may be offered tools: upstreams can list tools at any time, so saying so tells nothing of hidden ones.
+  // Prompts and resources are offered when some rule could show them to someone: that too tells nothing of hidden ones.
   offers() {
-    return { tools: true, prompts: false, resources: false, completions: false };
+    const prompts = this.options.surface?.offers('prompt') ?? false;
+    const resources = this.options.surface?.offers('resource') ?? false;
+    return { tools: true, prompts, resources, completions: prompts || resources };
   }
 
   watch(caller: CatalogCaller, changed: (kind: CatalogKind) => void): () => void {
+    const tools = this.#watchTools(caller, changed);
+    const surface = this.options.surface?.watch(caller, changed);
+    return () => {
+      tools();
+      surface?.();
+    };
+  }
+
+  #watchTools(caller: CatalogCaller, changed: (kind: CatalogKind) => void): () => void {
     let seen: string | undefined;
     const names = async () => (await this.listTools(caller)).map((t) => t.definition.name).join('\n');
     void names().then(
@@ -226,12 +259,24 @@ export class GatewayCatalog implements Catalog {
     return () => this.#watchers.delete(watcher);
   }
 
-  listPrompts = () => [];
-  findPrompt = () => undefined;
-  listResources = () => [];
-  listResourceTemplates = () => [];
-  findResource = () => undefined;
-  findResourceTemplate = () => undefined;
+  listPrompts(caller: CatalogCaller) {
+    return this.options.surface?.listPrompts(caller) ?? [];
+  }
+  findPrompt(name: string, caller: CatalogCaller) {
+    return this.options.surface?.findPrompt(name, caller);
+  }
+  listResources(caller: CatalogCaller) {
+    return this.options.surface?.listResources(caller) ?? [];
+  }
+  listResourceTemplates(caller: CatalogCaller) {
+    return this.options.surface?.listResourceTemplates(caller) ?? [];
+  }
+  findResource(uri: string, caller: CatalogCaller) {
+    return this.options.surface?.findResource(uri, caller);
+  }
+  findResourceTemplate(uriTemplate: string, caller: CatalogCaller) {
+    return this.options.surface?.findResourceTemplate(uriTemplate, caller);
+  }
 
   #couldSee(upstream: string, tool: string, caller: CatalogCaller): boolean {
     const who = callerOf(caller.principal);

@@ -200,7 +200,7 @@ export class GatewayPanel implements ConsolePanel {
     });
     const rules = g.config.rules.map(
       (r, i) =>
-        html`<tr><td>${r.name ?? `rule ${i + 1}`}</td><td>${r.deny ? html`<strong>deny</strong>` : 'allow'}</td><td>${whoOf(r)}</td><td><code>${r.tools.join(' ')}</code></td><td>${conditionOf(r)}</td><td>${controlsOf(r)}</td></tr>`,
+        html`<tr><td>${r.name ?? `rule ${i + 1}`}</td><td>${r.deny ? html`<strong>deny</strong>` : 'allow'}</td><td>${whoOf(r)}</td><td><code>${[...(r.tools ?? []), ...(r.prompts ?? []).map((p) => `prompt:${p}`), ...(r.resources ?? []).map((p) => `resource:${p}`)].join(' ')}</code></td><td>${conditionOf(r)}</td><td>${controlsOf(r)}</td></tr>`,
     );
     const drift = g.pins.drift().map((d) => {
       const rejected = this.rejected.get(`${d.upstream}/${d.tool}@${d.seen}`);

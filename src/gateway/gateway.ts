@@ -8,6 +8,7 @@ import { McpServer, type McpServerOptions } from '../server/index.js';
 import { withOptionGroups } from '../server/internal.js';
 import type { SharedStore } from '../stores/index.js';
 import { type ArgumentsPrep, GatewayCatalog } from './catalog.js';
+import { GatewaySurface } from './catalog-surface.js';
 import type { GatewayConfig } from './config.js';
 import { egressFor } from './egress/index.js';
 import { forwardingHandler } from './forward-call.js';
@@ -18,6 +19,7 @@ import type { Decision, Policy, PolicyCaller } from './policy/index.js';
 import { PolicyLink } from './policy-link.js';
 import { RateLimiter } from './rate-limit.js';
 import { Upstream } from './upstream.js';
+import { UpstreamListener } from './upstream-listen.js';
 
 export const GATEWAY_DEFAULTS = Object.freeze({
   /** How long an upstream's tool list is served from the cache before it is listed again. */
@@ -61,6 +63,7 @@ export class Gateway {
   #withdrawal: Promise<number> = Promise.resolve(0);
   readonly #prepare: ArgumentsPrep;
   readonly #specs: ReadonlyMap<string, GatewayConfig['upstreams'][number]>;
+  readonly #listeners: readonly UpstreamListener[];
 
   constructor(options: GatewayOptions) {
     const log = options.log ?? (() => {});
@@ -92,7 +95,18 @@ export class Gateway {
       });
     };
     this.#prepare = prepare;
+    const surface = new GatewaySurface({
+      upstreams: this.upstreams,
+      policy,
+      pins: () => this.#pins,
+      locked: options.locked ?? false,
+      refreshMs: options.refreshMs ?? GATEWAY_DEFAULTS.refreshMs,
+      log,
+      tokenOf: options.tokenOf ?? (() => undefined),
+      starting: (name) => this.catalog.starting().includes(name),
+    });
     this.catalog = new GatewayCatalog({
+      surface,
       upstreams: this.upstreams,
       policy,
       pins: () => this.#pins,
@@ -128,6 +142,21 @@ export class Gateway {
       },
     });
     this.controls = new HumanControls({ ...options.controls, store: options.store }).attach(this.server);
+    // HTTP upstreams reached with one credential are listened to: a changed list is re-listed (and a changed
+    // definition withheld) as soon as they say so, not at the next refresh.
+    this.#listeners = this.upstreams.flatMap((u, i) =>
+      u.spec.url === undefined || u.perCaller
+        ? []
+        : [
+            new UpstreamListener({
+              name: u.name,
+              url: u.spec.url,
+              egress: egressFor(options.config.upstreams[i]!.credentials),
+              changed: () => this.catalog.invalidate(u.name),
+              log,
+            }),
+          ],
+    );
     // Upstreams start with the gateway, not at the first call: a slow one (npx fetching a package) is on its way
     // while callers connect, and they are told it is starting until it answers.
     this.started = this.catalog.start();
@@ -135,6 +164,11 @@ export class Gateway {
 
   /** Settles once every upstream started with the gateway has answered its first listing (or failed it). */
   readonly started: Promise<void>;
+
+  /** Settles once every HTTP upstream listened to has its stream of list changes up (or offers none). */
+  get listening(): Promise<void> {
+    return Promise.all(this.#listeners.map((l) => l.listening)).then(() => undefined);
+  }
 
   /** The policy in force. */
   get policy(): Policy {
@@ -236,6 +270,9 @@ export class Gateway {
   }
 
   async close(): Promise<void> {
-    await Promise.allSettled(this.upstreams.map((u) => u.close()));
+    await Promise.allSettled([
+      ...this.#listeners.map((l) => l.close()),
+      ...this.upstreams.map((u) => u.close()),
+    ]);
   }
 }

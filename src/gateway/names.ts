@@ -20,3 +20,19 @@ export function splitExposedName(name: string): { upstream: string; tool: string
   if (at <= 0 || at + NAME_SEPARATOR.length >= name.length) return undefined;
   return { upstream: name.slice(0, at), tool: name.slice(at + NAME_SEPARATOR.length) };
 }
+
+// Resources are named by URI: the gateway puts the upstream's name in front of the URI's scheme, `docs+file:///a.md`
+// for docs' `file:///a.md` (a URI template the same way). Upstream names hold no `+`, so the first `+` splits it back.
+
+/** The URI the gateway's callers see for an upstream's URI (or URI template); undefined when it has no scheme. */
+export function exposedUri(upstream: string, uri: string): string | undefined {
+  return /^[A-Za-z][A-Za-z0-9+.-]*:/.test(uri) ? `${upstream}+${uri}` : undefined;
+}
+
+/** The upstream and its own URI an exposed URI stands for; undefined for a URI that is not one. */
+export function splitExposedUri(uri: string): { upstream: string; uri: string } | undefined {
+  const at = uri.indexOf('+');
+  const colon = uri.indexOf(':');
+  if (at <= 0 || colon < at) return undefined;
+  return { upstream: uri.slice(0, at), uri: uri.slice(at + 1) };
+}

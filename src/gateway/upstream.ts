@@ -440,7 +440,9 @@ export class Upstream {
       stderr: 'tail',
     });
     transport.onNotification = (n: JsonRpcNotification) => {
-      if (n.method === 'notifications/tools/list_changed') for (const l of [...this.#listeners]) l();
+      // Prompts and resources too: the gateway serves them (catalog-surface.ts), and listeners re-list every kind.
+      if (/^notifications\/(tools|prompts|resources)\/list_changed$/.test(n.method))
+        for (const l of [...this.#listeners]) l();
     };
     const client = new McpClient({ ...common, server: transport });
     // Seen as it happens, not at the next call: that call goes to a new process instead of failing on the dead one.

@@ -236,7 +236,7 @@ describe('a config that cannot be used names the file, the line, the key and the
 
   it('an unknown key in a rule', () => {
     expect(errorOf(withRules('  - tools: [files/*]\n    rolse: [dev]\n'))).toBe(
-      'gateway.yaml:6: rules[0]: unknown key "rolse" (choose name, tools, roles, subjects, scopes, reason, rateLimit, require, approval, deny, when, paths, descendingTools)',
+      'gateway.yaml:6: rules[0]: unknown key "rolse" (choose name, tools, prompts, resources, roles, subjects, scopes, reason, rateLimit, require, approval, deny, when, paths, descendingTools)',
     );
   });
 
@@ -252,7 +252,7 @@ describe('a config that cannot be used names the file, the line, the key and the
 
   it('a rule without tools, or a tool that is not <upstream>/<glob>, or names no upstream', () => {
     expect(errorOf(withRules('  - roles: [dev]\n'))).toBe(
-      'gateway.yaml:5: rules[0]: missing tools: the <upstream>/<tool glob> patterns this rule is about',
+      'gateway.yaml:5: rules[0]: missing tools: the <upstream>/<tool glob> patterns this rule is about (or prompts, resources)',
     );
     expect(errorOf(withRules('  - tools: [read_file]\n    roles: [dev]\n'))).toBe(
       'gateway.yaml:5: rules[0].tools: "read_file" must be <upstream>/<tool glob>, as files/read_* or tickets/*',
@@ -357,6 +357,19 @@ describe('a config that cannot be used names the file, the line, the key and the
   it('a condition that does not give a bool', () => {
     expect(errorOf(withRules('  - tools: [files/*]\n    roles: [dev]\n    when: size(caller.roles)\n'))).toBe(
       'gateway.yaml:7: rules[0].when: a condition must give a bool, and this one gives int',
+    );
+  });
+});
+
+describe('rules on prompts and resources', () => {
+  it('reads prompts and resources, each pattern checked like a tool pattern', () => {
+    const config = parseGatewayConfig(
+      withRules('  - prompts: [files/review]\n    resources: ["files/file:///srv/*"]\n    roles: ["*"]\n'),
+      'gateway.yaml',
+    );
+    expect(config.rules[0]).toMatchObject({ prompts: ['files/review'], resources: ['files/file:///srv/*'] });
+    expect(errorOf(withRules('  - prompts: [nowhere/review]\n    roles: ["*"]\n'))).toMatch(
+      /^gateway\.yaml:5: rules\[0\]\.prompts: "nowhere\/review" names no upstream "nowhere"/,
     );
   });
 });

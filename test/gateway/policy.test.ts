@@ -414,3 +414,64 @@ describe('compilePolicy from a program', () => {
     expect(policyOf([]).decide(ann, files('x'), {}).allow).toBe(false);
   });
 });
+
+describe('prompts and resources', () => {
+  const prompt = (name: string) => ({ kind: 'prompt' as const, upstream: 'docs', name });
+  const resource = (name: string) => ({ kind: 'resource' as const, upstream: 'docs', name });
+
+  it('denies by default and lets a deny win, as for tools', () => {
+    const policy = policyOf([
+      { name: 'handbook', prompts: ['docs/review_*'], resources: ['docs/file:///handbook/*'], roles: ['*'] },
+      { name: 'secrets', resources: ['docs/file:///handbook/secret*'], deny: true },
+    ]);
+    expect(policy.allows(ann, prompt('review_pr'))).toEqual({ allow: true, rules: ['handbook'] });
+    expect(policy.allows(ann, prompt('plan'))).toEqual({ allow: false, reason: 'no_rule' });
+    // `*` reaches across `/` in a URI, and a template is named by its URI template.
+    expect(policy.allows(ann, resource('file:///handbook/a/b.md')).allow).toBe(true);
+    expect(policy.allows(ann, resource('file:///handbook/{page}.md')).allow).toBe(true);
+    expect(policy.allows(ann, resource('file:///handbook/secret.md'))).toEqual({
+      allow: false,
+      rule: 'secrets',
+      reason: 'denied',
+    });
+    // A rule's prompts are not its tools, nor the other way round.
+    expect(policy.decide(ann, files('review_pr'), {}).allow).toBe(false);
+    expect(policyOf([{ tools: ['docs/*'], roles: ['*'] }]).allows(ann, prompt('review_pr')).allow).toBe(
+      false,
+    );
+  });
+
+  it('offers a kind only when some allow rule names it', () => {
+    const policy = policyOf([
+      { tools: ['docs/*'], roles: ['*'] },
+      { resources: ['docs/*'], deny: true },
+    ]);
+    expect(policy.covers('prompt')).toBe(false);
+    expect(policy.covers('resource')).toBe(false);
+    expect(policyOf([{ prompts: ['docs/*'], roles: ['*'] }]).covers('prompt')).toBe(true);
+  });
+
+  it("refuses a tool call's keys on a rule naming prompts or resources, and a rule naming nothing", () => {
+    expect(() => policyOf([{ prompts: ['docs/*'], roles: ['*'], require: ['consent'] }])).toThrow(
+      'test.yaml:1: rules[0].require: is for tool calls; a rule naming prompts or resources cannot have it (put them in a rule of their own)',
+    );
+    expect(() =>
+      policyOf([{ resources: ['docs/*'], roles: ['*'], when: 'caller.subject == "ann"' }]),
+    ).toThrow(/rules\[0\]\.when: is for tool calls/);
+    expect(() => policyOf([{ roles: ['*'] }])).toThrow(
+      'test.yaml:1: rules[0]: names nothing: give tools, prompts or resources as <upstream>/<glob>',
+    );
+    expect(() => policyOf([{ prompts: ['docs'], roles: ['*'] }])).toThrow(
+      'test.yaml:1: rules[0].prompts: "docs" must be <upstream>/<glob>, as docs/review_*',
+    );
+  });
+
+  it('keeps the version of a policy that names none of them', () => {
+    const rules: PolicyRule[] = [{ tools: ['files/*'], roles: ['*'] }];
+    const withPrompts: PolicyRule[] = [{ tools: ['files/*'], prompts: ['files/*'], roles: ['*'] }];
+    expect(policyOf(rules).digest).toBe(
+      policyOf([{ tools: ['files/*'], roles: ['*'], prompts: undefined }]).digest,
+    );
+    expect(policyOf(withPrompts).digest).not.toBe(policyOf(rules).digest);
+  });
+});

@@ -23,10 +23,39 @@ export const PINNED_FIELDS = Object.freeze([
   'annotations',
 ] as const);
 
+/**
+ * The fields a prompt's, resource's or template's pin binds: what the model reads, the arguments a prompt takes,
+ * and what a URI is said to hold. A list of its own, so a tool's digest never changes because of them.
+ */
+export const SURFACE_PINNED_FIELDS = Object.freeze([
+  'name',
+  'title',
+  'description',
+  'arguments',
+  'uri',
+  'uriTemplate',
+  'mimeType',
+  'annotations',
+] as const);
+
+/** What is pinned: a tool, or a prompt, resource or template (the surface). */
+export type PinnedKind = 'tool' | 'surface';
+
+/**
+ * A prompt's, resource's or template's pins are kept under `<upstream>#<kind>`: upstream names hold no `#`, so they
+ * never meet a tool's pin, whatever the tool is called.
+ */
+export function surfacePinUpstream(upstream: string, kind: 'prompt' | 'resource' | 'template'): string {
+  return `${upstream}#${kind}`;
+}
+
+/** Which fields a pin kept under `upstream` (a key's first part) binds. */
+export const pinnedKindOf = (upstream: string): PinnedKind => (upstream.includes('#') ? 'surface' : 'tool');
+
 /** The definition as pinned: only the bound fields, absent ones left out (not written as null). */
-export function pinnedDefinition(tool: JsonObject): JsonObject {
+export function pinnedDefinition(tool: JsonObject, kind: PinnedKind = 'tool'): JsonObject {
   const kept: JsonObject = {};
-  for (const field of PINNED_FIELDS) {
+  for (const field of kind === 'tool' ? PINNED_FIELDS : SURFACE_PINNED_FIELDS) {
     if (Object.hasOwn(tool, field) && tool[field] !== undefined) kept[field] = tool[field];
   }
   return kept;
@@ -37,8 +66,8 @@ export function pinnedDefinition(tool: JsonObject): JsonObject {
  * order and any `_meta` or `icons`. Consents and approvals bind it too, so an accepted change re-asks.
  * @throws NotJsonError when the definition holds something JSON cannot carry (it came from JSON, so only a bug).
  */
-export function definitionDigest(tool: JsonObject): string {
+export function definitionDigest(tool: JsonObject, kind: PinnedKind = 'tool'): string {
   return createHash('sha256')
-    .update(canonicalJson(pinnedDefinition(tool)))
+    .update(canonicalJson(pinnedDefinition(tool, kind)))
     .digest('base64url');
 }

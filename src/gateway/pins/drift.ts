@@ -21,8 +21,12 @@ export function describeDrift(pinned: JsonObject, seen: JsonObject): string[] {
   diffSchema('inputSchema', pinned.inputSchema, seen.inputSchema, lines);
   diffSchema('outputSchema', pinned.outputSchema, seen.outputSchema, lines);
   diffMembers('annotations', pinned.annotations, seen.annotations, lines);
-  if (lines.length === 0 && definitionDigest(pinned) !== definitionDigest(seen))
-    lines.push('definition changed');
+  // A prompt's, resource's or template's own fields (a tool has none of them).
+  for (const field of ['arguments', 'uri', 'uriTemplate', 'mimeType'])
+    diffValue(field, pinned[field], seen[field], lines);
+  const differ = (kind: 'tool' | 'surface') =>
+    definitionDigest(pinned, kind) !== definitionDigest(seen, kind);
+  if (lines.length === 0 && (differ('tool') || differ('surface'))) lines.push('definition changed');
   return lines;
 }
 

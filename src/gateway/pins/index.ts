@@ -1,5 +1,13 @@
 // pins: tool-definition pinning, the gateway's defence against an upstream changing a tool after it was approved.
-export { definitionDigest, PINNED_FIELDS, pinnedDefinition } from './digest.js';
+export {
+  definitionDigest,
+  PINNED_FIELDS,
+  type PinnedKind,
+  pinnedDefinition,
+  pinnedKindOf,
+  SURFACE_PINNED_FIELDS,
+  surfacePinUpstream,
+} from './digest.js';
 export { describeDrift } from './drift.js';
 export { LOCK_FILE_VERSION, type PinnedTool } from './lock-file.js';
 export { PinBook, type PinBookOptions, type PinCheck, type PinDrift } from './pin-book.js';

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { isJsonObject, type JsonObject, MrtrError } from '../../protocol/index.js';
 import { canonicalJson } from '../../state/index.js';
-import { definitionDigest, pinnedDefinition } from './digest.js';
+import { definitionDigest, pinnedDefinition, pinnedKindOf } from './digest.js';
 import { splitPinKey } from './pin-key.js';
 
 /** The form of the file; a new form gets a new number and a reader that knows both. */
@@ -59,16 +59,26 @@ function readEntry(path: string, key: string, entry: unknown): PinnedTool {
   if (typeof pinnedAt !== 'string' || Number.isNaN(Date.parse(pinnedAt)))
     throw pinsError(path, `${at}.pinnedAt must be an ISO 8601 time`);
   if (!isJsonObject(definition)) throw pinsError(path, `${at}.definition must be an object`);
-  if (definition.name !== split.tool)
-    throw pinsError(path, `${at}.definition.name is ${JSON.stringify(definition.name)}, not the key's tool`);
+  // A pin is named by what the upstream names it by: a tool's or prompt's name, a resource's URI, a template's.
+  const kind = pinnedKindOf(split.upstream);
+  const field = split.upstream.endsWith('#resource')
+    ? 'uri'
+    : split.upstream.endsWith('#template')
+      ? 'uriTemplate'
+      : 'name';
+  if (definition[field] !== split.tool)
+    throw pinsError(
+      path,
+      `${at}.definition.${field} is ${JSON.stringify(definition[field])}, not the key's ${kind === 'tool' ? 'tool' : 'name'}`,
+    );
   // The digest is what is checked, the definition what is shown: a hand edit to one but not the other would show
   // an admin one thing and enforce another, so it is refused rather than trusted either way.
-  if (definitionDigest(definition) !== digest)
+  if (definitionDigest(definition, kind) !== digest)
     throw pinsError(
       path,
       `${at}.digest does not match its definition (edited by hand?); remove the entry and pin the tool again`,
     );
-  return { digest, pinnedAt, definition: pinnedDefinition(definition) };
+  return { digest, pinnedAt, definition: pinnedDefinition(definition, kind) };
 }
 
 /** The file's text: keys sorted at every level, two-space indents, a final newline. */

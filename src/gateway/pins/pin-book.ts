@@ -1,6 +1,6 @@
 // The gateway's memory of which tool definitions people approved: one pin per upstream tool, kept in a lock file.
 import type { JsonObject } from '../../protocol/index.js';
-import { definitionDigest, pinnedDefinition } from './digest.js';
+import { definitionDigest, pinnedDefinition, pinnedKindOf } from './digest.js';
 import { describeDrift } from './drift.js';
 import { type PinnedTool, readLockFile, writeLockFile } from './lock-file.js';
 import { pinKey, pinPattern, splitPinKey } from './pin-key.js';
@@ -80,14 +80,15 @@ export class PinBook {
     const key = pinKey(upstream, tool);
     const pin = this.#pins.get(key);
     if (!pin) return { status: 'new' };
-    const seen = definitionDigest(definition);
+    const kind = pinnedKindOf(upstream);
+    const seen = definitionDigest(definition, kind);
     if (seen === pin.digest) {
       // The upstream went back to what was approved: nothing is waiting for an admin any more.
       this.#drift.delete(key);
       return { status: 'pinned' };
     }
     if (this.#drift.get(key)?.seen !== seen) {
-      const bound = pinnedDefinition(definition);
+      const bound = pinnedDefinition(definition, kind);
       this.#drift.set(key, {
         upstream,
         tool,
@@ -104,12 +105,13 @@ export class PinBook {
   pin(upstream: string, tool: string, definition: JsonObject): void {
     const key = pinKey(upstream, tool);
     this.#drift.delete(key);
-    const digest = definitionDigest(definition);
+    const kind = pinnedKindOf(upstream);
+    const digest = definitionDigest(definition, kind);
     if (this.#pins.get(key)?.digest === digest) return;
     this.#pins.set(key, {
       digest,
       pinnedAt: new Date(this.#now()).toISOString(),
-      definition: pinnedDefinition(definition),
+      definition: pinnedDefinition(definition, kind),
     });
   }
 

@@ -16,6 +16,7 @@ import {
   type PolicyRule,
   type PolicyUpstream,
   type RateLimit,
+  type SurfaceRef,
   type ToolRef,
 } from './types.js';
 
@@ -37,7 +38,11 @@ export interface CompiledRule {
    * number): a reload that only moves lines keeps every bucket, a changed rule starts a new one.
    */
   readonly bucket: string;
+  /** Whether the rule names any prompt, or any resource. */
+  readonly names: { readonly prompts: boolean; readonly resources: boolean };
   matchesTool(ref: ToolRef): boolean;
+  /** Whether the rule's `prompts` or `resources` (by the ref's kind) name this one. */
+  matchesSurface(ref: SurfaceRef): boolean;
   matchesCaller(caller: PolicyCaller): boolean;
 }
 
@@ -77,13 +82,38 @@ export function compileRule(
   const name =
     rule.name ?? (ruleLine === undefined ? `rule ${index + 1}` : `rule ${index + 1} (line ${ruleLine})`);
 
-  if (rule.tools.length === 0) throw fail('tools', 'must name at least one tool, as files/read_*');
-  const tools = rule.tools.map((pattern) => {
+  if (rule.tools === undefined && rule.prompts === undefined && rule.resources === undefined)
+    throw fail(undefined, 'names nothing: give tools, prompts or resources as <upstream>/<glob>');
+  if (rule.tools?.length === 0) throw fail('tools', 'must name at least one tool, as files/read_*');
+  const tools = (rule.tools ?? []).map((pattern) => {
     const parts = splitToolPattern(pattern);
     if (!parts)
       throw fail('tools', `"${pattern}" must be <upstream>/<tool glob>, as files/read_* or tickets/*`);
     return { upstream: compileGlob(parts.upstream), tool: compileGlob(parts.tool) };
   });
+  const surfaceGlobs = (key: 'prompts' | 'resources', example: string) => {
+    const patterns = rule[key];
+    if (patterns?.length === 0) throw fail(key, `is empty; leave it out or name one, as ${example}`);
+    return (patterns ?? []).map((pattern) => {
+      const parts = splitToolPattern(pattern);
+      if (!parts) throw fail(key, `"${pattern}" must be <upstream>/<glob>, as ${example}`);
+      return { upstream: compileGlob(parts.upstream), tool: compileGlob(parts.tool) };
+    });
+  };
+  const prompts = surfaceGlobs('prompts', 'docs/review_*');
+  const resources = surfaceGlobs('resources', 'docs/file:///handbook/*');
+  // Prompts and resources are listed or not, used or not: nothing a tool call's controls, limits or conditions
+  // read exists for them, so a rule naming them cannot say any of it (it would silently not apply).
+  if (rule.prompts !== undefined || rule.resources !== undefined) {
+    const toolOnly = (['require', 'approval', 'rateLimit', 'when', 'paths', 'descendingTools'] as const).find(
+      (key) => rule[key] !== undefined,
+    );
+    if (toolOnly)
+      throw fail(
+        toolOnly,
+        'is for tool calls; a rule naming prompts or resources cannot have it (put them in a rule of their own)',
+      );
+  }
 
   for (const key of ['roles', 'subjects', 'scopes'] as const)
     if (rule[key]?.length === 0)
@@ -183,6 +213,8 @@ export function compileRule(
     when: when?.canonical ?? null,
     ...(paths ? { paths: sortedSet(paths) } : {}),
     ...(rule.descendingTools ? { descendingTools: sortedSet(rule.descendingTools) } : {}),
+    ...(rule.prompts ? { prompts: sortedSet(rule.prompts) } : {}),
+    ...(rule.resources ? { resources: sortedSet(rule.resources) } : {}),
   };
   return {
     name,
@@ -201,7 +233,12 @@ export function compileRule(
     rateLimit,
     canonical,
     bucket: policyDigest([canonical]),
+    names: { prompts: prompts.length > 0, resources: resources.length > 0 },
     matchesTool: (ref) => tools.some((globs) => matchesGlobs(globs, ref)),
+    matchesSurface: (ref) =>
+      (ref.kind === 'prompt' ? prompts : resources).some(
+        (globs) => globs.upstream(ref.upstream) && globs.tool(ref.name),
+      ),
     // Every kind of "who" the rule states must hold: any listed role, one of the subjects, all the scopes.
     matchesCaller(caller) {
       if (everyone) return true;

@@ -14,6 +14,9 @@ import type {
   Policy,
   PolicyCaller,
   PolicyRule,
+  SurfaceDecision,
+  SurfaceKind,
+  SurfaceRef,
   ToolRef,
 } from './types.js';
 
@@ -82,6 +85,20 @@ class CompiledPolicy implements Policy {
       else return false;
     }
     return allowed;
+  }
+
+  allows(caller: PolicyCaller, ref: SurfaceRef): SurfaceDecision {
+    const rules: string[] = [];
+    for (const rule of this.#rules) {
+      if (!rule.matchesSurface(ref) || !rule.matchesCaller(caller)) continue;
+      if (rule.deny) return { allow: false, rule: rule.name, reason: 'denied' };
+      rules.push(rule.name);
+    }
+    return rules.length > 0 ? { allow: true, rules } : { allow: false, reason: 'no_rule' };
+  }
+
+  covers(kind: SurfaceKind): boolean {
+    return this.#rules.some((r) => !r.deny && (kind === 'prompt' ? r.names.prompts : r.names.resources));
   }
 
   decide(caller: PolicyCaller, ref: ToolRef, args: Readonly<Record<string, unknown>>): Decision {

@@ -24,6 +24,9 @@ export interface CanonicalRule {
   /** In their normal form; left out of the digest when the rule has none, so older policies keep their version. */
   readonly paths?: readonly string[] | null;
   readonly descendingTools?: readonly string[] | null;
+  /** Left out when the rule names none, as paths are: a tools-only policy keeps its version. */
+  readonly prompts?: readonly string[] | null;
+  readonly resources?: readonly string[] | null;
 }
 
 const FORMAT = 'mrtr-gateway-policy/1';
@@ -56,6 +59,8 @@ export function policyDigest(rules: readonly CanonicalRule[]): string {
     when: r.when,
     ...(r.paths ? { paths: r.paths } : {}),
     ...(r.descendingTools ? { descendingTools: r.descendingTools } : {}),
+    ...(r.prompts ? { prompts: r.prompts } : {}),
+    ...(r.resources ? { resources: r.resources } : {}),
   }));
   return createHash('sha256')
     .update(JSON.stringify({ format: FORMAT, rules: canonical }))

@@ -10,6 +10,9 @@ export {
   type PolicyCaller,
   type PolicyRule,
   type RateLimit,
+  type SurfaceDecision,
+  type SurfaceKind,
+  type SurfaceRef,
   type ToolRef,
 } from './types.js';
 export { type KnownTool, unknownArgumentWarnings } from './unknown-arguments.js';

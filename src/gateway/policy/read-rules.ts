@@ -9,6 +9,8 @@ import { CONTROLS, type Control, type PolicyRule } from './types.js';
 const RULE_KEYS = [
   'name',
   'tools',
+  'prompts',
+  'resources',
   'roles',
   'subjects',
   'scopes',
@@ -64,12 +66,19 @@ function readRule(
     return value && !value.missing ? value : undefined;
   };
   const tools = get('tools');
-  if (!tools) return item.fail('missing tools: the <upstream>/<tool glob> patterns this rule is about');
+  const prompts = get('prompts');
+  const resources = get('resources');
+  if (!tools && !prompts && !resources)
+    return item.fail(
+      'missing tools: the <upstream>/<tool glob> patterns this rule is about (or prompts, resources)',
+    );
   const approval = get('approval');
   const rateLimit = get('rateLimit');
   return {
     name: get('name')?.text(),
-    tools: tools.list().map((entry) => toolPattern(entry, tools.key, upstreams)),
+    tools: tools?.list().map((entry) => toolPattern(entry, tools.key, upstreams)),
+    prompts: prompts?.list().map((entry) => toolPattern(entry, prompts.key, upstreams, 'prompt')),
+    resources: resources?.list().map((entry) => toolPattern(entry, resources.key, upstreams, 'URI')),
     roles: get('roles')?.texts(),
     subjects: get('subjects')?.texts(),
     scopes: get('scopes')?.texts(),
@@ -88,13 +97,23 @@ function readRule(
   };
 }
 
-function toolPattern(entry: ConfigSite, key: string, upstreams: readonly string[]): string {
+function toolPattern(
+  entry: ConfigSite,
+  key: string,
+  upstreams: readonly string[],
+  what: 'tool' | 'prompt' | 'URI' = 'tool',
+): string {
   const pattern = entry.text();
   const parts = splitToolPattern(pattern);
   const fail = (problem: string) => {
     throw configError(entry.source.file, entry.line, key, problem);
   };
-  if (!parts) fail(`"${pattern}" must be <upstream>/<tool glob>, as files/read_* or tickets/*`);
+  const example = {
+    tool: 'files/read_* or tickets/*',
+    prompt: 'docs/review_*',
+    URI: 'docs/file:///handbook/*',
+  };
+  if (!parts) fail(`"${pattern}" must be <upstream>/<${what} glob>, as ${example[what]}`);
   else if (!hasWildcard(parts.upstream) && !upstreams.includes(parts.upstream))
     fail(`"${pattern}" names no upstream "${parts.upstream}" (${choose(upstreams)})`);
   return pattern;

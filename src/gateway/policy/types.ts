@@ -19,6 +19,20 @@ export interface ToolRef {
   readonly tool: string;
 }
 
+/** A prompt or a resource of an upstream, as a rule's `prompts` or `resources` names it. */
+export interface SurfaceRef {
+  readonly kind: SurfaceKind;
+  readonly upstream: string;
+  /** The prompt's name, or the resource's URI (a template's URI template), as the upstream lists it. */
+  readonly name: string;
+}
+export type SurfaceKind = 'prompt' | 'resource';
+
+/** What the policy answers for a prompt or resource: it is listed and usable, or it does not exist for the caller. */
+export type SurfaceDecision =
+  | { readonly allow: true; readonly rules: string[] }
+  | { readonly allow: false; readonly rule?: string; readonly reason: 'no_rule' | 'denied' };
+
 export interface ApprovalRequirement {
   /** Who may approve: callers with this role (never the caller who asks). */
   readonly role: string;
@@ -38,7 +52,11 @@ export interface PolicyRule {
   /** Shown in decisions and the audit trail; default `rule N (line L)`. Unique. */
   readonly name?: string | undefined;
   /** `<upstream>/<tool glob>`: `*` any run of characters within the part, `?` one character. */
-  readonly tools: readonly string[];
+  readonly tools?: readonly string[] | undefined;
+  /** `<upstream>/<prompt glob>`: the upstream's prompts this rule is about. */
+  readonly prompts?: readonly string[] | undefined;
+  /** `<upstream>/<URI glob>`: its resources, and its templates by their URI template (`*` reaches across `/`). */
+  readonly resources?: readonly string[] | undefined;
   /**
    * Any of these roles; `*` is anyone authenticated. Every kind of "who" given must hold. An allow rule must give
    * at least one; a deny rule that gives none applies to everyone.
@@ -116,4 +134,11 @@ export interface Policy {
   decide(caller: PolicyCaller, ref: ToolRef, args: Readonly<Record<string, unknown>>): Decision;
   /** The controls some rule requires, in the order consent, step_up, approval. */
   controlsUsed(): Control[];
+  /**
+   * Whether the caller may see and use a prompt or resource: deny by default, any matching deny wins. No condition,
+   * path or control applies to them (a rule naming them has none), so what is listed is what may be used.
+   */
+  allows(caller: PolicyCaller, ref: SurfaceRef): SurfaceDecision;
+  /** Whether some allow rule names prompts, or resources, at all: the gateway offers that kind only then. */
+  covers(kind: SurfaceKind): boolean;
 }

@@ -25,7 +25,7 @@ export function unknownArgumentWarnings(rules: readonly PolicyRule[], tools: rea
     if (rule.when === undefined) return;
     const read = argumentsRead(rule.when);
     if (read.length === 0) return;
-    const patterns = rule.tools.flatMap((pattern) => {
+    const patterns = (rule.tools ?? []).flatMap((pattern) => {
       const parts = splitToolPattern(pattern);
       return parts ? [{ upstream: compileGlob(parts.upstream), tool: compileGlob(parts.tool) }] : [];
     });
