@@ -11,6 +11,7 @@ export {
 } from './checkpoint.js';
 export { AUDIT_DEFAULTS } from './defaults.js';
 export { AuditError, type AuditErrorCode } from './errors.js';
+export { type ExportProduct, OCSF_VERSION, toJsonLine, toOcsf } from './export.js';
 export { JsonlAuditReader, JsonlAuditSink } from './jsonl-sink.js';
 export { AUDIT_SYNTAX, type OpenAuditOptions, openAuditReader, openAuditSink } from './open-sink.js';
 export { PostgresAuditReader, PostgresAuditSink } from './postgres-sink.js';
