@@ -11,10 +11,16 @@ export {
 } from './checkpoint.js';
 export { AUDIT_DEFAULTS } from './defaults.js';
 export { AuditError, type AuditErrorCode } from './errors.js';
+export { type ExportProduct, OCSF_VERSION, toJsonLine, toOcsf } from './export.js';
 export { JsonlAuditReader, JsonlAuditSink } from './jsonl-sink.js';
 export { AUDIT_SYNTAX, type OpenAuditOptions, openAuditReader, openAuditSink } from './open-sink.js';
 export { PostgresAuditReader, PostgresAuditSink } from './postgres-sink.js';
-export type { AuditRecord, ObservedRound } from './record.js';
+export {
+  type AuditRecord,
+  type ObservedDefinitionChange,
+  type ObservedRound,
+  TOOL_DEFINITION_CHANGED,
+} from './record.js';
 export { REDACTED } from './redact.js';
 export type { AuditReader, AuditSink, EventFilter, StoredEvent } from './sink.js';
 export { SqliteAuditReader } from './sqlite-reader.js';

@@ -55,10 +55,24 @@ export interface ObservedIntent {
 }
 
 /**
- * What an event says happened: `proposed` is a round's intent, written before its handler ran; the others are a
- * round's outcome (docs/audit.md).
+ * What an event says happened: `proposed` is a round's intent, written before its handler ran; `withheld` is a tool
+ * definition change (a gateway withholds the tool); the others are a round's outcome (docs/audit.md).
  */
-export type AuditOutcome = ObservedRound['outcome'] | 'proposed';
+export type AuditOutcome = ObservedRound['outcome'] | 'proposed' | 'withheld';
+
+/** A pinned tool an upstream now lists with another definition (the gateway's DefinitionChange, structurally). */
+export interface ObservedDefinitionChange {
+  readonly upstream: string;
+  readonly tool: string;
+  readonly name: string;
+  readonly pinned: string;
+  readonly seen: string;
+  readonly changes: readonly string[];
+  readonly at: number;
+}
+
+/** The `event` of a record that is no round: a tool definition that changed since it was pinned. */
+export const TOOL_DEFINITION_CHANGED = 'tool_definition_changed';
 
 /** Version 1 of the event schema (docs/audit.md). Never holds requestState, a token or a sensitive value. */
 export interface AuditRecord {
@@ -70,7 +84,8 @@ export interface AuditRecord {
   prev: string;
   /** When the round started (ISO 8601, UTC). */
   time: string;
-  requestId: string | number;
+  /** The JSON-RPC id; null on an event no request made (a tool definition change). */
+  requestId: string | number | null;
   flowId: string | null;
   round: number;
   principal: { sub: string; iss?: string; clientId?: string } | null;
@@ -100,6 +115,8 @@ export interface AuditRecord {
    * handler ran). Absent on rounds that ran no handler (refused, or answered by a guard) and on `proposed` events.
    */
   intentSeq?: number;
+  /** Present only on events that are not rounds: `tool_definition_changed`. */
+  event?: typeof TOOL_DEFINITION_CHANGED;
 }
 
 /** An event before the writer gives it its place in the chain. */
@@ -134,6 +151,50 @@ export function toIntentRecord(
     redactor,
   );
   record.outcome = 'proposed';
+  return record;
+}
+
+/**
+ * A tool definition change as an event: `tools/list` (the listing that saw it) of the tool callers see, outcome
+ * `withheld`, reason `definition_changed`, the digests and the changed lines in `notes.definition`.
+ */
+export function toDefinitionChangeRecord(
+  change: ObservedDefinitionChange,
+  instance: string,
+  redactor: Redactor,
+): UnchainedRecord {
+  const record = toAuditRecord(
+    {
+      requestId: 0,
+      method: 'tools/list',
+      target: change.name,
+      arguments: undefined,
+      principal: undefined,
+      round: 0,
+      flowId: undefined,
+      inputResponses: undefined,
+      inputRequests: undefined,
+      outcome: 'complete',
+      reason: 'definition_changed',
+      decidedBy: 'pins',
+      notes: {
+        definition: {
+          upstream: change.upstream,
+          tool: change.tool,
+          pinned: change.pinned,
+          seen: change.seen,
+          changes: [...change.changes],
+        },
+      },
+      startedAt: change.at,
+      durationMs: 0,
+    },
+    instance,
+    redactor,
+  );
+  record.requestId = null;
+  record.outcome = 'withheld';
+  record.event = TOOL_DEFINITION_CHANGED;
   return record;
 }
 

@@ -9,9 +9,11 @@ import { type StoredCheckpoint, sealCheckpoint } from './checkpoint.js';
 import { AUDIT_DEFAULTS } from './defaults.js';
 import { AuditError, auditConfigError } from './errors.js';
 import {
+  type ObservedDefinitionChange,
   type ObservedIntent,
   type ObservedRound,
   toAuditRecord,
+  toDefinitionChangeRecord,
   toIntentRecord,
   type UnchainedRecord,
 } from './record.js';
@@ -176,6 +178,10 @@ export class AuditTrail {
   get lastCheckpoint(): StoredCheckpoint | undefined {
     return this.#lastCheckpoint;
   }
+  /** Events waiting for the sink now: queued, or in the batch being written (what `admit` bounds). */
+  get backlog(): number {
+    return this.#waiting();
+  }
   /** Counts of rounds this trail could not record (a sink down, a record with no JSON form). */
   get stats(): AuditTrailStats {
     return { ...this.#stats };
@@ -225,6 +231,14 @@ export class AuditTrail {
       this.#stats.outcomesNotRecorded++;
       throw error;
     });
+  }
+
+  /**
+   * A gateway saw a pinned tool listed with another definition (and withholds it): recorded in the chain as an event
+   * of its own (`tool_definition_changed`). Resolves once durable.
+   */
+  definitionChanged(change: ObservedDefinitionChange): Promise<void> {
+    return this.#enqueue(() => toDefinitionChangeRecord(change, this.instance, this.#redactor), undefined);
   }
 
   #enqueue(make: () => UnchainedRecord, intent: object | undefined): Promise<void> {

@@ -16,6 +16,7 @@ import {
 } from '../audit/index.js';
 import { flowsOf, recordsOf, sinceTime, splitNotes } from '../audit/internal.js';
 import { InvalidArgumentError, MrtrError } from '../protocol/index.js';
+import { EXPORT_FORMATS, type ExportFormat, exportEvents, reopenFor } from './audit-export.js';
 import { flowsTable, flowTimeline, styleFor, verifyText } from './audit-format.js';
 
 const USAGE = `usage: mrtr audit <command> [--audit URL] [options]
@@ -32,6 +33,9 @@ commands:
         kept elsewhere, which also catches a truncated tail
   checkpoint [--out FILE]
         export each writer's latest checkpoint (C2SP signed notes) to keep elsewhere
+  export --format ocsf|jsonl [--follow] [--since 1h|ISO]
+        every event, one JSON object a line, with its writer's seq and chain hash: OCSF API Activity (class 6003)
+        or mrtr's records as stored; --follow keeps printing new events (the trail is read again every second)
   bundle [--out FILE]
         write the whole trail (events, checkpoints, published verifier keys) as one JSON file to check elsewhere
   keygen [--name NAME]
@@ -84,7 +88,7 @@ export async function auditCommand(argv: string[]): Promise<number> {
     process.stdout.write(`MRTR_AUDIT_KEY=${signer.text}\nMRTR_AUDIT_VKEY=${signer.verifier.text}\n`);
     return 0;
   }
-  if (!['flows', 'show', 'verify', 'checkpoint', 'bundle'].includes(sub))
+  if (!['flows', 'show', 'verify', 'checkpoint', 'bundle', 'export'].includes(sub))
     return fail(`unknown command '${sub}'\n\n${USAGE}`);
   if (sub === 'show' ? positionals.length !== 1 : positionals.length > 0)
     return fail(
@@ -98,6 +102,16 @@ export async function auditCommand(argv: string[]): Promise<number> {
     if (since === undefined)
       return fail(`--since must be like 90s, 30m, 1h, 7d or an ISO date, got '${values.since}'`);
   }
+  if (sub === 'export' && !(EXPORT_FORMATS as readonly string[]).includes(values.format ?? ''))
+    return fail(
+      values.format === undefined
+        ? 'export needs --format ocsf or --format jsonl'
+        : `--format must be ocsf or jsonl, got '${values.format}'`,
+    );
+  if (sub !== 'export' && (values.format !== undefined || values.follow))
+    return fail(`--format and --follow are for export, not ${sub}`);
+  if (values.follow && values.bundle !== undefined)
+    return fail('--follow reads a sink (--audit URL): a bundle does not grow');
   if (values.bundle !== undefined && values.audit !== undefined)
     return fail('give --audit URL or --bundle FILE, not both');
   if (values.bundle !== undefined && (sub === 'bundle' || sub === 'checkpoint'))
@@ -138,6 +152,13 @@ export async function auditCommand(argv: string[]): Promise<number> {
         return await verify(reader, values);
       case 'bundle':
         return await writeBundle(reader, values.out);
+      case 'export':
+        return await exportEvents(reader, {
+          format: values.format as ExportFormat,
+          follow: values.follow ?? false,
+          since,
+          reopen: reopenFor(values.audit ?? DEFAULT_AUDIT),
+        });
       default:
         return await exportCheckpoints(reader, values.out);
     }
@@ -160,6 +181,8 @@ const OPTIONS = {
   bundle: { type: 'string' },
   out: { type: 'string' },
   name: { type: 'string' },
+  format: { type: 'string' },
+  follow: { type: 'boolean', default: false },
 } as const;
 const OPTION_NAMES: ReadonlySet<string> = new Set(Object.keys(OPTIONS).map((name) => `--${name}`));
 

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { totpSecretsFile } from '../controls/index.js';
 import {
+  type DefinitionChange,
   Gateway,
   type GatewayConfig,
   GatewayConfigError,
@@ -13,6 +14,7 @@ import {
   PinBook,
   type RememberingVerifier,
   rememberingVerifier,
+  type UpstreamRoundEvent,
   unknownArgumentWarnings,
 } from '../gateway/index.js';
 import { gatewayDemoHelp, prepareGatewayDemo } from './gateway-demo.js';
@@ -28,7 +30,7 @@ export const GATEWAY_USAGE = `usage: mrtr gateway --config FILE [--lock FILE] [-
   serve the gateway: every upstream's tools under <upstream>__<tool>, listed and callable only as the config's
   rules allow, with consent, step-up, approval and rate limits before a call reaches its upstream. The flags of
   mrtr serve apply: --tokens FILE | --issuer URL --audience AUD, --store, --audit, --audit-key-file,
-  --state-keys-file, --totp. SIGHUP reloads the config's rules (calls in progress keep going).
+  --state-keys-file, --totp, --metrics PORT [--metrics-host H]. SIGHUP reloads the config's rules (calls in progress keep going).
   --lock FILE   the pinned tool definitions (default: FILE.lock.json beside the config); a tool whose definition
                 changed since it was pinned is withheld until accepted with mrtr gateway pin --accept
   --locked      withhold tools the lock file does not list (default: pin them at first sight)
@@ -121,7 +123,7 @@ export async function gatewayCommand(
   return startServer(
     'gateway',
     values,
-    (options, { controls }) => {
+    (options, { controls, metrics, audit }) => {
       if (needsPages && !options.signIn) throw new GatewayConfigError(PAGES_NEED_SIGN_IN);
       gateway = new Gateway({
         config,
@@ -132,7 +134,24 @@ export async function gatewayCommand(
         locked: values.locked ?? false,
         log: say,
         tokenOf: (principal) => remembering.current?.tokenOf(principal),
+        observers: [
+          ...(metrics ? [{ upstreamRound: (e: UpstreamRoundEvent) => metrics.upstreamRound(e) }] : []),
+          // A definition change is an event of the trail, beside the rounds: what a SIEM rule matches.
+          ...(audit ? [{ definitionChanged: (c: DefinitionChange) => audit.definitionChanged(c) }] : []),
+        ],
       });
+      const made = gateway;
+      if (metrics) {
+        metrics.approvalsPending(async () => (await made.controls.approvals.pending()).length);
+        metrics.upstreams(() => {
+          const withheld = new Map(made.catalog.health().map((h) => [h.upstream, h.withheld]));
+          return made.upstreams.map((u) => ({
+            upstream: u.name,
+            open: u.openClients,
+            withheld: withheld.get(u.name) ?? 0,
+          }));
+        });
+      }
       // The upstreams start with the gateway: say when each has answered, so an operator knows the tools are there.
       const started = gateway;
       void started.started.then(() => {

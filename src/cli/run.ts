@@ -47,13 +47,15 @@ commands:
         in): which token roles grant its roles approver, auditor and admin (default: the role of the same name)
         [--totp FILE]  the TOTP secrets for step-up (default data/totp.json); the example's request_access and
         grant_role keep approvals and step-ups in --store (else in memory); the inbox is /mrtr/approvals
+        [--metrics PORT [--metrics-host H]]  Prometheus metrics at http://127.0.0.1:PORT/metrics
+        (docs/observability-metrics.md)
   gateway --config FILE [--lock FILE] [--locked] [serve's flags]     (mrtr gateway --help)
         put consent, step-up, approval, rate limits, replay guards and the audit trail in front of other MCP
         servers (stdio commands or HTTP URLs); gateway pin shows and accepts their tool definitions
   users totp <subject> [--totp FILE]
         enrol a person's authenticator app for step-up: prints the otpauth:// URI and a QR code
-  audit flows|show|verify|checkpoint|keygen [--audit URL]
-        read, verify and export the audit trail (mrtr audit --help)
+  audit flows|show|verify|checkpoint|export|keygen [--audit URL]
+        read, verify and export the audit trail; export --format ocsf|jsonl [--follow] (mrtr audit --help)
   keys generate [--kid ID]
         print a new requestState key (kid:secret)
   tools <url> [--token T] [--json]          (or: tools --stdio [--env NAME[=VALUE]] -- <command> [args…])

@@ -1,8 +1,10 @@
 // `mrtr serve`: run one of the built-in demo servers over Streamable HTTP or stdio.
 import { constants } from 'node:os';
 import { parseArgs } from 'node:util';
+import type { AuditTrail } from '../audit/index.js';
 import type { TokenVerifier } from '../auth/index.js';
 import type { HumanControls } from '../controls/index.js';
+import type { MrtrMetrics } from '../metrics/index.js';
 import { NOTIFY_DEFAULTS, readNotifyConfig, WebhookNotifier } from '../notify/index.js';
 import type { McpServer, McpServerOptions, ServerRoundOptions } from '../server/index.js';
 import { Keyring } from '../state/index.js';
@@ -14,6 +16,7 @@ import { conformanceServer } from './demo-servers/conformance.js';
 import { demoHelp } from './demo-servers/demo-help.js';
 import { exampleServer } from './demo-servers/example.js';
 import { addControlledTools, type ExampleControlsSetup } from './demo-servers/example-controls.js';
+import { METRICS_FLAG_OPTIONS, type MetricsFlags, metricsFromFlags } from './metrics-option.js';
 import { explainStartFailure } from './serve-failure.js';
 import { keyringFromFile } from './state-keys-file.js';
 import { storeFromFlag } from './store-option.js';
@@ -22,6 +25,10 @@ import { storeFromFlag } from './store-option.js';
 interface FixtureContext {
   dataDir: string;
   controls: ExampleControlsSetup;
+  /** With --metrics: what the program adds its own metrics to (the gateway's upstreams). */
+  metrics?: MrtrMetrics | undefined;
+  /** With --audit: the trail, for events that are not rounds (the gateway's tool definition changes). */
+  audit?: AuditTrail | undefined;
 }
 type Fixture = (
   options: Partial<McpServerOptions>,
@@ -90,6 +97,7 @@ export const SERVE_FLAG_OPTIONS = {
   'modern-only': { type: 'boolean', default: false },
   notify: { type: 'string' },
   ...CONSOLE_FLAG_OPTIONS,
+  ...METRICS_FLAG_OPTIONS,
 } as const;
 
 export async function serveCommand(argv: string[]): Promise<number | undefined> {
@@ -143,25 +151,26 @@ export interface StartHooks {
 }
 
 /** The flags every served program shares (listener, keys, stores, auth, audit, TOTP). */
-export type ServeFlags = AuthFlags & {
-  'console-role'?: string[];
-  notify?: string;
-  data?: string;
-  host?: string;
-  port?: string;
-  stdio?: boolean;
-  'state-keys'?: string;
-  'state-keys-file'?: string;
-  'drain-ms'?: string;
-  'task-ttl-ms'?: string;
-  'max-tasks'?: string;
-  store?: string;
-  audit?: string;
-  'audit-instance'?: string;
-  'audit-key-file'?: string;
-  totp?: string;
-  'modern-only'?: boolean;
-};
+export type ServeFlags = AuthFlags &
+  MetricsFlags & {
+    'console-role'?: string[];
+    notify?: string;
+    data?: string;
+    host?: string;
+    port?: string;
+    stdio?: boolean;
+    'state-keys'?: string;
+    'state-keys-file'?: string;
+    'drain-ms'?: string;
+    'task-ttl-ms'?: string;
+    'max-tasks'?: string;
+    store?: string;
+    audit?: string;
+    'audit-instance'?: string;
+    'audit-key-file'?: string;
+    totp?: string;
+    'modern-only'?: boolean;
+  };
 
 /** --task-ttl-ms and --max-tasks as McpServer's `tasks` options, undefined when neither is given, or what is wrong. */
 function taskFlags(values: ServeFlags): { ttlMs?: number; maxPerPrincipal?: number } | undefined | string {
@@ -208,6 +217,12 @@ export async function startServer(
     );
     return 2;
   }
+  const served = await metricsFromFlags(values);
+  if ('error' in served) {
+    process.stderr.write(`mrtr ${command}: ${served.error}\n`);
+    return 2;
+  }
+  const metrics = served.served?.metrics;
   const rounds: ServerRoundOptions = {};
   const options: Partial<McpServerOptions> = { rounds };
   // The tasks extension's two limits an operator tunes: how long a task is kept, how many one person may have open.
@@ -302,7 +317,11 @@ export async function startServer(
     process.stderr.write(`mrtr ${command}: ${audited.error}\n`);
     return 2;
   }
-  if (audited.trail) rounds.observers = [audited.trail];
+  if (audited.trail) {
+    const trail = audited.trail;
+    rounds.observers = [metrics ? metrics.timedAudit(trail) : trail];
+    metrics?.auditBacklog(() => trail.backlog);
+  }
   // The console, when people can sign in: a round observer too (its flows view refreshes as rounds are recorded).
   let operatorConsole: ConsoleSetup | undefined;
   if (options.signIn && !values.stdio) {
@@ -316,6 +335,7 @@ export async function startServer(
     operatorConsole = made;
     rounds.observers = [...(rounds.observers ?? []), made.console.observer];
   }
+  if (metrics) rounds.observers = [...(rounds.observers ?? []), metrics.observer];
   // Webhooks that tell approvers of a request waiting for them: beside the rounds, never in their way.
   let notifier: WebhookNotifier | undefined;
   if (values.notify !== undefined) {
@@ -347,10 +367,17 @@ export async function startServer(
           process.stderr.write(`mrtr ${command}: ${event.control} ${JSON.stringify(event)}\n`);
           notifier?.notify(event);
         },
-        ...(operatorConsole
-          ? { onControls: (controls: HumanControls) => operatorConsole.withControls(controls) }
+        ...(operatorConsole || metrics
+          ? {
+              onControls: (controls: HumanControls) => {
+                operatorConsole?.withControls(controls);
+                metrics?.approvalsPending(async () => (await controls.approvals.pending()).length);
+              },
+            }
           : {}),
       },
+      metrics,
+      audit: audited.trail,
     });
     if (operatorConsole) {
       hooks.console?.(operatorConsole);
@@ -407,6 +434,7 @@ export async function startServer(
     // --audit jsonl:- stdout is the trail, which `mrtr audit verify --audit jsonl:-` reads line by line as JSON, so
     // what is for a person goes to stderr there.
     const out = values.audit === 'jsonl:-' ? process.stderr : process.stdout;
+    if (served.served) say(`mrtr serve: metrics at ${served.served.url}`);
     out.write(`listening on ${endpoint.url}\n`);
     if (hooks.banner) out.write(hooks.banner(endpoint.url, audited.trail?.verifierKey, totpFile));
     if (hooks.onHangUp) process.on('SIGHUP', hooks.onHangUp);

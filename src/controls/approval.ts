@@ -131,6 +131,8 @@ export async function requireApproval(
         ctx.audit.note({ approval: { id, state: 'cancelled', votes } });
         throw new FlowEnded('approval request withdrawn by the requester', 'declined');
       }
+      // The trail names the round as waiting on people: an export reads it as `deferred`.
+      ctx.audit.note({ approval: { id, state: 'pending', votes } });
       const denied = denials > 0 ? `, denied by ${denials} of ${deny}` : '';
       // The count makes each round's question new, so an "I opened it" answer is not replayed as a decision; it
       // says what it counts, since a person reads it.

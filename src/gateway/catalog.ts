@@ -15,6 +15,7 @@ import {
 import { callerOf } from './caller.js';
 import type { EgressCaller } from './egress/index.js';
 import { exposedName, splitExposedName } from './names.js';
+import type { DefinitionChange } from './observer.js';
 import { definitionDigest, type PinBook } from './pins/index.js';
 import type { Policy } from './policy/index.js';
 import { META_NOTICE, META_UPSTREAMS_STARTING, upstreamStarting } from './starting.js';
@@ -56,6 +57,8 @@ export interface GatewayCatalogOptions {
   readonly log: (line: string) => void;
   /** The request's verified token, for a per-caller token exchange when listing. */
   readonly tokenOf: (principal: object | undefined) => string | undefined;
+  /** Told once per changed definition seen (the audit trail records it); a failure is logged, not thrown. */
+  readonly definitionChanged?: (change: DefinitionChange) => void | Promise<void>;
   readonly now?: () => number;
   /** The upstreams' prompts, resources and templates (catalog-surface.ts); without it the gateway serves tools only. */
   readonly surface?: SurfaceCatalog;
@@ -81,6 +84,8 @@ export interface SurfaceCatalog
 interface Listing {
   readonly tools: ReadonlyMap<string, GatewayTool>;
   readonly at: number;
+  /** Tools of the upstream's list withheld from every caller (changed, not pinned, unusable). */
+  readonly withheld: number;
 }
 
 export class GatewayCatalog implements Catalog {
@@ -95,6 +100,8 @@ export class GatewayCatalog implements Catalog {
   readonly #failures = new Map<string, { at: number; message: string }>();
   /** Upstreams started with the gateway that have not answered their first listing yet: not waited for by lists. */
   readonly #starting = new Set<string>();
+  /** The changed definition last told for each `<upstream>/<tool>`: a change is told once, not at every listing. */
+  readonly #toldChanges = new Map<string, string>();
   /** Bumped by invalidate(): a listing that started before it is not kept as current. */
   #generation = 0;
   readonly #now: () => number;
@@ -155,6 +162,8 @@ export class GatewayCatalog implements Catalog {
     upstream: string;
     listedAt?: number;
     tools: number;
+    /** Tools withheld from every caller at the last listing. */
+    withheld: number;
     failure?: { at: number; message: string };
   }> {
     return this.options.upstreams.map((u) => {
@@ -164,6 +173,7 @@ export class GatewayCatalog implements Catalog {
         upstream: u.name,
         ...(listing ? { listedAt: listing.at } : {}),
         tools: listing?.tools.size ?? 0,
+        withheld: listing?.withheld ?? 0,
         ...(failure ? { failure } : {}),
       };
     });
@@ -312,15 +322,17 @@ export class GatewayCatalog implements Catalog {
       this.#failures.set(upstream.name, { at: this.#now(), message: (error as Error).message });
       this.options.log(`upstream ${upstream.name}: cannot list its tools: ${(error as Error).message}`);
       // An upstream that is down serves nothing until it answers again; the last good listing is kept meanwhile.
-      return this.#listings.get(upstream.name) ?? { tools: new Map(), at };
+      return this.#listings.get(upstream.name) ?? { tools: new Map(), at, withheld: 0 };
     }
     this.#failures.delete(upstream.name);
     const previous = this.#listings.get(upstream.name)?.tools;
     const tools = new Map<string, GatewayTool>();
     let pinned = false;
+    let withheld = 0;
     for (const definition of definitions) {
       const name = exposedName(upstream.name, definition.name);
       if (name === undefined) {
+        withheld++;
         this.options.log(
           `upstream ${upstream.name}: tool ${definition.name} withheld: its gateway name would exceed 128 characters`,
         );
@@ -331,6 +343,8 @@ export class GatewayCatalog implements Catalog {
         .pins()
         .check(upstream.name, definition.name, definition as unknown as JsonObject);
       if (check.status === 'changed') {
+        withheld++;
+        this.#tellChange(upstream.name, definition.name, name, check.pinned, check.seen);
         this.options.log(
           `upstream ${upstream.name}: tool ${definition.name} withheld: its definition changed since it was pinned (mrtr gateway pin --diff shows how; --accept serves it)`,
         );
@@ -338,6 +352,7 @@ export class GatewayCatalog implements Catalog {
       }
       if (check.status === 'new') {
         if (this.options.locked) {
+          withheld++;
           this.options.log(
             `upstream ${upstream.name}: tool ${definition.name} withheld: not in the lock file`,
           );
@@ -353,11 +368,36 @@ export class GatewayCatalog implements Catalog {
       }
       const built = this.#build(upstream, definition, name, digest);
       if (built) tools.set(definition.name, built);
+      else withheld++;
     }
     if (pinned) this.options.pins().save();
-    const listing = { tools, at };
+    const listing = { tools, at, withheld };
     if (generation === this.#generation) this.#listings.set(upstream.name, listing);
     return listing;
+  }
+
+  #tellChange(upstream: string, tool: string, name: string, pinned: string, seen: string): void {
+    const key = `${upstream}/${tool}`;
+    const tell = this.options.definitionChanged;
+    if (!tell || this.#toldChanges.get(key) === seen) return;
+    this.#toldChanges.set(key, seen);
+    const drift = this.options
+      .pins()
+      .drift()
+      .find((d) => d.upstream === upstream && d.tool === tool);
+    const change = { upstream, tool, name, pinned, seen, changes: drift?.changes ?? [], at: this.#now() };
+    const failed = (error: unknown) => {
+      // Told again at the next listing: the trail may be back by then.
+      this.#toldChanges.delete(key);
+      this.options.log(
+        `upstream ${upstream}: tool ${tool}: the definition change was not recorded: ${(error as Error).message}`,
+      );
+    };
+    try {
+      void Promise.resolve(tell(change)).catch(failed);
+    } catch (error) {
+      failed(error);
+    }
   }
 
   #build(

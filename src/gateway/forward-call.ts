@@ -11,6 +11,7 @@ import { argumentsDigest } from '../state/index.js';
 import type { GatewayTool } from './catalog.js';
 import { egressCallerOf } from './catalog.js';
 import { holderOf } from './holder.js';
+import type { UpstreamRoundEvent } from './observer.js';
 
 /** The most upstream rounds one call may take (each asks the caller once): past it the call ends. */
 export const MAX_UPSTREAM_ROUNDS = 20;
@@ -26,7 +27,11 @@ const failure = (message: string): ToolResult => ({
 });
 
 /** `args` arrive prepared (the entry's prepareArguments, applied once by tools/call): sent exactly as judged. */
-export function forwardingHandler(tokenOf: (principal: object | undefined) => string | undefined) {
+export function forwardingHandler(
+  tokenOf: (principal: object | undefined) => string | undefined,
+  /** Told of each round sent upstream (metrics); not of rounds answered from the flow's journal. */
+  observe: (event: UpstreamRoundEvent) => void = () => {},
+) {
   return (tool: Omit<GatewayTool, 'entry'>): ToolHandler<JsonObject> =>
     async (args: JsonObject, ctx: RequestContext) => {
       const caller = egressCallerOf(ctx, tokenOf);
@@ -35,12 +40,21 @@ export function forwardingHandler(tokenOf: (principal: object | undefined) => st
       const started = Date.now();
       for (let n = 1; n <= MAX_UPSTREAM_ROUNDS; n++) {
         const reply = await ctx.ask.step(`mrtr/gateway/upstream-${n}`, async (): Promise<UpstreamReply> => {
+          const sent = performance.now();
+          const told = (failed: boolean) =>
+            observe({
+              upstream: tool.upstream.name,
+              tool: tool.tool,
+              durationMs: performance.now() - sent,
+              failed,
+            });
           try {
             const answer = await tool.upstream.round(
               caller,
               { name: tool.tool, arguments: args },
               { requestState, inputResponses, holder: holderOf(ctx), signal: ctx.signal },
             );
+            told(false);
             if (answer.resultType === 'input_required')
               return {
                 kind: 'asked',
@@ -49,6 +63,7 @@ export function forwardingHandler(tokenOf: (principal: object | undefined) => st
               };
             return { kind: 'complete', result: answer as unknown as JsonObject };
           } catch (error) {
+            told(true);
             // A dead or unreachable upstream: the operator's log has the detail (its stderr included); the caller
             // hears that it is unavailable, not the upstream's own words about itself.
             if (error instanceof TransportFailure && error.code === 'ERR_TRANSPORT')

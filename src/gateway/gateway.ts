@@ -13,6 +13,7 @@ import type { GatewayConfig } from './config.js';
 import { egressFor } from './egress/index.js';
 import { forwardingHandler } from './forward-call.js';
 import { splitExposedName } from './names.js';
+import type { GatewayObserver } from './observer.js';
 import { normalizePathArguments } from './paths.js';
 import type { PinBook } from './pins/index.js';
 import type { Decision, Policy, PolicyCaller } from './policy/index.js';
@@ -49,6 +50,8 @@ export interface GatewayOptions {
    * token of a per-caller token exchange. Never sent upstream itself.
    */
   readonly tokenOf?: (principal: object | undefined) => string | undefined;
+  /** Told of each upstream round and each changed tool definition (metrics, the audit trail). */
+  readonly observers?: readonly GatewayObserver[];
 }
 
 export class Gateway {
@@ -72,6 +75,7 @@ export class Gateway {
     this.#pins = options.pins;
     this.#loadedAt = Date.now();
     const policy = () => this.#policy;
+    const observers = options.observers ?? [];
     const timeoutMs = options.upstreamTimeoutMs ?? GATEWAY_DEFAULTS.upstreamTimeoutMs;
     this.upstreams = options.config.upstreams.map(
       (spec) =>
@@ -111,11 +115,21 @@ export class Gateway {
       policy,
       pins: () => this.#pins,
       locked: options.locked ?? false,
-      handler: forwardingHandler(options.tokenOf ?? (() => undefined)),
+      handler: forwardingHandler(options.tokenOf ?? (() => undefined), (event) => {
+        for (const o of observers) {
+          try {
+            o.upstreamRound?.(event);
+          } catch {
+            // A watcher's failure (metrics) is its own: the call goes on.
+          }
+        }
+      }),
       prepare,
       refreshMs: options.refreshMs ?? GATEWAY_DEFAULTS.refreshMs,
       log,
       tokenOf: options.tokenOf ?? (() => undefined),
+      definitionChanged: (change) =>
+        Promise.all(observers.map((o) => o.definitionChanged?.(change))).then(() => undefined),
     });
     // The link needs the controls and the controls attach to the server the link is in: the link reads them when a
     // round comes, by then both exist.

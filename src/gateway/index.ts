@@ -14,6 +14,7 @@ export {
 } from './egress/index.js';
 export { GATEWAY_DEFAULTS, Gateway, type GatewayOptions } from './gateway.js';
 export { exposedName, NAME_SEPARATOR, splitExposedName } from './names.js';
+export type { DefinitionChange, GatewayObserver, UpstreamRoundEvent } from './observer.js';
 export { normalizePathArguments } from './paths.js';
 export { definitionDigest, PinBook, pinCommandPlan, type SeenTool } from './pins/index.js';
 export { GatewayPinsError } from './pins/lock-file.js';

@@ -162,6 +162,17 @@ export class Upstream {
     return this.options.egress.perCaller;
   }
 
+  /** Clients open to this upstream now: the shared one, per caller, and each 2025 call's own (running, held, idle). */
+  get openClients(): number {
+    return (
+      (this.#shared ? 1 : 0) +
+      this.#perCaller.size +
+      this.#running.size +
+      this.#sessions.size +
+      this.#idle.length
+    );
+  }
+
   /** How many times the stdio child was started again after it died. */
   get restarts(): number {
     return this.#restarts;

@@ -28,6 +28,8 @@ export const ARROWS: Readonly<Record<string, readonly string[]>> = {
   // signature is state's one HMAC signer.
   notify: ['protocol', 'state', 'controls', 'stores'],
   client: ['protocol', 'held'],
+  // Prometheus metrics read rounds structurally (as the audit trail does): no server import.
+  metrics: ['protocol'],
   // The gateway stands on every room a server author uses, and on the client to reach its upstreams.
   gateway: [
     'protocol',
@@ -46,6 +48,7 @@ export const ARROWS: Readonly<Record<string, readonly string[]>> = {
   ],
   cli: [
     'gateway',
+    'metrics',
     'console',
     'notify',
     'protocol',
@@ -75,6 +78,7 @@ export const ARROWS: Readonly<Record<string, readonly string[]>> = {
     'console',
     'notify',
     'gateway',
+    'metrics',
     'cli',
   ],
 };

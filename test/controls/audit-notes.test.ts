@@ -66,6 +66,13 @@ describe('approvals on the record', () => {
     try {
       const first = await a.call();
       const id = new URL(first.inputRequests.approval.params.url).pathname.split('/')[3]!;
+      // The round that asks says the request is pending: an export reads it as deferred.
+      expect(a.rounds.at(-1)!.outcome).toBe('input_required');
+      expect((a.rounds.at(-1)!.notes as Record<string, Loose>).approval).toEqual({
+        id,
+        state: 'pending',
+        votes: [],
+      });
       expect((await a.vote('alice-token', id, 'approve', 'self')).status).toBe(403);
       expect((await a.vote('bob-token', id, 'approve', 'release notes read')).status).toBe(200);
       const done = await a.call({

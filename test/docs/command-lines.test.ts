@@ -24,6 +24,14 @@ const REPO = join(import.meta.dirname, '../..');
 const LONG = 180_000;
 
 const SKIPPED: Record<string, string> = {
+  './bin/mrtr serve --metrics 9464':
+    'test/cli/serve-metrics.test.ts runs mrtr serve --metrics on a free port and reads /metrics with a Prometheus parser',
+  'curl -s http://127.0.0.1:9464/metrics':
+    'test/cli/serve-metrics.test.ts scrapes the metrics of the line above',
+  './bin/mrtr audit export --audit sqlite:./data/audit.db --format ocsf':
+    'test/audit/export.test.ts runs this on a trail it writes, and validates each event against the OCSF class',
+  './bin/mrtr audit export --audit sqlite:./data/audit.db --format jsonl --follow':
+    'never ends on its own: test/audit/export.test.ts runs --follow and awaits an event recorded after it started',
   './bin/mrtr call':
     "the README naming the command npm start's lines begin with; test/cli/npm-start.test.ts runs each printed line",
   'npm install && npm start':

@@ -55,6 +55,8 @@ export interface RoundEvent {
   readonly bridged?: string;
   /** The intent this round recorded before its handler ran (`RoundObserver.intend`); absent when none was asked. */
   readonly intent?: RoundIntent;
+  /** The HTTP status a refusal asked for when not the one its JSON-RPC code implies (429 with Retry-After, 503). */
+  readonly httpStatus?: number;
 }
 
 /**

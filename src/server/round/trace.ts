@@ -21,6 +21,8 @@ export class RoundTrace {
   private intent: RoundIntent | undefined;
   /** Set when the arguments were refused for nesting too deep: the event then holds a note, not the arguments. */
   private argumentsRefused: string | undefined;
+  /** The HTTP status a refusal asked for (429, 503): metrics count rounds slowed down. */
+  private httpStatus: number | undefined;
 
   constructor(
     private readonly requestId: string | number,
@@ -89,6 +91,7 @@ export class RoundTrace {
     if (error instanceof RoundRefused) {
       this.reason = error.reason;
       this.decidedBy = error.refusedBy;
+      this.httpStatus = error.httpStatus;
     } else if (error instanceof McpError) {
       // A time bound or an intent that was not recorded names its reason for the trail in `data`.
       const data = error.data as { reason?: unknown; limit?: unknown; member?: unknown } | undefined;
@@ -160,6 +163,7 @@ export class RoundTrace {
     };
     if (this.bridged !== undefined) event.bridged = this.bridged;
     if (this.intent !== undefined) event.intent = this.intent;
+    if (this.httpStatus !== undefined) event.httpStatus = this.httpStatus;
     return event;
   }
 }
