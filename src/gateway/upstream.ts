@@ -169,7 +169,7 @@ export class Upstream {
       this.#perCaller.size +
       this.#running.size +
       this.#sessions.size +
-      this.#idle.length
+      this.#idle.size
     );
   }
 
