@@ -1,6 +1,5 @@
 // What the controls need of a handler's request context and of the server, structurally: the controls room does
 // not import the server (the server does not import it either; a server author composes both).
-
 import type { BearerAuth, BrowserSignIn } from '../auth/index.js';
 import type { Ask } from '../flow/index.js';
 import type { PageRequest, PageResponse } from '../protocol/index.js';
@@ -26,7 +25,7 @@ export interface ControlContext {
   waitForPerson?<T>(work: PromiseLike<T>): Promise<T>;
 }
 
-/** Page routes on the server's listener (the server's `PageRoutes`). */
+/** Page routes on the server's listener or fetch handler (the server's `PageRoutes`). */
 export interface ControlPages {
   handles(pathname: string): boolean;
   handle(req: PageRequest, res: PageResponse): void;

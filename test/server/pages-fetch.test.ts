@@ -8,6 +8,7 @@ import { controlsServer } from '../../examples/human-controls.js';
 import { DevTokens, parseDevTokens } from '../../src/auth/index.js';
 import { ApprovalBook } from '../../src/controls/approval-book.js';
 import { encodeHeaderValue } from '../../src/protocol/index.js';
+import { FetchResponseWriter } from '../../src/server/http/fetch-wire.js';
 import { type FetchPeer, mcpHttp } from '../../src/server/index.js';
 import { generateKeySpec } from '../../src/state/index.js';
 import { MemoryStore } from '../../src/stores/index.js';
@@ -247,5 +248,23 @@ describe('the console through fetch', () => {
     const refused = await open('/mrtr/console/approvals', { cookie: dave });
     expect(refused.status).toBe(403);
     expect(refused.html).not.toContain('Incident 4712');
+  });
+});
+
+describe('a page that fails after its head was sent', () => {
+  it('is cut: the body errors instead of ending as if complete (node destroys the socket)', async () => {
+    const res = new FetchResponseWriter();
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.destroy();
+    expect(res.destroyed).toBe(true);
+    const response = await res.response;
+    await expect(response.text()).rejects.toThrow();
+  });
+
+  it('sends each cookie of a list as its own set-cookie header', async () => {
+    const res = new FetchResponseWriter();
+    res.writeHead(303, { location: '/mrtr/session', 'set-cookie': ['a=1; Path=/', 'b=2; Path=/'] });
+    res.end();
+    expect((await res.response).headers.getSetCookie()).toEqual(['a=1; Path=/', 'b=2; Path=/']);
   });
 });
