@@ -1,7 +1,7 @@
 // The approvals panel: the queue of requests waiting for this person's decision (with a count), each shown as the
 // review page shows it — who asks, the tool and upstream, why, the exact effect with human labels, risk, age,
 // expiry and votes — a decision with a reason, the history of decisions, and a deep link to each request.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+
 import type { PageSession } from '../auth/index.js';
 import { type Html, html, readForm } from '../auth/internal.js';
 import { type ApprovalRecord, ApprovalRefused, type HumanControls, type Person } from '../controls/index.js';
@@ -17,6 +17,7 @@ import {
   votesList,
   withdrawnNote,
 } from '../controls/internal.js';
+import type { PageRequest, PageResponse } from '../protocol/index.js';
 import type { ConsolePanel, PanelContext } from './panel.js';
 
 const RISK_ORDER: Readonly<Record<string, number>> = { high: 0, medium: 1, low: 2 };
@@ -76,7 +77,7 @@ export class ApprovalsPanel implements ConsolePanel {
     return html`<span class="badge" id="approvals-count">${n}</span> ${n === 1 ? 'request waits' : 'requests wait'} for your decision.`;
   }
 
-  async handle(req: IncomingMessage, _res: ServerResponse, ctx: PanelContext, rest: string): Promise<void> {
+  async handle(req: PageRequest, _res: PageResponse, ctx: PanelContext, rest: string): Promise<void> {
     if (rest === '' || rest === '/') {
       if (req.method !== 'GET') return ctx.page(405, 'Not allowed', html`<p>Use GET.</p>`);
       return this.list(ctx);
@@ -165,7 +166,7 @@ ${facts}</li>`;
     );
   }
 
-  private async decide(req: IncomingMessage, ctx: PanelContext, id: string): Promise<void> {
+  private async decide(req: PageRequest, ctx: PanelContext, id: string): Promise<void> {
     const form = await readForm(req);
     if (!ctx.checkForm(form)) {
       ctx.page(

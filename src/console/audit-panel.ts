@@ -1,7 +1,7 @@
 // The audit integrity panel: each writer's chain (events, head, how far signed checkpoints seal it, rounds with an
 // intent and no outcome), the last signed checkpoint, a verification run from the page, and a bundle (events,
 // checkpoints, verifier keys) that `mrtr audit verify --bundle FILE` checks offline on another machine.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+
 import {
   type AuditReader,
   AuditVerifier,
@@ -10,6 +10,7 @@ import {
   verifyReader,
 } from '../audit/index.js';
 import { type Html, html, readForm } from '../auth/internal.js';
+import type { PageRequest, PageResponse } from '../protocol/index.js';
 import type { ConsolePanel, PanelContext } from './panel.js';
 
 export interface AuditPanelOptions {
@@ -55,7 +56,7 @@ export class AuditPanel implements ConsolePanel {
     return html`Last verified ${new Date(this.last.at).toISOString()}: <strong>${ok ? 'intact' : 'NOT intact'}</strong>.`;
   }
 
-  async handle(req: IncomingMessage, _res: ServerResponse, ctx: PanelContext, rest: string): Promise<void> {
+  async handle(req: PageRequest, _res: PageResponse, ctx: PanelContext, rest: string): Promise<void> {
     if (rest === '' || rest === '/') {
       if (req.method !== 'GET') return ctx.page(405, 'Not allowed', html`<p>Use GET.</p>`);
       return this.show(ctx);

@@ -1,11 +1,12 @@
 // The operator's console at /mrtr/console, on the MCP server's own listener: one frame (navigation, who is signed
 // in, the live stream) around panels. The console decides who sees what: a person must be signed in, and holds
 // console roles through the roles their sign-in carries; a panel is opened only with one of its roles, every time.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+
 import type { BrowserSignIn, PageSession } from '../auth/index.js';
 import { type Html, html, sendPage } from '../auth/internal.js';
 import type { ControlHost } from '../controls/index.js';
 import { answerPageFailure } from '../controls/internal.js';
+import type { PageRequest, PageResponse } from '../protocol/index.js';
 import { ConsoleUsageError } from './errors.js';
 import { LiveHub, type LiveLimits, type LiveTopic } from './live.js';
 import type { ConsolePanel, ConsoleRole, PanelContext } from './panel.js';
@@ -20,7 +21,7 @@ export interface OperatorConsoleOptions {
   /** How many live streams may be open, in all and per person. */
   live?: LiveLimits;
   /** Told when a page failed for the server's own reasons (a store or a sink down). */
-  onError?: (error: unknown, req: IncomingMessage) => void;
+  onError?: (error: unknown, req: PageRequest) => void;
 }
 
 const ROUTE = /^\/mrtr\/console(?:\/([a-z]+)(\/.*)?)?$/;
@@ -70,7 +71,7 @@ export class OperatorConsole {
     return pathname === CONSOLE_SCRIPT_PATH || ROUTE.test(pathname);
   }
 
-  handle(req: IncomingMessage, res: ServerResponse): void {
+  handle(req: PageRequest, res: PageResponse): void {
     this.route(req, res).catch((error: unknown) =>
       answerPageFailure(res, error, () => this.options.onError?.(error, req), 'Nothing was changed.'),
     );
@@ -80,7 +81,7 @@ export class OperatorConsole {
     return this.host?.signIn;
   }
 
-  private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async route(req: PageRequest, res: PageResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://x');
     if (url.pathname === CONSOLE_SCRIPT_PATH) {
       res.writeHead(200, {
@@ -142,8 +143,8 @@ export class OperatorConsole {
   }
 
   private context(
-    req: IncomingMessage,
-    res: ServerResponse,
+    req: PageRequest,
+    res: PageResponse,
     session: PageSession,
     roles: ReadonlySet<ConsoleRole>,
     url: URL,
@@ -228,7 +229,7 @@ export class OperatorConsole {
   }
 }
 
-function notAllowed(res: ServerResponse, allow: string): void {
+function notAllowed(res: PageResponse, allow: string): void {
   res.writeHead(405, { allow });
   res.end();
 }

@@ -1,10 +1,11 @@
 // The flows panel: recent flows from the audit trail with filters (principal, tool, upstream, outcome, time), and
 // a flow's timeline — every round in order: who, what was asked and answered (sensitive answers are redacted in the
 // trail itself), which control or guard decided and why, the steps that ran, the outcome — linkable and exportable.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+
 import type { AuditReader, AuditRecord } from '../audit/index.js';
 import { type FlowSummary, flowsOf, recordsOf, sinceTime } from '../audit/internal.js';
 import { type Html, html } from '../auth/internal.js';
+import type { PageRequest, PageResponse } from '../protocol/index.js';
 import type { ConsolePanel, PanelContext } from './panel.js';
 
 export const FLOWS_DEFAULTS = Object.freeze({
@@ -58,7 +59,7 @@ export class FlowsPanel implements ConsolePanel {
     return `${flows.length} flow${flows.length === 1 ? '' : 's'} in the last hour, ${refused} refused or failed.`;
   }
 
-  async handle(req: IncomingMessage, _res: ServerResponse, ctx: PanelContext, rest: string): Promise<void> {
+  async handle(req: PageRequest, _res: PageResponse, ctx: PanelContext, rest: string): Promise<void> {
     if (req.method !== 'GET') return ctx.page(405, 'Not allowed', html`<p>Use GET.</p>`);
     if (rest === '' || rest === '/') return this.list(ctx);
     const m = /^\/([^/]+)(\/export)?$/.exec(rest);

@@ -1,7 +1,7 @@
 // The console's live view: server-sent events that tell open pages a topic changed (a new request, a vote, a new
 // round in the trail). A page then fetches itself again and swaps the parts marked `data-live`: the stream carries
 // no data of its own, so it can never show a person what their roles do not let them see.
-import type { ServerResponse } from 'node:http';
+import type { PageResponse } from '../protocol/index.js';
 import type { ConsoleRole } from './panel.js';
 
 export type LiveTopic = 'approvals' | 'flows';
@@ -24,7 +24,7 @@ export const LIVE_DEFAULTS = Object.freeze({
 });
 
 interface Stream {
-  res: ServerResponse;
+  res: PageResponse;
   person: string;
   roles: ReadonlySet<ConsoleRole>;
 }
@@ -41,8 +41,8 @@ export class LiveHub {
   private readonly maxStreams: number;
   private readonly maxPerPerson: number;
   private readonly pending = new Set<LiveTopic>();
-  private flushTimer: NodeJS.Timeout | undefined;
-  private readonly keepAlive: NodeJS.Timeout;
+  private flushTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly keepAlive: ReturnType<typeof setInterval>;
 
   constructor(limits: LiveLimits = {}) {
     this.maxStreams = limits.maxStreams ?? LIVE_DEFAULTS.maxStreams;
@@ -50,11 +50,12 @@ export class LiveHub {
     this.keepAlive = setInterval(() => {
       for (const s of this.streams) s.res.write(': keep-alive\n\n');
     }, LIVE_DEFAULTS.keepAliveMs);
-    this.keepAlive.unref();
+    // Deno and workerd give a number: nothing to unref there.
+    (this.keepAlive as { unref?: () => void }).unref?.();
   }
 
   /** Open a stream for a person; false (answered 429) when they, or everyone, hold too many. */
-  open(res: ServerResponse, person: string, roles: ReadonlySet<ConsoleRole>): boolean {
+  open(res: PageResponse, person: string, roles: ReadonlySet<ConsoleRole>): boolean {
     const theirs = [...this.streams].filter((s) => s.person === person).length;
     if (this.streams.size >= this.maxStreams || theirs >= this.maxPerPerson) {
       res.writeHead(429, { 'retry-after': '30', 'content-type': 'text/plain', 'cache-control': 'no-store' });
@@ -79,7 +80,7 @@ export class LiveHub {
   changed(topic: LiveTopic): void {
     this.pending.add(topic);
     this.flushTimer ??= setTimeout(() => this.flush(), LIVE_DEFAULTS.coalesceMs);
-    this.flushTimer.unref();
+    (this.flushTimer as { unref?: () => void }).unref?.();
   }
 
   get size(): number {

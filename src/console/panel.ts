@@ -1,9 +1,10 @@
 // What a panel of the operator's console is: a few routes under /mrtr/console/, for people with some console roles,
 // drawn inside the console's frame. The console checks the session and the roles before a panel sees a request; a
 // panel checks a form's CSRF token with `ctx.checkForm` before it changes anything.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+
 import type { PageSession } from '../auth/index.js';
 import type { Html } from '../auth/internal.js';
+import type { PageRequest, PageResponse } from '../protocol/index.js';
 
 /** What a person may do in the console, from the roles their token or sign-in carries (mapped by `ConsoleRoles`). */
 export type ConsoleRole = 'approver' | 'auditor' | 'admin';
@@ -36,7 +37,7 @@ export interface ConsolePanel {
   /** Who may open it: a person needs one of these console roles. */
   readonly roles: readonly ConsoleRole[];
   /** Answer a request under /mrtr/console/<id> (`rest` is what follows, '' or '/…'). */
-  handle(req: IncomingMessage, res: ServerResponse, ctx: PanelContext, rest: string): Promise<void>;
+  handle(req: PageRequest, res: PageResponse, ctx: PanelContext, rest: string): Promise<void>;
   /** A line for the console's home page (a count, a state), if the panel has one. */
   summary?(ctx: PanelContext): Promise<Html | string>;
 }

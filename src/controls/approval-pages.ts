@@ -3,9 +3,10 @@
 //   GET  /mrtr/approvals/<id>       review page for a principal with the role (never the requester)
 //   POST /mrtr/approvals/<id>       a vote: form from the review page, or JSON {decision, comment} with a bearer token
 //   GET  /mrtr/approvals/<id>/status the requester's own status page (the URL-mode link; nobody else's)
-import type { IncomingMessage, ServerResponse } from 'node:http';
+
 import { AuthRefusal, type BearerAuth, type BrowserSignIn, type PageSession } from '../auth/index.js';
 import { type Html, html, readForm, sendPage } from '../auth/internal.js';
+import type { PageRequest, PageResponse } from '../protocol/index.js';
 import {
   type ApprovalBook,
   type ApprovalRecord,
@@ -54,7 +55,7 @@ export class ApprovalPages {
     return ROUTE.test(pathname);
   }
 
-  handle(req: IncomingMessage, res: ServerResponse): void {
+  handle(req: PageRequest, res: PageResponse): void {
     this.route(req, res).catch((error: unknown) =>
       answerPageFailure(res, error, () => {
         const [, id] = ROUTE.exec(new URL(req.url ?? '/', 'http://x').pathname) ?? [];
@@ -63,7 +64,7 @@ export class ApprovalPages {
     );
   }
 
-  private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async route(req: PageRequest, res: PageResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://x');
     const [, id, status] = ROUTE.exec(url.pathname) ?? [];
     const method = req.method ?? 'GET';
@@ -81,14 +82,14 @@ export class ApprovalPages {
     return this.notAllowed(res, 'GET, POST');
   }
 
-  private notAllowed(res: ServerResponse, allow: string): void {
+  private notAllowed(res: PageResponse, allow: string): void {
     res.writeHead(405, { allow });
     res.end();
   }
 
   // --- the JSON API (bearer token) ---------------------------------------------------------------------------
 
-  private async caller(req: IncomingMessage, res: ServerResponse) {
+  private async caller(req: PageRequest, res: PageResponse) {
     const auth = this.d.bearerAuth();
     if (!auth) {
       sendJson(res, 404, { error: 'not_found', message: 'this server has no bearer authentication' });
@@ -108,7 +109,7 @@ export class ApprovalPages {
     }
   }
 
-  private async apiList(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async apiList(req: PageRequest, res: PageResponse): Promise<void> {
     const who = await this.caller(req, res);
     if (!who) return;
     const me: Person = { subject: who.subject, issuer: who.issuer };
@@ -127,7 +128,7 @@ export class ApprovalPages {
     });
   }
 
-  private async apiVote(req: IncomingMessage, res: ServerResponse, id: string): Promise<void> {
+  private async apiVote(req: PageRequest, res: PageResponse, id: string): Promise<void> {
     const who = await this.caller(req, res);
     if (!who) return;
     const body = await readJsonBody(req);
@@ -178,14 +179,14 @@ export class ApprovalPages {
 
   // --- the pages (browser session) ---------------------------------------------------------------------------
 
-  private session(req: IncomingMessage, res: ServerResponse): PageSession | undefined {
+  private session(req: PageRequest, res: PageResponse): PageSession | undefined {
     const signIn = this.d.signIn();
     const session = signIn.sessionOf(req);
     if (!session) seeOther(res, signIn.signInUrl(req.url ?? '/mrtr/approvals'));
     return session;
   }
 
-  private async inbox(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async inbox(req: PageRequest, res: PageResponse): Promise<void> {
     const session = this.session(req, res);
     if (!session) return;
     const me = personOfSession(session);
@@ -214,11 +215,11 @@ export class ApprovalPages {
     );
   }
 
-  private notFound(res: ServerResponse): void {
+  private notFound(res: PageResponse): void {
     sendPage(res, 404, 'No such request', html`<p>There is no approval request at this address.</p>`);
   }
 
-  private async reviewPage(req: IncomingMessage, res: ServerResponse, id: string): Promise<void> {
+  private async reviewPage(req: PageRequest, res: PageResponse, id: string): Promise<void> {
     const session = this.session(req, res);
     if (!session) return;
     const record = await this.d.book.get(id);
@@ -247,7 +248,7 @@ export class ApprovalPages {
     );
   }
 
-  private refusedPage(res: ServerResponse, refused: ApprovalRefused, record?: ApprovalRecord): void {
+  private refusedPage(res: PageResponse, refused: ApprovalRefused, record?: ApprovalRecord): void {
     const title =
       refused.reason === 'self_approval'
         ? 'You cannot approve your own request'
@@ -265,7 +266,7 @@ export class ApprovalPages {
     );
   }
 
-  private async formVote(req: IncomingMessage, res: ServerResponse, id: string): Promise<void> {
+  private async formVote(req: PageRequest, res: PageResponse, id: string): Promise<void> {
     const signIn = this.d.signIn();
     const session = signIn.sessionOf(req);
     const form = await readForm(req);
@@ -320,7 +321,7 @@ export class ApprovalPages {
     }
   }
 
-  private async statusPage(req: IncomingMessage, res: ServerResponse, id: string): Promise<void> {
+  private async statusPage(req: PageRequest, res: PageResponse, id: string): Promise<void> {
     const signIn = this.d.signIn();
     const record = await this.d.book.get(id);
     if (!record) {

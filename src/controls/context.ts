@@ -1,8 +1,8 @@
 // What the controls need of a handler's request context and of the server, structurally: the controls room does
 // not import the server (the server does not import it either; a server author composes both).
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BearerAuth, BrowserSignIn } from '../auth/index.js';
 import type { Ask } from '../flow/index.js';
+import type { PageRequest, PageResponse } from '../protocol/index.js';
 
 export interface ControlPrincipal {
   readonly subject: string;
@@ -25,10 +25,10 @@ export interface ControlContext {
   waitForPerson?<T>(work: PromiseLike<T>): Promise<T>;
 }
 
-/** Page routes on the server's listener (the server's `PageRoutes`). */
+/** Page routes on the server's listener or fetch handler (the server's `PageRoutes`). */
 export interface ControlPages {
   handles(pathname: string): boolean;
-  handle(req: IncomingMessage, res: ServerResponse): void;
+  handle(req: PageRequest, res: PageResponse): void;
 }
 
 /** What `HumanControls.attach` needs of a server: an `McpServer` is one. */

@@ -1,11 +1,10 @@
 // Small answers the controls' routes share: JSON for the API, a 303 for the pages, a request body as JSON.
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MrtrError, readBodyText } from '../protocol/index.js';
+import { MrtrError, type PageRequest, type PageResponse, readBodyText } from '../protocol/index.js';
 
 const MAX_JSON_BYTES = 16 * 1024;
 
 export function sendJson(
-  res: ServerResponse,
+  res: PageResponse,
   status: number,
   body: unknown,
   headers: Record<string, string> = {},
@@ -14,7 +13,7 @@ export function sendJson(
   res.end(JSON.stringify(body));
 }
 
-export function seeOther(res: ServerResponse, location: string): void {
+export function seeOther(res: PageResponse, location: string): void {
   res.writeHead(303, { location, 'cache-control': 'no-store' });
   res.end();
 }
@@ -29,7 +28,7 @@ export class BodyError extends MrtrError {
 }
 
 /** A small JSON object body (application/json), or a BodyError naming what is wrong. */
-export function readJsonBody(req: IncomingMessage): Promise<Record<string, unknown>> {
+export function readJsonBody(req: PageRequest): Promise<Record<string, unknown>> {
   if (!/^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? '')) {
     req.resume();
     return Promise.reject(new BodyError('expected Content-Type: application/json'));

@@ -1,8 +1,9 @@
 // The three human controls a tool author uses in a few lines: consent bound to the effect, step-up through the
 // server's own page, four-eyes approval. Their records live in the shared store, so any instance serves the pages
 // and any instance runs the next round.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+
 import type { BearerAuth, BrowserSignIn } from '../auth/index.js';
+import type { PageRequest, PageResponse } from '../protocol/index.js';
 import type { SharedStore } from '../stores/index.js';
 import { type ApprovalGrant, type ApprovalOptions, requireApproval } from './approval.js';
 import { ApprovalBook, type ApprovalRecord } from './approval-book.js';
@@ -203,7 +204,7 @@ export class HumanControls implements ControlPages {
     return this.routes.some((r) => r.handles(pathname));
   }
 
-  handle(req: IncomingMessage, res: ServerResponse): void {
+  handle(req: PageRequest, res: PageResponse): void {
     const pathname = new URL(req.url ?? '/', 'http://x').pathname;
     this.routes.find((r) => r.handles(pathname))?.handle(req, res);
   }

@@ -1,8 +1,9 @@
 // What a page answers when its route threw, once for the step-up, approval and passkey pages and the console: a
 // person's mistake (a body or form that cannot be read) is named to them; the server's own fault goes to the operator.
-import type { ServerResponse } from 'node:http';
+
 import { FormError } from '../auth/index.js';
 import { html, sendPage } from '../auth/internal.js';
+import type { PageResponse } from '../protocol/index.js';
 import { ControlsUsageError, NO_SIGN_IN } from './errors.js';
 import { BodyError, sendJson } from './http-bits.js';
 
@@ -11,7 +12,7 @@ import { BodyError, sendJson } from './http-bits.js';
  * (`serverFault` is told first). A response already under way is cut, so the person does not wait on it for ever.
  */
 export function answerPageFailure(
-  res: ServerResponse,
+  res: PageResponse,
   error: unknown,
   serverFault: (error: unknown) => void,
   nothingDone = 'Nothing was recorded.',

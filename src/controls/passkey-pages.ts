@@ -1,8 +1,9 @@
 // /mrtr/passkeys: where a signed-in person sees, adds and removes their own passkeys (the console links here), and
 // the script the passkey ceremonies run in the browser. Adding one is a WebAuthn registration bound to this session.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+
 import type { BrowserSignIn, PageSession } from '../auth/index.js';
 import { html, readForm, sendPage } from '../auth/internal.js';
+import type { PageRequest, PageResponse } from '../protocol/index.js';
 import type { Person } from './approval-book.js';
 import { type ControlEvent, pageFailed } from './context.js';
 import { readJsonBody, seeOther, sendJson } from './http-bits.js';
@@ -33,7 +34,7 @@ export const personOfSession = (s: PageSession): Person => ({
 });
 
 /** A JSON call from one of our pages: same origin, and the session's CSRF token in `x-mrtr-csrf`. */
-export function fromOurPage(req: IncomingMessage, signIn: BrowserSignIn, session: PageSession): boolean {
+export function fromOurPage(req: PageRequest, signIn: BrowserSignIn, session: PageSession): boolean {
   const token = req.headers['x-mrtr-csrf'];
   return typeof token === 'string' && signIn.checkForm(req, session, new URLSearchParams({ csrf: token }));
 }
@@ -45,7 +46,7 @@ export class PasskeyPages {
     return pathname === PASSKEY_SCRIPT_PATH || ROUTE.test(pathname);
   }
 
-  handle(req: IncomingMessage, res: ServerResponse): void {
+  handle(req: PageRequest, res: PageResponse): void {
     this.route(req, res).catch((error: unknown) =>
       answerPageFailure(res, error, () =>
         this.d.onEvent(pageFailed('step_up', 'passkeys', req, error, this.d.now())),
@@ -53,7 +54,7 @@ export class PasskeyPages {
     );
   }
 
-  private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async route(req: PageRequest, res: PageResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://x');
     if (url.pathname === PASSKEY_SCRIPT_PATH) {
       res.writeHead(200, {
@@ -136,7 +137,7 @@ export class PasskeyPages {
     sendJson(res, 200, { added: added.label, next: '/mrtr/passkeys' });
   }
 
-  private async page(res: ServerResponse, signIn: BrowserSignIn, session: PageSession): Promise<void> {
+  private async page(res: PageResponse, signIn: BrowserSignIn, session: PageSession): Promise<void> {
     const csrf = signIn.csrfToken(session);
     const keys = await this.d.book.list(session);
     const item = (k: (typeof keys)[number]) =>
@@ -172,7 +173,7 @@ ${keys.length ? html`<ul class="list" id="passkeys">${keys.map(item)}</ul>` : ht
   }
 }
 
-function notAllowed(res: ServerResponse, allow: string): void {
+function notAllowed(res: PageResponse, allow: string): void {
   res.writeHead(405, { allow });
   res.end();
 }

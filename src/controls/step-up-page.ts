@@ -1,9 +1,8 @@
 // The step-up page: GET /mrtr/step-up/<id> shows the code form to the flow's own principal (anyone else is told the
 // link is not theirs); POST checks the code and marks the step-up done in the shared store.
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BrowserSignIn, PageSession } from '../auth/index.js';
 import { html, readForm, sendPage } from '../auth/internal.js';
-import { StoreContendedError } from '../protocol/index.js';
+import { type PageRequest, type PageResponse, StoreContendedError } from '../protocol/index.js';
 import type { SharedStore } from '../stores/index.js';
 import { type ControlEvent, pageFailed } from './context.js';
 import { readJsonBody, sendJson } from './http-bits.js';
@@ -41,7 +40,7 @@ export class StepUpPage {
     return ROUTE.test(pathname);
   }
 
-  handle(req: IncomingMessage, res: ServerResponse): void {
+  handle(req: PageRequest, res: PageResponse): void {
     this.route(req, res).catch((error: unknown) =>
       answerPageFailure(res, error, () => {
         const id = ROUTE.exec(new URL(req.url ?? '/', 'http://x').pathname)?.[1];
@@ -50,7 +49,7 @@ export class StepUpPage {
     );
   }
 
-  private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async route(req: PageRequest, res: PageResponse): Promise<void> {
     const [, id = '', passkeyRoute] = ROUTE.exec(new URL(req.url ?? '/', 'http://x').pathname) ?? [];
     const method = req.method ?? 'GET';
     if (passkeyRoute && method !== 'POST') {
@@ -165,7 +164,7 @@ export class StepUpPage {
   }
 
   private formPage(
-    res: ServerResponse,
+    res: PageResponse,
     record: StepUpRecord,
     csrf: string,
     offer: { totp: boolean; passkeys: boolean },
@@ -200,8 +199,8 @@ ${problem ? html`<p class="card error" role="alert">${problem}</p>` : ''}${
 
   /** The passkey ceremony's two calls from the page's script: its options, then the authenticator's answer. */
   private async passkey(
-    req: IncomingMessage,
-    res: ServerResponse,
+    req: PageRequest,
+    res: PageResponse,
     record: StepUpRecord,
     session: PageSession,
     options: boolean,
@@ -242,7 +241,7 @@ ${problem ? html`<p class="card error" role="alert">${problem}</p>` : ''}${
     sendJson(res, 200, { done: true, next });
   }
 
-  private donePage(res: ServerResponse): void {
+  private donePage(res: PageResponse): void {
     sendPage(
       res,
       200,

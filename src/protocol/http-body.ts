@@ -12,6 +12,40 @@ export interface BodyStream {
 }
 
 /**
+ * A request to one of the server's own pages (sign-in, the controls, the console): its head, its body and its peer.
+ * node's IncomingMessage fits as it is; a fetch handler builds one from a web Request.
+ */
+export interface PageRequest extends BodyStream {
+  /** Lower-cased names; the single-valued ones the pages read are one string, as node types them. */
+  readonly headers: BodyStream['headers'] & {
+    readonly cookie?: string | undefined;
+    readonly 'content-type'?: string | undefined;
+    readonly origin?: string | undefined;
+  };
+  readonly method?: string | undefined;
+  /** Path and query. */
+  readonly url?: string | undefined;
+  /** Name/value pairs as sent (a bearer check reads these). */
+  readonly rawHeaders: readonly string[];
+  /** The peer; a fetch handler knows its address only when the runtime tells it. */
+  readonly socket: { readonly remoteAddress?: string | undefined };
+}
+
+/** A page's response: the members of node's ServerResponse the pages write (a fetch handler collects them). */
+export interface PageResponse {
+  readonly headersSent: boolean;
+  readonly writableEnded: boolean;
+  /** A list value sends the header once per item (`set-cookie`). */
+  setHeader(name: string, value: string | string[]): unknown;
+  writeHead(status: number, headers?: Readonly<Record<string, string | string[]>>): unknown;
+  write(chunk: string): unknown;
+  end(chunk?: string): unknown;
+  /** Cut the response (it failed after its head was sent). */
+  destroy(): unknown;
+  on(event: 'close', listener: () => void): unknown;
+}
+
+/**
  * Read `req`'s body up to `limit` bytes and hand its text to `onBody`; a larger body (declared or sent) calls
  * `tooLarge` once and is drained without being kept. A body cut off mid-way calls neither. Callbacks rather than
  * a promise: the endpoint runs this for every request.

@@ -12,7 +12,13 @@ export {
   encodeHeaderValue,
   nameHeaderField,
 } from './headers.js';
-export { type BodyStream, readBody, readBodyText } from './http-body.js';
+export {
+  type BodyStream,
+  type PageRequest,
+  type PageResponse,
+  readBody,
+  readBodyText,
+} from './http-body.js';
 export {
   capabilitiesFor,
   clientSupports,

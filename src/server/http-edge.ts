@@ -3,7 +3,7 @@
 import type { BearerAuth, DevTokens, OidcSignInOptions } from '../auth/index.js';
 import type { SharedStore } from '../stores/index.js';
 import type { Logger } from './environment.js';
-import type { PageRoutes } from './http.js';
+import type { PageRoutes } from './http-wire.js';
 import type { AnswerRelay } from './legacy/answer-relay.js';
 import type { LegacyBridge } from './legacy/bridge.js';
 import type { LegacyHttpOptions } from './legacy/http-front.js';

@@ -1,6 +1,7 @@
 // The HTTP request and response as the endpoint and its routes use them: the few members of node's IncomingMessage
 // and ServerResponse they touch. node's own objects fit as they are (no cost on the hot path); `fetch` fits a
 // Request and a Response behind the same members (fetch-wire.ts).
+import type { PageRequest, PageResponse } from '../protocol/index.js';
 
 /** The request head: what node's IncomingMessage has and the routes read. */
 export interface WireRequest {
@@ -47,3 +48,9 @@ export interface HttpRoute<Req extends WireRequest = WireRequest, Res extends Wi
   /** Answer the request; never throws. */
   handle(req: Req, res: Res): void;
 }
+
+/**
+ * The server's own pages (browser sign-in, the controls, the console) beside the MCP endpoint. They read their body
+ * and peer from the request (`PageRequest`); node's request and response fit as they are, and so does `mcpHttp`'s.
+ */
+export type PageRoutes = HttpRoute<PageRequest, PageResponse & WireResponse>;

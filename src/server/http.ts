@@ -11,7 +11,7 @@ import { metadataRoute } from './http/metadata-route.js';
 import { nodeBodyReader } from './http/node-body.js';
 import { originChecked } from './http/origin-route.js';
 import { defaultOriginPolicy } from './http-guards.js';
-import { type HttpRoute, pathnameOf } from './http-wire.js';
+import { type HttpRoute, type PageRoutes, pathnameOf } from './http-wire.js';
 import type { LegacyBridge } from './legacy/bridge.js';
 import { LegacyHttpFront, type LegacyHttpOptions } from './legacy/http-front.js';
 import { checkIntegerOption, MAX_TIMER_MS } from './option-checks.js';
@@ -69,8 +69,7 @@ export interface HttpServerTransportOptions {
   legacyHttp?: LegacyHttpOptions;
 }
 
-/** Routes beside the MCP endpoint on the same listener: `BrowserSignIn` is one. */
-export type PageRoutes = HttpRoute<IncomingMessage, ServerResponse>;
+export type { PageRoutes } from './http-wire.js';
 
 export interface HttpEndpoint {
   server: Server;

@@ -73,7 +73,7 @@ export {
   type LegacyOutbound,
 } from './legacy/bridge.js';
 export type { LegacyHttpOptions } from './legacy/http-front.js';
-export { type McpFetchHandler, type McpHttpOptions, mcpHttp } from './mcp-http.js';
+export { type FetchPeer, type McpFetchHandler, type McpHttpOptions, mcpHttp } from './mcp-http.js';
 export type { RequestHandler, ServerCore } from './request-handler.js';
 export {
   type OpenedRound,

@@ -175,12 +175,6 @@ describe('mcpHttp refuses what the listener refuses, each with a clear error', (
     });
   });
 
-  it('signIn is refused with an error naming where it is served', () => {
-    expect(() => mcpHttp(testServer(), { signIn: {} } as never)).toThrow(
-      'mcpHttp: signIn is not served by a fetch handler yet; use server.listen({ signIn })',
-    );
-  });
-
   it('a GET on the endpoint is 405, another path 404', async () => {
     const get = await open.fetch(
       new Request('https://mcp.example.com/mcp', { headers: { host: 'mcp.example.com' } }),

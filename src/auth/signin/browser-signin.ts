@@ -4,8 +4,7 @@
 // Pages then ask "is the person who opened this the principal of flow X?" (requirePrincipal), the check URL-mode
 // elicitation demands against phishing.
 import { randomBytes } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MrtrError } from '../../protocol/index.js';
+import { MrtrError, type PageRequest, type PageResponse } from '../../protocol/index.js';
 import { macMatches } from '../../state/internal.js';
 import type { DevTokens } from '../dev-tokens.js';
 import { AuthRefusal } from '../errors.js';
@@ -114,7 +113,7 @@ export class BrowserSignIn {
   }
 
   /** The session a request carries, or undefined. */
-  sessionOf(req: IncomingMessage): PageSession | undefined {
+  sessionOf(req: PageRequest): PageSession | undefined {
     return readSession(req, this.sessionCookie, this.sessions);
   }
 
@@ -124,8 +123,8 @@ export class BrowserSignIn {
    * else's — and undefined is returned.
    */
   requirePrincipal(
-    req: IncomingMessage,
-    res: ServerResponse,
+    req: PageRequest,
+    res: PageResponse,
     expected: ExpectedPrincipal,
   ): PageSession | undefined {
     const session = this.sessionOf(req);
@@ -153,7 +152,7 @@ export class BrowserSignIn {
   }
 
   /** A POST from one of our pages, for this session: same origin and the session's CSRF token. */
-  checkForm(req: IncomingMessage, session: PageSession, form: URLSearchParams): boolean {
+  checkForm(req: PageRequest, session: PageSession, form: URLSearchParams): boolean {
     const token = form.get('csrf');
     return fromOurOrigin(req, this.origin) && token !== null && sameText(token, this.csrfToken(session));
   }
@@ -167,7 +166,7 @@ export class BrowserSignIn {
   }
 
   /** Answer a sign-in route. Never throws: failures become a page. */
-  handle(req: IncomingMessage, res: ServerResponse): void {
+  handle(req: PageRequest, res: PageResponse): void {
     const url = new URL(req.url ?? '/', this.origin);
     this.route(req, res, url).catch((error: unknown) => {
       if (res.headersSent) return;
@@ -182,7 +181,7 @@ export class BrowserSignIn {
     });
   }
 
-  private async route(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  private async route(req: PageRequest, res: PageResponse, url: URL): Promise<void> {
     const method = req.method ?? 'GET';
     const route = `${method} ${url.pathname}`;
     switch (route) {
@@ -206,11 +205,11 @@ export class BrowserSignIn {
     }
   }
 
-  private devAllowed(req: IncomingMessage): boolean {
+  private devAllowed(req: PageRequest): boolean {
     return this.options.devTokens !== undefined && isLoopbackAddress(req.socket.remoteAddress);
   }
 
-  private signInPage(req: IncomingMessage, res: ServerResponse, returnTo: string): void {
+  private signInPage(req: PageRequest, res: PageResponse, returnTo: string): void {
     const parts: Html[] = [];
     if (this.oidc) {
       const host = new URL(this.oidc.options.issuer).host;
@@ -240,7 +239,7 @@ export class BrowserSignIn {
     sendPage(res, 200, 'Sign in', html`${parts}`, cookies.length ? { 'set-cookie': cookies } : {});
   }
 
-  private async startOidc(res: ServerResponse, returnTo: string): Promise<void> {
+  private async startOidc(res: PageResponse, returnTo: string): Promise<void> {
     if (!this.oidc) {
       sendPage(res, 404, 'Not available', html`<p>This server offers no OpenID sign-in.</p>`);
       return;
@@ -257,7 +256,7 @@ export class BrowserSignIn {
     ]);
   }
 
-  private async finishOidc(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  private async finishOidc(req: PageRequest, res: PageResponse, url: URL): Promise<void> {
     const transaction = this.transactions.open(readCookie(req.headers.cookie, this.signInCookie));
     if (!this.oidc || !transaction) {
       sendPage(
@@ -279,7 +278,7 @@ export class BrowserSignIn {
     ]);
   }
 
-  private async devSignIn(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async devSignIn(req: PageRequest, res: PageResponse): Promise<void> {
     if (!this.devAllowed(req)) {
       sendPage(res, 403, 'Not available', html`<p>Development sign-in is offered only on this machine.</p>`);
       return;
@@ -315,7 +314,7 @@ export class BrowserSignIn {
    * The person whose development token this is, or undefined once a refusal page is sent. The lookup is by the
    * token's SHA-256 (DevTokens.verify), so its timing says nothing of how close a guess was.
    */
-  private devPrincipal(res: ServerResponse, token: string, returnTo: string): AuthPrincipal | undefined {
+  private devPrincipal(res: PageResponse, token: string, returnTo: string): AuthPrincipal | undefined {
     const again = html`<p><a href="/mrtr/signin?return=${encodeURIComponent(returnTo)}">Try again</a></p>`;
     const wait = this.wrongTokens.waitSeconds();
     if (wait > 0) {
@@ -359,7 +358,7 @@ export class BrowserSignIn {
   }
 
   private startSession(
-    res: ServerResponse,
+    res: PageResponse,
     person: { subject: string; issuer: string; name?: string; roles: string[]; via: 'oidc' | 'dev' },
     returnTo: string,
     cookies: string[],
@@ -391,7 +390,7 @@ export class BrowserSignIn {
       <button type="submit" class="secondary">Sign out</button></form>`;
   }
 
-  private sessionPage(req: IncomingMessage, res: ServerResponse): void {
+  private sessionPage(req: PageRequest, res: PageResponse): void {
     const session = this.sessionOf(req);
     if (!session) {
       redirect(res, this.signInUrl('/mrtr/session'));
@@ -408,7 +407,7 @@ export class BrowserSignIn {
     );
   }
 
-  private async signOut(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async signOut(req: PageRequest, res: PageResponse): Promise<void> {
     const session = this.sessionOf(req);
     const form = await readForm(req);
     if (!session || !this.checkForm(req, session, form)) {

@@ -1,6 +1,5 @@
 // Reading a page's form POST: url-encoded, small, from our own origin.
-import type { IncomingMessage } from 'node:http';
-import { MrtrError, readBodyText } from '../../protocol/index.js';
+import { MrtrError, type PageRequest, readBodyText } from '../../protocol/index.js';
 
 /** Forms here are a few short fields; anything larger is not one of ours. */
 const MAX_FORM_BYTES = 16 * 1024;
@@ -14,7 +13,7 @@ export class FormError extends MrtrError {
 }
 
 /** The fields of a url-encoded POST body; rejects other types and bodies over 16 KiB. */
-export function readForm(req: IncomingMessage): Promise<URLSearchParams> {
+export function readForm(req: PageRequest): Promise<URLSearchParams> {
   const type = req.headers['content-type'] ?? '';
   if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(type)) {
     req.resume();
@@ -26,6 +25,6 @@ export function readForm(req: IncomingMessage): Promise<URLSearchParams> {
 }
 
 /** A POST from a page of ours: the browser's Origin header names our origin (the first CSRF defence). */
-export function fromOurOrigin(req: IncomingMessage, origin: string): boolean {
+export function fromOurOrigin(req: PageRequest, origin: string): boolean {
   return req.headers.origin === origin;
 }

@@ -1,6 +1,5 @@
 // The server's own pages: escaped text, one layout, and headers that let a browser run nothing it did not get from
 // us (a strict Content-Security-Policy, no framing, no sniffing, no referrer to other sites, never cached).
-import type { ServerResponse } from 'node:http';
 
 const ESCAPES: Readonly<Record<string, string>> = {
   '&': '&amp;',
@@ -80,7 +79,7 @@ export interface PageFrame {
 
 /** A whole page with its security headers. */
 export function sendPage(
-  res: ServerResponse,
+  res: PageResponse,
   status: number,
   title: string,
   body: Html,
@@ -101,7 +100,7 @@ export function sendPage(
   res.end(page.markup);
 }
 
-export function sendStylesheet(res: ServerResponse): void {
+export function sendStylesheet(res: PageResponse): void {
   res.writeHead(200, {
     'content-type': 'text/css; charset=utf-8',
     'cache-control': 'public, max-age=3600',
@@ -111,7 +110,7 @@ export function sendStylesheet(res: ServerResponse): void {
 }
 
 /** A 303 to `location` (after a POST, or into a sign-in), with any cookies to set. */
-export function redirect(res: ServerResponse, location: string, cookies: string[] = []): void {
+export function redirect(res: PageResponse, location: string, cookies: string[] = []): void {
   res.writeHead(303, {
     location,
     'cache-control': 'no-store',
@@ -119,3 +118,5 @@ export function redirect(res: ServerResponse, location: string, cookies: string[
   });
   res.end();
 }
+
+import type { PageResponse } from '../../protocol/index.js';

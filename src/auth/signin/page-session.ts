@@ -1,6 +1,7 @@
 // Who opened a page: the signed session cookie a browser sign-in leaves, and the checks a page makes with it.
+
 import { randomBytes } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import type { PageRequest } from '../../protocol/index.js';
 import { hmacSha256 } from '../../state/internal.js';
 import { readCookie } from './cookies.js';
 import type { SignedValues } from './signed-value.js';
@@ -42,11 +43,7 @@ export function newSessionId(): string {
 }
 
 /** The session a request's cookie carries, or undefined (none, forged, expired, malformed). */
-export function readSession(
-  req: IncomingMessage,
-  cookie: string,
-  values: SignedValues,
-): PageSession | undefined {
+export function readSession(req: PageRequest, cookie: string, values: SignedValues): PageSession | undefined {
   const raw = values.open(readCookie(req.headers.cookie, cookie));
   if (!raw) return undefined;
   const { sub, iss, name, roles, via, sid, exp } = raw;

@@ -1,6 +1,6 @@
 // A web Request and Response behind the wire members the endpoint uses, with web-standard APIs only: the head is
 // read from Request.headers, the answer becomes a Response, streamed (SSE) through a ReadableStream.
-import { type BodyStream, readBody } from '../../protocol/index.js';
+import { type BodyStream, type PageRequest, type PageResponse, readBody } from '../../protocol/index.js';
 import type { BodyReader, WireRequest, WireResponse } from '../http-wire.js';
 
 const encoder = new TextEncoder();
@@ -20,6 +20,24 @@ export function wireRequestOf(request: Request, url: URL): WireRequest {
 export function fetchBodyReader(request: Request, headers: WireRequest['headers']): BodyReader {
   const stream = new WebBodyStream(headers, request.body);
   return (limit, onBody, tooLarge) => readBody(stream, limit, onBody, tooLarge);
+}
+
+/**
+ * A page's request from a web Request: the head, the body as a stream, and the peer's address when the runtime
+ * gave it (the development sign-in is offered to loopback peers only).
+ */
+export function pageRequestOf(
+  request: Request,
+  wire: WireRequest,
+  remoteAddress: string | undefined,
+): PageRequest {
+  const body = new WebBodyStream(wire.headers, request.body);
+  return {
+    ...wire,
+    socket: { remoteAddress },
+    on: (event: 'data' | 'end' | 'error', listener: (value: never) => void) => body.on(event, listener),
+    resume: () => body.resume(),
+  } as PageRequest;
 }
 
 /** A web body behind the members of node's IncomingMessage the reader uses: its chunks as 'data' events. */
@@ -80,7 +98,7 @@ class WebBodyStream implements BodyStream {
  * Collects what the endpoint writes into one Response: a plain body when the answer is written at once, a
  * ReadableStream once it writes before ending (SSE) or sends an event-stream head.
  */
-export class FetchResponseWriter implements WireResponse {
+export class FetchResponseWriter implements WireResponse, PageResponse {
   headersSent = false;
   destroyed = false;
   writableEnded = false;
@@ -100,17 +118,21 @@ export class FetchResponseWriter implements WireResponse {
     signal?.addEventListener('abort', () => this.#gone(), { once: true });
   }
 
-  setHeader(name: string, value: string): void {
-    this.#headers.set(name, value);
+  setHeader(name: string, value: string | string[]): void {
+    if (typeof value === 'string') this.#headers.set(name, value);
+    else {
+      this.#headers.delete(name);
+      for (const item of value) this.#headers.append(name, item);
+    }
   }
 
-  writeHead(status: number, headers?: Readonly<Record<string, string>> | string[]): void {
+  writeHead(status: number, headers?: Readonly<Record<string, string | string[]>> | string[]): void {
     if (this.headersSent) return;
     this.#status = status;
     if (Array.isArray(headers)) {
       for (let i = 0; i < headers.length; i += 2) this.#headers.set(headers[i]!, headers[i + 1]!);
     } else if (headers) {
-      for (const name in headers) this.#headers.set(name, headers[name]!);
+      for (const name in headers) this.setHeader(name, headers[name]!);
     }
     this.headersSent = true;
     // The body's length is the Response's to set; a stream has none.
@@ -144,6 +166,16 @@ export class FetchResponseWriter implements WireResponse {
       this.#resolve(new Response(body, { status: this.#status, headers: this.#headers }));
     }
     this.writableFinished = true;
+    this.#closed();
+  }
+
+  /** Cut the response: a body under way errors, so the client sees it broken rather than complete. */
+  destroy(): void {
+    if (this.writableFinished || this.destroyed) return;
+    if (!this.headersSent) this.writeHead(500);
+    this.#startStream();
+    this.destroyed = true;
+    this.#stream?.error();
     this.#closed();
   }
 
