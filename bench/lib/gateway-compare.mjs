@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { BENCH_DEV_TOKEN } from './bench-auth.mjs';
 import { prepareCallers } from './gateway-callers.mjs';
 import { measurePolicy, printPolicy } from './gateway-policy-run.mjs';
-import { gatewayGoals, gatewayTable, goalLines } from './gateway-report.mjs';
+import { gatewayGoals, gatewayTable, goalLines, medianPoint } from './gateway-report.mjs';
 import { GATEWAY_ROWS, signedIn, toolOf } from './gateway-rows.mjs';
 import { measureWindow } from './gateway-window.mjs';
 import { createRawClient } from './raw-client.mjs';
@@ -101,25 +101,6 @@ async function passOf(row, opts, track) {
     await server.stop();
     track(undefined);
   }
-}
-
-/** The median pass of one point (by calls/s), with every pass's figures kept beside it. */
-export function medianPoint(points) {
-  const sorted = [...points].sort((a, b) => a.callsPerSec - b.callsPerSec);
-  const med = sorted[Math.floor((sorted.length - 1) / 2)];
-  return {
-    ...med,
-    errors: points.reduce((n, p) => n + p.errors, 0),
-    serverDied: points.some((p) => p.serverDied),
-    passes: points.map(({ callsPerSec, latencyMs, frontUsPerCall, upstreamUsPerCall, otherCpu }) => ({
-      callsPerSec,
-      p50: latencyMs.p50,
-      p99: latencyMs.p99,
-      frontUsPerCall,
-      upstreamUsPerCall,
-      otherCpu,
-    })),
-  };
 }
 
 /** Run the comparison; true when every call of every row was answered right. */

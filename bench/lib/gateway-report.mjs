@@ -9,6 +9,25 @@ const plus = (n) => (Number.isFinite(n) ? `${n >= 0 ? '+' : ''}${n.toFixed(2)}` 
 /** The pass-through proxy each stdio row of mrtr's gateway is compared with: mcp-proxy, with a caller of its era. */
 export const PROXY_OF = { 2026: 'fs-mcp-proxy-2026', 2025: 'fs-mcp-proxy-2025' };
 
+/** The median pass of one point (by calls/s), with every pass's figures kept beside it. */
+export function medianPoint(points) {
+  const sorted = [...points].sort((a, b) => a.callsPerSec - b.callsPerSec);
+  const med = sorted[Math.floor((sorted.length - 1) / 2)];
+  return {
+    ...med,
+    errors: points.reduce((n, p) => n + p.errors, 0),
+    serverDied: points.some((p) => p.serverDied),
+    passes: points.map(({ callsPerSec, latencyMs, frontUsPerCall, upstreamUsPerCall, otherCpu }) => ({
+      callsPerSec,
+      p50: latencyMs.p50,
+      p99: latencyMs.p99,
+      frontUsPerCall,
+      upstreamUsPerCall,
+      otherCpu,
+    })),
+  };
+}
+
 /** One measured point: a row at a callers count, or undefined when the row was skipped or failed. */
 export function point(results, name, callers) {
   const r = results[name];
