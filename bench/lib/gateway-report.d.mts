@@ -27,6 +27,7 @@ export interface Goal {
   figure: string;
   target: number;
   met: boolean | undefined;
+  disturbed: boolean;
 }
 export const PROXY_OF: Record<'2026' | '2025', string>;
 export function medianPoint(points: GatewayPoint[]): GatewayPoint;

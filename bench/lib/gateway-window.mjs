@@ -67,14 +67,22 @@ export async function measureWindow({ server, op, concurrency, warmupMs, measure
       ticks: tree.read(),
       gen: process.cpuUsage(),
       sys: machineCpuSeconds(),
-      count: server.info?.count ? readCount(server.info.count) : undefined,
     };
+  };
+  // Requests per call are counted over the whole loop, from a quiet start to a quiet end: a call in flight at a
+  // window's edge would count its requests on one side and its completion on the other.
+  const countUrl = server.info?.count ?? undefined;
+  const before = countUrl ? await readCount(countUrl) : undefined;
+  let completed = 0;
+  const counted = async (worker, seq) => {
+    await op(worker, seq);
+    completed++;
   };
   let rssTimer;
   const endTimer = setTimeout(() => mark('end'), warmupMs + measureMs);
   const load = await runClosedLoop({
     kind: 'call',
-    op,
+    op: counted,
     concurrency,
     warmupMs,
     measureMs,
@@ -95,13 +103,13 @@ export async function measureWindow({ server, op, concurrency, warmupMs, measure
   const generator = (end.gen.user + end.gen.system - start.gen.user - start.gen.system) / 1e6;
   const otherCpu = Math.max(0, (end.sys.task - start.sys.task - seconds('all') - generator) / elapsed);
   const perCall = (s) => (load.ops > 0 ? (s / load.ops) * 1e6 : Number.NaN);
-  const [before, after] = await Promise.all([start.count, end.count]);
+  const after = countUrl ? await readCount(countUrl) : undefined;
   const requests = before && after ? after.requests - before.requests : undefined;
   const byMethod =
-    before && after
+    before && after && completed > 0
       ? Object.fromEntries(
           Object.entries(after.byMethod)
-            .map(([m, n]) => [m, (n - (before.byMethod[m] ?? 0)) / load.ops])
+            .map(([m, n]) => [m, (n - (before.byMethod[m] ?? 0)) / completed])
             .filter(([, n]) => n > 0),
         )
       : undefined;
@@ -112,7 +120,7 @@ export async function measureWindow({ server, op, concurrency, warmupMs, measure
     latencyMs: load.latencyMs,
     frontUsPerCall: tree.processes > 0 && server.info?.front ? perCall(seconds('front')) : Number.NaN,
     upstreamUsPerCall: perCall(seconds('upstream')),
-    upstreamRequestsPerCall: requests !== undefined && load.ops > 0 ? requests / load.ops : Number.NaN,
+    upstreamRequestsPerCall: requests !== undefined && completed > 0 ? requests / completed : Number.NaN,
     upstreamRequestsByMethodPerCall: byMethod,
     frontRssMiB: tree.rss.front / 1024,
     totalRssMiB: tree.rss.total / 1024,

@@ -104,6 +104,15 @@ describe('the goals, judged from one run', () => {
     );
   });
 
+  it('marks a verdict drawn from a window other processes disturbed', () => {
+    const noisy = { ...results, 'fs-mcp-proxy-2026': row({ frontUsPerCall: 750, disturbed: true }) };
+    const lines = goalLines(gatewayGoals(noisy, 32));
+    expect(lines.find((l) => l.includes("mcp-proxy's, 2026"))).toMatch(
+      /met \(disturbed window: do not quote\)$/,
+    );
+    expect(lines.find((l) => l.includes('every control on'))).not.toContain('disturbed');
+  });
+
   it('prints a line per row and callers count, with the latency added to the straight call', () => {
     const table = gatewayTable(results, [32]);
     const line = table
