@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // `npm run bench`: two-round MRTR flow throughput of our server vs the
 // official TypeScript SDK vs a bare node:http responder. See bench/README.md.
-import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { GATEWAY_NAMES, parseArgs, USAGE } from './lib/args.mjs';
+import { measurePolicy, printPolicy } from './lib/gateway-policy-run.mjs';
 import { createClient } from './lib/http-client.mjs';
 import { runLegacyLoop } from './lib/legacy-load.mjs';
 import { runClosedLoop } from './lib/load.mjs';
@@ -26,6 +26,7 @@ import {
   authHeaders,
   cpuWindow,
   createSampler,
+  gitCommit,
   OURS_ENTRY,
   REPO_ROOT,
   SERVER_DEFS,
@@ -76,17 +77,10 @@ if (opts.curves) {
   process.exit((await runCurves(opts)) ? 0 : 1);
 }
 
-function gitCommit() {
-  try {
-    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
-      cwd: REPO_ROOT,
-      stdio: ['ignore', 'pipe', 'ignore'],
-    })
-      .toString()
-      .trim();
-  } catch {
-    return null;
-  }
+// --gateway: mrtr's gateway side by side with the proxies people install (lib/gateway-compare.mjs) instead of the table.
+if (opts.gateway) {
+  const { runGatewayCompare } = await import('./lib/gateway-compare.mjs');
+  process.exit((await runGatewayCompare(opts, pin)) ? 0 : 1);
 }
 
 const DISTURBED_OTHER = 0.2; // cores used by other processes during the window
@@ -366,30 +360,9 @@ const ratios = computeRatios(results);
 console.log('\n=== results');
 printTable(results, ratios, opts.only);
 
-/**
- * With the gateway rows: what its policy costs a call, measured in a process of its own (bench/gateway-policy.mjs,
- * the same 100 rules the gw-gateway-full row serves). The goal is ≤ 100 µs per decision.
- */
-function gatewayPolicy() {
-  if (!opts.only.some((n) => GATEWAY_NAMES.includes(n))) return undefined;
-  if (!existsSync(join(REPO_ROOT, 'dist', 'gateway', 'policy', 'index.js'))) return { skipped: 'not built' };
-  const run = spawnSync(
-    process.execPath,
-    [join(REPO_ROOT, 'bench', 'gateway-policy.mjs'), '--runs=5', '--decisions=5000', '--json'],
-    { cwd: REPO_ROOT, encoding: 'utf8', timeout: 120_000 },
-  );
-  if (run.status !== 0)
-    return { failed: `exit ${run.status}: ${(run.stderr || run.error?.message || '').trim()}` };
-  return JSON.parse(run.stdout.trim().split('\n').at(-1));
-}
-const policy = gatewayPolicy();
-if (policy?.rows) {
-  console.log(
-    `\ngateway policy of ${policy.ruleCount} rules, µs per decision (median of ${policy.runs} × ${policy.decisions}, in process; goal ≤ 100 µs):`,
-  );
-  for (const { label, us } of policy.rows)
-    console.log(`  ${label.padEnd(52)} ${us.toFixed(2).padStart(8)} µs`);
-} else if (policy?.skipped) console.log('\ngateway policy: SKIPPED — dist/ not built (npm run build)');
+// With the table's gateway rows: what the gateway's policy costs a call (goal ≤ 100 µs per decision).
+const policy = opts.only.some((n) => GATEWAY_NAMES.includes(n)) ? measurePolicy(REPO_ROOT) : undefined;
+printPolicy(policy);
 
 const failures = [];
 const warnings = [];

@@ -1,6 +1,9 @@
 // Command-line flags for bench/flows.mjs.
-/** The gateway rows: a one-round echo call straight to an upstream, through `mrtr gateway`, and through it with
- * every control on. Together with them, the policy's µs per decision (bench/gateway-policy.mjs) is printed. */
+import { GATEWAY_ROW_NAMES } from './gateway-rows.mjs';
+
+/** The table's gateway rows: a one-round echo call straight to mrtr's example server, through `mrtr gateway`, and
+ * through it with every control on. Together with them, the policy's µs per decision (bench/gateway-policy.mjs) is
+ * printed. `--gateway` runs the side-by-side comparison instead (lib/gateway-rows.mjs). */
 export const GATEWAY_NAMES = ['gw-direct', 'gw-gateway', 'gw-gateway-full'];
 
 /** Ours, then ours with each optional part switched on (a variant is reported as a ratio to ours), then peers. */
@@ -41,8 +44,16 @@ export const USAGE = `usage: node bench/flows.mjs [flags]
                     flow as a 2025 client: session, SSE, elicitation/create
                     answered by POST; the gw-* rows are a one-round echo call
                     straight to an upstream and through mrtr gateway)
-  --gateway         the gateway rows only (= --only gw-direct,gw-gateway,
-                    gw-gateway-full), and the policy's µs per decision
+  --gateway         instead of the table: mrtr gateway side by side with
+                    mcp-proxy and supergateway in front of the same stdio
+                    server, and an SDK server straight and through the gateway
+                    (lib/gateway-compare.mjs), each at every --callers count;
+                    the gateway's goals, met or not; the policy's µs per
+                    decision; writes bench/results/gateway-*.json
+  --callers LIST    --gateway: comma-separated concurrent callers (default 1,32)
+  --gateway-rows LIST  --gateway: a subset of ${GATEWAY_ROW_NAMES.slice(0, 3).join(',')},
+                    ${GATEWAY_ROW_NAMES.slice(3, 6).join(',')},
+                    ${GATEWAY_ROW_NAMES.slice(6).join(',')} (implies --gateway)
   --client KIND     load-generator HTTP client: raw (default; lean keep-alive
                     sockets) or node (node:http Agent; generator-bound near 14k req/s)
   --quiet-wait N    before each server, wait up to N s for the machine to be
@@ -88,12 +99,23 @@ export function parseArgs(argv) {
     curvesSeconds: 3,
     curvesWarmup: 1,
     curvesOnly: [...CURVE_SWEEPS],
+    gateway: false,
+    callers: [1, 32],
+    gatewayRows: [...GATEWAY_ROW_NAMES],
   };
   const num = (flag, v, min) => {
     const n = Number(v);
     if (v === undefined || !Number.isFinite(n) || n < min)
       throw new Error(`${flag} needs a number >= ${min}, got ${v}`);
     return n;
+  };
+  const commaList = (flag, v) => {
+    const list = String(v ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    if (!list.length) throw new Error(`${flag} needs a comma-separated list`);
+    return list;
   };
   for (let i = 0; i < argv.length; i++) {
     let a = argv[i];
@@ -127,8 +149,22 @@ export function parseArgs(argv) {
         break;
       }
       case '--gateway':
-        opts.only = [...GATEWAY_NAMES];
+        opts.gateway = true;
         break;
+      case '--callers': {
+        const list = commaList(a, next()).map((c) => Math.floor(num(a, c, 1)));
+        opts.callers = [...new Set(list)].sort((x, y) => x - y);
+        break;
+      }
+      case '--gateway-rows': {
+        const list = commaList(a, next());
+        for (const s of list)
+          if (!GATEWAY_ROW_NAMES.includes(s))
+            throw new Error(`--gateway-rows: unknown row "${s}" (known: ${GATEWAY_ROW_NAMES.join(',')})`);
+        opts.gateway = true;
+        opts.gatewayRows = GATEWAY_ROW_NAMES.filter((s) => list.includes(s));
+        break;
+      }
       case '--client': {
         const c = String(next() ?? '');
         if (c !== 'raw' && c !== 'node') throw new Error(`--client must be raw or node, got "${c}"`);

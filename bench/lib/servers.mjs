@@ -1,13 +1,14 @@
 // Spawning the benchmarked servers as child processes, waiting for their
 // ready line, sampling their memory/CPU from /proc, and stopping them.
-import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { BENCH_DEV_TOKEN, benchJwt } from './bench-auth.mjs';
 import { serverCommand } from './pinning.mjs';
+import { processTree, readCpuTicks, readStatus, USER_HZ } from './proc.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const REPO_ROOT = join(here, '..', '..');
@@ -137,17 +138,25 @@ export const SERVER_DEFS = {
   // upstream and the gateway as processes of their own; its CPU and memory are summed over them.
   ...Object.fromEntries(
     [
-      ['gw-direct', 'direct', 'echo, straight to the upstream', 'echo', undefined],
+      ['gw-direct', 'none', 'echo, straight to the upstream', 'echo', undefined],
       ['gw-gateway', 'gateway', 'echo via gateway (1 rule, dev token)', 'up__echo', 'dev'],
       ['gw-gateway-full', 'full', 'echo via gateway (100 rules, sqlite replay+audit)', 'up0__echo', 'dev'],
-    ].map(([name, mode, label, tool, auth]) => [
+    ].map(([name, front, label, tool, auth]) => [
       name,
       {
         label,
         kind: 'call',
         tool,
         auth,
-        args: (port) => [join(here, 'gateway-stack.mjs'), '--port', String(port), '--mode', mode],
+        args: (port) => [
+          join(here, 'gateway-stack.mjs'),
+          '--port',
+          String(port),
+          '--upstream',
+          'example',
+          '--front',
+          front,
+        ],
         // Two CLI processes start one after the other (the gateway lists the upstream's tools first).
         readyTimeoutMs: 60_000,
         // The launcher stops its children when its stdin closes; its process group is killed if we die abruptly.
@@ -164,6 +173,20 @@ export const SERVER_DEFS = {
     missing: () => null,
   },
 };
+
+/** The commit measured, for the JSON result files. */
+export function gitCommit() {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
+      .toString()
+      .trim();
+  } catch {
+    return null;
+  }
+}
 
 /** The Authorization header a server's requests carry (auth rows only). */
 export async function authHeaders(name) {
@@ -186,13 +209,18 @@ export function freePort() {
 }
 
 const READY_RE = /listening on (https?:\/\/[^\s]+)/;
+/** What a launcher of several processes says about them before its ready line (lib/gateway-stack.mjs). */
+const INFO_RE = /bench-info (\{.*\})$/m;
 
 /**
- * Start a server child and resolve once it prints `listening on <url>`.
- * @returns {Promise<{child, pid, url, stderrTail: () => string, stop: () => Promise<void>}>}
+ * Start a server child and resolve once it prints `listening on <url>`. `def` defaults to the row `name` of
+ * SERVER_DEFS; the gateway comparison (lib/gateway-compare.mjs) brings its own.
+ * @returns {Promise<{child, pid, url, info, stderrTail: () => string, stop: () => Promise<void>}>}
  */
-export async function startServer(name, { verbose = false, readyTimeoutMs: defaultReadyMs = 20_000 } = {}) {
-  const def = SERVER_DEFS[name];
+export async function startServer(
+  name,
+  { verbose = false, readyTimeoutMs: defaultReadyMs = 20_000, def = SERVER_DEFS[name] } = {},
+) {
   const readyTimeoutMs = def.readyTimeoutMs ?? defaultReadyMs;
   const port = await freePort();
   // MRTR_BENCH_SERVER_NODE_ARGS: node flags for the server children only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/p"
@@ -227,6 +255,7 @@ export async function startServer(name, { verbose = false, readyTimeoutMs: defau
     alive = false;
   });
 
+  let info;
   const url = await new Promise((resolve, reject) => {
     let buf = '';
     const timer = setTimeout(() => {
@@ -244,6 +273,8 @@ export async function startServer(name, { verbose = false, readyTimeoutMs: defau
       buf += s;
       const m = READY_RE.exec(buf);
       if (m) {
+        const said = INFO_RE.exec(buf.slice(0, m.index));
+        if (said) info = JSON.parse(said[1]);
         clearTimeout(timer);
         const printed = new URL(m[1]);
         // Trust the printed URL unless it says port 0; fall back to the port we passed.
@@ -272,37 +303,20 @@ export async function startServer(name, { verbose = false, readyTimeoutMs: defau
     await exited;
     clearTimeout(t);
   }
-  return { child, pid: child.pid, url, isAlive: () => alive, stderrTail: () => tail, exited, stop, killNow };
+  return {
+    child,
+    pid: child.pid,
+    url,
+    info,
+    isAlive: () => alive,
+    stderrTail: () => tail,
+    exited,
+    stop,
+    killNow,
+  };
 }
 
 // ---------- /proc sampling ----------
-
-// Linux reports /proc CPU times in USER_HZ ticks, 100 per second on every mainstream build.
-const USER_HZ = 100;
-
-function readStatus(pid) {
-  try {
-    const s = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = (key) => {
-      const m = new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(s);
-      return m ? Number(m[1]) : 0;
-    };
-    return { rssKb: kb('VmRSS'), hwmKb: kb('VmHWM') };
-  } catch {
-    return null;
-  }
-}
-
-function readCpuTicks(pid) {
-  try {
-    const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
-    // after ")": state(0) ppid(1) ... utime(11) stime(12)
-    return Number(f[11]) + Number(f[12]);
-  } catch {
-    return null;
-  }
-}
 
 /**
  * Machine-wide CPU seconds by category (summed over cores), from /proc/stat:
@@ -343,24 +357,6 @@ export async function waitForQuiet({ threshold = 0.25, maxWaitMs = 60_000, onWai
       told = true;
     }
   }
-}
-
-/** The pid plus all its descendants (scan of /proc; done rarely). */
-export function processTree(rootPid) {
-  const parent = new Map();
-  for (const e of readdirSync('/proc')) {
-    if (!/^\d+$/.test(e)) continue;
-    try {
-      const s = readFileSync(`/proc/${e}/stat`, 'utf8');
-      const ppid = Number(s.slice(s.lastIndexOf(')') + 2).split(' ')[1]);
-      parent.set(Number(e), ppid);
-    } catch {
-      /* raced with exit */
-    }
-  }
-  const tree = [rootPid];
-  for (let i = 0; i < tree.length; i++) for (const [p, pp] of parent) if (pp === tree[i]) tree.push(p);
-  return tree;
 }
 
 /**

@@ -53,6 +53,8 @@ const SKIPPED: Record<string, string> = {
     'a fresh install from the registry: .ci/run runs exactly this before the tests (npm ci builds dist/ through prepare)',
   'npm run bench -- --pin --only ours,ours-auth-dev,ours-auth-jwt,ours-guard-sqlite,ours-guard-redis,ours-audit-sqlite,ours-audit-postgres,ours-full,sdk,bare --repeat 3':
     'a benchmark: minutes of load that measure the machine (CONTRIBUTING: never time things in tests); test/bench checks the bench script',
+  'npm run bench -- --gateway --repeat 3 --seconds 5 --warmup 2 --quiet-wait 0':
+    'a benchmark: minutes of load that measure the machine (CONTRIBUTING: never time things in tests); test/bench/gateway-bench.test.ts checks its flags and report',
   'npm run bench -- --pin --curves':
     'a benchmark: minutes of load that measure the machine (CONTRIBUTING: never time things in tests); test/bench/svg-chart.test.ts checks its chart',
   'npm run build && npm run bench -- --only ours,ours-audit-sqlite --seconds 8 --warmup 2 --repeat 5 --quiet-wait 20 --retries 1':
