@@ -7,6 +7,7 @@
 import { RemoteError, TransportFailure } from '../client/index.js';
 import type { InputRequest, JsonObject } from '../protocol/index.js';
 import type { RequestContext, ToolHandler, ToolResult } from '../server/index.js';
+import { inClientSpan } from '../server/internal.js';
 import { argumentsDigest } from '../state/index.js';
 import type { GatewayTool } from './catalog.js';
 import { egressCallerOf } from './catalog.js';
@@ -36,10 +37,22 @@ export function forwardingHandler(tokenOf: (principal: object | undefined) => st
       for (let n = 1; n <= MAX_UPSTREAM_ROUNDS; n++) {
         const reply = await ctx.ask.step(`mrtr/gateway/upstream-${n}`, async (): Promise<UpstreamReply> => {
           try {
-            const answer = await tool.upstream.round(
-              caller,
-              { name: tool.tool, arguments: args },
-              { requestState, inputResponses, holder: holderOf(ctx), signal: ctx.signal },
+            // A client span of the gateway's round: its traceparent goes upstream with the request.
+            const answer = await inClientSpan(
+              `tools/call ${tool.tool}`,
+              {
+                'mcp.method.name': 'tools/call',
+                'gen_ai.tool.name': tool.tool,
+                'gen_ai.operation.name': 'execute_tool',
+                'mrtr.upstream': tool.upstream.name,
+                'mrtr.upstream.round': n,
+              },
+              () =>
+                tool.upstream.round(
+                  caller,
+                  { name: tool.tool, arguments: args },
+                  { requestState, inputResponses, holder: holderOf(ctx), signal: ctx.signal },
+                ),
             );
             if (answer.resultType === 'input_required')
               return {
