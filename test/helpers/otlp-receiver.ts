@@ -25,10 +25,10 @@ export interface ReceivedSpan {
   status: { code?: number; message?: string };
 }
 
-const valueOf = (v: OtlpValue): unknown =>
+const otlpValue = (v: OtlpValue): unknown =>
   v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : (v.boolValue ?? v.doubleValue));
 const attributesOf = (list: OtlpAttribute[] | undefined) =>
-  Object.fromEntries((list ?? []).map((a) => [a.key, valueOf(a.value)]));
+  Object.fromEntries((list ?? []).map((a) => [a.key, otlpValue(a.value)]));
 
 export interface OtlpReceiver {
   /** The base URL for OTEL_EXPORTER_OTLP_ENDPOINT. */

@@ -185,8 +185,9 @@ export class RoundSpan {
         } else outcome = 'complete';
       }
       span.setAttribute('mrtr.outcome', outcome);
-      // A control still judging when the round asked for input asked; when it ended otherwise, it refused.
-      for (const control of this.#judging ?? [])
+      // A control still judging when the round asked for input asked; when it ended otherwise, it refused. The
+      // innermost first: a consent asked inside the gateway's policy link, then the link.
+      for (const control of (this.#judging ?? []).reverse())
         span.addEvent('mrtr.control', {
           'mrtr.control.name': control,
           'mrtr.control.decision': outcome === 'input_required' ? 'asked' : 'refused',
