@@ -1,4 +1,4 @@
-// The example of docs/observability-metrics.md: a server whose rounds are counted, with /metrics served beside it.
+// The example of docs/observability.md: a server whose rounds are counted, with /metrics served beside it.
 // test/metrics/metrics.test.ts drives it.
 // #region metrics
 import { createServer } from 'node:http';

@@ -48,7 +48,7 @@ commands:
         [--totp FILE]  the TOTP secrets for step-up (default data/totp.json); the example's request_access and
         grant_role keep approvals and step-ups in --store (else in memory); the inbox is /mrtr/approvals
         [--metrics PORT [--metrics-host H]]  Prometheus metrics at http://127.0.0.1:PORT/metrics
-        (docs/observability-metrics.md)
+        (docs/observability.md)
   gateway --config FILE [--lock FILE] [--locked] [serve's flags]     (mrtr gateway --help)
         put consent, step-up, approval, rate limits, replay guards and the audit trail in front of other MCP
         servers (stdio commands or HTTP URLs); gateway pin shows and accepts their tool definitions

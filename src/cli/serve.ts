@@ -20,6 +20,7 @@ import { METRICS_FLAG_OPTIONS, type MetricsFlags, metricsFromFlags } from './met
 import { explainStartFailure } from './serve-failure.js';
 import { keyringFromFile } from './state-keys-file.js';
 import { storeFromFlag } from './store-option.js';
+import { startTracing } from './tracing.js';
 
 /** What a fixture is made with: where a fixture with data keeps it (`--data`), and the human controls' setup. */
 interface FixtureContext {
@@ -356,6 +357,8 @@ export async function startServer(
   // Approvals and step-ups live in the --store (shared by every instance), else in this process's memory.
   const controlsStore = opened.store ?? new MemoryStore();
   const totpFile = values.totp ?? DEFAULT_TOTP_FILE;
+  // Before the server is built: its rounds find the SDK registered (OTEL_EXPORTER_OTLP_ENDPOINT and the rest).
+  const tracing = await startTracing(command === 'gateway' ? 'mrtr-gateway' : 'mrtr');
   let server: McpServer;
   try {
     server = await make(options, {
@@ -387,6 +390,7 @@ export async function startServer(
     await operatorConsole?.close();
     await audited.trail?.close();
     await opened.store?.close();
+    await tracing?.shutdown();
     return startFailed(error, hooks.startError, fixture);
   }
   if (options.signIn && !values.stdio) {
@@ -397,6 +401,7 @@ export async function startServer(
   }
   if (values.stdio) {
     await server.stdio();
+    await tracing?.shutdown();
     return 0;
   }
   try {
@@ -426,6 +431,8 @@ export async function startServer(
         .then(() => audited.trail?.close())
         .then(() => relay?.close())
         .then(() => opened.store?.close())
+        // The spans of the last rounds are sent before the process ends.
+        .then(() => tracing?.shutdown())
         .then(() => process.exit(0));
     };
     process.on('SIGINT', stop);
@@ -441,6 +448,7 @@ export async function startServer(
   } catch (error) {
     await audited.trail?.close();
     await opened.store?.close();
+    await tracing?.shutdown();
     return startFailed(error, `cannot listen on ${values.host}:${port}`, fixture);
   }
   return undefined;

@@ -1,7 +1,9 @@
 // Streamable HTTP (2026-07-28) client transport on node:http: one keep-alive POST per request, the standard
 // headers on every POST, and JSON or per-request SSE responses.
+
 import http from 'node:http';
 import https from 'node:https';
+import { context, propagation } from '@opentelemetry/api';
 import {
   type ClassifiedMessage,
   classifyMessage,
@@ -294,6 +296,8 @@ export class HttpClientTransport implements ClientTransport {
       if (name !== undefined) headers[HEADER_NAME] = encodeHeaderValue(name);
     }
     for (const [k, v] of Object.entries(request.headers ?? {})) headers[k.toLowerCase()] = v;
+    // The active trace context (a gateway's upstream round, an app's own span) goes with the request.
+    propagation.inject(context.active(), headers);
     const body = Buffer.from(JSON.stringify(message), 'utf8');
     headers['content-length'] = String(body.length);
     return this.post(body, headers, request);

@@ -17,7 +17,11 @@ export interface ControlContext {
   readonly flowId: string;
   readonly round: number;
   readonly ask: Ask;
-  readonly audit: { note(facts: Readonly<Record<string, unknown>>): void };
+  readonly audit: {
+    note(facts: Readonly<Record<string, unknown>>): void;
+    /** Set when the round is traced: a control starts judging, and records its decision on the round's span. */
+    judging?(control: string): (decision: 'allowed' | 'refused', reason?: string) => void;
+  };
   readonly inputResponses: Readonly<Record<string, unknown>>;
   /** Aborts when the client goes away: a check holding for a person's action stops waiting. */
   readonly signal?: AbortSignal;

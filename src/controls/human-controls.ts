@@ -13,6 +13,7 @@ import { askConsent, type Consent, type ConsentOptions } from './consent.js';
 import type { ControlContext, ControlEvent, ControlHost, ControlPages } from './context.js';
 import { CONTROLS_DEFAULTS } from './defaults.js';
 import { ControlsUsageError } from './errors.js';
+import { judged } from './judged.js';
 import { PasskeyBook } from './passkey-book.js';
 import { PasskeyPages } from './passkey-pages.js';
 import { requireStepUp, type StepUpOptions } from './step-up.js';
@@ -211,29 +212,35 @@ export class HumanControls implements ControlPages {
 
   /** Ask for consent to exactly `effect`; resolves only for a yes. `execute` later checks the effect is unchanged. */
   consent(ctx: ControlContext, options: ConsentOptions): Promise<Consent> {
-    return askConsent(ctx, this.options.store, options, CONTROLS_DEFAULTS.pendingTtlMs);
+    return judged(ctx, 'consent', () =>
+      askConsent(ctx, this.options.store, options, CONTROLS_DEFAULTS.pendingTtlMs),
+    );
   }
 
   /** Resolves once the flow's principal has entered a TOTP code on the server's step-up page. */
   stepUp(ctx: ControlContext, options: StepUpOptions): Promise<void> {
     this.signIn(); // fails early without sign-in: the question would send the person nowhere
-    return requireStepUp(
-      ctx,
-      this.options.store,
-      (id) => this.stepUpUrl(id),
-      options,
-      CONTROLS_DEFAULTS.stepUpTtlMs,
-      this.hold('step_up'),
+    return judged(ctx, 'step-up', () =>
+      requireStepUp(
+        ctx,
+        this.options.store,
+        (id) => this.stepUpUrl(id),
+        options,
+        CONTROLS_DEFAULTS.stepUpTtlMs,
+        this.hold('step_up'),
+      ),
     );
   }
 
   /** Resolves once enough reviewers with `role` approved exactly `effect`; denial or expiry ends the call. */
   approval(ctx: ControlContext, options: ApprovalOptions): Promise<ApprovalGrant> {
     this.signIn(); // fails early without sign-in: the question would send the person nowhere
-    return requireApproval(ctx, this.approvals, (id) => this.statusUrl(id), options, {
-      hold: this.hold('approval'),
-      created: (record) => this.requested(record),
-    });
+    return judged(ctx, 'approval', () =>
+      requireApproval(ctx, this.approvals, (id) => this.statusUrl(id), options, {
+        hold: this.hold('approval'),
+        created: (record) => this.requested(record),
+      }),
+    );
   }
 
   /** A new request waits for reviewers: told as an event, so the console and webhooks can bring it to them. */

@@ -7,6 +7,7 @@
 import { RemoteError, TransportFailure } from '../client/index.js';
 import type { InputRequest, JsonObject } from '../protocol/index.js';
 import type { RequestContext, ToolHandler, ToolResult } from '../server/index.js';
+import { inClientSpan } from '../server/internal.js';
 import { argumentsDigest } from '../state/index.js';
 import type { GatewayTool } from './catalog.js';
 import { egressCallerOf } from './catalog.js';
@@ -49,10 +50,22 @@ export function forwardingHandler(
               failed,
             });
           try {
-            const answer = await tool.upstream.round(
-              caller,
-              { name: tool.tool, arguments: args },
-              { requestState, inputResponses, holder: holderOf(ctx), signal: ctx.signal },
+            // A client span of the gateway's round: its traceparent goes upstream with the request.
+            const answer = await inClientSpan(
+              `tools/call ${tool.tool}`,
+              {
+                'mcp.method.name': 'tools/call',
+                'gen_ai.tool.name': tool.tool,
+                'gen_ai.operation.name': 'execute_tool',
+                'mrtr.upstream': tool.upstream.name,
+                'mrtr.upstream.round': n,
+              },
+              () =>
+                tool.upstream.round(
+                  caller,
+                  { name: tool.tool, arguments: args },
+                  { requestState, inputResponses, holder: holderOf(ctx), signal: ctx.signal },
+                ),
             );
             told(false);
             if (answer.resultType === 'input_required')

@@ -73,7 +73,14 @@ export class PolicyLink implements RoundLink {
   async #judge(round: GuardedRound, ctx: RequestContext): Promise<GuardResult | undefined> {
     // The entry the request resolved, once: this catalog's, or no gateway tool at all (refused, failing closed).
     const tool = this.options.catalog.toolOf(round.tool);
-    if (!tool) return refusal(`Unknown tool: ${round.target}`);
+    // Each decision on the round's span when it is traced (rule names and codes, never an argument).
+    const decide = (control: string) => ctx.audit.judging?.(control);
+    if (!tool) {
+      decide('pin')?.('refused', 'not_served');
+      return refusal(`Unknown tool: ${round.target}`);
+    }
+    // Served only as pinned: the definition the call is judged against.
+    decide('pin')?.('allowed', `definition ${tool.digest.slice(0, 12)}`);
     const policy = this.options.policy();
     const who = callerOf(round.principal);
     // Prepared once by the entry before the round (paths.ts): exactly what the upstream will be sent.
@@ -97,11 +104,14 @@ export class PolicyLink implements RoundLink {
             },
       },
     });
+    const policyDecided = decide('policy');
     if (!decision.allow) {
+      policyDecided?.('refused', decision.rule === undefined ? decision.reason : `rule ${decision.rule}`);
       ctx.audit.decided('denied', deniedBy(decision));
       return refusal(decision.message);
     }
-    if (round.round === 0) await this.#takeRates(decision, round, tool);
+    policyDecided?.('allowed', `rules ${decision.rules.join(', ')}`);
+    if (round.round === 0) await this.#takeRates(decision, round, tool, decide);
     const effect = effectOf(tool, args, policy);
     const controls = this.options.controls();
     const what = `${tool.upstream.name} ${tool.tool}`;
@@ -128,8 +138,14 @@ export class PolicyLink implements RoundLink {
   }
 
   /** Each rate limit of the deciding rules takes one token per call (its first round), per caller and tool. */
-  async #takeRates(decision: Extract<Decision, { allow: true }>, round: GuardedRound, tool: GatewayTool) {
+  async #takeRates(
+    decision: Extract<Decision, { allow: true }>,
+    round: GuardedRound,
+    tool: GatewayTool,
+    decide: (control: string) => ((decision: 'allowed' | 'refused', reason?: string) => void) | undefined,
+  ) {
     for (const limit of decision.rateLimits) {
+      const decided = decide('rate limit');
       const key = rateKey(
         limit.rule,
         round.principal?.issuer ?? '',
@@ -137,6 +153,7 @@ export class PolicyLink implements RoundLink {
         tool.name,
       );
       const taken = await this.options.rates.take(key, limit);
+      decided?.(taken.ok ? 'allowed' : 'refused', `rule ${limit.rule}`);
       if (!taken.ok)
         throw rateLimited(
           taken.retryAfterMs,

@@ -65,7 +65,15 @@ export interface AuditNotes {
    * reason (the rule), not `tool_error`. Has no effect on a round that ends otherwise.
    */
   decided(outcome: 'denied', reason: string): void;
+  /**
+   * A control (consent, step-up, approval) starts judging this round; call what it returns with its decision. Set
+   * only when the round is traced: the decision becomes an `mrtr.control` event on the round's span.
+   */
+  judging?(control: string): (decision: ControlDecision, reason?: string) => void;
 }
+
+/** What a control decided this round: let it pass, asked a question, refused it, or answered in its place. */
+export type ControlDecision = 'allowed' | 'asked' | 'refused' | 'answered';
 
 export interface RequestContext {
   readonly method: string;

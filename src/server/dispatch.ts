@@ -30,6 +30,7 @@ import type { RoundLink } from './round/link.js';
 import { notifyObservers } from './round/notify.js';
 import type { RoundObserver } from './round/observer.js';
 import { type CallFront, readCall } from './round/read-call.js';
+import type { RoundSpan } from './round/round-span.js';
 import { RoundRunner } from './round/runner.js';
 import type { RoundTrace } from './round/trace.js';
 import { OpenTasks } from './tasks/open-tasks.js';
@@ -167,7 +168,7 @@ export class Dispatcher implements RequestHandler {
   handleRequest(request: JsonRpcRequest, env: RequestEnvironment): MaybePromise<JsonRpcResponse> {
     // MRTR methods run as rounds: observed, their results checked inside the round before guards commit them.
     if (MRTR_METHOD_SET.has(request.method))
-      return this.core.rounds.answer(request, env, (trace) => this.route(request, env, trace));
+      return this.core.rounds.answer(request, env, (trace, span) => this.route(request, env, trace, span));
     try {
       const routed = this.route(request, env, undefined);
       if (!(routed instanceof Promise)) return this.respond(request, routed);
@@ -220,9 +221,10 @@ export class Dispatcher implements RequestHandler {
     request: JsonRpcRequest,
     env: RequestEnvironment,
     trace: RoundTrace | undefined,
+    span?: RoundSpan,
   ): MaybePromise<Result> {
     if (request.method === 'initialize') throw legacyInitializeError(request.params);
-    const call: Call = readCall(request, env, trace, this.front);
+    const call: Call = readCall(request, env, trace, this.front, span);
     if (request.method === 'tools/call') call.found = this.takeFound(request, env);
     return METHODS[request.method]!(this.core, call);
   }

@@ -31,6 +31,10 @@ export interface RequestEnvironment {
   readonly closing?: AbortSignal;
   /** Set when the round runs inside a task (the tasks extension) on the server's side: the task's id. */
   readonly taskId?: string;
+  /** The request's HTTP headers, read for the caller's trace context (`traceparent`) when tracing is on. */
+  readonly traceHeaders?: Readonly<Record<string, string | string[] | undefined>>;
+  /** A 2025 client's session, as a digest of its Mcp-Session-Id (never the id itself): the span's mcp.session.id. */
+  readonly sessionId?: string;
 }
 
 /** Writes one JSON line per event to stderr, so stdout stays clean for the stdio transport. */

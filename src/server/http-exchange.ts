@@ -36,6 +36,8 @@ export class HttpExchange implements RequestEnvironment {
   #abort: AbortController | undefined;
   #streaming = false;
   #statusOverride: { status: number; headers: Readonly<Record<string, string>> } | undefined;
+  /** The request's headers, for the caller's trace context (set by the endpoint; read only when tracing is on). */
+  traceHeaders: Readonly<Record<string, string | string[] | undefined>> | undefined = undefined;
 
   constructor(
     private readonly res: WireResponse,

@@ -20,6 +20,8 @@ export interface StateEnvelope {
   data?: unknown;
   /** The sequential-flow journal (answers and steps so far), if the handler uses `ctx.ask`. */
   journal?: FlowJournal;
+  /** The flow's first round as a W3C traceparent, when tracing is on: later rounds join its trace. */
+  trace?: string;
 }
 
 /** A sealed state as opened: the envelope plus what the codec authenticates around it. */

@@ -19,7 +19,7 @@ const round = (over: Record<string, unknown> = {}) => ({
 });
 
 describe('MrtrMetrics', () => {
-  it('the example of docs/observability-metrics.md counts a call and serves it as Prometheus text', async () => {
+  it('the example of docs/observability.md counts a call and serves it as Prometheus text', async () => {
     const { server, scrapes } = await import('../../examples/metrics.js');
     const env = { principal: undefined, signal: new AbortController().signal, notify() {} };
     const answer = await server.core.handle(

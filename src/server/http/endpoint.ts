@@ -295,6 +295,7 @@ export class McpEndpoint {
       return;
     }
     const exchange = new HttpExchange(res, principal, this.isDraining, this.closing.signal);
+    exchange.traceHeaders = req.headers;
     let checked: MaybePromise<void>;
     try {
       // A tool's header parameters as this caller finds it: a tool hidden from the caller has none to check.

@@ -328,6 +328,8 @@ export class LegacyBridge {
       signal: out.signal,
       notify: (n: JsonRpcNotification) => out.send(n),
       bridged: session.protocolVersion,
+      // The span's mcp.session.id: the digest the store keys the session by, never the id (a credential) itself.
+      sessionId: session.key,
     };
     const urls = new RequestUrlQuestions(this.urlElicitations, session, env.notify);
     for (;;) {

@@ -5,6 +5,7 @@
 import type { Logger } from '../environment.js';
 import type { RequestStateCodec } from '../request-state.js';
 import { auditIntent, describeRound, logRefusals } from './audit-links.js';
+import { decided } from './decision-link.js';
 import { flowLink, policyLink } from './flow-link.js';
 import type { RoundGuard } from './guard.js';
 import { admitLinks, askLinks, refusalReporting, screenLinks, stepLedgerLinks } from './guard-links.js';
@@ -27,6 +28,12 @@ export interface RoundChainOptions {
   links: readonly RoundLink[];
 }
 
+/** What a guard's screen is, in a trace: mrtr's own guards screen for the caller's scopes and refusal count. */
+const SCREEN_NAMES: ReadonlyMap<string, string> = new Map([
+  ['required-scopes', 'scopes'],
+  ['replay', 'refusal limit'],
+]);
+
 export function roundChain(o: RoundChainOptions): RoundLink[] {
   const { guards, hookTimeoutMs: ms } = o;
   const when = (yes: boolean, ...links: RoundLink[]) => (yes ? links : []);
@@ -36,17 +43,20 @@ export function roundChain(o: RoundChainOptions): RoundLink[] {
     // Every refusal of a guarded round is logged with its reason.
     ...when(guards.length > 0, logRefusals(o.logger)),
     // Before the state opens, in guard order: required scopes, the refusal limit, each guard's screen.
-    ...screenLinks(guards, ms),
+    ...screenLinks(guards, ms).map((link) => decided(link, SCREEN_NAMES.get(link.name))),
     // From here on every refusal is told to the guards (a refusal limit counts them).
     ...refusalReporting(guards, ms),
-    openState(o.codec, o.logger),
+    decided(openState(o.codec, o.logger), 'state'),
     // The replay guard and the others: admit in order; commit in reverse order on the way back, or release.
-    ...admitLinks(guards, ms),
+    ...admitLinks(guards, ms).map((link) => decided(link)),
     ...stepLedgerLinks(guards),
     // Write-ahead: the intent is recorded before anything with an effect runs.
-    ...when(o.observed, auditIntent(o.logger)),
+    ...when(o.observed, decided(auditIntent(o.logger), 'audit intent')),
     // The handler's time limit, the flow, then seal or complete; in the flow: the guards' asks, the policy links,
     // then the handler.
-    flowLink(o, [...askLinks(guards), ...o.links.map(policyLink)]),
+    flowLink(
+      o,
+      [...askLinks(guards), ...o.links.map(policyLink)].map((link) => decided(link)),
+    ),
   ];
 }

@@ -23,6 +23,7 @@ import {
 import type { Deadline } from '../deadline.js';
 import type { RequestEnvironment } from '../environment.js';
 import type { RequestMeta } from '../request-meta.js';
+import type { RoundSpan } from './round-span.js';
 import type { RoundInput } from './state.js';
 import type { RoundTrace } from './trace.js';
 
@@ -45,6 +46,7 @@ export class RoundContext implements RequestContext {
     private readonly deadline: Deadline,
     private readonly trace?: RoundTrace,
     private readonly taskStart?: () => void,
+    private readonly span?: RoundSpan,
   ) {
     this.method = request.method;
     this.requestId = request.id;
@@ -83,9 +85,12 @@ export class RoundContext implements RequestContext {
   }
   get audit(): AuditNotes {
     const trace = this.trace;
-    return trace
+    const span = this.span;
+    const notes: AuditNotes = trace
       ? { note: (facts) => trace.note(facts), decided: (outcome, reason) => trace.decided(outcome, reason) }
       : UNOBSERVED;
+    // A traced round: the controls a handler calls record their decisions on its span.
+    return span ? { ...notes, judging: (control) => span.judging(control) } : notes;
   }
 
   waitForPerson<T>(work: PromiseLike<T>): Promise<T> {

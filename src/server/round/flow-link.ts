@@ -95,7 +95,7 @@ function runFlow(
   // before it. With no link in the flow, every use is the handler's.
   let askedByHandler = inner === undefined;
   const context = (ask: () => Ask): RequestContext =>
-    new RoundContext(request, meta, env, input, ask, deadline, r.trace, r.startTask);
+    new RoundContext(request, meta, env, input, ask, deadline, r.trace, r.startTask, r.span);
   const body = (getAsk: () => Ask): unknown => {
     if (inner === undefined) return r.invoke(context(getAsk));
     r.ctx = context(getAsk);
@@ -169,6 +169,7 @@ function pause(o: FlowLinkOptions, error: unknown, r: Round, input: RoundInput):
     journal: error.journal,
     ttlMs: error.stateTtlMs,
     validateShape: false,
+    trace: r.span?.flowTraceparent,
   }).requestState;
   throw error;
 }
@@ -205,6 +206,7 @@ function finish(
       journal,
       ttlMs: options.stateTtlMs,
       validateShape: o.validateResults,
+      trace: r.span?.flowTraceparent,
     });
     // The flow id the seal gave the round: a task made from this call cancels (and withdraws) that flow.
     if (input.flowId !== undefined) r.call.flowId = input.flowId;

@@ -23,7 +23,11 @@ export function openState(codec: RequestStateCodec, logger: Logger): RoundLink {
         throw error;
       }
       round.trace?.opened(round.input);
-      return next();
+      const span = round.span;
+      if (span === undefined) return next();
+      // The span starts now that its parent (the flow's first round) is known, and is active for the rest.
+      span.opened(round.input);
+      return span.run(next);
     },
   };
 }

@@ -14,6 +14,7 @@ import type { RequestEnvironment } from '../environment.js';
 import { checkInputBounds } from '../input-bounds.js';
 import { readRequestMeta } from '../request-meta.js';
 import type { Call } from './round.js';
+import type { RoundSpan } from './round-span.js';
 import type { RoundTrace } from './trace.js';
 
 export interface CallFront {
@@ -32,6 +33,7 @@ export function readCall(
   env: RequestEnvironment,
   trace: RoundTrace | undefined,
   front: CallFront,
+  span?: RoundSpan,
 ): Call {
   if (!front.methods.has(request.method))
     throw new McpError(ErrorCode.MethodNotFound, front.notFound(request.method));
@@ -39,7 +41,7 @@ export function readCall(
   checkInputBounds(request.params, front.maxInputDepth);
   const meta = readRequestMeta(request.params);
   if (front.validate) validateRequest(request);
-  return { request, params: request.params ?? {}, meta, env, trace };
+  return { request, params: request.params ?? {}, meta, env, trace, span };
 }
 
 function validateRequest(request: JsonRpcRequest): void {

@@ -11,6 +11,7 @@ import type { RequestMeta } from '../request-meta.js';
 import type { StateBinding } from '../request-state.js';
 import type { RoundTool, ScreenedRound } from './guard.js';
 import { GuardedRoundView } from './guarded-round.js';
+import type { RoundSpan } from './round-span.js';
 import type { RoundInput } from './state.js';
 import type { RoundTrace } from './trace.js';
 
@@ -22,6 +23,8 @@ export interface Call {
   env: RequestEnvironment;
   /** Present when the server has round observers and this is an MRTR method. */
   trace: RoundTrace | undefined;
+  /** Present when tracing is on (an OpenTelemetry SDK is registered): the round's span. */
+  span?: RoundSpan | undefined;
   /** Set once a round of this call sealed its state: the flow a task made from the call belongs to. */
   flowId?: string;
 }
@@ -38,6 +41,8 @@ export class Round {
   readonly meta: RequestMeta;
   readonly env: RequestEnvironment;
   readonly trace: RoundTrace | undefined;
+  /** The round's span when tracing is on; controls record their decisions on it. */
+  readonly span: RoundSpan | undefined;
   readonly method: MrtrMethod;
   readonly target: string;
   readonly args: unknown;
@@ -96,6 +101,7 @@ export class Round {
     this.meta = call.meta;
     this.env = call.env;
     this.trace = call.trace;
+    this.span = call.span;
     this.method = method;
     this.target = target;
     this.args = args;

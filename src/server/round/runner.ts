@@ -25,6 +25,7 @@ import { askObserversForRoom, notifyObservers, recordIntent } from './notify.js'
 import type { RoundIntent, RoundObserver } from './observer.js';
 import { type CallFront, readCall } from './read-call.js';
 import { type Call, Round } from './round.js';
+import { type RoundSpan, startRoundSpan } from './round-span.js';
 import { RoundTrace } from './trace.js';
 
 export interface RoundRunnerOptions {
@@ -126,8 +127,8 @@ export class RoundRunner {
     env: RequestEnvironment,
     entry: RoundEntry | ((call: RoundCall) => MaybePromise<RoundEntry>),
   ): MaybePromise<JsonRpcResponse> {
-    return this.answer(request, env, (trace) => {
-      const call = readCall(request, env, trace, this.front);
+    return this.answer(request, env, (trace, span) => {
+      const call = readCall(request, env, trace, this.front, span);
       const found = typeof entry === 'function' ? entry(call) : entry;
       return thenOrNow(found, (e) => this.round(call, request.method as MrtrMethod, e));
     });
@@ -154,9 +155,32 @@ export class RoundRunner {
   /**
    * Observation around one MRTR request: room first (an observer may hold the round until it has some), a trace
    * for `route` to fill, the answer — a result or the JSON-RPC error it failed with — and then the round's event,
-   * the answer held until every observer has recorded it. Without observers, `route` runs bare. Never throws.
+   * the answer held until every observer has recorded it. Without observers, `route` runs bare. With tracing on, the
+   * round's span ends once the answer is known. Never throws.
    */
   answer(
+    request: JsonRpcRequest,
+    env: RequestEnvironment,
+    route: (trace: RoundTrace | undefined, span?: RoundSpan) => MaybePromise<Result>,
+  ): MaybePromise<JsonRpcResponse> {
+    let span: RoundSpan | undefined;
+    try {
+      span = startRoundSpan(request, env);
+    } catch {
+      // A request nobody could read: answered below, untraced.
+    }
+    if (span === undefined) return this.observe(request, env, route);
+    const traced = span;
+    return thenOrNow(
+      this.observe(request, env, (trace) => route(trace, traced)),
+      (response) => {
+        traced.finish(response);
+        return response;
+      },
+    );
+  }
+
+  private observe(
     request: JsonRpcRequest,
     env: RequestEnvironment,
     route: (trace: RoundTrace | undefined) => MaybePromise<Result>,

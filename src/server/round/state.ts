@@ -35,6 +35,8 @@ export interface RoundInput {
   inputResponses: Record<string, InputResponse>;
   /** When the presented state expires (ms since the epoch); undefined on a first call. */
   expiresAt: number | undefined;
+  /** The flow's trace context (a traceparent) the state carried; undefined on a first call or an untraced flow. */
+  trace: string | undefined;
 }
 
 const RESPONSE_DEFINITION: Record<InputKind, string> = {
@@ -88,6 +90,7 @@ export function openRound(
       journal: undefined,
       inputResponses,
       expiresAt: undefined,
+      trace: undefined,
     };
   }
   if (typeof token !== 'string') throw invalidParams('Invalid params: requestState must be a string');
@@ -122,6 +125,7 @@ export function openRound(
     journal: isFlowJournal(envelope.journal) ? envelope.journal : undefined,
     inputResponses,
     expiresAt: opened.expiresAt,
+    trace: typeof envelope.trace === 'string' ? envelope.trace : undefined,
   };
 }
 
@@ -137,12 +141,14 @@ export interface SealContext {
   ttlMs: number | undefined;
   /** Check each input request against the official schema (development and tests). */
   validateShape: boolean;
+  /** The flow's trace context to carry (a traceparent), when the round is traced. */
+  trace?: string | undefined;
 }
 
 export function sealRound(
   outcome: InputRequired,
   round: RoundInput,
-  { caps, codec, binding, maxRounds, unsealedAnswers, journal, ttlMs, validateShape }: SealContext,
+  { caps, codec, binding, maxRounds, unsealedAnswers, journal, ttlMs, validateShape, trace }: SealContext,
 ): { inputRequests?: InputRequests; requestState?: string } {
   if (round.round >= maxRounds) {
     throw new McpError(
@@ -182,6 +188,7 @@ export function sealRound(
   const envelope: StateEnvelope = { asked, kinds };
   if (outcome.hasState) envelope.data = outcome.state;
   if (journal) envelope.journal = journal;
+  if (trace !== undefined) envelope.trace = trace;
   round.flowId ??= newFlowId();
   let requestState: string;
   try {

@@ -1,0 +1,252 @@
+// One OpenTelemetry span per round, named and attributed after the MCP semantic conventions (`tools/call get_weather`,
+// `mcp.method.name`, `jsonrpc.request.id`, `gen_ai.tool.name`, `error.type`), and made only when an SDK is registered.
+// A flow is one trace: the first round's trace context travels inside the sealed requestState, and later rounds start
+// as its children, or link to it when the caller brings its own traceparent. So the span starts once the state has
+// opened (its parent is inside); what the controls decide before that is kept and added with its own time.
+import {
+  type Attributes,
+  type Context,
+  context,
+  isSpanContextValid,
+  type Link,
+  ProxyTracerProvider,
+  propagation,
+  ROOT_CONTEXT,
+  type Span,
+  type SpanContext,
+  SpanKind,
+  SpanStatusCode,
+  type Tracer,
+  type TracerProvider,
+  trace,
+} from '@opentelemetry/api';
+import {
+  ErrorCode,
+  isJsonObject,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  META_PROTOCOL_VERSION,
+} from '../../protocol/index.js';
+import type { ControlDecision } from '../context.js';
+import type { RequestEnvironment } from '../environment.js';
+import type { RoundInput } from './state.js';
+
+/** The API's own no-op provider: the proxy's delegate until an SDK registers one. */
+const NO_SDK = new ProxyTracerProvider().getDelegate();
+let tracer: Tracer | undefined;
+let tracerOf: TracerProvider | undefined;
+
+/** The tracer of the registered SDK, looked up once per provider; undefined when none is registered (tracing off). */
+export function roundTracer(): Tracer | undefined {
+  const provider = trace.getTracerProvider();
+  const delegate = provider instanceof ProxyTracerProvider ? provider.getDelegate() : provider;
+  if (delegate === NO_SDK) return undefined;
+  if (delegate !== tracerOf) {
+    tracerOf = delegate;
+    tracer = delegate.getTracer('mrtr');
+  }
+  return tracer;
+}
+
+/** The span of one round, or undefined when tracing is off (then nothing else is built). */
+export function startRoundSpan(request: JsonRpcRequest, env: RequestEnvironment): RoundSpan | undefined {
+  const t = roundTracer();
+  if (t === undefined) return undefined;
+  // The MCP conventions carry trace context in `_meta`; the HTTP request's `traceparent` header otherwise.
+  const meta = request.params?._meta;
+  const carrier = isJsonObject(meta) && typeof meta.traceparent === 'string' ? meta : env.traceHeaders;
+  const caller = carrier === undefined ? context.active() : propagation.extract(context.active(), carrier);
+  return new RoundSpan(t, request, env, caller);
+}
+
+/** A span context as a W3C traceparent (what the sealed state keeps of the flow's first round). */
+export function toTraceparent(sc: SpanContext): string {
+  return `00-${sc.traceId}-${sc.spanId}-${(sc.traceFlags & 0xff).toString(16).padStart(2, '0')}`;
+}
+
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+
+/** The span context a sealed traceparent names, or undefined for anything else (an old state has none). */
+export function fromTraceparent(value: unknown): SpanContext | undefined {
+  if (typeof value !== 'string') return undefined;
+  const m = TRACEPARENT.exec(value);
+  if (!m) return undefined;
+  const sc: SpanContext = {
+    traceId: m[1] as string,
+    spanId: m[2] as string,
+    traceFlags: Number.parseInt(m[3] as string, 16),
+    isRemote: true,
+  };
+  return isSpanContextValid(sc) ? sc : undefined;
+}
+
+/** JSON-RPC codes that mean the caller sent what the server cannot serve: not the server's error (MCP conventions). */
+const CALLER_CODES: ReadonlySet<number> = new Set([
+  ErrorCode.ParseError,
+  ErrorCode.InvalidRequest,
+  ErrorCode.MethodNotFound,
+  ErrorCode.InvalidParams,
+  -32002, // Resource not found
+]);
+
+interface Pending {
+  attributes: Attributes;
+  time: number;
+}
+
+export class RoundSpan {
+  #span: Span | undefined;
+  #active: Context | undefined;
+  #input: RoundInput | undefined;
+  /** The flow's first round, from the sealed state; undefined on a first round or an old state. */
+  #flow: SpanContext | undefined;
+  /** Decisions made before the span started, added to it with their own time. */
+  #pending: Pending[] | undefined;
+  /** Controls still judging: those left when the round asks for input were asking. */
+  #judging: string[] | undefined;
+  readonly #start = performance.timeOrigin + performance.now();
+
+  constructor(
+    private readonly tracer: Tracer,
+    private readonly request: JsonRpcRequest,
+    private readonly env: RequestEnvironment,
+    private readonly caller: Context,
+  ) {}
+
+  /** The round's state opened: its number, its flow and the flow's trace. The span starts here. */
+  opened(input: RoundInput): void {
+    this.#input = input;
+    this.#flow = fromTraceparent(input.trace);
+    this.#begin();
+  }
+
+  /** Run the rest of the round with this span active: a handler's own spans, and an upstream call, are its children. */
+  run<T>(rest: () => T): T {
+    return this.#active === undefined ? rest() : context.with(this.#active, rest);
+  }
+
+  /** The traceparent the next round's sealed state carries: the flow's first round. */
+  get flowTraceparent(): string | undefined {
+    const sc = this.#flow ?? this.#span?.spanContext();
+    return sc !== undefined && isSpanContextValid(sc) ? toTraceparent(sc) : undefined;
+  }
+
+  /** A control starts judging; the callback records its decision. One still judging when the round asks was asking. */
+  judging(control: string): (decision: ControlDecision, reason?: string) => void {
+    this.#judging ??= [];
+    this.#judging.push(control);
+    return (decision, reason) => this.decide(control, decision, reason);
+  }
+
+  /** Record a control's decision as an `mrtr.control` event (rule or reason: a name or a code, never a value). */
+  decide(control: string, decision: ControlDecision, reason?: string): void {
+    const at = this.#judging?.indexOf(control) ?? -1;
+    if (at >= 0) this.#judging?.splice(at, 1);
+    const attributes: Attributes = { 'mrtr.control.name': control, 'mrtr.control.decision': decision };
+    if (reason !== undefined) attributes['mrtr.control.reason'] = reason;
+    if (this.#span !== undefined) this.#span.addEvent('mrtr.control', attributes);
+    else {
+      this.#pending ??= [];
+      this.#pending.push({ attributes, time: performance.timeOrigin + performance.now() });
+    }
+  }
+
+  /** The round's answer: outcome, error code and flow on the span, and the span ends. Never throws. */
+  finish(response: JsonRpcResponse): void {
+    try {
+      this.#begin();
+      const span = this.#span as Span;
+      if (!span.isRecording()) {
+        span.end();
+        return;
+      }
+      const input = this.#input;
+      const flow = input?.flowId;
+      if (flow !== undefined) span.setAttribute('mrtr.flow.id', flow);
+      span.setAttribute('mrtr.round', input?.round ?? 0);
+      let outcome: string;
+      if ('error' in response) {
+        const code = response.error.code;
+        outcome = code === ErrorCode.InternalError ? 'error' : 'refused';
+        span.setAttribute('rpc.response.status_code', String(code));
+        span.setAttribute('error.type', String(code));
+        if (
+          !CALLER_CODES.has(code) &&
+          (code === ErrorCode.InternalError || (code <= -32000 && code >= -32099))
+        )
+          span.setStatus({ code: SpanStatusCode.ERROR, message: response.error.message });
+      } else {
+        const result = response.result;
+        if (result.resultType === 'input_required') outcome = 'input_required';
+        else if ((result.resultType as string) === 'task') outcome = 'task';
+        else if (result.isError === true) {
+          outcome = 'tool_error';
+          span.setAttribute('error.type', 'tool_error');
+        } else outcome = 'complete';
+      }
+      span.setAttribute('mrtr.outcome', outcome);
+      // A control still judging when the round asked for input asked; when it ended otherwise, it refused. The
+      // innermost first: a consent asked inside the gateway's policy link, then the link.
+      for (const control of (this.#judging ?? []).reverse())
+        span.addEvent('mrtr.control', {
+          'mrtr.control.name': control,
+          'mrtr.control.decision': outcome === 'input_required' ? 'asked' : 'refused',
+          ...(outcome === 'input_required' ? {} : { 'mrtr.control.reason': outcome }),
+        });
+      span.end();
+    } catch {
+      // Tracing must never change an answer.
+    }
+  }
+
+  #begin(): void {
+    if (this.#span !== undefined) return;
+    const callerSpan = trace.getSpanContext(this.caller);
+    const fromCaller = callerSpan !== undefined && isSpanContextValid(callerSpan);
+    let parent = this.caller;
+    let links: Link[] | undefined;
+    // A later round is a child of the flow's first; with a caller's own trace, a child of that and linked to the flow.
+    if (this.#flow !== undefined) {
+      if (fromCaller) links = [{ context: this.#flow, attributes: { 'mrtr.link': 'flow' } }];
+      else parent = trace.setSpanContext(ROOT_CONTEXT, this.#flow);
+    }
+    const span = this.tracer.startSpan(
+      this.#name(),
+      { kind: SpanKind.SERVER, startTime: this.#start, links, attributes: this.#attributes() },
+      parent,
+    );
+    this.#span = span;
+    this.#active = trace.setSpan(parent, span);
+    for (const p of this.#pending ?? []) span.addEvent('mrtr.control', p.attributes, p.time);
+    this.#pending = undefined;
+  }
+
+  /** `{mcp.method.name} {target}` for a tool or a prompt; a resource's URI stays out of the name (cardinality). */
+  #name(): string {
+    const { method, params } = this.request;
+    const name = params?.name;
+    return method !== 'resources/read' && typeof name === 'string' ? `${method} ${name}` : method;
+  }
+
+  /** The conventions' attributes: method, ids, version, tool or prompt, resource; never an argument or an answer. */
+  #attributes(): Attributes {
+    const { method, params, id } = this.request;
+    const attributes: Attributes = {
+      'mcp.method.name': method,
+      'jsonrpc.request.id': String(id),
+    };
+    const meta = params?._meta;
+    const version = this.env.bridged ?? (isJsonObject(meta) ? meta[META_PROTOCOL_VERSION] : undefined);
+    if (typeof version === 'string') attributes['mcp.protocol.version'] = version;
+    if (this.env.sessionId !== undefined) attributes['mcp.session.id'] = this.env.sessionId;
+    const name = params?.name;
+    if (method === 'tools/call' && typeof name === 'string') {
+      attributes['gen_ai.tool.name'] = name;
+      attributes['gen_ai.operation.name'] = 'execute_tool';
+    } else if (method === 'prompts/get' && typeof name === 'string') attributes['gen_ai.prompt.name'] = name;
+    else if (method === 'resources/read' && typeof params?.uri === 'string')
+      attributes['mcp.resource.uri'] = params.uri;
+    if (this.env.taskId !== undefined) attributes['mrtr.task.id'] = this.env.taskId;
+    return attributes;
+  }
+}

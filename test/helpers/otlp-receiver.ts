@@ -1,0 +1,101 @@
+// A small OTLP/HTTP receiver on 127.0.0.1 (the OpenTelemetry Collector is not installable here): it takes the JSON
+// encoding (`OTEL_EXPORTER_OTLP_PROTOCOL=http/json`) at /v1/traces, answers 200, and keeps every span it received.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+type OtlpValue = {
+  stringValue?: string;
+  intValue?: string | number;
+  boolValue?: boolean;
+  doubleValue?: number;
+};
+type OtlpAttribute = { key: string; value: OtlpValue };
+
+/** One received span, its attributes and its events' attributes read as plain values. */
+export interface ReceivedSpan {
+  service: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId: string;
+  name: string;
+  kind: number;
+  attributes: Record<string, unknown>;
+  events: Array<{ name: string; attributes: Record<string, unknown> }>;
+  links: Array<{ traceId: string; spanId: string }>;
+  status: { code?: number; message?: string };
+}
+
+const otlpValue = (v: OtlpValue): unknown =>
+  v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : (v.boolValue ?? v.doubleValue));
+const attributesOf = (list: OtlpAttribute[] | undefined) =>
+  Object.fromEntries((list ?? []).map((a) => [a.key, otlpValue(a.value)]));
+
+export interface OtlpReceiver {
+  /** The base URL for OTEL_EXPORTER_OTLP_ENDPOINT. */
+  url: string;
+  spans: ReceivedSpan[];
+  /** Every request body as received (to search the raw export for what must not be there). */
+  bodies: string[];
+  close(): Promise<void>;
+}
+
+export async function otlpReceiver(): Promise<OtlpReceiver> {
+  const spans: ReceivedSpan[] = [];
+  const bodies: string[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      if (req.url === '/v1/traces') {
+        bodies.push(body);
+        const parsed = JSON.parse(body) as {
+          // biome-ignore lint/suspicious/noExplicitAny: the OTLP JSON shape, read loosely
+          resourceSpans?: any[];
+        };
+        for (const rs of parsed.resourceSpans ?? []) {
+          const service = String(attributesOf(rs.resource?.attributes)['service.name'] ?? '');
+          for (const ss of rs.scopeSpans ?? [])
+            for (const s of ss.spans ?? [])
+              spans.push({
+                service,
+                traceId: s.traceId,
+                spanId: s.spanId,
+                parentSpanId: s.parentSpanId ?? '',
+                name: s.name,
+                kind: s.kind,
+                attributes: attributesOf(s.attributes),
+                // biome-ignore lint/suspicious/noExplicitAny: the OTLP JSON shape, read loosely
+                events: (s.events ?? []).map((e: any) => ({
+                  name: e.name,
+                  attributes: attributesOf(e.attributes),
+                })),
+                // biome-ignore lint/suspicious/noExplicitAny: the OTLP JSON shape, read loosely
+                links: (s.links ?? []).map((l: any) => ({ traceId: l.traceId, spanId: l.spanId })),
+                status: s.status ?? {},
+              });
+        }
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{}');
+    });
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    spans,
+    bodies,
+    close: () => new Promise<void>((done) => server.close(() => done())),
+  };
+}
+
+/** A received span's `mrtr.control` events as "name decision[ reason]" lines. */
+export function receivedControls(span: ReceivedSpan): string[] {
+  return span.events
+    .filter((e) => e.name === 'mrtr.control')
+    .map((e) => {
+      const reason = e.attributes['mrtr.control.reason'];
+      return `${e.attributes['mrtr.control.name']} ${e.attributes['mrtr.control.decision']}${reason === undefined ? '' : ` ${reason}`}`;
+    });
+}
