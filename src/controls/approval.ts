@@ -170,6 +170,10 @@ export async function requireApproval(
           const r = await book.redeem(id, requester, ctx.flowId);
           return { ok: true, redeemedAt: r.redeemedAt ?? 0 };
         } catch (error) {
+          // Only this flow can redeem its grant: "already redeemed" is this step run again, its instance having died
+          // before the step's result was kept. The grant is the same one; the upstream call keeps its own key.
+          if (error instanceof ApprovalRefused && error.reason === 'not_redeemable_redeemed')
+            return { ok: true, redeemedAt: (await book.get(id))?.redeemedAt ?? 0 };
           if (error instanceof ApprovalRefused) return { ok: false, reason: error.message };
           throw error;
         }

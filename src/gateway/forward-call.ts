@@ -11,6 +11,7 @@ import { argumentsDigest } from '../state/index.js';
 import type { GatewayTool } from './catalog.js';
 import { egressCallerOf } from './catalog.js';
 import { holderOf } from './holder.js';
+import { idempotencyMeta } from './idempotency-key.js';
 
 /** The most upstream rounds one call may take (each asks the caller once): past it the call ends. */
 export const MAX_UPSTREAM_ROUNDS = 20;
@@ -36,11 +37,14 @@ export function forwardingHandler(tokenOf: (principal: object | undefined) => st
       for (let n = 1; n <= MAX_UPSTREAM_ROUNDS; n++) {
         const reply = await ctx.ask.step(`mrtr/gateway/upstream-${n}`, async (): Promise<UpstreamReply> => {
           try {
-            const answer = await tool.upstream.round(
-              caller,
-              { name: tool.tool, arguments: args },
-              { requestState, inputResponses, holder: holderOf(ctx), signal: ctx.signal },
-            );
+            // The same key on a round run again (its instance died mid-call): an upstream that keeps it runs once.
+            const params = { name: tool.tool, arguments: args, _meta: idempotencyMeta(ctx.flowId, n) };
+            const answer = await tool.upstream.round(caller, params, {
+              requestState,
+              inputResponses,
+              holder: holderOf(ctx),
+              signal: ctx.signal,
+            });
             if (answer.resultType === 'input_required')
               return {
                 kind: 'asked',
