@@ -4,7 +4,6 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { totpSecretsFile } from '../controls/index.js';
-import { DURATION_HINT, parseDuration } from '../gateway/durations.js';
 import {
   Gateway,
   type GatewayConfig,
@@ -16,6 +15,7 @@ import {
   rememberingVerifier,
   unknownArgumentWarnings,
 } from '../gateway/index.js';
+import { DURATION_HINT, parseDuration } from '../gateway/internal.js';
 import { gatewayDemoHelp, prepareGatewayDemo } from './gateway-demo.js';
 import { defaultLockFile } from './gateway-lock-file.js';
 import { pinCommand } from './gateway-pin.js';

@@ -146,6 +146,7 @@ describe('import boundaries', () => {
       'cli/internal.ts',
       'client/internal.ts',
       'controls/internal.ts',
+      'gateway/internal.ts',
       'flow/internal.ts',
       'protocol/internal.ts',
       'server/internal.ts',
