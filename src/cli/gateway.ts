@@ -17,12 +17,13 @@ import {
   type UpstreamRoundEvent,
   unknownArgumentWarnings,
 } from '../gateway/index.js';
+import { DURATION_HINT, parseDuration } from '../gateway/internal.js';
 import { gatewayDemoHelp, prepareGatewayDemo } from './gateway-demo.js';
 import { defaultLockFile } from './gateway-lock-file.js';
 import { pinCommand } from './gateway-pin.js';
 import { SERVE_FLAG_OPTIONS, type ServeFlags, startServer } from './serve.js';
 
-export const GATEWAY_USAGE = `usage: mrtr gateway --config FILE [--lock FILE] [--locked] [--host H] [--port P] [serve's flags]
+export const GATEWAY_USAGE = `usage: mrtr gateway --config FILE [--lock FILE] [--locked] [--call-timeout D] [--host H] [--port P] [serve's flags]
        mrtr gateway pin --config FILE [--lock FILE] [--diff] [--accept UPSTREAM/TOOL]… [--all] [--check]
        mrtr gateway check --config FILE [--lock FILE]
        mrtr gateway demo [--port P] [--data DIR]   (npm run gateway:demo)
@@ -34,6 +35,8 @@ export const GATEWAY_USAGE = `usage: mrtr gateway --config FILE [--lock FILE] [-
   --lock FILE   the pinned tool definitions (default: FILE.lock.json beside the config); a tool whose definition
                 changed since it was pinned is withheld until accepted with mrtr gateway pin --accept
   --locked      withhold tools the lock file does not list (default: pin them at first sight)
+  --call-timeout DURATION   the longest one round may wait for its upstream (default 2m); in a fleet, a round
+                whose instance died is taken over by the caller's retry this long plus 10 s later
 
   pin shows each tool's status against the lock file and pins what --accept or --all names; pin --check
   writes nothing and exits 1 when a tool is new or changed (for CI). check reads the config and warns of a
@@ -59,7 +62,12 @@ export async function gatewayCommand(
   if (sub === 'pin') return pinCommand(rest);
   if (sub === 'check') return checkCommand(rest);
   if (sub === 'demo') return demoCommand(rest);
-  let values: ServeFlags & { config?: string; lock?: string; locked?: boolean };
+  let values: ServeFlags & {
+    config?: string;
+    lock?: string;
+    locked?: boolean;
+    'call-timeout'?: string;
+  };
   try {
     ({ values } = parseArgs({
       args: argv,
@@ -67,6 +75,7 @@ export async function gatewayCommand(
         config: { type: 'string' },
         lock: { type: 'string' },
         locked: { type: 'boolean', default: false },
+        'call-timeout': { type: 'string' },
         ...SERVE_FLAG_OPTIONS,
       },
       strict: true,
@@ -83,6 +92,12 @@ export async function gatewayCommand(
     process.stderr.write(
       'mrtr gateway: the gateway serves over HTTP only (its controls send people to its pages)\n',
     );
+    return 2;
+  }
+  const callTimeout = values['call-timeout'];
+  const callTimeoutMs = callTimeout === undefined ? undefined : parseDuration(callTimeout);
+  if (callTimeout !== undefined && callTimeoutMs === undefined) {
+    process.stderr.write(`mrtr gateway: --call-timeout ${callTimeout} is not a duration: ${DURATION_HINT}\n`);
     return 2;
   }
   const configFile = values.config;
@@ -127,7 +142,12 @@ export async function gatewayCommand(
       if (needsPages && !options.signIn) throw new GatewayConfigError(PAGES_NEED_SIGN_IN);
       gateway = new Gateway({
         config,
-        server: options,
+        // The round's limit is the upstream's: the replay guard's lease follows it (plus 10 s).
+        server:
+          callTimeoutMs === undefined
+            ? options
+            : { ...options, rounds: { ...options.rounds, handlerTimeoutMs: callTimeoutMs } },
+        ...(callTimeoutMs === undefined ? {} : { upstreamTimeoutMs: callTimeoutMs }),
         store: controls.store,
         controls: { totp: totpSecretsFile(controls.totpFile), onEvent: controls.onEvent },
         pins,

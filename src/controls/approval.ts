@@ -41,8 +41,15 @@ export interface ApprovalOptions {
 
 /** What HumanControls adds around an approval: the hold on a pending check, and news of a new request. */
 export interface ApprovalHooks {
-  /** Waits (a while) for a decision on request `id`: a client that came back to check is held, not spun. */
-  hold?: (id: string, signal: AbortSignal | undefined) => Promise<void>;
+  /**
+   * Waits (a while) for a decision on request `id`: a client that came back to check is held, not spun.
+   * `stillPending` reads the request again once the hold listens, for a decision that came just before it.
+   */
+  hold?: (
+    id: string,
+    signal: AbortSignal | undefined,
+    stillPending?: () => Promise<boolean>,
+  ) => Promise<void>;
   /** A request was created (once per flow): reviewers are told of it (the console, webhooks). */
   created?: (record: ApprovalRecord) => void;
 }
@@ -99,7 +106,15 @@ export async function requireApproval(
   });
   let record = await book.get(id);
   if (record && stateAt(record, book.now()) === 'pending' && cameBack(ctx.inputResponses, key)) {
-    await heldForPerson(ctx, hold(id, ctx.signal));
+    const stillPending = async () => {
+      const now = await book.get(id);
+      return (
+        now !== undefined &&
+        stateAt(now, book.now()) === 'pending' &&
+        now.votes.length === record?.votes.length
+      );
+    };
+    await heldForPerson(ctx, hold(id, ctx.signal, stillPending));
     record = await book.get(id);
   }
   if (!record)
@@ -157,6 +172,10 @@ export async function requireApproval(
           const r = await book.redeem(id, requester, ctx.flowId);
           return { ok: true, redeemedAt: r.redeemedAt ?? 0 };
         } catch (error) {
+          // Only this flow can redeem its grant: "already redeemed" is this step run again, its instance having died
+          // before the step's result was kept. The grant is the same one; the upstream call keeps its own key.
+          if (error instanceof ApprovalRefused && error.reason === 'not_redeemable_redeemed')
+            return { ok: true, redeemedAt: (await book.get(id))?.redeemedAt ?? 0 };
           if (error instanceof ApprovalRefused) return { ok: false, reason: error.message };
           throw error;
         }

@@ -13,6 +13,7 @@ import { askConsent, type Consent, type ConsentOptions } from './consent.js';
 import type { ControlContext, ControlEvent, ControlHost, ControlPages } from './context.js';
 import { CONTROLS_DEFAULTS } from './defaults.js';
 import { ControlsUsageError } from './errors.js';
+import { FleetWakeups } from './fleet-wakeups.js';
 import { judged } from './judged.js';
 import { PasskeyBook } from './passkey-book.js';
 import { PasskeyPages } from './passkey-pages.js';
@@ -31,7 +32,8 @@ export interface HumanControlsOptions {
   totpLimits?: Omit<TotpCheckOptions, 'now'>;
   /**
    * How long a client's check of a pending step-up or approval waits for the person's action before the round
-   * answers "still waiting" again (default 20 s; 0 answers at once). The page's action ends the wait on this instance.
+   * answers "still waiting" again (default 20 s; 0 answers at once). The page's action ends the wait at once: on
+   * this instance, and on every instance of a fleet whose store has a channel (Redis).
    */
   pendingWaitMs?: number;
   /**
@@ -55,6 +57,8 @@ export class HumanControls implements ControlPages {
   private readonly totpCheck: TotpCheck | undefined;
   private readonly now: () => number;
   private readonly wakeups = new Wakeups();
+  /** The other instances' wake-ups, when the store can carry them. */
+  private readonly fleet: FleetWakeups | undefined;
   private readonly pendingWaitMs: number;
   private readonly told: (event: ControlEvent) => void;
 
@@ -73,6 +77,13 @@ export class HumanControls implements ControlPages {
     this.pendingWaitMs = pendingWaitMs;
     const told = options.onEvent ?? (() => {});
     this.told = told;
+    this.fleet = options.store.channel
+      ? new FleetWakeups(
+          options.store.channel,
+          (key, settled) => this.wokenByFleet(key, settled),
+          (error) => this.channelFailed(error),
+        )
+      : undefined;
     const onEvent = (event: ControlEvent) => {
       told(event);
       this.changed(event);
@@ -153,21 +164,59 @@ export class HumanControls implements ControlPages {
         // A listener's failure (a closed stream) is its own: the decision is recorded and the others are told.
       }
     }
-    if (event.control === 'step_up' && event.action === 'done') {
-      this.wakeups.wake(`step_up/${event.id}`);
-      this.host?.urlElicitationDone?.(this.stepUpUrl(event.id));
-    } else if (
+    let key: string | undefined;
+    let settled = true;
+    if (event.control === 'step_up' && event.action === 'done') key = `step_up/${event.id}`;
+    else if (
       event.control === 'approval' &&
       (event.action === 'approve' || event.action === 'deny' || event.action === 'withdrawn')
     ) {
-      this.wakeups.wake(`approval/${event.id}`);
-      if (event.detail?.state !== 'pending') this.host?.urlElicitationDone?.(this.statusUrl(event.id));
+      key = `approval/${event.id}`;
+      settled = event.detail?.state !== 'pending';
+    }
+    if (key === undefined) return;
+    this.wakeups.wake(key);
+    if (settled) this.elicitationDone(key);
+    this.fleet?.tell(key, settled);
+  }
+
+  /** Another instance recorded a person's action: wake the checks holding here, and this server's waiting clients. */
+  private wokenByFleet(key: string, settled: boolean): void {
+    this.wakeups.wake(key);
+    if (settled) this.elicitationDone(key);
+  }
+
+  /** Tell the server's 2025 clients waiting on the page of `key` that the person is done there. */
+  private elicitationDone(key: string): void {
+    const [kind, id = ''] = key.split('/');
+    try {
+      this.host?.urlElicitationDone?.(kind === 'step_up' ? this.stepUpUrl(id) : this.statusUrl(id));
+    } catch {
+      // No sign-in on this server (a misconfigured instance of a fleet): there is no page to be done with.
     }
   }
 
+  /** The store's channel failed: said once as an event; checks hold to their limit meanwhile. */
+  private channelFailed(error: unknown): void {
+    this.told({
+      control: 'approval',
+      action: 'channel_failed',
+      id: '-',
+      at: new Date(this.now()).toISOString(),
+      detail: { error: error instanceof Error ? error.message : String(error) },
+    });
+  }
+
   private hold(kind: ControlEvent['control']) {
-    return (id: string, signal: AbortSignal | undefined) => {
-      if (this.pendingWaitMs === 0) return Promise.resolve();
+    return async (
+      id: string,
+      signal: AbortSignal | undefined,
+      stillPending?: () => Promise<boolean>,
+    ): Promise<void> => {
+      if (this.pendingWaitMs === 0) return;
+      const key = `${kind}/${id}`;
+      // Listening before the hold: a decision published from now on reaches it.
+      await this.fleet?.listening();
       // Reported, so an operator sees a client waiting for a person (and a test knows the hold has begun).
       this.told({
         control: kind,
@@ -176,7 +225,15 @@ export class HumanControls implements ControlPages {
         at: new Date(this.now()).toISOString(),
         detail: { waitMs: this.pendingWaitMs },
       });
-      return this.wakeups.wait(`${kind}/${id}`, this.pendingWaitMs, signal);
+      const held = this.wakeups.wait(key, this.pendingWaitMs, signal);
+      // A decision recorded after the caller's read but before the wait began sent its wake-up to nobody: read again.
+      stillPending?.().then(
+        (pending) => {
+          if (!pending) this.wakeups.wake(key);
+        },
+        () => {},
+      );
+      return held;
     };
   }
 

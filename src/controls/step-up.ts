@@ -44,7 +44,11 @@ export async function requireStepUp(
   o: StepUpOptions,
   ttlMs: number,
   /** Waits (a while) for the page to mark step-up `id` done: a client that came back to check is held, not spun. */
-  hold: (id: string, signal: AbortSignal | undefined) => Promise<void> = async () => {},
+  hold: (
+    id: string,
+    signal: AbortSignal | undefined,
+    stillPending?: () => Promise<boolean>,
+  ) => Promise<void> = async () => {},
 ): Promise<void> {
   const principal = ctx.principal;
   if (!principal?.issuer)
@@ -76,7 +80,8 @@ export async function requireStepUp(
     record = (await readStepUp(store, id)) ?? fresh;
   }
   if (record.state === 'pending' && cameBack(ctx.inputResponses, key)) {
-    await heldForPerson(ctx, hold(id, ctx.signal));
+    const stillPending = async () => (await readStepUp(store, id))?.state === 'pending';
+    await heldForPerson(ctx, hold(id, ctx.signal, stillPending));
     record = (await readStepUp(store, id)) ?? record;
   }
   if (record.state === 'done') {

@@ -12,6 +12,7 @@ import { argumentsDigest } from '../state/index.js';
 import type { GatewayTool } from './catalog.js';
 import { egressCallerOf } from './catalog.js';
 import { holderOf } from './holder.js';
+import { idempotencyMeta } from './idempotency-key.js';
 import type { UpstreamRoundEvent } from './observer.js';
 
 /** The most upstream rounds one call may take (each asks the caller once): past it the call ends. */
@@ -50,6 +51,8 @@ export function forwardingHandler(
               failed,
             });
           try {
+            // The same key on a round run again (its instance died mid-call): an upstream that keeps it runs once.
+            const params = { name: tool.tool, arguments: args, _meta: idempotencyMeta(ctx.flowId, n) };
             // A client span of the gateway's round: its traceparent goes upstream with the request.
             const answer = await inClientSpan(
               `tools/call ${tool.tool}`,
@@ -61,11 +64,12 @@ export function forwardingHandler(
                 'mrtr.upstream.round': n,
               },
               () =>
-                tool.upstream.round(
-                  caller,
-                  { name: tool.tool, arguments: args },
-                  { requestState, inputResponses, holder: holderOf(ctx), signal: ctx.signal },
-                ),
+                tool.upstream.round(caller, params, {
+                  requestState,
+                  inputResponses,
+                  holder: holderOf(ctx),
+                  signal: ctx.signal,
+                }),
             );
             told(false);
             if (answer.resultType === 'input_required')

@@ -1,7 +1,7 @@
 // McpServer: the public face of the server room — register tools, prompts and resources, then serve them.
 
 import { BearerAuth, BrowserSignIn } from '../auth/index.js';
-import { ReplayGuard } from '../guard/index.js';
+import { REPLAY_GUARD_DEFAULTS, ReplayGuard } from '../guard/index.js';
 import type { Implementation, ResourceDefinition, ResourceTemplateDefinition } from '../protocol/index.js';
 import { createEphemeralKeyring, Keyring, purposeKeys, type StateCodecOptions } from '../state/index.js';
 import { MemoryStore } from '../stores/index.js';
@@ -395,13 +395,17 @@ export class McpServer {
    * then the replay guard (a replayed round is refused before any other guard spends work on it), then the author's.
    */
   private guards(): RoundGuard[] {
-    const { guards: given = [], replay, handlerTimeoutMs } = this.rounds;
+    const { guards: given = [], replay, handlerTimeoutMs, hookTimeoutMs } = this.rounds;
     const guards = [...given];
     if (replay?.store) {
       // A claim must outlive the round it protects: by default, the server's time limit plus a margin.
       const leaseMs = (handlerTimeoutMs ?? SERVER_DEFAULTS.handlerTimeoutMs) + 10_000;
+      // A retry waiting on a dead instance's claim must hear "retry shortly" (503) before the guard's own time
+      // limit answers a bare internal error: wait at most half of it.
+      const hookMs = hookTimeoutMs ?? SERVER_DEFAULTS.hookTimeoutMs;
+      const waitMs = Math.min(REPLAY_GUARD_DEFAULTS.waitMs, Math.floor(hookMs / 2));
       const { store, ...tuning } = replay;
-      guards.unshift(new ReplayGuard(store, { leaseMs, ...tuning }));
+      guards.unshift(new ReplayGuard(store, { leaseMs, waitMs, ...tuning }));
     } else if (replay)
       // Only the flat spelling gets here: a grouped replay without a store is refused at construction.
       throw new InvalidOptionError(

@@ -26,6 +26,19 @@ export interface SharedStore {
   increment(key: string, ttlMs: number): Promise<number>;
   /** Release connections and file handles. The store refuses every call afterwards. */
   close(): Promise<void>;
+  /**
+   * News between the instances sharing the store, at once (Redis pub/sub). Absent on stores one process or one
+   * machine uses (memory, SQLite): there in-process news is all there is.
+   */
+  readonly channel?: StoreChannel;
+}
+
+/** Messages to every instance listening now: a message sent while one is not listening is lost to it. */
+export interface StoreChannel {
+  /** Tell every instance listening on `topic`, this one included. */
+  publish(topic: string, message: string): Promise<void>;
+  /** Listen on `topic`: resolves once listening, with the way to stop. */
+  subscribe(topic: string, onMessage: (message: string) => void): Promise<() => Promise<void>>;
 }
 
 /** The store could not be reached or answered with an error: guarded rounds fail closed. */

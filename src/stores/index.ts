@@ -6,6 +6,7 @@ export { switchToWal, type WalSwitchOptions } from '../files/index.js';
 export {
   type SharedStore,
   STORE_LIMITS,
+  type StoreChannel,
   type StoredEntry,
   StoreUnavailableError,
 } from './contract.js';

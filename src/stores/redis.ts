@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import type { RedisClientType } from 'redis';
 import { TimeLimitError } from '../protocol/index.js';
 import { checkEntry, type SharedStore, type StoredEntry, StoreUnavailableError } from './contract.js';
+import { RedisChannel } from './redis-channel.js';
 
 export interface RedisStoreOptions {
   /** Longest wait for one command before the store counts as unavailable (default 2 s). */
@@ -54,6 +55,8 @@ export class RedisStore implements SharedStore {
   readonly description: string;
   readonly #client: RedisClientType;
   readonly #timeoutMs: number;
+  /** News between the instances of a fleet (an approval decided on one wakes the caller holding on another). */
+  readonly channel: RedisChannel;
 
   private constructor(
     url: string,
@@ -71,7 +74,9 @@ export class RedisStore implements SharedStore {
         reconnectStrategy: (retries) => Math.min(50 * 2 ** Math.min(retries, 5), 1000),
       },
     }) as RedisClientType;
-    this.#client.on('error', (error: Error) => options.onError?.(error));
+    const onError = (error: Error) => options.onError?.(error);
+    this.#client.on('error', onError);
+    this.channel = new RedisChannel(this.#client, (args) => this.#command(args), onError);
   }
 
   /**
@@ -139,6 +144,7 @@ export class RedisStore implements SharedStore {
   }
 
   async close(): Promise<void> {
+    await this.channel.close();
     if (this.#client.isOpen) await this.#client.close();
     else this.#client.destroy();
   }

@@ -147,6 +147,7 @@ describe('import boundaries', () => {
       'client/internal.ts',
       'controls/internal.ts',
       'flow/internal.ts',
+      'gateway/internal.ts',
       'protocol/internal.ts',
       'server/internal.ts',
       'state/internal.ts',

@@ -252,6 +252,22 @@ describe('request_access: four-eyes approval', () => {
     });
   });
 
+  it('a round run again after its instance redeemed the grant and died still completes (the same flow, once)', async () => {
+    const f = await useControls();
+    const first = await f.call('alice-token', 'request_access', ASK);
+    const id = new URL(first.result.inputRequests.approval.params.url).pathname.split('/')[3]!;
+    await f.api('bob-token', `/mrtr/approvals/${id}`, { decision: 'approve' });
+    const book = new ApprovalBook(f.store);
+    const record = (await book.get(id))!;
+    // What the dead instance did before the step's result was kept: the grant is redeemed by this flow.
+    await book.redeem(id, record.requester, record.flowId);
+    const done = await f.call('alice-token', 'request_access', ASK, {
+      requestState: first.result.requestState,
+      inputResponses: { approval: { action: 'accept' } },
+    });
+    expect(textOf(done)).toContain('granted');
+  });
+
   it('the requester declining the link withdraws the request from the inboxes', async () => {
     const f = await useControls();
     const first = await f.call('alice-token', 'request_access', ASK);

@@ -1,5 +1,6 @@
 // A small server with the controls and an audit observer, for tests that read the rounds' audit events: `recovery`
-// needs a step-up, `deploy` a four-eyes approval. `pendingWaitMs` is the controls' hold on a pending check.
+// needs a step-up, `deploy` a four-eyes approval. `pendingWaitMs` is the controls' hold on a pending check; two of
+// them given one `store` (Redis) and one `stateKeys` are two instances of a fleet.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +9,7 @@ import { BearerAuth, DevTokens, parseDevTokens } from '../../src/auth/index.js';
 import { type ControlEvent, HumanControls, totpSecretsFile } from '../../src/controls/index.js';
 import { McpServer, type RoundEvent, type TaskOptions, text } from '../../src/server/index.js';
 import { generateKeySpec } from '../../src/state/index.js';
-import { MemoryStore } from '../../src/stores/index.js';
+import { MemoryStore, type SharedStore } from '../../src/stores/index.js';
 import { freePort } from '../helpers/free-port.js';
 import { mcp } from '../helpers/mcp-http.js';
 import { PEOPLE } from './fixture.js';
@@ -16,12 +17,18 @@ import { PEOPLE } from './fixture.js';
 // biome-ignore lint/suspicious/noExplicitAny: replies are read as loose JSON, checked by the expectations
 type Loose = any;
 
-export async function observedControls(o: { pendingWaitMs: number; tasks?: TaskOptions }) {
+export async function observedControls(o: {
+  pendingWaitMs: number;
+  tasks?: TaskOptions;
+  store?: SharedStore;
+  stateKeys?: string;
+  totpFile?: string;
+}) {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const dir = mkdtempSync(join(tmpdir(), 'mrtr-observed-'));
-  const totpFile = join(dir, 'totp.json');
-  const store = new MemoryStore();
+  const totpFile = o.totpFile ?? join(dir, 'totp.json');
+  const store = o.store ?? new MemoryStore();
   const tokens = new DevTokens(parseDevTokens(PEOPLE));
   const rounds: RoundEvent[] = [];
   const events: ControlEvent[] = [];
@@ -30,7 +37,7 @@ export async function observedControls(o: { pendingWaitMs: number; tasks?: TaskO
   const server = new McpServer({
     name: 'observed',
     version: '1',
-    stateKeys: generateKeySpec(),
+    stateKeys: o.stateKeys ?? generateKeySpec(),
     auth: new BearerAuth({ verifier: tokens, resource: `${origin}/mcp` }),
     signIn: { devTokens: tokens },
     replayStore: store,

@@ -4,6 +4,7 @@
 import { TOTP } from 'otpauth';
 import { describe, expect, it } from 'vitest';
 import { enrolTotp } from '../../src/controls/index.js';
+import { MemoryStore, type StoredEntry } from '../../src/stores/index.js';
 import { getPage, hiddenFields, postForm, sessionCookie } from '../helpers/page-sessions.js';
 import { observedControls } from './observed.js';
 
@@ -31,6 +32,46 @@ describe('a check of a pending control waits for the person', () => {
       [0, 'input_required'],
       [1, 'complete'],
     ]);
+  });
+
+  it('approval: a decision recorded after the retry read "pending" but before its hold began still wakes it', async () => {
+    // The store's first read of the request during the retry answers "pending", and the vote lands right after it:
+    // its wake-up finds nobody holding yet. The hold must read again once it listens, or it waits its full 120 s.
+    const store = new MemoryStore();
+    let armed: { key: string; afterRead: () => Promise<void> } | undefined;
+    const get = store.get.bind(store);
+    store.get = async (key: string): Promise<StoredEntry | undefined> => {
+      const entry = await get(key);
+      const hook = armed;
+      if (hook && key === hook.key) {
+        armed = undefined;
+        await hook.afterRead();
+      }
+      return entry;
+    };
+    const s = await observedControls({ pendingWaitMs: 120_000, store });
+    const first = await s.call('deploy');
+    const url = new URL(first.inputRequests.approval.params.url);
+    const id = url.pathname.split('/')[3]!;
+    const voted: number[] = [];
+    armed = {
+      key: `mrtr/approval/${id}`,
+      afterRead: async () => {
+        const vote = await fetch(`${url.origin}/mrtr/approvals/${id}`, {
+          method: 'POST',
+          headers: { authorization: 'Bearer bob-token', 'content-type': 'application/json' },
+          body: JSON.stringify({ decision: 'approve' }),
+        });
+        voted.push(vote.status);
+      },
+    };
+    const done = await s.call('deploy', {
+      requestState: first.requestState,
+      inputResponses: { approval: { action: 'accept' } },
+    });
+    expect(voted).toEqual([200]);
+    expect(done.content[0].text).toBe('deployed');
+    expect(s.events.some((e) => e.action === 'waiting')).toBe(true);
   });
 
   it('step-up: the retry is held until the code is entered on the page, then continues', async () => {

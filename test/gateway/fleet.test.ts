@@ -1,7 +1,7 @@
 // A fleet: two `mrtr gateway` processes behind one load balancer would share nothing but their state keys, one Redis
 // (replay guard, approvals, rate-limit buckets), the config and the lock file. A caller's rounds may land on either:
 // a consent asked by one is answered on the other, an approval asked on one is decided through the other's JSON API
-// and redeemed on the first, a final round replayed on the other instance does not reach the upstream again, and a
+// and wakes the caller held on the first, a final round replayed on the other instance does not reach the upstream again, and a
 // rate limit counts the calls of both.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -163,7 +163,14 @@ describe('two mrtr gateway instances on one Redis, one config, one lock file', (
     const [key, question] = Object.entries(first.inputRequests)[0] as [string, Loose];
     const id = new URL(question.params.url).pathname.split('/')[3];
     expect(ran.get('transfer') ?? 0).toBe(0);
-    // (No check on A while pending: A's hold would last its full pendingWaitMs, as B's page cannot wake it.)
+    // Alice's client checks on A and is held there; B's vote wakes it (Redis pub/sub): the held round completes.
+    const held = result(
+      call(a, 'alice', 'ledger__transfer', args, {
+        requestState: first.requestState,
+        inputResponses: { [key]: { action: 'accept' } },
+      }),
+    );
+    await a.saidOnStderr(`"action":"waiting","id":"${id}"`);
     const inbox = (await (await fetch(`${new URL(b.url).origin}/mrtr/approvals`, as('bob'))).json()) as Loose;
     expect(inbox.approvals.map((x: Loose) => x.id)).toContain(id);
     const vote = await fetch(`${new URL(b.url).origin}/mrtr/approvals/${id}`, {
@@ -172,12 +179,7 @@ describe('two mrtr gateway instances on one Redis, one config, one lock file', (
       body: JSON.stringify({ decision: 'approve', comment: 'ok from B' }),
     });
     expect(vote.status).toBe(200);
-    const done = await result(
-      call(a, 'alice', 'ledger__transfer', args, {
-        requestState: first.requestState,
-        inputResponses: { [key]: { action: 'accept' } },
-      }),
-    );
+    const done = await held;
     expect(done).toMatchObject({ resultType: 'complete', content: [{ text: 'moved 250 (#1)' }] });
     expect(ran.get('transfer')).toBe(1);
     expect(b.stderr()).toMatch(/approval \{"control":"approval","action":"approve","id":"[\w-]+","by":"bob"/);

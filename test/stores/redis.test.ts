@@ -27,6 +27,32 @@ afterAll(async () => {
 describe('RedisStore', () => {
   storeContract(() => ({ store, remainingTtl: (key) => raw.pTTL(key) }));
 
+  it("carries news between instances: a message published on one store's channel reaches another's listener", async () => {
+    const other = await RedisStore.connect(redis.url);
+    const heard: string[] = [];
+    let arrived: () => void = () => {};
+    const second = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    const stop = await other.channel.subscribe('mrtr:test:news', (message) => {
+      heard.push(message);
+      if (heard.length === 2) arrived();
+    });
+    await store.channel.publish('mrtr:test:news', 'decided');
+    await store.channel.publish('mrtr:test:other-topic', 'not for this listener');
+    await store.channel.publish('mrtr:test:news', 'decided again');
+    await second;
+    expect(heard).toEqual(['decided', 'decided again']);
+    await stop();
+    // Once stopped, nobody listens: Redis counts no subscriber for the topic.
+    expect(await raw.pubSubNumSub('mrtr:test:news')).toEqual({ 'mrtr:test:news': 0 });
+    await other.close();
+  });
+
+  it('the memory and SQLite stores have no channel: their news stays in the process', async () => {
+    expect((await openStore('memory')).channel).toBeUndefined();
+  });
+
   it('is described without its password', async () => {
     const withPassword = await RedisStore.connect(`redis://user:secret@127.0.0.1:${redis.port}/0`, {
       readyWithinMs: 1,
