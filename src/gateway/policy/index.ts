@@ -10,6 +10,7 @@ export {
   type PolicyCaller,
   type PolicyRule,
   type RateLimit,
+  type Screening,
   type ToolRef,
 } from './types.js';
 export { type KnownTool, unknownArgumentWarnings } from './unknown-arguments.js';
