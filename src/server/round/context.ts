@@ -27,7 +27,7 @@ import type { RoundInput } from './state.js';
 import type { RoundTrace } from './trace.js';
 
 /** Without observers, notes go nowhere: one shared object, so a handler that notes costs nothing extra. */
-const UNOBSERVED: AuditNotes = { note: () => undefined, decided: () => undefined };
+const UNOBSERVED: AuditNotes = { recorded: false, note: () => undefined, decided: () => undefined };
 
 export class RoundContext implements RequestContext {
   readonly method: string;
@@ -84,7 +84,11 @@ export class RoundContext implements RequestContext {
   get audit(): AuditNotes {
     const trace = this.trace;
     return trace
-      ? { note: (facts) => trace.note(facts), decided: (outcome, reason) => trace.decided(outcome, reason) }
+      ? {
+          recorded: true,
+          note: (facts) => trace.note(facts),
+          decided: (outcome, reason) => trace.decided(outcome, reason),
+        }
       : UNOBSERVED;
   }
 
