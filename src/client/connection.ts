@@ -20,6 +20,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   TimeLimitError,
 } from '../protocol/index.js';
+import { followAbort } from '../protocol/internal.js';
 import { CLIENT_DEFAULTS } from './driver.js';
 import { isDiscoverResult, isLegacyStatus, offeredVersions, startingEra } from './era.js';
 import { abortError, ProtocolViolation, RemoteError, TransportFailure } from './errors.js';
@@ -240,8 +241,14 @@ export class Connection {
       () => controller.abort(new TimeLimitError(`request timed out after ${ms} ms`)),
       ms,
     );
-    const signal = options?.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
-    return { signal, done: () => clearTimeout(timer) };
+    const unfollow = followAbort(options?.signal, controller);
+    return {
+      signal: controller.signal,
+      done: () => {
+        clearTimeout(timer);
+        unfollow();
+      },
+    };
   }
 
   /**

@@ -2,7 +2,9 @@
 // instead of answering input_required. The loop's resolvers answer them in-band, under the loop's own bounds
 // (questions per round, rounds per call: legacy-questions.ts counts them), one at a time; a question nobody here may
 // answer is remembered so the call ends with needs_person, as it would under MRTR.
+
 import type { InputKind, JsonRpcRequest, JsonRpcResponse } from '../protocol/index.js';
+import { followAbort } from '../protocol/internal.js';
 import type { PendingQuestion } from './answer-questions.js';
 import type { MrtrEvent } from './driver.js';
 import { answerServerRequest } from './legacy.js';
@@ -54,12 +56,18 @@ export class InBandQuestions {
         },
       }),
     );
+    // The round's signal ends with the call or with the questions: two listeners, not an AbortSignal.any per round.
+    const round = new AbortController();
+    const unfollowCall = followAbort(signal, round);
+    const unfollowQuestions = followAbort(questions.signal, round);
     try {
-      return await send(AbortSignal.any([signal, questions.signal]), (request) => questions.handle(request));
+      return await send(round.signal, (request) => questions.handle(request));
     } catch (error) {
       // Stopped from the questions' side (a bound broken, the person gone): that is how the call ends.
       throw questions.failure ?? error;
     } finally {
+      unfollowCall();
+      unfollowQuestions();
       // Nothing is reported while a question is still on screen.
       await questions.close();
     }

@@ -4,6 +4,7 @@
 // and the outcome. Where the next step comes from is a source: MRTR rounds (mrtr-rounds.ts, with the 2025 path's
 // in-band questions) or a task followed to its end (task-follow.ts).
 import { InvalidOptionError, MrtrError, type Result, TimeLimitError } from '../protocol/index.js';
+import { followAbort } from '../protocol/internal.js';
 import { answerQuestions, pendingOf, ResolverFailed } from './answer-questions.js';
 import {
   CLIENT_DEFAULTS,
@@ -52,7 +53,8 @@ export async function driveMrtr<R extends Result = Result>(
     () => deadline.abort(new TimeLimitError(`timed out after ${timeoutMs} ms`)),
     timeoutMs,
   );
-  const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
+  const unfollow = followAbort(options.signal, deadline);
+  const signal = deadline.signal;
 
   let rounds = 0;
   /** Rounds sent in reply to a step (answers, a state-only retry, a tasks/update): `maxRounds` bounds these. */
@@ -91,6 +93,7 @@ export async function driveMrtr<R extends Result = Result>(
 
   const finish = (outcome: MrtrOutcome<R>): MrtrOutcome<R> => {
     clearTimeout(timer);
+    unfollow();
     // A 2025 question nobody here could answer is what the person needs to hear, unless the call ended for something
     // they cannot fix here: an interruption, the deadline, or the server breaking its bounds.
     const overrides = ['aborted', 'timeout', 'round_cap', 'protocol_error'];
@@ -192,6 +195,7 @@ export async function driveMrtr<R extends Result = Result>(
     if (error instanceof ResolverFailed)
       return finish({ status: 'resolver_error', rounds, key: error.key, message: error.message });
     clearTimeout(timer);
+    unfollow();
     throw error;
   }
 }

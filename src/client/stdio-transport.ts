@@ -62,6 +62,8 @@ export class StdioClientTransport implements ClientTransport {
   /** Legacy sessions: answers server requests that arrive when no single request is in flight. */
   onServerRequest: TransportRequest['onServerRequest'];
   private legacySession = false;
+  /** Set while this turn's writes are held back to leave together (write()). */
+  private corked = false;
 
   /** Legacy sessions over stdio: the process is the session; the server may send requests. */
   readonly legacy: LegacySessionWire = {
@@ -73,7 +75,7 @@ export class StdioClientTransport implements ClientTransport {
     },
     notify: async (notification) => {
       if (this.dead) throw this.dead;
-      this.start().stdin.write(`${JSON.stringify(notification)}\n`);
+      this.write(this.start(), notification);
     },
     listen: (answer) => {
       this.onServerRequest = answer;
@@ -211,7 +213,9 @@ export class StdioClientTransport implements ClientTransport {
           return;
         }
         void answer(m.request).then(
-          (reply) => this.child?.stdin.write(`${JSON.stringify(reply)}\n`),
+          (reply) => {
+            if (this.child) this.write(this.child, reply);
+          },
           // The answerer's Errors pass as they are; the Error wrap is only a guard for a non-Error rejection.
           (error: unknown) => this.failAll(error instanceof Error ? error : new Error(String(error))),
         );
@@ -275,7 +279,7 @@ export class StdioClientTransport implements ClientTransport {
           method: 'notifications/cancelled',
           params: { requestId: message.id, reason: 'cancelled by the client' },
         };
-        child.stdin.write(`${JSON.stringify(cancel)}\n`);
+        this.write(child, cancel);
         reject(abortError(signal as AbortSignal));
       };
       signal?.addEventListener('abort', onAbort, { once: true });
@@ -292,8 +296,25 @@ export class StdioClientTransport implements ClientTransport {
         onServerRequest: request.onServerRequest,
         progressToken: meta?.progressToken,
       });
-      child.stdin.write(`${JSON.stringify(message)}\n`);
+      this.write(child, message);
     });
+  }
+
+  /**
+   * One message on the server's stdin. The messages of one turn of the event loop (32 callers' requests arriving
+   * together) leave in one pipe write: the pipe is corked at the first and uncorked once that turn's I/O is done.
+   */
+  private write(child: ChildProcessWithoutNullStreams, message: unknown): void {
+    const stdin = child.stdin;
+    if (!this.corked) {
+      this.corked = true;
+      stdin.cork();
+      setImmediate(() => {
+        this.corked = false;
+        stdin.uncork();
+      });
+    }
+    stdin.write(`${JSON.stringify(message)}\n`);
   }
 
   /**

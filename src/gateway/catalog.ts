@@ -17,7 +17,7 @@ import type { EgressCaller } from './egress/index.js';
 import { exposedName, splitExposedName } from './names.js';
 import type { DefinitionChange } from './observer.js';
 import { definitionDigest, type PinBook } from './pins/index.js';
-import type { Policy } from './policy/index.js';
+import type { Policy, Screening } from './policy/index.js';
 import { META_NOTICE, META_UPSTREAMS_STARTING, upstreamStarting } from './starting.js';
 import type { Upstream } from './upstream.js';
 
@@ -81,6 +81,13 @@ export interface SurfaceCatalog
   watch(caller: CatalogCaller, changed: (kind: CatalogKind) => void): () => void;
 }
 
+interface Screened {
+  readonly tool: GatewayTool;
+  readonly policy: Policy;
+  readonly principal: CatalogCaller['principal'];
+  readonly screening: Screening;
+}
+
 interface Listing {
   readonly tools: ReadonlyMap<string, GatewayTool>;
   readonly at: number;
@@ -93,6 +100,8 @@ export class GatewayCatalog implements Catalog {
   readonly #byName = new Map<string, Upstream>();
   /** The gateway tool behind each entry this catalog made: a round's resolved entry names its tool without a lookup. */
   readonly #toolOf = new WeakMap<object, GatewayTool>();
+  /** What the policy said of the tool each request found, kept for that request's call (screeningOf). */
+  readonly #screened = new WeakMap<CatalogCaller, Screened>();
   readonly #listings = new Map<string, Listing>();
   readonly #loading = new Map<string, Promise<Listing>>();
   readonly #watchers = new Set<() => void>();
@@ -197,7 +206,26 @@ export class GatewayCatalog implements Catalog {
       return undefined;
     }
     const tool = (await this.#listing(upstream, caller)).tools.get(split.tool);
-    return tool && this.#visible(tool, caller) ? tool : undefined;
+    const who = callerOf(caller.principal);
+    if (!(tool && who)) return undefined;
+    const policy = this.options.policy();
+    const screening = policy.screen(who, { upstream: upstream.name, tool: tool.tool });
+    if (!screening.visible) return undefined;
+    this.#screened.set(caller, { tool, policy, principal: caller.principal, screening });
+    return tool;
+  }
+
+  /**
+   * The policy's screening of `tool` for the request that found it (route), taken once: its call is judged on it
+   * instead of walking the rules again. Undefined when that request found another tool, or `policy` is not the one
+   * it was screened under (a reload came between).
+   */
+  screeningOf(caller: CatalogCaller, tool: GatewayTool, policy: Policy): Screening | undefined {
+    const kept = this.#screened.get(caller);
+    if (!kept) return undefined;
+    this.#screened.delete(caller);
+    const same = kept.tool === tool && kept.policy === policy && kept.principal === caller.principal;
+    return same ? kept.screening : undefined;
   }
 
   async listTools(caller: CatalogCaller): Promise<ToolEntry[]> {

@@ -1,9 +1,9 @@
 // The handler behind every upstream tool: call the upstream with the arguments the controls passed, and relay the
-// upstream's own questions to the caller. Each upstream round is an ask.step, so its answer — the upstream's
-// requestState included — is journaled inside the gateway's sealed state: bound to this caller, this exact request
-// (the upstream, the tool, the arguments) and a short expiry. A caller cannot carry it to another user, upstream or
-// call, and the upstream is never called twice for the same round. Its questions go to the caller with ask.forward
-// under the gateway's own keys, checked by kind, and their answers go back under the upstream's keys.
+// upstream's own questions to the caller. Once the upstream asks, each of its rounds is an ask.step, so its answer —
+// the upstream's requestState included — is journaled inside the gateway's sealed state: bound to this caller, this
+// exact request (the upstream, the tool, the arguments) and a short expiry. A caller cannot carry it to another user,
+// upstream or call, and the upstream is never called twice for the same round. Its questions go to the caller with
+// ask.forward under the gateway's own keys, checked by kind, and their answers go back under the upstream's keys.
 import { RemoteError, TransportFailure } from '../client/index.js';
 import type { InputRequest, JsonObject } from '../protocol/index.js';
 import type { RequestContext, ToolHandler, ToolResult } from '../server/index.js';
@@ -40,55 +40,64 @@ export function forwardingHandler(
       let requestState: string | undefined;
       let inputResponses: JsonObject | undefined;
       const started = Date.now();
+      const upstreamRound = async (n: number): Promise<UpstreamReply> => {
+        const sent = performance.now();
+        const told = (failed: boolean) =>
+          observe({
+            upstream: tool.upstream.name,
+            tool: tool.tool,
+            durationMs: performance.now() - sent,
+            failed,
+          });
+        try {
+          // The same key on a round run again (its instance died mid-call): an upstream that keeps it runs once.
+          const params = { name: tool.tool, arguments: args, _meta: idempotencyMeta(ctx.flowId, n) };
+          // A client span of the gateway's round: its traceparent goes upstream with the request.
+          const answer = await inClientSpan(
+            `tools/call ${tool.tool}`,
+            {
+              'mcp.method.name': 'tools/call',
+              'gen_ai.tool.name': tool.tool,
+              'gen_ai.operation.name': 'execute_tool',
+              'mrtr.upstream': tool.upstream.name,
+              'mrtr.upstream.round': n,
+            },
+            () =>
+              tool.upstream.round(caller, params, {
+                requestState,
+                inputResponses,
+                holder: holderOf(ctx),
+                signal: ctx.signal,
+              }),
+          );
+          told(false);
+          if (answer.resultType === 'input_required')
+            return {
+              kind: 'asked',
+              inputRequests: answer.inputRequests as Record<string, InputRequest>,
+              requestState: answer.requestState,
+            };
+          return { kind: 'complete', result: answer as unknown as JsonObject };
+        } catch (error) {
+          told(true);
+          // A dead or unreachable upstream: the operator's log has the detail (its stderr included); the caller
+          // hears that it is unavailable, not the upstream's own words about itself.
+          if (error instanceof TransportFailure && error.code === 'ERR_TRANSPORT')
+            return { kind: 'failed', message: `upstream ${tool.upstream.name} is unavailable; try again` };
+          const why = error instanceof RemoteError ? error.message : (error as Error).message;
+          return { kind: 'failed', message: `upstream ${tool.upstream.name} failed: ${why}` };
+        }
+      };
       for (let n = 1; n <= MAX_UPSTREAM_ROUNDS; n++) {
-        const reply = await ctx.ask.step(`mrtr/gateway/upstream-${n}`, async (): Promise<UpstreamReply> => {
-          const sent = performance.now();
-          const told = (failed: boolean) =>
-            observe({
-              upstream: tool.upstream.name,
-              tool: tool.tool,
-              durationMs: performance.now() - sent,
-              failed,
-            });
-          try {
-            // The same key on a round run again (its instance died mid-call): an upstream that keeps it runs once.
-            const params = { name: tool.tool, arguments: args, _meta: idempotencyMeta(ctx.flowId, n) };
-            // A client span of the gateway's round: its traceparent goes upstream with the request.
-            const answer = await inClientSpan(
-              `tools/call ${tool.tool}`,
-              {
-                'mcp.method.name': 'tools/call',
-                'gen_ai.tool.name': tool.tool,
-                'gen_ai.operation.name': 'execute_tool',
-                'mrtr.upstream': tool.upstream.name,
-                'mrtr.upstream.round': n,
-              },
-              () =>
-                tool.upstream.round(caller, params, {
-                  requestState,
-                  inputResponses,
-                  holder: holderOf(ctx),
-                  signal: ctx.signal,
-                }),
-            );
-            told(false);
-            if (answer.resultType === 'input_required')
-              return {
-                kind: 'asked',
-                inputRequests: answer.inputRequests as Record<string, InputRequest>,
-                requestState: answer.requestState,
-              };
-            return { kind: 'complete', result: answer as unknown as JsonObject };
-          } catch (error) {
-            told(true);
-            // A dead or unreachable upstream: the operator's log has the detail (its stderr included); the caller
-            // hears that it is unavailable, not the upstream's own words about itself.
-            if (error instanceof TransportFailure && error.code === 'ERR_TRANSPORT')
-              return { kind: 'failed', message: `upstream ${tool.upstream.name} is unavailable; try again` };
-            const why = error instanceof RemoteError ? error.message : (error as Error).message;
-            return { kind: 'failed', message: `upstream ${tool.upstream.name} failed: ${why}` };
-          }
-        });
+        const step = `mrtr/gateway/upstream-${n}`;
+        let reply: UpstreamReply;
+        if (n === 1 && ctx.round === 0) {
+          // A flow's first request has no journal to replay and no step ledger: the upstream is called directly, and
+          // its reply journaled only when it asks (the next round must not call it again). Later rounds replay it.
+          reply = await upstreamRound(n);
+          const asked = reply;
+          if (asked.kind === 'asked') await ctx.ask.step(step, () => asked);
+        } else reply = await ctx.ask.step(step, () => upstreamRound(n));
         if (reply.kind === 'failed') {
           ctx.audit.note({
             upstream: { name: tool.upstream.name, tool: tool.tool, rounds: n, failed: reply.message },
@@ -97,15 +106,18 @@ export function forwardingHandler(
         }
         if (reply.kind === 'complete') {
           const result = passedOn(reply.result);
-          ctx.audit.note({
-            upstream: {
-              name: tool.upstream.name,
-              tool: tool.tool,
-              rounds: n,
-              latencyMs: Date.now() - started,
-              answerDigest: argumentsDigest(result),
-            },
-          });
+          const audit = ctx.audit;
+          // Hashed only for a trail that keeps it.
+          if (audit.recorded)
+            audit.note({
+              upstream: {
+                name: tool.upstream.name,
+                tool: tool.tool,
+                rounds: n,
+                latencyMs: Date.now() - started,
+                answerDigest: argumentsDigest(result),
+              },
+            });
           return result;
         }
         const keys = Object.keys(reply.inputRequests);

@@ -6,7 +6,14 @@
 // policy's version — so a change to any of them between rounds re-asks or refuses, never carries an old yes.
 import type { HumanControls } from '../controls/index.js';
 import type { JsonObject, Result } from '../protocol/index.js';
-import type { GuardedRound, GuardResult, RequestContext, Round, RoundLink } from '../server/index.js';
+import type {
+  CatalogCaller,
+  GuardedRound,
+  GuardResult,
+  RequestContext,
+  Round,
+  RoundLink,
+} from '../server/index.js';
 import { argumentsDigest } from '../state/index.js';
 import { callerOf } from './caller.js';
 import type { GatewayCatalog, GatewayTool } from './catalog.js';
@@ -66,11 +73,15 @@ export class PolicyLink implements RoundLink {
   async handle(round: Round, next: () => Result | Promise<Result>): Promise<Result> {
     if (round.method !== 'tools/call') return next();
     // biome-ignore lint/style/noNonNullAssertion: a link in the flow always has the flow's ctx.
-    const answer = await this.#judge(round.guarded, round.ctx!);
+    const answer = await this.#judge(round.guarded, round.env, round.ctx!);
     return answer ? { ...answer, resultType: 'complete' } : next();
   }
 
-  async #judge(round: GuardedRound, ctx: RequestContext): Promise<GuardResult | undefined> {
+  async #judge(
+    round: GuardedRound,
+    env: CatalogCaller,
+    ctx: RequestContext,
+  ): Promise<GuardResult | undefined> {
     // The entry the request resolved, once: this catalog's, or no gateway tool at all (refused, failing closed).
     const tool = this.options.catalog.toolOf(round.tool);
     // Each decision on the round's span when it is traced (rule names and codes, never an argument).
@@ -85,8 +96,14 @@ export class PolicyLink implements RoundLink {
     const who = callerOf(round.principal);
     // Prepared once by the entry before the round (paths.ts): exactly what the upstream will be sent.
     const args = (round.arguments ?? {}) as JsonObject;
+    // The rules were matched once, as the request found its tool: decided on that pass, not a second one.
     const decision: Decision = who
-      ? policy.decide(who, { upstream: tool.upstream.name, tool: tool.tool }, args)
+      ? policy.decide(
+          who,
+          { upstream: tool.upstream.name, tool: tool.tool },
+          args,
+          this.options.catalog.screeningOf(env, tool, policy),
+        )
       : { allow: false, reason: 'no_rule', message: 'the gateway refuses anonymous calls' };
     ctx.audit.note({
       gateway: {

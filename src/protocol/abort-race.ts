@@ -59,3 +59,21 @@ export function pauseUntilAborted<A = never>(
     return onAbort(s);
   });
 }
+
+/**
+ * Abort `controller` with `outer`'s reason once `outer` aborts (at once if it has): one signal carries both, without
+ * AbortSignal.any's weak references on every request. Call the returned function when done: a long-lived `outer`
+ * then keeps no listener behind.
+ */
+export function followAbort(outer: AbortSignal | undefined, controller: AbortController): () => void {
+  if (!outer) return noop;
+  if (outer.aborted) {
+    controller.abort(outer.reason);
+    return noop;
+  }
+  const forward = () => controller.abort(outer.reason);
+  outer.addEventListener('abort', forward, { once: true });
+  return () => outer.removeEventListener('abort', forward);
+}
+
+const noop = () => {};

@@ -58,6 +58,8 @@ export interface ProgressUpdate {
 
 /** Where a handler adds its own facts to the round's audit event. */
 export interface AuditNotes {
+  /** Whether anything records these notes (the server has observers): a fact costly to work out may be left out. */
+  readonly recorded: boolean;
   /** Merge these JSON facts into this round's event (e.g. which resource a consent was about). Never secrets. */
   note(facts: Readonly<Record<string, unknown>>): void;
   /**

@@ -474,4 +474,36 @@ describe('prompts and resources', () => {
     );
     expect(policyOf(withPrompts).digest).not.toBe(policyOf(rules).digest);
   });
+
+describe('screen', () => {
+  const policy = policyOf([
+    { tools: ['files/*'], roles: ['requester'] },
+    { tools: ['files/read_*'], roles: ['*'], when: 'args.size < 10' },
+    { tools: ['files/delete_file'], roles: ['*'], deny: true },
+  ]);
+
+  it('says what visible says, and decides on its matched rules what decide decides', () => {
+    for (const who of [ann, bob])
+      for (const tool of ['read_file', 'write_file', 'delete_file']) {
+        const screening = policy.screen(who, files(tool));
+        expect(screening.visible).toBe(policy.visible(who, files(tool)));
+        for (const args of [{ size: 1 }, { size: 100 }])
+          expect(policy.decide(who, files(tool), args, screening)).toEqual(
+            policy.decide(who, files(tool), args),
+          );
+      }
+  });
+
+  it("is never used for another caller, another tool or another policy's call", () => {
+    const other = policyOf([{ tools: ['files/*'], roles: ['*'] }]);
+    // ann may write; bob, judged with ann's screening, still may not; nor may a tool screened for another.
+    const annWrites = policy.screen(ann, files('write_file'));
+    expect(policy.decide(bob, files('write_file'), {}, annWrites).allow).toBe(false);
+    expect(policy.decide(ann, files('delete_file'), {}, annWrites).allow).toBe(false);
+    expect(policy.decide({ ...ann, roles: [] }, files('write_file'), {}, annWrites).allow).toBe(false);
+    // A screening of the old policy (a reload came between) is not this one's.
+    expect(policy.decide(bob, files('write_file'), {}, other.screen(bob, files('write_file'))).allow).toBe(
+      false,
+    );
+  });
 });

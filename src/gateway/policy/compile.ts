@@ -14,6 +14,7 @@ import type {
   Policy,
   PolicyCaller,
   PolicyRule,
+  Screening,
   SurfaceDecision,
   SurfaceKind,
   SurfaceRef,
@@ -66,25 +67,19 @@ class CompiledPolicy implements Policy {
   }
 
   visible(caller: PolicyCaller, ref: ToolRef): boolean {
-    let allowed = false;
-    let bindings: ConditionBindings | undefined;
-    for (const rule of this.#rules) {
-      if (!rule.matchesTool(ref) || !rule.matchesCaller(caller)) continue;
-      // A condition decided by the caller and the tool alone (`caller.subject == "bob"`) decides every call: applied
-      // here, so a tool this caller can never call is not listed to them. One that reads `args` (an error here) may
-      // or may not apply to a given call: the tool stays listed and decide() judges each call.
-      if (rule.when) {
-        bindings ??= listingBindings(caller, ref);
-        const result = rule.when.evaluate(bindings, ref.upstream);
-        if (result.ok && !result.value) continue;
-        if (rule.deny && !result.ok) continue;
-      }
-      // Paths are a call's: a deny on some paths hides no tool, an allow on some paths lists it.
-      if (rule.paths && rule.deny) continue;
-      if (!rule.deny) allowed = true;
-      else return false;
-    }
-    return allowed;
+    return this.screen(caller, ref).visible;
+  }
+
+  decide(
+    caller: PolicyCaller,
+    ref: ToolRef,
+    args: Readonly<Record<string, unknown>>,
+    screened?: Screening,
+  ): Decision {
+    // A screening of this policy, for this caller and tool, already holds the rules that match: not walked again.
+    const reused =
+      screened instanceof RuleScreening && screened.policy === this && screened.isOf(caller, ref);
+    return (reused ? screened : this.screen(caller, ref)).decide(args);
   }
 
   allows(caller: PolicyCaller, ref: SurfaceRef): SurfaceDecision {
@@ -101,12 +96,62 @@ class CompiledPolicy implements Policy {
     return this.#rules.some((r) => !r.deny && (kind === 'prompt' ? r.names.prompts : r.names.resources));
   }
 
-  decide(caller: PolicyCaller, ref: ToolRef, args: Readonly<Record<string, unknown>>): Decision {
+  screen(caller: PolicyCaller, ref: ToolRef): RuleScreening {
+    const matching: CompiledRule[] = [];
+    let allowed = false;
+    let denied = false;
+    let bindings: ConditionBindings | undefined;
+    for (const rule of this.#rules) {
+      if (!rule.matchesTool(ref) || !rule.matchesCaller(caller)) continue;
+      matching.push(rule);
+      if (denied) continue;
+      // A condition decided by the caller and the tool alone (`caller.subject == "bob"`) decides every call: applied
+      // here, so a tool this caller can never call is not listed to them. One that reads `args` (an error here) may
+      // or may not apply to a given call: the tool stays listed and decide() judges each call.
+      if (rule.when) {
+        bindings ??= listingBindings(caller, ref);
+        const result = rule.when.evaluate(bindings, ref.upstream);
+        if (result.ok && !result.value) continue;
+        if (rule.deny && !result.ok) continue;
+      }
+      // Paths are a call's: a deny on some paths hides no tool, an allow on some paths lists it.
+      if (rule.paths && rule.deny) continue;
+      if (rule.deny) denied = true;
+      else allowed = true;
+    }
+    return new RuleScreening(this, caller, ref, matching, allowed && !denied);
+  }
+}
+
+/** The rules that match one caller and one tool, in file order: each call of theirs to it is judged on them. */
+class RuleScreening implements Screening {
+  constructor(
+    readonly policy: Policy,
+    private readonly caller: PolicyCaller,
+    private readonly ref: ToolRef,
+    private readonly rules: readonly CompiledRule[],
+    readonly visible: boolean,
+  ) {}
+
+  /** Whether it was made for this caller and tool (the same person with the same roles, the same tool). */
+  isOf(caller: PolicyCaller, ref: ToolRef): boolean {
+    const mine = this.caller;
+    return (
+      ref.upstream === this.ref.upstream &&
+      ref.tool === this.ref.tool &&
+      caller.subject === mine.subject &&
+      caller.issuer === mine.issuer &&
+      sameList(caller.roles, mine.roles) &&
+      sameList(caller.scopes, mine.scopes)
+    );
+  }
+
+  decide(args: Readonly<Record<string, unknown>>): Decision {
+    const { caller, ref } = this;
     let bindings: ConditionBindings | undefined; // made once, and only if some matching rule has a condition
     const allowing: CompiledRule[] = [];
     let undecided: { rule: string; detail: string } | undefined;
-    for (const rule of this.#rules) {
-      if (!rule.matchesTool(ref) || !rule.matchesCaller(caller)) continue;
+    for (const rule of this.rules) {
       const scope = rule.paths?.(ref, args);
       if (scope && !scope.ok) {
         const detail = `rule "${rule.name}": paths: ${scope.error}`;
@@ -149,7 +194,9 @@ class CompiledPolicy implements Policy {
   }
 }
 
-/** Most approvers wins (the first such rule on a tie, with its role); the shortest expiry of all applies. */
+const sameList = (a: readonly string[], b: readonly string[]) =>
+  a === b || (a.length === b.length && a.every((x, i) => x === b[i]));
+
 /** A rule that could not be evaluated refuses the call: a deny at once, an allow when no other rule allows. */
 function conditionError(rule: string, detail: string) {
   return {
@@ -161,6 +208,7 @@ function conditionError(rule: string, detail: string) {
   } as const;
 }
 
+/** Most approvers wins (the first such rule on a tie, with its role); the shortest expiry of all applies. */
 function strictestApproval(rules: readonly CompiledRule[]): ApprovalRequirement | undefined {
   let strictest: ApprovalRequirement | undefined;
   let expiresInMs = Number.POSITIVE_INFINITY;

@@ -10,6 +10,7 @@ export {
   type PolicyCaller,
   type PolicyRule,
   type RateLimit,
+  type Screening,
   type SurfaceDecision,
   type SurfaceKind,
   type SurfaceRef,

@@ -124,6 +124,12 @@ export type Decision =
       readonly message: string;
     };
 
+/** What the policy says of one caller and one tool before the arguments are known; pass it on to decide(). */
+export interface Screening {
+  /** Whether the tool is listed to the caller (Policy.visible). */
+  readonly visible: boolean;
+}
+
 export interface Policy {
   /** The policy's version: SHA-256 (base64url) of its rules in canonical form. Comments and layout do not change it. */
   readonly digest: string;
@@ -131,7 +137,18 @@ export interface Policy {
   /** Whether the caller may see the tool listed: an allow rule could let them call it (conditions aside). */
   visible(caller: PolicyCaller, ref: ToolRef): boolean;
   /** Whether the caller may call the tool with these (path-normalized, see paths.ts) arguments, and under which controls. */
-  decide(caller: PolicyCaller, ref: ToolRef, args: Readonly<Record<string, unknown>>): Decision;
+  decide(
+    caller: PolicyCaller,
+    ref: ToolRef,
+    args: Readonly<Record<string, unknown>>,
+    /** What screen(caller, ref) said as the call found its tool: its matching rules are not looked for again. */
+    screened?: Screening,
+  ): Decision;
+  /**
+   * The one pass over every rule for a caller and a tool: whether it is listed, and which rules a call's decision
+   * reads. A gateway call finds its tool with it and is decided on it, so no rule is matched twice.
+   */
+  screen(caller: PolicyCaller, ref: ToolRef): Screening;
   /** The controls some rule requires, in the order consent, step_up, approval. */
   controlsUsed(): Control[];
   /**

@@ -44,6 +44,8 @@ type ReadBody = (onBody: (body: string) => void) => void;
 
 export class LegacyHttpFront {
   private readonly streams = new Map<string, EventStream>();
+  private streamPrefix: string | undefined;
+  private streamCount = 0;
   /** The standalone GET stream of each session on this instance. */
   private readonly standalone = new Map<string, WireResponse>();
   /** Requests in progress, by session key and request id, for notifications/cancelled. */
@@ -295,9 +297,19 @@ export class LegacyHttpFront {
         if (this.streams.size < MAX_STREAMS) break;
       }
     }
-    const stream = new EventStream(randomBytes(9).toString('base64url'), session.key);
+    const stream = new EventStream(this.nextStreamId(), session.key);
     this.streams.set(stream.id, stream);
     return stream;
+  }
+
+  /**
+   * A new stream's id: this instance's random prefix (drawn on first use) and a count. It need not be unguessable:
+   * only the session that owns a stream may resume it, and the session id is the secret. The prefix keeps two
+   * instances of one fleet from naming two streams alike.
+   */
+  private nextStreamId(): string {
+    this.streamPrefix ??= randomBytes(6).toString('base64url');
+    return `${this.streamPrefix}-${(++this.streamCount).toString(36)}`;
   }
 
   /** A finished stream stays resumable for a while, then goes. */

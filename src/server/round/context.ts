@@ -28,7 +28,7 @@ import type { RoundInput } from './state.js';
 import type { RoundTrace } from './trace.js';
 
 /** Without observers, notes go nowhere: one shared object, so a handler that notes costs nothing extra. */
-const UNOBSERVED: AuditNotes = { note: () => undefined, decided: () => undefined };
+const UNOBSERVED: AuditNotes = { recorded: false, note: () => undefined, decided: () => undefined };
 
 export class RoundContext implements RequestContext {
   readonly method: string;
@@ -87,7 +87,11 @@ export class RoundContext implements RequestContext {
     const trace = this.trace;
     const span = this.span;
     const notes: AuditNotes = trace
-      ? { note: (facts) => trace.note(facts), decided: (outcome, reason) => trace.decided(outcome, reason) }
+      ? {
+          recorded: true,
+          note: (facts) => trace.note(facts),
+          decided: (outcome, reason) => trace.decided(outcome, reason),
+        }
       : UNOBSERVED;
     // A traced round: the controls a handler calls record their decisions on its span.
     return span ? { ...notes, judging: (control) => span.judging(control) } : notes;
