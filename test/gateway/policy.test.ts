@@ -474,6 +474,7 @@ describe('prompts and resources', () => {
     );
     expect(policyOf(withPrompts).digest).not.toBe(policyOf(rules).digest);
   });
+});
 
 describe('screen', () => {
   const policy = policyOf([
