@@ -1,6 +1,6 @@
 // A 2025 upstream's sessions that ended their call well, kept open for the next call: it then costs one request, not
-// an initialize handshake first. Kept by credential (a per-caller token's session never serves another caller),
-// bounded, and closed once idle too long, so a burst long past does not keep the upstream's sessions open.
+// an initialize handshake first. Kept by credential and by caller (a session holds state, so one caller's never serves
+// another), bounded, and closed once idle too long, so a burst long past does not keep the upstream's sessions open.
 
 /** What the pool keeps: anything it can close (an McpClient, one session each). */
 export interface Closable {

@@ -93,7 +93,7 @@ interface Session {
   client: McpClient;
   place: string;
   holder: string;
-  /** The pool's key: '' with one credential for everyone, the caller's with per-caller credentials. */
+  /** The pool's key: the credential's ('' when everyone shares one) and the caller's (holder). */
   key: string;
 }
 
@@ -283,7 +283,8 @@ export class Upstream {
       this.#refuseIfClosed();
       const place = `session-${++this.#places}`;
       const refused = this.#sessionShares.take(place, holder, holder, Date.now() + HELD_CALL_MS);
-      if (!refused) return this.#sessionAt(place, holder, caller, this.#remember(caller));
+      // Kept per caller too: a 2025 session holds state (a cart, a working folder) that must not reach another caller.
+      if (!refused) return this.#sessionAt(place, holder, caller, `${this.#remember(caller)}\n\n${holder}`);
       const waitingOnPeople =
         refused instanceof PoolFull
           ? this.#sessions.size

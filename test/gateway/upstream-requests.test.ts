@@ -334,6 +334,22 @@ describe('a 2026-07-28 upstream reached with per-caller credentials', () => {
   });
 });
 
+describe('a pooled 2025 session with one credential for everyone', () => {
+  it("never carries one caller's session state to another caller", async () => {
+    const alice = modernCaller('alice');
+    const bob = modernCaller('bob');
+    const text = async (client: McpClient, tool: string, args: Record<string, unknown>) => {
+      const outcome = await client.callTool(tool, args);
+      if (outcome.status !== 'complete') throw new Error(`call ended ${outcome.status}`);
+      return textOf(outcome.result);
+    };
+    expect(await text(alice, 'stateful__remember', { note: 'alice-secret' })).toBe('kept');
+    // Bob's call must not get Alice's idle session: her note stays hers.
+    expect(await text(bob, 'stateful__recall', {})).toBe('(none)');
+    expect(await text(alice, 'stateful__recall', {})).toBe('alice-secret');
+  });
+});
+
 describe('a pooled 2025 session', () => {
   it('serves the next call after a call the upstream answered with a JSON-RPC error', async () => {
     const stateful = upstreams.stateful as StatefulUpstream;
