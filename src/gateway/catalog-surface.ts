@@ -26,6 +26,7 @@ import { exposedName, exposedUri, splitExposedName, splitExposedUri } from './na
 import { definitionDigest, type PinBook, surfacePinUpstream } from './pins/index.js';
 import type { Policy, SurfaceKind } from './policy/index.js';
 import { relaySurface } from './relay-surface.js';
+import { canonicalResourceUri } from './resource-uri.js';
 import type { Upstream } from './upstream.js';
 import { completeUpstream, listSurface, surfaceRound } from './upstream-surface.js';
 
@@ -134,13 +135,16 @@ export class GatewaySurface implements SurfaceCatalog {
     const split = splitExposedUri(uri);
     const upstream = split && this.#byName.get(split.upstream);
     if (!(split && upstream) || this.options.starting(upstream.name)) return undefined;
+    // Judged and sent in one spelling: another (`x/../secret`, `%73ecret`) is answered as unknown.
+    const own = canonicalResourceUri(split.uri);
+    if (own === undefined) return undefined;
     const listing = await this.#listing(upstream, caller);
-    if (listing.withheld.has(split.uri)) return undefined;
-    if (!this.#allowed(caller, 'resource', { upstream, own: split.uri })) return undefined;
-    const fixed = listing.resources.get(uri);
+    if (listing.withheld.has(own)) return undefined;
+    if (!this.#allowed(caller, 'resource', { upstream, own })) return undefined;
+    const fixed = own === split.uri ? listing.resources.get(uri) : undefined;
     if (fixed) return { mrtr: fixed.entry.mrtr, handler: fixed.entry.handler, variables: {} };
     // Not listed (a link a tool returned, a template's page): the upstream answers, or says it has no such thing.
-    const handler = this.#reader(upstream, split.uri);
+    const handler = this.#reader(upstream, own);
     return { mrtr: {}, handler, variables: {} };
   }
 
