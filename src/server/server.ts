@@ -72,7 +72,7 @@ export interface McpServerOptions extends FlatServerOptions {
    * Browser sign-in for the server's own pages (`/mrtr/signin`, `/mrtr/session`): OIDC against the issuer that
    * mints the access tokens, and/or development sign-in with the tokens file (loopback only). Cookies are signed with
    * keys derived from `state.keys`, so a session opens on every instance that shares the keyring.
-   * @deprecated Give `signIn` to `listen({ signIn })` (a fetch handler serves no pages yet); read here for one more release.
+   * @deprecated Give `signIn` to `listen({ signIn })` or `mcpHttp(server, { signIn })`; read here for one more release.
    */
   signIn?: SignInSetup;
   /**
