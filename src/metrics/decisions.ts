@@ -22,7 +22,9 @@ export function decisionsOf(round: MeasuredRound): ControlDecision[] {
   }
   const notes = (round.notes ?? {}) as Notes;
   const gateway = notes.gateway?.decision as { allow?: unknown } | undefined;
-  if (gateway) out.push(['gateway-policy', gateway.allow === true ? 'allowed' : 'denied']);
+  // A round the policy refused names it twice (decidedBy and its note): one decision, counted once.
+  if (gateway && round.decidedBy !== 'gateway-policy')
+    out.push(['gateway-policy', gateway.allow === true ? 'allowed' : 'denied']);
   const consent = notes.consent;
   if (consent?.refused !== undefined) out.push(['consent', 'refused']);
   else if (consent?.answer === 'yes') out.push(['consent', 'allowed']);

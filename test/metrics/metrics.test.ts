@@ -53,6 +53,20 @@ describe('MrtrMetrics', () => {
     ]);
   });
 
+  it('counts a denial the gateway policy both decided and noted once', async () => {
+    const metrics = new MrtrMetrics();
+    metrics.observer.observe(
+      round({
+        outcome: 'denied',
+        decidedBy: 'gateway-policy',
+        notes: { gateway: { decision: { allow: false, reason: 'no_rule' } } },
+      }),
+    );
+    expect(await metrics.text()).toContain(
+      'mrtr_control_decisions_total{control="gateway-policy",decision="denied"} 1',
+    );
+  });
+
   it('counts a 429 and the controls a round names', async () => {
     const metrics = new MrtrMetrics();
     metrics.observer.observe(
