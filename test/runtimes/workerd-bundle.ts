@@ -47,7 +47,8 @@ function staticGraph(metafile: Metafile): { files: string[]; external: string[] 
   return { files: [...files], external: [...external] };
 }
 
-export async function bundleWorker(dir: string, port: number): Promise<string> {
+/** `withKeys: false` leaves the state keys' binding out, as a deployment that forgot the secret would. */
+export async function bundleWorker(dir: string, port: number, withKeys = true): Promise<string> {
   await build({ ...WORKER_BUILD, outfile: join(dir, 'worker.js') });
   const config = join(dir, 'config.capnp');
   await writeFile(
@@ -61,7 +62,7 @@ const worker :Workerd.Worker = (
   modules = [ (name = "worker.js", esModule = embed "worker.js") ],
   compatibilityDate = "${COMPATIBILITY_DATE}",
   compatibilityFlags = ["nodejs_compat"],
-  bindings = [ (name = "MRTR_STATE_KEYS", text = "${STATE_KEYS}") ],
+  bindings = [ ${withKeys ? `(name = "MRTR_STATE_KEYS", text = "${STATE_KEYS}")` : ''} ],
 );
 `,
   );
