@@ -8,7 +8,7 @@ import { fixtureApp } from './fixture-server.js';
 declare const Deno: {
   serve(
     options: { hostname: string; port: number; onListen(address: { port: number }): void },
-    handler: (request: Request) => Promise<Response>,
+    handler: (request: Request, info: { remoteAddr: { hostname: string } }) => Promise<Response>,
   ): unknown;
 };
 
@@ -22,6 +22,7 @@ Deno.serve(
     port: 0,
     onListen: ({ port }) => console.log(`listening on http://127.0.0.1:${port}`),
   },
-  (request) => app.fetch(request),
+  // Deno's info after the request gives the pages the caller's address.
+  (request, info) => app.fetch(request, info),
 );
 // #endregion
