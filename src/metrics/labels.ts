@@ -5,12 +5,17 @@ import { kindOfInputRequest, META_HUMAN_REQUIRED } from '../protocol/index.js';
 /** Tool label values kept before the rest are `other`. */
 export const MAX_TOOL_LABELS = 100;
 
+/** Longer tool names are counted as `other`. */
+export const MAX_LABEL_LENGTH = 128;
+
 export class BoundedLabel {
   readonly #seen = new Set<string>();
   constructor(private readonly max: number) {}
 
   of(value: string | undefined): string {
     if (value === undefined) return 'none';
+    // A tool name may be long; a label value need not be.
+    if (value.length > MAX_LABEL_LENGTH) return 'other';
     if (this.#seen.has(value)) return value;
     if (this.#seen.size >= this.max) return 'other';
     this.#seen.add(value);

@@ -176,8 +176,11 @@ export class MrtrMetrics {
   };
 
   #record(round: MeasuredRound): void {
-    const tool = round.method === 'tools/call' ? this.#tools.of(round.target) : 'none';
     const { method, outcome } = round;
+    // A refused or failed round's target is whatever the caller sent (a replay, a made-up name): it takes no label
+    // of its own, or a caller could fill the 100 and push every real tool into `other`.
+    const checked = outcome !== 'refused' && outcome !== 'error';
+    const tool = method !== 'tools/call' ? 'none' : checked ? this.#tools.of(round.target) : 'unchecked';
     this.#rounds.inc({ method, outcome, tool });
     this.#roundSeconds.observe({ method, outcome }, round.durationMs / 1000);
     // A refused later round (a replay, an expired state) does not end the flow its state came from.

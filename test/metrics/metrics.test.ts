@@ -53,6 +53,19 @@ describe('MrtrMetrics', () => {
     ]);
   });
 
+  it("gives no label of its own to a refused or failed round's made-up tool name, nor to a very long one", async () => {
+    const metrics = new MrtrMetrics({ maxToolLabels: 2 });
+    for (let i = 0; i < 5; i++) metrics.observer.observe(round({ target: `junk${i}`, outcome: 'refused' }));
+    metrics.observer.observe(round({ target: 'nope', outcome: 'error' }));
+    metrics.observer.observe(round({ target: 'x'.repeat(200) }));
+    metrics.observer.observe(round({ target: 'real' }));
+    const text = await metrics.text();
+    expect(text).toContain('mrtr_rounds_total{method="tools/call",outcome="refused",tool="unchecked"} 5');
+    expect(text).toContain('mrtr_rounds_total{method="tools/call",outcome="error",tool="unchecked"} 1');
+    expect(text).toContain('tool="other"} 1');
+    expect(text).toContain('mrtr_rounds_total{method="tools/call",outcome="complete",tool="real"} 1');
+  });
+
   it('counts a denial the gateway policy both decided and noted once', async () => {
     const metrics = new MrtrMetrics();
     metrics.observer.observe(
