@@ -64,10 +64,13 @@ describe('mrtr serve --metrics', () => {
     const m = await scrape(url);
     expect(m.contentType).toContain('text/plain');
     const tool = { method: 'tools/call', tool: 'resolve_bug' };
-    expect(m.value('mrtr_rounds_total', tool)).toBe(10);
+    expect(m.value('mrtr_rounds_total', tool)).toBe(9);
     expect(m.value('mrtr_rounds_total', { ...tool, outcome: 'input_required' })).toBe(6);
     expect(m.value('mrtr_rounds_total', { ...tool, outcome: 'complete' })).toBe(3);
-    expect(m.value('mrtr_rounds_total', { ...tool, outcome: 'refused' })).toBe(1);
+    // The refused round's tool name is the caller's word, not a checked one: it has no label of its own.
+    expect(
+      m.value('mrtr_rounds_total', { method: 'tools/call', tool: 'unchecked', outcome: 'refused' }),
+    ).toBe(1);
     // A refused later round does not end a flow: three flows, all complete.
     expect(m.value('mrtr_flows_total')).toBe(3);
     expect(m.value('mrtr_flows_total', { ...tool, outcome: 'complete' })).toBe(3);
