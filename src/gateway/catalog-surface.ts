@@ -26,7 +26,7 @@ import { exposedName, exposedUri, splitExposedName, splitExposedUri } from './na
 import { definitionDigest, type PinBook, surfacePinUpstream } from './pins/index.js';
 import type { Policy, SurfaceKind } from './policy/index.js';
 import { relaySurface } from './relay-surface.js';
-import { canonicalResourceUri } from './resource-uri.js';
+import { canonicalResourceUri, fillTemplate } from './resource-uri.js';
 import type { Upstream } from './upstream.js';
 import { completeUpstream, listSurface, surfaceRound } from './upstream-surface.js';
 
@@ -229,7 +229,17 @@ export class GatewaySurface implements SurfaceCatalog {
         );
         const completion = answer.completion as { values?: unknown } | undefined;
         // The server checks the shape; an upstream that answers none suggests nothing.
-        return (Array.isArray(completion?.values) ? completion : { values: [] }) as { values: string[] };
+        const offered = (Array.isArray(completion?.values) ? completion : { values: [] }) as {
+          values: string[];
+        };
+        if (type === 'ref/prompt') return offered;
+        // A template's value names a page: one the caller may not read is not suggested either.
+        const readable = (v: unknown) => {
+          const page =
+            typeof v === 'string' ? canonicalResourceUri(fillTemplate(own, argument, v)) : undefined;
+          return page !== undefined && this.#allowed(caller, 'resource', { upstream, own: page });
+        };
+        return { ...offered, values: offered.values.filter(readable) };
       },
     };
   }

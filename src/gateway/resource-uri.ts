@@ -32,3 +32,8 @@ export function canonicalResourceUri(uri: string): string | undefined {
   if (inner.includes('') || segments.some((s) => s === '.' || s === '..')) return undefined;
   return `${scheme}:${rest}`;
 }
+
+/** `template` with `{name}` (and `{+name}`) set to `value`: the page a completion's value would read. */
+export function fillTemplate(template: string, name: string, value: string): string {
+  return template.split(`{${name}}`).join(value).split(`{+${name}}`).join(value);
+}

@@ -74,4 +74,15 @@ describe.each([
     const intro = await gateway.request('alice', 'resources/read', { uri: 'up+file:///handbook/intro.md' });
     expect(JSON.stringify(intro.response.result)).toContain('intro');
   });
+
+  it("is not suggested by the template's completions", async () => {
+    const gateway = await useGateway({ upstreamUrl: upstream.url, rules: RULES });
+    const reply = await gateway.request('alice', 'completion/complete', {
+      ref: { type: 'ref/resource', uri: 'up+file:///handbook/{page}.md' },
+      argument: { name: 'page', value: '' },
+    });
+    const values = (reply.response.result as Loose)?.completion?.values as string[];
+    expect(values).toContain('intro');
+    expect(values).not.toContain('secret');
+  });
 });
