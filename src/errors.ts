@@ -19,6 +19,7 @@ import type {
   SessionExpired,
   TransportFailure,
 } from './client/index.js';
+import type { ConnectionRefused, ConnectionsUsageError } from './connections/index.js';
 import type { ConsoleUsageError } from './console/index.js';
 import type { ApprovalRefused, ControlsUsageError } from './controls/index.js';
 import type { BodyError } from './controls/internal.js';
@@ -66,6 +67,8 @@ export type AnyMrtrError =
   | AuditError
   | ControlsUsageError
   | ApprovalRefused
+  | ConnectionsUsageError
+  | ConnectionRefused
   | ConsoleUsageError
   | NotifyConfigError
   | WebhookVerifyError

@@ -75,6 +75,11 @@ export const MRTR_ERROR_CODES = Object.freeze([
   'ERR_CONTROLS_USAGE',
   /** A vote or a redemption of an approval was refused (forbidden, conflict, not found). */
   'ERR_APPROVAL_REFUSED',
+  // connections
+  /** Connections used in a way that cannot work (an unknown connection, an anonymous caller, no sign-in). */
+  'ERR_CONNECTIONS_USAGE',
+  /** A third party's authorization server refused, or its answer failed a check (state, issuer, PKCE). */
+  'ERR_CONNECTION_REFUSED',
   // console
   /** The operator's console configured in a way that cannot work (two panels with one id, …). */
   'ERR_CONSOLE_USAGE',

@@ -22,6 +22,9 @@ export const ARROWS: Readonly<Record<string, readonly string[]>> = {
   audit: ['protocol', 'state', 'files'],
   controls: ['protocol', 'state', 'stores', 'auth', 'flow'],
   server: ['protocol', 'state', 'flow', 'stores', 'guard', 'auth', 'held'],
+  // "Connect your account": a server is an OAuth client (client's OAuth kit) of a third party; its connect pages sign
+  // people in (auth), hold and wake rounds as the controls do, and keep tokens in a store, sealed with state's keys.
+  connections: ['protocol', 'state', 'stores', 'auth', 'flow', 'controls', 'client'],
   // The console shows what the controls and the audit trail hold, to people signed in with auth's pages.
   console: ['protocol', 'auth', 'audit', 'controls'],
   // Webhooks for approvers: they read the controls' events; a receiver's check remembers deliveries in a store; the
@@ -45,9 +48,11 @@ export const ARROWS: Readonly<Record<string, readonly string[]>> = {
     'client',
     'held',
     'console',
+    'connections',
   ],
   cli: [
     'gateway',
+    'connections',
     'metrics',
     'console',
     'notify',
@@ -75,6 +80,7 @@ export const ARROWS: Readonly<Record<string, readonly string[]>> = {
     'client',
     'audit',
     'controls',
+    'connections',
     'console',
     'notify',
     'gateway',

@@ -103,6 +103,8 @@ const EXPECTED_CODES: Record<string, MrtrErrorCode> = {
   AuditError: 'ERR_AUDIT_CONFIG',
   ApprovalRefused: 'ERR_APPROVAL_REFUSED',
   ControlsUsageError: 'ERR_CONTROLS_USAGE',
+  ConnectionsUsageError: 'ERR_CONNECTIONS_USAGE',
+  ConnectionRefused: 'ERR_CONNECTION_REFUSED',
   GatewayConfigError: 'ERR_GATEWAY_CONFIG',
   EgressRefused: 'ERR_GATEWAY_EGRESS',
   ConsoleUsageError: 'ERR_CONSOLE_USAGE',
@@ -138,6 +140,8 @@ const byMessage = (cls: ErrorClass): Error => {
       return new C('forbidden', 'not_a_reviewer', 'm');
     case 'WebhookVerifyError':
       return new C('bad_signature', 'm');
+    case 'ConnectionRefused':
+      return new C('denied', 'm');
     default:
       return new C('m');
   }

@@ -1,0 +1,14 @@
+// mrtr/connections: "connect your account" — a server (or a gateway) acts at a third party for each person with
+// that person's own OAuth tokens. The person connects once through a URL-mode question to the server's own page;
+// the tokens stay in the server's vault, encrypted, and never pass through the MCP client.
+export { ConnectionRefused, type ConnectionRefusedReason, ConnectionsUsageError } from './errors.js';
+export type {
+  AuthorizationFlow,
+  ConnectionConfig,
+  ConnectionOwner,
+  ConnectionPages,
+  ConnectionSummary,
+  PendingAuthorization,
+  TokenGrant,
+  TokenVault,
+} from './types.js';
