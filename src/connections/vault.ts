@@ -169,7 +169,10 @@ export class StoreVault implements TokenVault {
     return sealed && { record, sealed };
   }
 
-  /** A record that does not open (edited, misplaced, or sealed under a retired key) is removed and uncounted. */
+  /**
+   * A record that does not open (edited, misplaced, or sealed under a retired key) is removed and uncounted. A key
+   * this instance does not know yet would count as retired: rotate in the three phases of docs/state.md.
+   */
   async #discard(who: Owner, key: string, version: number): Promise<void> {
     // Only the version read: a grant put since then is not this record.
     if (await this.#store.remove(key, version))
