@@ -12,3 +12,4 @@ export type {
   TokenGrant,
   TokenVault,
 } from './types.js';
+export { DEFAULT_VAULT_TTL_MS, StoreVault, type StoreVaultOptions, storeVault } from './vault.js';
