@@ -6,7 +6,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { Gateway, PinBook } from '../../src/gateway/index.js';
+import { Gateway, PinBook, pinCommandPlan } from '../../src/gateway/index.js';
+import type { JsonObject } from '../../src/protocol/index.js';
 import type { CatalogCaller } from '../../src/server/index.js';
 import { RedisStore } from '../../src/stores/index.js';
 import { TestRedis } from '../helpers/redis-server.js';
@@ -153,6 +154,34 @@ describe('pins in a fleet sharing a Redis store', () => {
     const c = await instance(up, db, staleLock);
     expect(await c.served('note')).toBe('Write a note v2');
     expect(readFileSync(staleLock, 'utf8')).toContain('Write a note v2');
+  });
+
+  it('an instance deployed with a lock file holding a later accept shares it with the fleet', async () => {
+    const { up, db } = await fleetUpstream();
+    const a = await instance(up, db);
+    expect(await a.served('note')).toBe('Write a note v1');
+    up.setTool('note', { description: 'Write a note v2' });
+    a.gateway.catalog.invalidate('up');
+    expect(await a.served('note')).toBeUndefined();
+
+    // `mrtr gateway pin --accept up/note` on the new deploy's lock file (pinned after A's pin was shared).
+    const deployed = join(dir, 'deployed.lock.json');
+    writeFileSync(deployed, readFileSync(a.lock));
+    const plan = pinCommandPlan(
+      PinBook.load(deployed),
+      (await a.gateway.upstreams[0]!.listTools({ subject: '' })).map((d) => ({
+        upstream: 'up',
+        tool: d.name,
+        definition: d as unknown as JsonObject,
+      })),
+      { accept: ['up/note'] },
+    );
+    plan.book.save();
+    const heard = relisted(a.gateway);
+    const c = await instance(up, db, deployed);
+    expect(await c.served('note')).toBe('Write a note v2');
+    await heard;
+    expect(await a.served('note')).toBe('Write a note v2');
   });
 
   it('a lock file edited and reloaded on B (SIGHUP) applies to A, even when its pin is older', async () => {
