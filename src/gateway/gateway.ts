@@ -196,6 +196,8 @@ export class Gateway {
     // Upstreams start with the gateway, not at the first call: a slow one (npx fetching a package) is on its way
     // while callers connect, and they are told it is starting until it answers.
     this.started = this.catalog.start();
+    // Listen for the fleet's accepts from the start, not from the first wait on `listening`.
+    void this.#fleetPins?.listening();
   }
 
   /** Settles once every upstream started with the gateway has answered its first listing (or failed it). */

@@ -170,7 +170,10 @@ export class FleetPins {
         if (
           await this.options.store.replace(storeKey, entry.version, JSON.stringify(record), SHARED_PIN_TTL_MS)
         ) {
-          await this.#tell([key]);
+          // The pin is shared; instances that miss the news take it at their next listing.
+          await this.#tell([key]).catch((error: unknown) =>
+            this.options.log(`pins: ${key}: shared, but the fleet was not told: ${(error as Error).message}`),
+          );
           return false;
         }
         continue;
