@@ -33,7 +33,8 @@ export const GATEWAY_USAGE = `usage: mrtr gateway --config FILE [--lock FILE] [-
   mrtr serve apply: --tokens FILE | --issuer URL --audience AUD, --store, --audit, --audit-key-file,
   --state-keys-file, --totp, --metrics PORT [--metrics-host H]. SIGHUP reloads the config's rules (calls in progress keep going).
   --lock FILE   the pinned tool definitions (default: FILE.lock.json beside the config); a tool whose definition
-                changed since it was pinned is withheld until accepted with mrtr gateway pin --accept
+                changed since it was pinned is withheld until accepted with mrtr gateway pin --accept;
+                with --store redis://…, pins and accepts are shared by every instance on that Redis
   --locked      withhold tools the lock file does not list (default: pin them at first sight)
   --call-timeout DURATION   the longest one round may wait for its upstream (default 2m); in a fleet, a round
                 whose instance died is taken over by the caller's retry this long plus 10 s later

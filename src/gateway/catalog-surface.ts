@@ -23,7 +23,7 @@ import { callerOf } from './caller.js';
 import { egressCallerOf, type SurfaceCatalog } from './catalog.js';
 import { holderOf } from './holder.js';
 import { exposedName, exposedUri, splitExposedName, splitExposedUri } from './names.js';
-import { definitionDigest, type PinBook, surfacePinUpstream } from './pins/index.js';
+import { definitionDigest, type PinBook, type SeenTool, surfacePinUpstream } from './pins/index.js';
 import type { Policy, SurfaceKind } from './policy/index.js';
 import { relaySurface } from './relay-surface.js';
 import { canonicalResourceUri, fillTemplate } from './resource-uri.js';
@@ -36,6 +36,8 @@ export interface GatewaySurfaceOptions {
   readonly pins: () => PinBook;
   /** With a lock file given as locked, a definition never pinned is withheld too. */
   readonly locked: boolean;
+  /** As the tools' catalog's: the book made to agree with the fleet's pins first (false: pin nothing new). */
+  readonly settlePins?: (listed: readonly SeenTool[]) => Promise<boolean>;
   readonly refreshMs: number;
   readonly log: (line: string) => void;
   readonly tokenOf: (principal: object | undefined) => string | undefined;
@@ -294,7 +296,23 @@ export class GatewaySurface implements SurfaceCatalog {
       );
       return this.#listings.get(upstream.name) ?? { ...EMPTY, at };
     }
-    const pins = { changed: false };
+    const listed = (kind: 'prompt' | 'resource' | 'template', own: string, definition: object): SeenTool => ({
+      upstream: surfacePinUpstream(upstream.name, kind),
+      tool: own,
+      definition: definition as JsonObject,
+    });
+    const settled = await (this.options.settlePins?.([
+      ...lists.prompts.map((d) => listed('prompt', d.name, d)),
+      ...lists.resources.map((d) => listed('resource', d.uri, d)),
+      ...lists.templates.map((d) => listed('template', d.uriTemplate, d)),
+    ]) ?? true);
+    // Why a definition never pinned is withheld from this listing, if it is.
+    const unpinned = !settled
+      ? "not pinned, and the fleet's pins cannot be read"
+      : this.options.locked
+        ? 'not in the lock file'
+        : undefined;
+    const pins = { changed: false, unpinned };
     const withheld = new Set<string>();
     const prompts = new Map<string, Listed<PromptEntry>>();
     for (const definition of lists.prompts) {
@@ -336,7 +354,7 @@ export class GatewaySurface implements SurfaceCatalog {
     own: string,
     definition: object,
     exposed: string | undefined,
-    pins: { changed: boolean },
+    pins: { changed: boolean; readonly unpinned: string | undefined },
   ): exposed is string {
     const what = `${kind} ${own}`;
     if (exposed === undefined) {
@@ -353,8 +371,8 @@ export class GatewaySurface implements SurfaceCatalog {
       return false;
     }
     if (check.status === 'new') {
-      if (this.options.locked) {
-        this.options.log(`upstream ${upstream.name}: ${what} withheld: not in the lock file`);
+      if (pins.unpinned !== undefined) {
+        this.options.log(`upstream ${upstream.name}: ${what} withheld: ${pins.unpinned}`);
         return false;
       }
       book.pin(pinAs, own, definition as JsonObject);

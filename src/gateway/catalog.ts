@@ -16,7 +16,7 @@ import { callerOf } from './caller.js';
 import type { EgressCaller } from './egress/index.js';
 import { exposedName, splitExposedName } from './names.js';
 import type { DefinitionChange } from './observer.js';
-import { definitionDigest, type PinBook } from './pins/index.js';
+import { definitionDigest, type PinBook, type SeenTool } from './pins/index.js';
 import type { Policy, Screening } from './policy/index.js';
 import { META_NOTICE, META_UPSTREAMS_STARTING, upstreamStarting } from './starting.js';
 import type { Upstream } from './upstream.js';
@@ -49,6 +49,11 @@ export interface GatewayCatalogOptions {
   readonly pins: () => PinBook;
   /** With a lock file given as locked, a tool never pinned is withheld too. */
   readonly locked: boolean;
+  /**
+   * Makes the book agree with the fleet's pins before a listing is checked (fleet-pins.ts); false when it could
+   * not, and the listing then pins nothing at first sight. Absent for a gateway alone.
+   */
+  readonly settlePins?: (listed: readonly SeenTool[]) => Promise<boolean>;
   readonly handler: ForwardingHandler;
   /** What every call's arguments go through first, once (the path spellings made one): judged and sent as prepared. */
   readonly prepare: ArgumentsPrep;
@@ -353,6 +358,14 @@ export class GatewayCatalog implements Catalog {
       return this.#listings.get(upstream.name) ?? { tools: new Map(), at, withheld: 0 };
     }
     this.#failures.delete(upstream.name);
+    const settled = await (this.options.settlePins?.(
+      definitions.map((d) => ({
+        upstream: upstream.name,
+        tool: d.name,
+        definition: d as unknown as JsonObject,
+      })),
+    ) ?? true);
+    const locked = this.options.locked || !settled;
     const previous = this.#listings.get(upstream.name)?.tools;
     const tools = new Map<string, GatewayTool>();
     let pinned = false;
@@ -379,10 +392,10 @@ export class GatewayCatalog implements Catalog {
         continue;
       }
       if (check.status === 'new') {
-        if (this.options.locked) {
+        if (locked) {
           withheld++;
           this.options.log(
-            `upstream ${upstream.name}: tool ${definition.name} withheld: not in the lock file`,
+            `upstream ${upstream.name}: tool ${definition.name} withheld: ${settled ? 'not in the lock file' : "not pinned, and the fleet's pins cannot be read"}`,
           );
           continue;
         }

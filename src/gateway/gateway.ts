@@ -15,7 +15,7 @@ import { forwardingHandler } from './forward-call.js';
 import { splitExposedName } from './names.js';
 import type { GatewayObserver } from './observer.js';
 import { normalizePathArguments } from './paths.js';
-import type { PinBook } from './pins/index.js';
+import { FleetPins, type PinBook, pinKey, type SeenTool } from './pins/index.js';
 import type { Decision, Policy, PolicyCaller } from './policy/index.js';
 import { PolicyLink } from './policy-link.js';
 import { RateLimiter } from './rate-limit.js';
@@ -67,6 +67,8 @@ export class Gateway {
   readonly #prepare: ArgumentsPrep;
   readonly #specs: ReadonlyMap<string, GatewayConfig['upstreams'][number]>;
   readonly #listeners: readonly UpstreamListener[];
+  /** The pins shared with the other instances, when the store is a fleet's (it has a channel: Redis). */
+  readonly #fleetPins: FleetPins | undefined;
 
   constructor(options: GatewayOptions) {
     const log = options.log ?? (() => {});
@@ -74,6 +76,24 @@ export class Gateway {
     this.#policy = options.config.policy;
     this.#pins = options.pins;
     this.#loadedAt = Date.now();
+    const { channel } = options.store;
+    this.#fleetPins =
+      channel === undefined
+        ? undefined
+        : new FleetPins({
+            store: options.store,
+            channel,
+            book: () => this.#pins,
+            locked: options.locked ?? false,
+            // A prompt's or resource's pin names its upstream `<upstream>#<kind>`.
+            heard: (names) => {
+              for (const name of new Set(names.map((n) => n.split('#')[0] as string)))
+                this.catalog.invalidate(name);
+            },
+            log,
+          });
+    const fleetPins = this.#fleetPins;
+    const settlePins = fleetPins && ((listed: readonly SeenTool[]) => fleetPins.settle(listed));
     const policy = () => this.#policy;
     const observers = options.observers ?? [];
     const timeoutMs = options.upstreamTimeoutMs ?? GATEWAY_DEFAULTS.upstreamTimeoutMs;
@@ -104,6 +124,7 @@ export class Gateway {
       policy,
       pins: () => this.#pins,
       locked: options.locked ?? false,
+      settlePins,
       refreshMs: options.refreshMs ?? GATEWAY_DEFAULTS.refreshMs,
       log,
       tokenOf: options.tokenOf ?? (() => undefined),
@@ -115,6 +136,7 @@ export class Gateway {
       policy,
       pins: () => this.#pins,
       locked: options.locked ?? false,
+      settlePins,
       handler: forwardingHandler(options.tokenOf ?? (() => undefined), (event) => {
         for (const o of observers) {
           try {
@@ -174,14 +196,26 @@ export class Gateway {
     // Upstreams start with the gateway, not at the first call: a slow one (npx fetching a package) is on its way
     // while callers connect, and they are told it is starting until it answers.
     this.started = this.catalog.start();
+    // Listen for the fleet's accepts from the start, not from the first wait on `listening`.
+    void this.#fleetPins?.listening();
   }
 
   /** Settles once every upstream started with the gateway has answered its first listing (or failed it). */
   readonly started: Promise<void>;
 
-  /** Settles once every HTTP upstream listened to has its stream of list changes up (or offers none). */
+  /**
+   * Settles once every HTTP upstream listened to has its stream of list changes up (or offers none), and, in a
+   * fleet, once this instance hears the others' accepts.
+   */
   get listening(): Promise<void> {
-    return Promise.all(this.#listeners.map((l) => l.listening)).then(() => undefined);
+    return Promise.all([...this.#listeners.map((l) => l.listening), this.#fleetPins?.listening()]).then(
+      () => undefined,
+    );
+  }
+
+  /** Settles once the last accept or reload is shared with the fleet (at once without a fleet). */
+  get pinsShared(): Promise<void> {
+    return this.#fleetPins?.shared ?? Promise.resolve();
   }
 
   /** The policy in force. */
@@ -213,6 +247,7 @@ export class Gateway {
     if (!drift) return false;
     this.#pins.pin(drift.upstream, drift.tool, drift.definition);
     this.#pins.save();
+    this.#fleetPins?.share([pinKey(upstream, tool)]);
     this.catalog.invalidate(upstream);
     return true;
   }
@@ -257,7 +292,11 @@ export class Gateway {
     this.#policy = config.policy;
     this.#config = { ...this.#config, policy: config.policy, rules: config.rules };
     this.#loadedAt = Date.now();
-    if (pins) this.#pins = pins;
+    if (pins) {
+      // What the admin changed in the lock file applies to the whole fleet, whatever its pinnedAt says.
+      this.#fleetPins?.share(changedPins(this.#pins, pins));
+      this.#pins = pins;
+    }
     // Lists differ under the new policy: tell listening callers (each hears only of its own).
     this.catalog.invalidate();
     this.#withdrawal =
@@ -286,7 +325,16 @@ export class Gateway {
   async close(): Promise<void> {
     await Promise.allSettled([
       ...this.#listeners.map((l) => l.close()),
+      this.#fleetPins?.close(),
       ...this.upstreams.map((u) => u.close()),
     ]);
   }
+}
+
+/** The keys `next` pins differently from `before` (or pins where it did not). */
+function changedPins(before: PinBook, next: PinBook): string[] {
+  return next
+    .pins()
+    .filter(({ upstream, tool, pin }) => before.get(upstream, tool)?.digest !== pin.digest)
+    .map(({ upstream, tool }) => pinKey(upstream, tool));
 }

@@ -9,6 +9,7 @@ export {
   surfacePinUpstream,
 } from './digest.js';
 export { describeDrift } from './drift.js';
+export { FleetPins, type FleetPinsOptions, PINS_TOPIC } from './fleet-pins.js';
 export { LOCK_FILE_VERSION, type PinnedTool } from './lock-file.js';
 export { PinBook, type PinBookOptions, type PinCheck, type PinDrift } from './pin-book.js';
 export { type PinCommandOptions, type PinCommandPlan, pinCommandPlan, type SeenTool } from './pin-command.js';

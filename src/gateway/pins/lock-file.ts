@@ -27,38 +27,44 @@ export function readLockFile(path: string): Map<string, PinnedTool> {
     text = readFileSync(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new Map();
-    throw pinsError(path, `cannot read it: ${(error as Error).message}`, error);
+    throw pinsError(`lock file ${path}`, `cannot read it: ${(error as Error).message}`, error);
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw pinsError(path, `not JSON: ${(error as Error).message}`, error);
+    throw pinsError(`lock file ${path}`, `not JSON: ${(error as Error).message}`, error);
   }
-  if (!isJsonObject(parsed)) throw pinsError(path, 'not a JSON object { "version": 1, "tools": { … } }');
+  if (!isJsonObject(parsed))
+    throw pinsError(`lock file ${path}`, 'not a JSON object { "version": 1, "tools": { … } }');
   if (parsed.version !== LOCK_FILE_VERSION)
     throw pinsError(
-      path,
+      `lock file ${path}`,
       `version ${JSON.stringify(parsed.version)}, but this mrtr reads version ${LOCK_FILE_VERSION}`,
     );
   if (!isJsonObject(parsed.tools))
-    throw pinsError(path, '"tools" must be an object keyed by <upstream>/<tool>');
+    throw pinsError(`lock file ${path}`, '"tools" must be an object keyed by <upstream>/<tool>');
   const pins = new Map<string, PinnedTool>();
-  for (const [key, entry] of Object.entries(parsed.tools)) pins.set(key, readEntry(path, key, entry));
+  for (const [key, entry] of Object.entries(parsed.tools))
+    pins.set(key, readPinnedEntry(`lock file ${path}`, `tools[${JSON.stringify(key)}]`, key, entry));
   return pins;
 }
 
-function readEntry(path: string, key: string, entry: unknown): PinnedTool {
-  const at = `tools[${JSON.stringify(key)}]`;
+/**
+ * One pin as the lock file (or a fleet's store) holds it, checked as the lock file is: `where` names the file or
+ * store and `at` the entry in the messages.
+ * @throws MrtrError ERR_GATEWAY_PINS naming what is wrong.
+ */
+export function readPinnedEntry(where: string, at: string, key: string, entry: unknown): PinnedTool {
   const split = splitPinKey(key);
-  if (!split) throw pinsError(path, `${at}: the key is not <upstream>/<tool>`);
+  if (!split) throw pinsError(where, `${at}: the key is not <upstream>/<tool>`);
   if (!isJsonObject(entry))
-    throw pinsError(path, `${at} must be an object with digest, pinnedAt and definition`);
+    throw pinsError(where, `${at} must be an object with digest, pinnedAt and definition`);
   const { digest, pinnedAt, definition } = entry;
-  if (typeof digest !== 'string') throw pinsError(path, `${at}.digest must be a string`);
+  if (typeof digest !== 'string') throw pinsError(where, `${at}.digest must be a string`);
   if (typeof pinnedAt !== 'string' || Number.isNaN(Date.parse(pinnedAt)))
-    throw pinsError(path, `${at}.pinnedAt must be an ISO 8601 time`);
-  if (!isJsonObject(definition)) throw pinsError(path, `${at}.definition must be an object`);
+    throw pinsError(where, `${at}.pinnedAt must be an ISO 8601 time`);
+  if (!isJsonObject(definition)) throw pinsError(where, `${at}.definition must be an object`);
   // A pin is named by what the upstream names it by: a tool's or prompt's name, a resource's URI, a template's.
   const kind = pinnedKindOf(split.upstream);
   const field = split.upstream.endsWith('#resource')
@@ -68,14 +74,14 @@ function readEntry(path: string, key: string, entry: unknown): PinnedTool {
       : 'name';
   if (definition[field] !== split.tool)
     throw pinsError(
-      path,
+      where,
       `${at}.definition.${field} is ${JSON.stringify(definition[field])}, not the key's ${kind === 'tool' ? 'tool' : 'name'}`,
     );
   // The digest is what is checked, the definition what is shown: a hand edit to one but not the other would show
   // an admin one thing and enforce another, so it is refused rather than trusted either way.
   if (definitionDigest(definition, kind) !== digest)
     throw pinsError(
-      path,
+      where,
       `${at}.digest does not match its definition (edited by hand?); remove the entry and pin the tool again`,
     );
   return { digest, pinnedAt, definition: pinnedDefinition(definition, kind) };
@@ -106,7 +112,7 @@ export function writeLockFile(path: string, pins: ReadonlyMap<string, PinnedTool
     renameSync(temporary, path);
   } catch (error) {
     rmSync(temporary, { force: true });
-    throw pinsError(path, `cannot write it: ${(error as Error).message}`, error);
+    throw pinsError(`lock file ${path}`, `cannot write it: ${(error as Error).message}`, error);
   }
 }
 
@@ -119,6 +125,6 @@ export class GatewayPinsError extends MrtrError {
   }
 }
 
-function pinsError(path: string, problem: string, cause?: unknown): GatewayPinsError {
-  return new GatewayPinsError(`lock file ${path}: ${problem}`, cause === undefined ? undefined : { cause });
+function pinsError(where: string, problem: string, cause?: unknown): GatewayPinsError {
+  return new GatewayPinsError(`${where}: ${problem}`, cause === undefined ? undefined : { cause });
 }

@@ -40,7 +40,8 @@ export interface PinBookOptions {
  *   `accept()`); meanwhile it is listed by drift().
  * - `pinned` — served.
  *
- * Several gateways may share one lock file: saving replaces it atomically, and the last to save wins.
+ * Several gateways may share one lock file: saving replaces it atomically, and the last to save wins. A fleet
+ * sharing a Redis store shares its pins there too (fleet-pins.ts).
  */
 export class PinBook {
   /** The lock file, or undefined for a book kept in memory only. */
@@ -105,14 +106,25 @@ export class PinBook {
   pin(upstream: string, tool: string, definition: JsonObject): void {
     const key = pinKey(upstream, tool);
     this.#drift.delete(key);
+    if (this.#pins.get(key)?.digest === definitionDigest(definition, pinnedKindOf(upstream))) return;
+    this.#pins.set(key, this.pinOf(upstream, definition));
+  }
+
+  /** The pin `definition` would get now, without pinning it. */
+  pinOf(upstream: string, definition: JsonObject): PinnedTool {
     const kind = pinnedKindOf(upstream);
-    const digest = definitionDigest(definition, kind);
-    if (this.#pins.get(key)?.digest === digest) return;
-    this.#pins.set(key, {
-      digest,
+    return {
+      digest: definitionDigest(definition, kind),
       pinnedAt: new Date(this.#now()).toISOString(),
       definition: pinnedDefinition(definition, kind),
-    });
+    };
+  }
+
+  /** Take a pin made elsewhere as it is (the fleet's, fleet-pins.ts): its drift, if any, is judged afresh. */
+  adopt(upstream: string, tool: string, pin: PinnedTool): void {
+    const key = pinKey(upstream, tool);
+    this.#drift.delete(key);
+    this.#pins.set(key, pin);
   }
 
   /**
