@@ -20,8 +20,9 @@ const installed = (path) => existsSync(join(REPO_ROOT, 'node_modules', path));
 
 /** Why a row cannot run here, or null. */
 function missing(row) {
+  const cli = row.root ? join(row.root, 'dist', 'cli', 'main.js') : CLI_ENTRY;
   if (row.front === 'gateway' || row.front === 'full')
-    if (!existsSync(CLI_ENTRY)) return `${CLI_ENTRY} not found (run \`npm run build\` first)`;
+    if (!existsSync(cli)) return `${cli} not found (run \`npm run build\` first)`;
   if (row.upstream === 'fs' && !installed('@modelcontextprotocol/server-filesystem/dist/index.js'))
     return '@modelcontextprotocol/server-filesystem is not installed';
   if (row.front === 'mcp-proxy' && !installed('mcp-proxy/dist/bin/mcp-proxy.mjs'))
@@ -42,6 +43,7 @@ const stackDef = (row) => ({
     row.upstream,
     '--front',
     row.front,
+    ...(row.root ? ['--root', row.root] : []),
   ],
   // Up to eleven processes start one after the other (the gateway with every control has ten stdio upstreams).
   readyTimeoutMs: 120_000,
@@ -103,11 +105,55 @@ async function passOf(row, opts, track) {
   }
 }
 
+/** With `--baseline DIR`: each gateway row gets a twin right after it, the same stack on DIR's build. */
+function withBaseline(rows, dir) {
+  if (!dir) return rows;
+  return rows.flatMap((r) =>
+    r.front === 'gateway' || r.front === 'full'
+      ? [r, { ...r, name: `${r.name}@baseline`, label: `${r.label} (baseline)`, root: dir, twinOf: r.name }]
+      : [r],
+  );
+}
+
+/** The rows with each baseline twin moved before its row. */
+function swapTwins(rows) {
+  const out = [];
+  for (const r of rows) {
+    if (r.twinOf && out.at(-1)?.name === r.twinOf) out.splice(out.length - 1, 0, r);
+    else out.push(r);
+  }
+  return out;
+}
+
+/** Ours ÷ baseline for each twin: the median over passes of each pass's ratio (both measured in the same pass). */
+function printBaseline(rows, passes, callers) {
+  const median = (xs) => {
+    const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
+    return s.length ? s[Math.floor((s.length - 1) / 2)] : Number.NaN;
+  };
+  console.log("\n=== ours ÷ baseline (median over passes of the pass's ratio; below 1 = ours spends less)");
+  for (const twin of rows.filter((r) => r.twinOf)) {
+    const ours = passes[twin.twinOf] ?? [];
+    const base = passes[twin.name] ?? [];
+    for (const n of callers) {
+      const pairs = ours.map((p, i) => [p.byCallers[n], base[i]?.byCallers[n]]).filter(([a, b]) => a && b);
+      const ratio = (f) => median(pairs.map(([a, b]) => f(a) / f(b))).toFixed(2);
+      const figures = (f) => pairs.map(([a, b]) => `${Math.round(f(a))}/${Math.round(f(b))}`).join(' ');
+      console.log(
+        `  ${twin.twinOf}, ${n} caller(s): front µs/call ${ratio((p) => p.frontUsPerCall)} (${figures((p) => p.frontUsPerCall)}), calls/s ${ratio((p) => p.callsPerSec)}, p50 ${ratio((p) => p.latencyMs.p50)}, p99 ${ratio((p) => p.latencyMs.p99)}`,
+      );
+    }
+  }
+}
+
 /** Run the comparison; true when every call of every row was answered right. */
 export async function runGatewayCompare(opts, pin) {
   let current;
   process.on('exit', () => current?.killNow());
-  const rows = GATEWAY_ROWS.filter((r) => opts.gatewayRows.includes(r.name));
+  const rows = withBaseline(
+    GATEWAY_ROWS.filter((r) => opts.gatewayRows.includes(r.name)),
+    opts.baseline,
+  );
   const cpus = os.cpus();
   const startedAt = Date.now();
   console.log(
@@ -126,7 +172,8 @@ export async function runGatewayCompare(opts, pin) {
   }
   for (let rep = 0; rep < opts.repeat; rep++) {
     if (opts.repeat > 1) console.log(`\n##### pass ${rep + 1} of ${opts.repeat}`);
-    for (const row of rows) {
+    // With a baseline, every other pass measures it first: the one measured first in a pass tends to come out behind.
+    for (const row of opts.baseline && rep % 2 === 1 ? swapTwins(rows) : rows) {
       if (results[row.name]) continue; // skipped, or failed in an earlier pass
       console.log(`\n=== ${row.name}: ${row.label}`);
       if (opts.quietWait > 0) {
@@ -148,6 +195,7 @@ export async function runGatewayCompare(opts, pin) {
     results[row.name] = { label: row.label, byCallers };
   }
 
+  if (opts.baseline) printBaseline(rows, passes, opts.callers);
   const goalLoad = Math.max(...opts.callers);
   const goals = gatewayGoals(results, goalLoad, opts.callers);
   console.log(`\n=== results (median of ${opts.repeat} pass(es) per point)\n`);
@@ -198,7 +246,7 @@ export async function runGatewayCompare(opts, pin) {
           loadavg: os.loadavg(),
           commit: gitCommit(),
         },
-        rows: GATEWAY_ROWS.filter((r) => opts.gatewayRows.includes(r.name)),
+        rows,
         results,
         goals,
         gatewayPolicy: policy,

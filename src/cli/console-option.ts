@@ -20,6 +20,11 @@ export interface ConsoleSetup {
   readonly console: OperatorConsole;
   /** Add the approvals panel (first in the navigation) once the server's controls exist. */
   withControls(controls: HumanControls): void;
+  /**
+   * Whether the console shows flows read from the trail, and so wants to hear of each round recorded. Without it, no
+   * round observer is added for the console: every round would be traced for a ping no panel listens to.
+   */
+  readonly showsFlows: boolean;
   /** Add panels of the program's own (the gateway's). */
   add(panels: readonly ConsolePanel[]): void;
   close(): Promise<void>;
@@ -82,6 +87,7 @@ export async function consoleFromFlags(
   const console = new OperatorConsole({ panels, roles });
   return {
     console,
+    showsFlows: reader !== undefined,
     withControls(controls) {
       if (panels.some((p) => p.id === 'approvals')) return;
       panels.unshift(new ApprovalsPanel(controls));

@@ -323,7 +323,8 @@ export async function startServer(
     rounds.observers = [metrics ? metrics.timedAudit(trail) : trail];
     metrics?.auditBacklog(() => trail.backlog);
   }
-  // The console, when people can sign in: a round observer too (its flows view refreshes as rounds are recorded).
+  // The console, when people can sign in: a round observer too when it shows flows (that view refreshes as rounds are
+  // recorded).
   let operatorConsole: ConsoleSetup | undefined;
   if (options.signIn && !values.stdio) {
     const made = await consoleFromFlags(values, audited.trail, say);
@@ -334,7 +335,7 @@ export async function startServer(
       return 2;
     }
     operatorConsole = made;
-    rounds.observers = [...(rounds.observers ?? []), made.console.observer];
+    if (made.showsFlows) rounds.observers = [...(rounds.observers ?? []), made.console.observer];
   }
   if (metrics) rounds.observers = [...(rounds.observers ?? []), metrics.observer];
   // Webhooks that tell approvers of a request waiting for them: beside the rounds, never in their way.

@@ -129,6 +129,8 @@ export class PolicyLink implements RoundLink {
     }
     policyDecided?.('allowed', `rules ${decision.rules.join(', ')}`);
     if (round.round === 0) await this.#takeRates(decision, round, tool, decide);
+    // A pass-through call asks nothing: its arguments are not serialised and hashed for a control that never asks.
+    if (decision.require.length === 0) return undefined;
     const effect = effectOf(tool, args, policy);
     const controls = this.options.controls();
     const what = `${tool.upstream.name} ${tool.tool}`;

@@ -83,9 +83,6 @@ const IDLE_SESSIONS = {
   http: { max: 64, maxIdleMs: 5 * 60_000 },
 } as const;
 
-/** Thrown by the pool's `total` refusal, so a call can tell "full" from its own share's 429. */
-class PoolFull extends McpError {}
-
 const keyOf = (caller: EgressCaller) => `${caller.issuer ?? ''}\n${caller.subject}`;
 
 /** A call's own session: its client, its place in the callers' shares, and whose credential it carries. */
@@ -121,8 +118,8 @@ export class Upstream {
   /** Clients already dropped (their process died): a death is counted once, however it was seen. */
   readonly #dropped = new WeakSet<McpClient>();
   readonly #backoff: RestartBackoff;
-  /** Calls waiting for a place that calls still running hold: woken each time a place is given back. */
-  #waiting: Array<() => void> = [];
+  /** Calls waiting for a place that calls still running hold, longest first: one woken per place given back. */
+  #waiting: Array<{ holder: string; wake: () => void }> = [];
   /** Sessions of calls running now (not held, not idle): close() ends their processes too. */
   readonly #running = new Set<Session>();
   /** Set by close(): no process is started or kept after it. */
@@ -145,7 +142,7 @@ export class Upstream {
             seconds,
           ),
         total: (limit) =>
-          new PoolFull(
+          new McpError(
             ErrorCode.InternalError,
             `Busy: ${limit} calls to upstream ${spec.name} are already open; try again later`,
           ),
@@ -281,18 +278,24 @@ export class Upstream {
     const deadline = Date.now() + this.options.timeoutMs;
     for (;;) {
       this.#refuseIfClosed();
-      const place = `session-${++this.#places}`;
-      const refused = this.#sessionShares.take(place, holder, holder, Date.now() + HELD_CALL_MS);
-      // Kept per caller too: a 2025 session holds state (a cart, a working folder) that must not reach another caller.
-      if (!refused) return this.#sessionAt(place, holder, caller, `${this.#remember(caller)}\n\n${holder}`);
+      const blocked = this.#sessionShares.blocked(holder, holder);
+      if (blocked === undefined) {
+        const place = `session-${++this.#places}`;
+        const refused = this.#sessionShares.take(place, holder, holder, Date.now() + HELD_CALL_MS);
+        if (refused) throw refused; // not blocked a moment ago, and nothing ran since
+        // Kept per caller too: a 2025 session holds state (a cart, a working folder) that must not reach another caller.
+        return this.#sessionAt(place, holder, caller, `${this.#remember(caller)}\n\n${holder}`);
+      }
       const waitingOnPeople =
-        refused instanceof PoolFull
+        blocked === 'total'
           ? this.#sessions.size
           : [...this.#sessions.values()].filter((s) => s.holder === holder).length;
       const limits = this.spec.command ? SESSION_LIMITS.stdio : SESSION_LIMITS.http;
-      const full = refused instanceof PoolFull ? limits.total : limits.perHolder;
-      if (waitingOnPeople >= full || Date.now() >= deadline) throw refused;
-      await this.#placeGivenBack(signal, deadline);
+      const full = blocked === 'total' ? limits.total : limits.perHolder;
+      // The refusal (an error with its stack) is built only when it is thrown: waiting calls ask on every place freed.
+      if (waitingOnPeople >= full || Date.now() >= deadline)
+        throw this.#sessionShares.check(holder, holder) as Error;
+      await this.#placeGivenBack(holder, signal, deadline);
     }
   }
 
@@ -308,30 +311,43 @@ export class Upstream {
     }
   }
 
-  /** Resolves when a place is given back, or at the deadline; rejects when the call is aborted. */
-  #placeGivenBack(signal: AbortSignal | undefined, deadline: number): Promise<void> {
+  /**
+   * Resolves when a place `holder` may take is given back, or at the deadline; rejects when the call is aborted.
+   */
+  #placeGivenBack(holder: string, signal: AbortSignal | undefined, deadline: number): Promise<void> {
     signal?.throwIfAborted();
     return new Promise<void>((resolve, reject) => {
-      const done = () => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', aborted);
-        this.#waiting = this.#waiting.filter((w) => w !== done);
-        resolve();
+      const waiter = {
+        holder,
+        wake: () => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', aborted);
+          this.#waiting = this.#waiting.filter((w) => w !== waiter);
+          resolve();
+        },
       };
       const aborted = () => {
-        done();
+        waiter.wake();
         reject(signal?.reason);
       };
-      const timer = setTimeout(done, Math.max(0, deadline - Date.now()));
+      const timer = setTimeout(waiter.wake, Math.max(0, deadline - Date.now()));
       signal?.addEventListener('abort', aborted, { once: true });
-      this.#waiting.push(done);
+      this.#waiting.push(waiter);
     });
   }
 
+  /**
+   * A place is free: the longest waiter whose share now admits it is woken, one per place given back. Waking every
+   * waiter made each try again and be refused, an error built each time: 32 callers of one caller spent a tenth of
+   * the gateway's CPU there.
+   */
   #giveBack(place: string): void {
     this.#sessionShares.give(place);
-    // Every waiter tries again: the place may be in another caller's share than the first waiter's.
-    for (const wake of [...this.#waiting]) wake();
+    for (const waiter of this.#waiting)
+      if (this.#sessionShares.blocked(waiter.holder, waiter.holder) === undefined) {
+        waiter.wake();
+        return;
+      }
   }
 
   /** Keep a held call's session for its next round, under the handle that round presents. */
@@ -482,7 +498,7 @@ export class Upstream {
     this.#sessions.clear();
     this.#running.clear();
     // Calls waiting for a place wake and are refused (#openSession), starting no process.
-    for (const wake of [...this.#waiting]) wake();
+    for (const waiter of [...this.#waiting]) waiter.wake();
     this.#perCaller.clear();
     this.#latest.clear();
     this.#shared = undefined;

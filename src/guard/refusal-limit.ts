@@ -34,13 +34,21 @@ export const COUNTED_REFUSALS: ReadonlySet<string> = new Set([
   'invalid_answers',
 ]);
 
+/** Principals' bucket keys already hashed: every round of a caller asks for the same one. Bounded: cleared when full. */
+const hashedKeys = new Map<string, string>();
+const HASHED_KEYS_MAX = 4096;
+
 /** One bucket per principal; callers without one (no authentication configured) share the `anonymous` bucket. */
 function principalKey(principal: GuardPrincipal | undefined): string {
   if (!principal) return 'anonymous';
-  return createHash('sha256')
-    .update(`${principal.issuer ?? ''}\n${principal.subject}`)
-    .digest('base64url')
-    .slice(0, 22);
+  const who = `${principal.issuer ?? ''}\n${principal.subject}`;
+  let key = hashedKeys.get(who);
+  if (key === undefined) {
+    key = createHash('sha256').update(who).digest('base64url').slice(0, 22);
+    if (hashedKeys.size >= HASHED_KEYS_MAX) hashedKeys.clear();
+    hashedKeys.set(who, key);
+  }
+  return key;
 }
 
 export class RefusalLimit {

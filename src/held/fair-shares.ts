@@ -93,20 +93,39 @@ export class FairShares {
     return this.#shares.get(holder)?.held.size ?? 0;
   }
 
-  /** Why `holder` cannot hold one more thing in `group` now, or undefined. */
-  check(holder: string, group: string): Error | undefined {
+  /**
+   * Which limit keeps `holder` from holding one more thing in `group` now, or undefined. Cheap: no refusal is built,
+   * so a waiter can ask each time a place frees.
+   */
+  blocked(holder: string, group: string): keyof ShareLimits | undefined {
     const share = this.#shares.get(holder);
     const { perHolder, groupsPerHolder, perGroup, total } = this.limits;
     if (share) {
-      if (share.held.size >= perHolder)
-        return this.refusals.perHolder(share.held.size, perHolder, this.#retryAfter(share));
+      if (share.held.size >= perHolder) return 'perHolder';
       if (groupsPerHolder !== undefined && !share.groups.has(group) && share.groups.size >= groupsPerHolder)
-        return this.refusals.groupsPerHolder!(share.groups.size, groupsPerHolder, this.#retryAfter(share));
-      if (perGroup !== undefined && (share.groups.get(group) ?? 0) >= perGroup)
-        return this.refusals.perGroup!(perGroup);
+        return 'groupsPerHolder';
+      if (perGroup !== undefined && (share.groups.get(group) ?? 0) >= perGroup) return 'perGroup';
     }
-    if (this.#holder.size >= total) return this.refusals.total(total);
+    if (this.#holder.size >= total) return 'total';
     return undefined;
+  }
+
+  /** Why `holder` cannot hold one more thing in `group` now, or undefined. */
+  check(holder: string, group: string): Error | undefined {
+    const limit = this.blocked(holder, group);
+    if (limit === undefined) return undefined;
+    const share = this.#shares.get(holder);
+    const { perHolder, groupsPerHolder, perGroup, total } = this.limits;
+    switch (limit) {
+      case 'perHolder':
+        return this.refusals.perHolder(share!.held.size, perHolder, this.#retryAfter(share!));
+      case 'groupsPerHolder':
+        return this.refusals.groupsPerHolder!(share!.groups.size, groupsPerHolder!, this.#retryAfter(share!));
+      case 'perGroup':
+        return this.refusals.perGroup!(perGroup!);
+      default:
+        return this.refusals.total(total);
+    }
   }
 
   /** Hold a place for thing `id` until `expiresAt`, or say why not. */

@@ -96,4 +96,30 @@ describe('FairShares', () => {
       'FairShares: perHolder must be a positive integer, got 0',
     );
   });
+
+  it('blocked names the limit in the way without building its refusal; check builds it', () => {
+    let built = 0;
+    const counted: ShareRefusals = {
+      perHolder: (count, limit) => {
+        built++;
+        return new Error(`holder holds ${count}/${limit}`);
+      },
+      total: (limit) => {
+        built++;
+        return new Error(`pool full at ${limit}`);
+      },
+    };
+    const shares = new FairShares({ total: 3, perHolder: 2 }, counted);
+    shares.take('1', 'alice', 'alice', Date.now());
+    expect(shares.blocked('alice', 'alice')).toBeUndefined();
+    shares.take('2', 'alice', 'alice', Date.now());
+    shares.take('3', 'bob', 'bob', Date.now());
+    expect([shares.blocked('alice', 'alice'), shares.blocked('carol', 'carol')]).toEqual([
+      'perHolder',
+      'total',
+    ]);
+    expect(built).toBe(0);
+    expect(shares.check('carol', 'carol')?.message).toBe('pool full at 3');
+    expect(built).toBe(1);
+  });
 });
