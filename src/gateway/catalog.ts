@@ -118,6 +118,7 @@ export class GatewayCatalog implements Catalog {
   readonly #listings = new Map<string, Listing>();
   /** A personal upstream's tools as known without listing it (pins, or the connect tool): for people not connected. */
   readonly #known = new Map<string, Listing>();
+  readonly #connectTools = new Map<string, GatewayTool>();
   readonly #loading = new Map<string, Promise<Listing>>();
   readonly #watchers = new Set<() => void>();
   /** Each upstream's last listing failure, until a listing succeeds again (the console's health view). */
@@ -225,7 +226,11 @@ export class GatewayCatalog implements Catalog {
       if (this.#couldSee(upstream.name, split.tool, caller)) throw upstreamStarting(upstream.name);
       return undefined;
     }
-    const tool = (await this.#listing(upstream, caller)).tools.get(split.tool);
+    const personal = this.options.personal?.(upstream.name);
+    // A call of the connect tool that connected the person: its next round finds it though the listing moved on.
+    const tool =
+      (await this.#listing(upstream, caller)).tools.get(split.tool) ??
+      (personal && split.tool === CONNECT_TOOL ? this.#connectTool(upstream, personal) : undefined);
     const who = callerOf(caller.principal);
     if (!(tool && who)) return undefined;
     const policy = this.options.policy();
@@ -446,21 +451,28 @@ export class GatewayCatalog implements Catalog {
       const built = name && this.#build(upstream, definition, name, pin.digest);
       if (built) tools.set(tool, built);
     }
-    if (tools.size === 0) {
-      const definition: ToolDefinition = {
-        name: CONNECT_TOOL,
-        title: `Connect your ${upstream.name} account`,
-        description: `Connect your own ${upstream.name} account to this gateway (once): its tools are listed after that.`,
-        inputSchema: { type: 'object', properties: {} },
-      };
-      const name = exposedName(upstream.name, CONNECT_TOOL) as string;
-      const digest = definitionDigest(definition as unknown as JsonObject);
-      const built = this.#build(upstream, definition, name, digest, personal.connectHandler);
-      if (built) tools.set(CONNECT_TOOL, built);
-    }
+    const connect = tools.size === 0 ? this.#connectTool(upstream, personal) : undefined;
+    if (connect) tools.set(CONNECT_TOOL, connect);
     const listing = { tools, at: this.#now(), withheld: 0 };
     this.#known.set(upstream.name, listing);
     return listing;
+  }
+
+  /** `<upstream>__connect`, the same object each time (its next round must find the tool its first round did). */
+  #connectTool(upstream: Upstream, personal: PersonalUpstream): GatewayTool | undefined {
+    const kept = this.#connectTools.get(upstream.name);
+    if (kept) return kept;
+    const definition: ToolDefinition = {
+      name: CONNECT_TOOL,
+      title: `Connect your ${upstream.name} account`,
+      description: `Connect your own ${upstream.name} account to this gateway (once): its tools are listed after that.`,
+      inputSchema: { type: 'object', properties: {} },
+    };
+    const name = exposedName(upstream.name, CONNECT_TOOL) as string;
+    const digest = definitionDigest(definition as unknown as JsonObject);
+    const built = this.#build(upstream, definition, name, digest, personal.connectHandler);
+    if (built) this.#connectTools.set(upstream.name, built);
+    return built;
   }
 
   #tellChange(upstream: string, tool: string, name: string, pinned: string, seen: string): void {

@@ -3,7 +3,8 @@
 // accepts only the tokens its own authorization server issued. A person's first call is asked to connect (URL mode);
 // the retried call goes upstream with that person's token; another person is asked separately; a 401 drops the token
 // and asks again, once; the policy and every control run before any connect question.
-import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
+import { Client, type ClientOptions, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import {
   AuthRefusal,
   BearerAuth,
@@ -94,7 +95,7 @@ const verifier: TokenVerifier = {
 };
 
 /** Whether the next gateway starts with the tracker's tools pinned (else it knows none of them). */
-const pinned = true;
+let pinned = true;
 
 beforeEach(async () => {
   valid.clear();
@@ -133,7 +134,7 @@ beforeEach(async () => {
       clientId: mrtr-gateway
       scopes: [tickets:read]
 rules:
-  - tools: ["tracker/whoami"]
+  - tools: ["tracker/whoami", "tracker/connect"]
     roles: [staff]
   - tools: ["tracker/drop"]
     roles: [staff]
@@ -314,4 +315,88 @@ describe('an upstream that needs each person’s account (2026 callers)', () => 
     const done = await call('alice', 'tracker__drop', { rows: 1 }, answer(connectQ, ACCEPTED));
     expect(textOf(done)).toBe('dropped');
   });
+});
+
+const names = async (who: Who) =>
+  (
+    (await mcp(gatewayUrl, 'tools/list', {}, { headers: { authorization: `Bearer ${who}-token` } })).response
+      .result as Loose
+  ).tools
+    .map((t: Loose) => t.name)
+    .sort();
+
+describe('listing an upstream a person has not connected', () => {
+  it('shows its pinned tools without reaching it: calling one asks to connect', async () => {
+    expect(await names('alice')).toEqual(['tracker__drop', 'tracker__whoami']);
+    expect(upstreamSaw).toEqual([]);
+    expect(connections.asked).toEqual([]);
+  });
+
+  describe('with none of its tools known yet', () => {
+    beforeAll(() => {
+      pinned = false;
+    });
+    afterAll(() => {
+      pinned = true;
+    });
+
+    it('shows one connect tool; once connected, the upstream lists its own tools with her token', async () => {
+      expect(await names('alice')).toEqual(['tracker__connect']);
+      const asked = await call('alice', 'tracker__connect');
+      expect(only(asked).question.params).toMatchObject({
+        mode: 'url',
+        message: 'Connect your tracker account',
+      });
+      const token = connect('alice');
+      const connected = await call('alice', 'tracker__connect', {}, answer(asked, ACCEPTED));
+      expect(textOf(connected)).toMatch(/^Your tracker account is connected/);
+
+      expect(await names('alice')).toEqual(['tracker__drop', 'tracker__whoami']);
+      expect(new Set(upstreamSaw)).toEqual(new Set([`Bearer ${token}`]));
+      // Bob sees the tools alice's listing showed (never her token's answers), and is asked to connect on a call.
+      expect(await names('bob')).toEqual(['tracker__drop', 'tracker__whoami']);
+      const bob = await call('bob', 'tracker__whoami');
+      expect(only(bob).question.params.url).toBe('https://gateway.test/mrtr/connect/bob');
+    });
+  });
+});
+
+describe('a 2025 caller (the official SDK client, default options) through the bridge', () => {
+  async function sdkClient(who: Who, options: ClientOptions = {}) {
+    const client = new Client(
+      { name: 'an-app', version: '1.0.0' },
+      { capabilities: { elicitation: { form: {}, url: {} } }, ...options },
+    );
+    const asked: Array<Record<string, unknown>> = [];
+    client.setRequestHandler('elicitation/create', async (request) => {
+      const params = request.params as Record<string, unknown>;
+      asked.push(params);
+      // The person opens the link and connects at the tracker; the client says they went.
+      if (params.mode === 'url') connect(who);
+      return { action: 'accept' };
+    });
+    const transport = new StreamableHTTPClientTransport(new URL(gatewayUrl), {
+      requestInit: { headers: { authorization: `Bearer ${who}-token` } },
+    });
+    await client.connect(transport);
+    onTestFinished(() => client.close());
+    return { client, asked, protocol: () => transport.protocolVersion };
+  }
+
+  it.each([
+    ['2025-11-25 (default options)', {}, '2025-11-25'],
+    ['2026-07-28 negotiated', { versionNegotiation: { mode: 'auto' } }, '2026-07-28'],
+  ] as Array<[string, ClientOptions, string]>)(
+    '%s: asked to connect (URL mode), then the call goes through',
+    async (_, options, version) => {
+      const { client, asked, protocol } = await sdkClient('alice', options);
+      expect(protocol()).toBe(version);
+      const result = await client.callTool({ name: 'tracker__whoami', arguments: {} });
+      expect(result.content).toEqual([{ type: 'text', text: 'tracker sees alice' }]);
+      expect(asked).toHaveLength(1);
+      expect(asked[0]).toMatchObject({ mode: 'url', url: 'https://gateway.test/mrtr/connect/alice' });
+      if (version === '2025-11-25') expect(typeof asked[0]?.elicitationId).toBe('string');
+      expect(upstreamSaw.at(-1)).toBe('Bearer alice-tracker-token');
+    },
+  );
 });
