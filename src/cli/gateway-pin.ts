@@ -56,15 +56,24 @@ export async function pinCommand(argv: string[]): Promise<number> {
   try {
     const config = loadGatewayConfig(values.config);
     book = PinBook.load(lock);
-    upstreams = config.upstreams.map(
-      (spec) =>
-        new Upstream(spec, {
-          egress: egressFor(spec.credentials),
-          log: (line) => process.stderr.write(`mrtr gateway pin: ${line}\n`),
-          timeoutMs: 30_000,
-          maxCallers: 1,
-        }),
-    );
+    // An upstream each person reaches with their own account has no tools to list for nobody: the gateway pins
+    // them when a connected person's listing first shows them.
+    for (const spec of config.upstreams)
+      if (spec.credentials.type === 'oauth')
+        process.stderr.write(
+          `mrtr gateway pin: upstream ${spec.name} skipped: each person connects their own account (credentials type oauth); the gateway pins its tools at the first listing of someone connected\n`,
+        );
+    upstreams = config.upstreams
+      .filter((spec) => spec.credentials.type !== 'oauth')
+      .map(
+        (spec) =>
+          new Upstream(spec, {
+            egress: egressFor(spec.credentials),
+            log: (line) => process.stderr.write(`mrtr gateway pin: ${line}\n`),
+            timeoutMs: 30_000,
+            maxCallers: 1,
+          }),
+      );
   } catch (error) {
     process.stderr.write(`mrtr gateway pin: ${(error as Error).message}\n`);
     return 2;

@@ -3,14 +3,17 @@
 // `mrtr gateway check` reads a config and its policy without starting anything.
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import type { ConnectionConfig } from '../connections/index.js';
 import { totpSecretsFile } from '../controls/index.js';
 import {
+  connectionConfigs,
   type DefinitionChange,
   Gateway,
   type GatewayConfig,
   GatewayConfigError,
   GatewayPanel,
   loadGatewayConfig,
+  needsConnections,
   PinBook,
   type RememberingVerifier,
   rememberingVerifier,
@@ -18,6 +21,8 @@ import {
   unknownArgumentWarnings,
 } from '../gateway/index.js';
 import { DURATION_HINT, parseDuration } from '../gateway/internal.js';
+import { Keyring } from '../state/index.js';
+import { CONNECT_CALLBACK_PATH, type GatewayConnections, gatewayConnections } from './gateway-connections.js';
 import { gatewayDemoHelp, prepareGatewayDemo } from './gateway-demo.js';
 import { defaultLockFile } from './gateway-lock-file.js';
 import { pinCommand } from './gateway-pin.js';
@@ -46,6 +51,9 @@ export const GATEWAY_USAGE = `usage: mrtr gateway --config FILE [--lock FILE] [-
 
 const PAGES_NEED_SIGN_IN =
   "the rules require step_up or approval, which send people to the gateway's pages: give --tokens FILE, or --issuer URL --audience AUD with --client-id ID (people sign in there with OpenID)";
+
+const CONNECT_NEEDS_SIGN_IN = (names: string) =>
+  `upstream ${names} needs each person's own account (credentials type oauth): people connect it on the gateway's pages, signed in: give --tokens FILE (development), or --issuer URL --audience AUD with --client-id ID`;
 
 const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
 
@@ -120,6 +128,25 @@ export async function gatewayCommand(
     process.stderr.write(`mrtr gateway: ${PAGES_NEED_SIGN_IN}\n`);
     return 2;
   }
+  // A person connects an upstream's account on the gateway's own page, which must know who they are.
+  let connectionsDeclared: ConnectionConfig[] = [];
+  if (needsConnections(config)) {
+    const names = config.upstreams
+      .filter((u) => u.credentials.type === 'oauth')
+      .map((u) => u.name)
+      .join(', ');
+    if (!signIn) {
+      process.stderr.write(`mrtr gateway: ${CONNECT_NEEDS_SIGN_IN(names)}\n`);
+      return 2;
+    }
+    try {
+      // The client secrets are read now: a variable not set stops the start, not a person's first connect.
+      connectionsDeclared = connectionConfigs(config);
+    } catch (error) {
+      process.stderr.write(`mrtr gateway: ${(error as Error).message}\n`);
+      return 2;
+    }
+  }
   // Every rule is about who calls: without auth every caller is anonymous, and no rule allows anonymous calls.
   if (values.tokens === undefined && values.issuer === undefined) {
     process.stderr.write(
@@ -141,6 +168,23 @@ export async function gatewayCommand(
     values,
     (options, { controls, metrics, audit }) => {
       if (needsPages && !options.signIn) throw new GatewayConfigError(PAGES_NEED_SIGN_IN);
+      let connections: GatewayConnections | undefined;
+      if (connectionsDeclared.length > 0) {
+        connections = gatewayConnections({
+          store: controls.store,
+          keyring:
+            typeof options.state?.keys === 'string'
+              ? Keyring.fromSpec(options.state.keys)
+              : options.state?.keys,
+          connections: connectionsDeclared,
+        });
+        const origin = new URL(
+          options.auth?.resource ?? `http://${values.host ?? '127.0.0.1'}:${values.port}`,
+        ).origin;
+        say(
+          `upstream ${connectionsDeclared.map((c) => c.name).join(', ')}: people connect their own accounts; register the redirect URI ${origin}${CONNECT_CALLBACK_PATH} at each upstream's authorization server`,
+        );
+      }
       gateway = new Gateway({
         config,
         // The round's limit is the upstream's: the replay guard's lease follows it (plus 10 s).
@@ -155,12 +199,14 @@ export async function gatewayCommand(
         locked: values.locked ?? false,
         log: say,
         tokenOf: (principal) => remembering.current?.tokenOf(principal),
+        ...(connections ? { connections } : {}),
         observers: [
           ...(metrics ? [{ upstreamRound: (e: UpstreamRoundEvent) => metrics.upstreamRound(e) }] : []),
           // A definition change is an event of the trail, beside the rounds: what a SIEM rule matches.
           ...(audit ? [{ definitionChanged: (c: DefinitionChange) => audit.definitionChanged(c) }] : []),
         ],
       });
+      connections?.attach(gateway.server);
       const made = gateway;
       if (metrics) {
         metrics.approvalsPending(async () => (await made.controls.approvals.pending()).length);

@@ -67,7 +67,20 @@ export interface GatewayCatalogOptions {
   readonly now?: () => number;
   /** The upstreams' prompts, resources and templates (catalog-surface.ts); without it the gateway serves tools only. */
   readonly surface?: SurfaceCatalog;
+  /** An upstream that needs each person's own account (`credentials: type: oauth`), else undefined. */
+  readonly personal?: (upstream: string) => PersonalUpstream | undefined;
 }
+
+/** An upstream each person reaches with their own account: listed with a caller's token only once they connected. */
+export interface PersonalUpstream {
+  /** Whether `caller` has a connection to it now (no question asked). */
+  connected(caller: EgressCaller, signal?: AbortSignal): Promise<boolean>;
+  /** The `<upstream>__connect` tool's handler: asks the person to connect. */
+  readonly connectHandler: ToolHandler<JsonObject>;
+}
+
+/** The one tool of an upstream nobody has listed yet, for a person not connected to it: calling it connects. */
+export const CONNECT_TOOL = 'connect';
 
 /** What serves the upstreams' prompts, resources and templates beside their tools (catalog-surface.ts). */
 export interface SurfaceCatalog
@@ -108,6 +121,9 @@ export class GatewayCatalog implements Catalog {
   /** What the policy said of the tool each request found, kept for that request's call (screeningOf). */
   readonly #screened = new WeakMap<CatalogCaller, Screened>();
   readonly #listings = new Map<string, Listing>();
+  /** A personal upstream's tools as known without listing it (pins, or the connect tool): for people not connected. */
+  readonly #known = new Map<string, Listing>();
+  readonly #connectTools = new Map<string, GatewayTool>();
   readonly #loading = new Map<string, Promise<Listing>>();
   readonly #watchers = new Set<() => void>();
   /** Each upstream's last listing failure, until a listing succeeds again (the console's health view). */
@@ -161,8 +177,13 @@ export class GatewayCatalog implements Catalog {
   /** Forget an upstream's listing (it said its tools changed, or a pin was accepted): the next request lists anew. */
   invalidate(upstream?: string): void {
     this.#generation++;
-    if (upstream === undefined) this.#listings.clear();
-    else this.#listings.delete(upstream);
+    if (upstream === undefined) {
+      this.#listings.clear();
+      this.#known.clear();
+    } else {
+      this.#listings.delete(upstream);
+      this.#known.delete(upstream);
+    }
     // A prompt's or resource's accepted pin names its upstream `<upstream>#<kind>`.
     this.options.surface?.invalidate(upstream?.split('#')[0]);
     for (const w of [...this.#watchers]) w();
@@ -210,7 +231,11 @@ export class GatewayCatalog implements Catalog {
       if (this.#couldSee(upstream.name, split.tool, caller)) throw upstreamStarting(upstream.name);
       return undefined;
     }
-    const tool = (await this.#listing(upstream, caller)).tools.get(split.tool);
+    const personal = this.options.personal?.(upstream.name);
+    // A call of the connect tool that connected the person: its next round finds it though the listing moved on.
+    const tool =
+      (await this.#listing(upstream, caller)).tools.get(split.tool) ??
+      (personal && split.tool === CONNECT_TOOL ? this.#connectTool(upstream, personal) : undefined);
     const who = callerOf(caller.principal);
     if (!(tool && who)) return undefined;
     const policy = this.options.policy();
@@ -337,6 +362,12 @@ export class GatewayCatalog implements Catalog {
   async #listing(upstream: Upstream, caller: CatalogCaller): Promise<Listing> {
     const cached = this.#listings.get(upstream.name);
     if (cached && this.#now() - cached.at < this.options.refreshMs) return cached;
+    // A person not connected to a personal upstream cannot list it with their own token (it would answer 401).
+    // They still see its tools, so that calling one asks them to connect: the last listing someone connected made,
+    // else the pinned definitions (what the operator accepted), else one `<upstream>__connect` tool.
+    const personal = this.options.personal?.(upstream.name);
+    if (personal && !(await personal.connected(egressCallerOf(caller, this.options.tokenOf), caller.signal)))
+      return cached ?? this.#knownListing(upstream, personal);
     let loading = this.#loading.get(upstream.name);
     if (!loading) {
       loading = this.#load(upstream, caller).finally(() => this.#loading.delete(upstream.name));
@@ -355,7 +386,11 @@ export class GatewayCatalog implements Catalog {
       this.#failures.set(upstream.name, { at: this.#now(), message: (error as Error).message });
       this.options.log(`upstream ${upstream.name}: cannot list its tools: ${(error as Error).message}`);
       // An upstream that is down serves nothing until it answers again; the last good listing is kept meanwhile.
-      return this.#listings.get(upstream.name) ?? { tools: new Map(), at, withheld: 0 };
+      const personal = this.options.personal?.(upstream.name);
+      return (
+        this.#listings.get(upstream.name) ??
+        (personal ? this.#knownListing(upstream, personal) : { tools: new Map(), at, withheld: 0 })
+      );
     }
     this.#failures.delete(upstream.name);
     const settled = await (this.options.settlePins?.(
@@ -417,6 +452,42 @@ export class GatewayCatalog implements Catalog {
     return listing;
   }
 
+  /** A personal upstream's tools from its pins, or its connect tool when none is pinned (kept until invalidated). */
+  #knownListing(upstream: Upstream, personal: PersonalUpstream): Listing {
+    const kept = this.#known.get(upstream.name);
+    if (kept) return kept;
+    const tools = new Map<string, GatewayTool>();
+    for (const { upstream: pinnedAt, tool, pin } of this.options.pins().pins()) {
+      if (pinnedAt !== upstream.name || pin.definition.name !== tool) continue;
+      const name = exposedName(upstream.name, tool);
+      const definition = pin.definition as unknown as ToolDefinition;
+      const built = name && this.#build(upstream, definition, name, pin.digest);
+      if (built) tools.set(tool, built);
+    }
+    const connect = tools.size === 0 ? this.#connectTool(upstream, personal) : undefined;
+    if (connect) tools.set(CONNECT_TOOL, connect);
+    const listing = { tools, at: this.#now(), withheld: 0 };
+    this.#known.set(upstream.name, listing);
+    return listing;
+  }
+
+  /** `<upstream>__connect`, the same object each time (its next round must find the tool its first round did). */
+  #connectTool(upstream: Upstream, personal: PersonalUpstream): GatewayTool | undefined {
+    const kept = this.#connectTools.get(upstream.name);
+    if (kept) return kept;
+    const definition: ToolDefinition = {
+      name: CONNECT_TOOL,
+      title: `Connect your ${upstream.name} account`,
+      description: `Connect your own ${upstream.name} account to this gateway (once): its tools are listed after that.`,
+      inputSchema: { type: 'object', properties: {} },
+    };
+    const name = exposedName(upstream.name, CONNECT_TOOL) as string;
+    const digest = definitionDigest(definition as unknown as JsonObject);
+    const built = this.#build(upstream, definition, name, digest, personal.connectHandler);
+    if (built) this.#connectTools.set(upstream.name, built);
+    return built;
+  }
+
   #tellChange(upstream: string, tool: string, name: string, pinned: string, seen: string): void {
     const key = `${upstream}/${tool}`;
     const tell = this.options.definitionChanged;
@@ -446,6 +517,7 @@ export class GatewayCatalog implements Catalog {
     definition: ToolDefinition,
     name: string,
     digest: string,
+    handler?: ToolHandler<JsonObject>,
   ): GatewayTool | undefined {
     const base = { upstream, tool: definition.name, name, definition, digest };
     try {
@@ -457,7 +529,7 @@ export class GatewayCatalog implements Catalog {
           input: checkedSchema(definition.inputSchema as JsonObject | undefined),
           annotations: definition.annotations,
         },
-        this.options.handler(base) as ToolHandler<JsonObject>,
+        handler ?? (this.options.handler(base) as ToolHandler<JsonObject>),
       );
       // Callers see the upstream's schemas as it wrote them (its dialect included); its results are its own to keep to.
       if (definition.inputSchema !== undefined) built.definition.inputSchema = definition.inputSchema;

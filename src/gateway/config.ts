@@ -66,7 +66,10 @@ const CREDENTIAL_KEYS = {
     'resource',
     'scope',
   ],
+  oauth: ['type', 'issuer', 'clientId', 'clientSecret', 'scopes'],
 } as const;
+/** Plain http only on this machine: anyone on the path could read the codes and tokens of people's accounts. */
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 /** Read the config file at `path` (relative paths in it are resolved against its directory). */
 export function loadGatewayConfig(path: string): GatewayConfig {
@@ -244,7 +247,54 @@ function readCredentials(site: ConfigSite, baseDir: string): UpstreamCredentials
         ...optional('scope'),
       };
     }
+    case 'oauth':
+      return readOauth(site, fields, baseDir);
     default:
       return { type: 'none' };
   }
+}
+
+/** Each person connects their own account at the upstream's authorization server (the gateway is its client). */
+function readOauth(site: ConfigSite, fields: Map<string, ConfigSite>, baseDir: string): UpstreamCredentials {
+  const present = (key: string) => {
+    const value = fields.get(key);
+    return value && !value.missing ? value : undefined;
+  };
+  const clientIdSite = present('clientId');
+  if (!clientIdSite)
+    return site.fail("missing clientId: the gateway's own client at the upstream's authorization server");
+  const issuerSite = present('issuer');
+  const secretSite = present('clientSecret');
+  const scopesSite = present('scopes');
+  return {
+    type: 'oauth',
+    ...(issuerSite ? { issuer: oauthIssuer(issuerSite) } : {}),
+    clientId: clientIdSite.text(),
+    ...(secretSite ? { clientSecret: readSecretSource(secretSite, baseDir) } : {}),
+    scopes: scopesSite ? scopesSite.texts() : [],
+  };
+}
+
+/** The authorization server's issuer: https, or http on this machine only. */
+function oauthIssuer(site: ConfigSite): string {
+  const text = httpUrl(site);
+  const url = new URL(text);
+  if (url.protocol === 'http:' && !LOOPBACK.has(url.hostname))
+    site.fail(`"${text}" must be https (plain http only on loopback)`);
+  return text;
+}
+
+/** `{ env: NAME }` or `{ file: PATH }`: where the secret is (read when the gateway starts). */
+function readSecretSource(site: ConfigSite, baseDir: string): { env: string } | { file: string } {
+  const fields = site.map(['env', 'file']);
+  const env = fields.get('env');
+  const file = fields.get('file');
+  if ((env === undefined || env.missing) === (file === undefined || file.missing))
+    site.fail('give exactly one of env (a variable holding the secret) or file');
+  if (env && !env.missing) {
+    const name = env.text();
+    if (!ENV_NAME.test(name)) env.fail(`"${name}" is not an environment variable name`);
+    return { env: name };
+  }
+  return { file: resolveFrom(baseDir, (file as ConfigSite).text()) };
 }

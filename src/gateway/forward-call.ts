@@ -11,6 +11,7 @@ import { inClientSpan } from '../server/internal.js';
 import { argumentsDigest } from '../state/index.js';
 import type { GatewayTool } from './catalog.js';
 import { egressCallerOf } from './catalog.js';
+import { isUnauthorized, type UpstreamConnect, UpstreamRefusedToken } from './connect-upstream.js';
 import { holderOf } from './holder.js';
 import { idempotencyMeta } from './idempotency-key.js';
 import type { UpstreamRoundEvent } from './observer.js';
@@ -33,10 +34,15 @@ export function forwardingHandler(
   tokenOf: (principal: object | undefined) => string | undefined,
   /** Told of each round sent upstream (metrics); not of rounds answered from the flow's journal. */
   observe: (event: UpstreamRoundEvent) => void = () => {},
+  /** The connections of an upstream that needs each person's account (`credentials: type: oauth`), else undefined. */
+  connectOf: (upstream: string) => UpstreamConnect | undefined = () => undefined,
 ) {
   return (tool: Omit<GatewayTool, 'entry'>): ToolHandler<JsonObject> =>
     async (args: JsonObject, ctx: RequestContext) => {
       const caller = egressCallerOf(ctx, tokenOf);
+      const connect = connectOf(tool.upstream.name);
+      // The policy and every control ran in the policy link before this handler: only then is the person asked.
+      if (connect) await connect.ready(ctx);
       let requestState: string | undefined;
       let inputResponses: JsonObject | undefined;
       const started = Date.now();
@@ -80,6 +86,8 @@ export function forwardingHandler(
           return { kind: 'complete', result: answer as unknown as JsonObject };
         } catch (error) {
           told(true);
+          // Thrown, not answered: a refused round must not be journaled, so it runs again once the person connects.
+          if (connect && isUnauthorized(error)) throw new UpstreamRefusedToken(tool.upstream.name);
           // A dead or unreachable upstream: the operator's log has the detail (its stderr included); the caller
           // hears that it is unavailable, not the upstream's own words about itself.
           if (error instanceof TransportFailure && error.code === 'ERR_TRANSPORT')
@@ -91,13 +99,28 @@ export function forwardingHandler(
       for (let n = 1; n <= MAX_UPSTREAM_ROUNDS; n++) {
         const step = `mrtr/gateway/upstream-${n}`;
         let reply: UpstreamReply;
-        if (n === 1 && ctx.round === 0) {
-          // A flow's first request has no journal to replay and no step ledger: the upstream is called directly, and
-          // its reply journaled only when it asks (the next round must not call it again). Later rounds replay it.
-          reply = await upstreamRound(n);
-          const asked = reply;
-          if (asked.kind === 'asked') await ctx.ask.step(step, () => asked);
-        } else reply = await ctx.ask.step(step, () => upstreamRound(n));
+        try {
+          if (n === 1 && ctx.round === 0) {
+            // A flow's first request has no journal to replay and no step ledger: the upstream is called directly,
+            // and its reply journaled only when it asks (the next round must not call it again). Later rounds replay.
+            reply = await upstreamRound(n);
+            const asked = reply;
+            if (asked.kind === 'asked') await ctx.ask.step(step, () => asked);
+          } else reply = await ctx.ask.step(step, () => upstreamRound(n));
+        } catch (error) {
+          if (!(connect && error instanceof UpstreamRefusedToken)) throw error;
+          // The token is dropped and the person asked to connect again (the round pauses here); a second refusal
+          // in this call ends it. Connected meanwhile (another call): the same round is tried again.
+          const ended = await connect.refused(ctx);
+          if (ended !== '') {
+            ctx.audit.note({
+              upstream: { name: tool.upstream.name, tool: tool.tool, rounds: n, failed: ended },
+            });
+            return failure(ended);
+          }
+          n--;
+          continue;
+        }
         if (reply.kind === 'failed') {
           ctx.audit.note({
             upstream: { name: tool.upstream.name, tool: tool.tool, rounds: n, failed: reply.message },

@@ -10,7 +10,8 @@ import type { SharedStore } from '../stores/index.js';
 import { type ArgumentsPrep, GatewayCatalog } from './catalog.js';
 import { GatewaySurface } from './catalog-surface.js';
 import type { GatewayConfig } from './config.js';
-import { egressFor } from './egress/index.js';
+import { UpstreamConnect } from './connect-upstream.js';
+import { egressFor, type UpstreamConnections } from './egress/index.js';
 import { forwardingHandler } from './forward-call.js';
 import { splitExposedName } from './names.js';
 import type { GatewayObserver } from './observer.js';
@@ -52,6 +53,11 @@ export interface GatewayOptions {
   readonly tokenOf?: (principal: object | undefined) => string | undefined;
   /** Told of each upstream round and each changed tool definition (metrics, the audit trail). */
   readonly observers?: readonly GatewayObserver[];
+  /**
+   * The people's connections (`Connections` from mrtr/connections, declared with `connectionConfigs(config)`):
+   * required when an upstream's credentials are `type: oauth`.
+   */
+  readonly connections?: UpstreamConnections;
 }
 
 export class Gateway {
@@ -100,7 +106,7 @@ export class Gateway {
     this.upstreams = options.config.upstreams.map(
       (spec) =>
         new Upstream(spec, {
-          egress: egressFor(spec.credentials),
+          egress: egressFor(spec.credentials, { upstream: spec.name, connections: options.connections }),
           log,
           timeoutMs,
           maxCallers: GATEWAY_DEFAULTS.maxCallersPerUpstream,
@@ -108,6 +114,20 @@ export class Gateway {
     );
     const specs = new Map(options.config.upstreams.map((s) => [s.name, s]));
     this.#specs = specs;
+    const connects = new Map(
+      options.config.upstreams.flatMap((s) =>
+        s.credentials.type === 'oauth' && options.connections
+          ? [
+              [
+                s.name,
+                new UpstreamConnect(s.name, options.connections, options.store, () =>
+                  this.catalog.invalidate(s.name),
+                ),
+              ] as const,
+            ]
+          : [],
+      ),
+    );
     // Every entry prepares its call's arguments once (tools/call applies it): the policy judges and the upstream is
     // sent that one object, so what was judged is what is sent. whatIf uses the same preparation.
     const prepare: ArgumentsPrep = (tool, args) => {
@@ -137,19 +157,24 @@ export class Gateway {
       pins: () => this.#pins,
       locked: options.locked ?? false,
       settlePins,
-      handler: forwardingHandler(options.tokenOf ?? (() => undefined), (event) => {
-        for (const o of observers) {
-          try {
-            o.upstreamRound?.(event);
-          } catch {
-            // A watcher's failure (metrics) is its own: the call goes on.
+      handler: forwardingHandler(
+        options.tokenOf ?? (() => undefined),
+        (event) => {
+          for (const o of observers) {
+            try {
+              o.upstreamRound?.(event);
+            } catch {
+              // A watcher's failure (metrics) is its own: the call goes on.
+            }
           }
-        }
-      }),
+        },
+        (name) => connects.get(name),
+      ),
       prepare,
       refreshMs: options.refreshMs ?? GATEWAY_DEFAULTS.refreshMs,
       log,
       tokenOf: options.tokenOf ?? (() => undefined),
+      personal: (name) => connects.get(name),
       definitionChanged: (change) =>
         Promise.all(observers.map((o) => o.definitionChanged?.(change))).then(() => undefined),
     });

@@ -2,6 +2,7 @@
 // approval, rate limits, replay guards and the audit trail — for upstreams over Streamable HTTP or stdio.
 export { GatewayCatalog, type GatewayTool } from './catalog.js';
 export { type GatewayConfig, GatewayConfigError, loadGatewayConfig, parseGatewayConfig } from './config.js';
+export { connectionConfigs, needsConnections } from './connection-configs.js';
 export { GatewayPanel, type GatewayPanelOptions } from './console-panel.js';
 export {
   type Egress,
@@ -11,6 +12,7 @@ export {
   egressFor,
   type RememberingVerifier,
   rememberingVerifier,
+  type UpstreamConnections,
 } from './egress/index.js';
 export { GATEWAY_DEFAULTS, Gateway, type GatewayOptions } from './gateway.js';
 export { exposedName, NAME_SEPARATOR, splitExposedName } from './names.js';

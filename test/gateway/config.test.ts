@@ -221,7 +221,7 @@ describe('a config that cannot be used names the file, the line, the key and the
     const upstream = (credentials: string) =>
       `upstreams:\n  - name: a\n    url: http://x/mcp\n    credentials: ${credentials}\nrules: []\n`;
     expect(errorOf(upstream('{ type: basic }'))).toBe(
-      'gateway.yaml:4: upstreams[0].credentials.type: unknown credentials type "basic" (choose none, static, token-exchange)',
+      'gateway.yaml:4: upstreams[0].credentials.type: unknown credentials type "basic" (choose none, static, token-exchange, oauth)',
     );
     expect(errorOf(upstream('{ type: static, env: T, clientId: x }'))).toBe(
       'gateway.yaml:4: upstreams[0].credentials: unknown key "clientId" (choose type, env, file)',

@@ -2,6 +2,7 @@
 // caller), and the seam that lets it read the caller's verified token without widening the principal.
 export { type EgressOptions, egressFor } from './egress-for.js';
 export { type EgressRefusalReason, EgressRefused, GatewayConfigError } from './errors.js';
+export { connectionOwner, oauthEgress, type UpstreamConnections } from './oauth.js';
 export { type RememberingVerifier, rememberingVerifier } from './remembering-verifier.js';
 export {
   ACCESS_TOKEN_TYPE,

@@ -20,6 +20,21 @@ export type EgressConfig =
       audience?: string;
       resource?: string;
       scope?: string;
+    }
+  /**
+   * Each person connects their own account at the upstream's authorization server, once (the gateway is its OAuth
+   * client); the person's own token goes upstream. Kept in the gateway's vault, never seen by the MCP client.
+   */
+  | {
+      type: 'oauth';
+      /** The authorization server's issuer; absent: discovered from the upstream's Protected Resource Metadata. */
+      issuer?: string;
+      /** The gateway's client at that authorization server. */
+      clientId: string;
+      /** Where the gateway's client secret is, read at start (absent: a public client, PKCE alone). */
+      clientSecret?: { env: string } | { file: string };
+      /** The scopes asked for when a person connects. */
+      scopes: readonly string[];
     };
 
 /** Who an upstream request is made for. */

@@ -1,0 +1,37 @@
+// The people's connections of a gateway whose upstreams need each person's own account (`credentials: type:
+// oauth`): built from the gateway's shared store and keyring, attached to its server (the connect pages and the
+// callback). Behind a factory so the wiring is one place: the connections room's `Connections`, with its vault.
+import type { ConnectionConfig } from '../connections/index.js';
+import { GatewayConfigError, type UpstreamConnections } from '../gateway/index.js';
+import type { McpServer } from '../server/index.js';
+import type { Keyring } from '../state/index.js';
+import type { SharedStore } from '../stores/index.js';
+
+export interface GatewayConnectionsInput {
+  /** The gateway's shared store: connect records, pending authorizations, the vault's sealed grants. */
+  readonly store: SharedStore;
+  /** The gateway's keyring (--state-keys): the vault seals grants with it. */
+  readonly keyring: Keyring | undefined;
+  /** One per oauth upstream (connectionConfigs), client secrets read. */
+  readonly connections: readonly ConnectionConfig[];
+}
+
+/** What the gateway uses of the connections, and how they join its server (pages at /mrtr/connect/…). */
+export interface GatewayConnections extends UpstreamConnections {
+  attach(server: McpServer): unknown;
+}
+
+export type GatewayConnectionsFactory = (input: GatewayConnectionsInput) => GatewayConnections;
+
+/** The path of the one redirect URI every oauth upstream's authorization server must know. */
+export const CONNECT_CALLBACK_PATH = '/mrtr/connect/callback';
+
+/**
+ * The connections `mrtr gateway` composes. Until the connections room's `Connections` and vault are wired here, a
+ * gateway with an oauth upstream does not start, saying why, rather than starting without them.
+ */
+export const gatewayConnections: GatewayConnectionsFactory = (input) => {
+  throw new GatewayConfigError(
+    `upstream ${input.connections.map((c) => c.name).join(', ')}: credentials type oauth are not available in this build of mrtr`,
+  );
+};
