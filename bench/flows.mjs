@@ -32,6 +32,7 @@ import {
   SERVER_DEFS,
   startServer,
   useBaseline,
+  useOtlpSink,
   usePinning,
   waitForQuiet,
 } from './lib/servers.mjs';
@@ -286,6 +287,12 @@ async function benchOne(name) {
   }
 }
 
+// The tracing row sends its spans to a receiver here (its CPU is the load generator's, not the server's).
+const sink = opts.only.some((n) => SERVER_DEFS[n]?.tracing)
+  ? await (await import('./lib/otlp-sink.mjs')).startOtlpSink()
+  : undefined;
+if (sink) useOtlpSink(sink.url);
+
 const startedAt = Date.now();
 const oursBuiltAtStart = existsSync(OURS_ENTRY) ? statSync(OURS_ENTRY).mtime.toISOString() : null;
 const cpus = os.cpus();
@@ -359,6 +366,15 @@ if (opts.repeat > 1) {
 const ratios = computeRatios(results);
 console.log('\n=== results');
 printTable(results, ratios, opts.only);
+await sink?.close();
+const tracingCost = ratios.variants?.['ours-tracing'];
+if (tracingCost) {
+  const met = tracingCost.cpu <= 1.15 ? 'met' : 'NOT met';
+  console.log(
+    `\ntracing on (100 %, OTLP) ÷ off, server CPU per flow: ${tracingCost.cpu.toFixed(2)}× (goal ≤ 1.15×: ${met}); ` +
+      `flows/s ${tracingCost.flows.toFixed(2)}×; the receiver took ${sink.seen.requests} exports, ${(sink.seen.bytes / 2 ** 20).toFixed(1)} MiB`,
+  );
+}
 
 // With the table's gateway rows: what the gateway's policy costs a call (goal ≤ 100 µs per decision).
 const policy = opts.only.some((n) => GATEWAY_NAMES.includes(n)) ? measurePolicy(REPO_ROOT) : undefined;

@@ -19,6 +19,7 @@ export const SERVER_NAMES = [
   'ours-audit-sqlite-full',
   'ours-audit-postgres',
   'ours-full',
+  'ours-tracing',
   'sdk',
   'bridge-2025',
   'sdk-stateful-2025',
@@ -38,12 +39,17 @@ export const USAGE = `usage: node bench/flows.mjs [flags]
   --only LIST       comma-separated subset of: ours,ours-guard-memory,
                     ours-guard-sqlite,ours-guard-redis,ours-auth-dev,
                     ours-auth-jwt,ours-auth-jwt-uncached,ours-audit-sqlite,
-                    ours-audit-sqlite-full,ours-audit-postgres,ours-full,sdk,
+                    ours-audit-sqlite-full,ours-audit-postgres,ours-full,
+                    ours-tracing,sdk,
                     bridge-2025,sdk-stateful-2025,bare,gw-direct,gw-gateway,
                     gw-gateway-full (default all; the 2025 rows drive the same
                     flow as a 2025 client: session, SSE, elicitation/create
                     answered by POST; the gw-* rows are a one-round echo call
                     straight to an upstream and through mrtr gateway)
+  --tracing         only ours and ours-tracing, side by side: the same flow
+                    with tracing off (no SDK) and on (the SDK at 100 %
+                    sampling, spans sent to a local OTLP receiver); prints
+                    the CPU per flow ratio against its goal (≤ 1.15)
   --gateway         instead of the table: mrtr gateway side by side with
                     mcp-proxy and supergateway in front of the same stdio
                     server, and an SDK server straight and through the gateway
@@ -150,6 +156,9 @@ export function parseArgs(argv) {
       }
       case '--gateway':
         opts.gateway = true;
+        break;
+      case '--tracing':
+        opts.only = ['ours', 'ours-tracing'];
         break;
       case '--callers': {
         const list = commaList(a, next()).map((c) => Math.floor(num(a, c, 1)));

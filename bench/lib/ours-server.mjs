@@ -2,7 +2,7 @@
 // `approve_change` tool with the explicit inputRequired() API: round 1 asks for approval, round 2 completes.
 // test/fixtures/approval-server.ts is the same tool for the tests.
 //
-// Usage: node bench/lib/ours-server.mjs --port P [--root DIR] [--store memory|sqlite|redis]
+// Usage: node bench/lib/ours-server.mjs --port P [--root DIR] [--store memory|sqlite|redis] [--tracing OTLP_URL]
 //        [--auth dev|jwt|jwt-uncached] [--audit sqlite|sqlite-full|postgres] [--questions-tool]
 // (0 = ephemeral; DIR:
 // another checkout, built, for `npm run bench -- --baseline DIR`). Prints `listening on http://127.0.0.1:P/mcp`
@@ -120,6 +120,28 @@ async function openAuditTrail(kind) {
   return AuditTrail.open(await openAuditSink(url), { instance: 'bench' });
 }
 
+/**
+ * --tracing URL: the OpenTelemetry SDK started the way `mrtr serve` starts it (dist/cli/tracing.js), every round
+ * sampled, its spans sent over OTLP/HTTP JSON to URL. Before the server is made, as in the CLI.
+ */
+async function startTracing(url) {
+  if (url === undefined) return undefined;
+  const { startTracing: start } = await import(pathToFileURL(join(root, 'dist', 'cli', 'tracing.js')).href);
+  // The SDK reads process.env itself (the exporter's endpoint and protocol): set there, as an operator would.
+  const env = Object.assign(process.env, {
+    OTEL_EXPORTER_OTLP_ENDPOINT: url,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    OTEL_TRACES_SAMPLER: 'always_on',
+    OTEL_METRICS_EXPORTER: 'none',
+    OTEL_LOGS_EXPORTER: 'none',
+    OTEL_SERVICE_NAME: 'mrtr-bench',
+  });
+  const tracing = await start('mrtr-bench', undefined, env);
+  if (tracing === undefined) throw new Error('--tracing: the SDK did not start');
+  return tracing;
+}
+
+const tracing = await startTracing(arg('--tracing'));
 const replayStore = await openReplayStore(arg('--store'));
 const auth = await openAuth(arg('--auth'));
 let trail;
@@ -175,6 +197,7 @@ const stop = () =>
     .close()
     .then(() => trail?.close())
     .then(() => replayStore?.close())
+    .then(() => tracing?.shutdown())
     .finally(() => {
       for (const undo of cleanup) undo();
       process.exit(0);

@@ -21,6 +21,11 @@ let pinning;
 export function usePinning(plan) {
   pinning = plan;
 }
+/** Where the tracing row sends its spans: the bench's own OTLP receiver (lib/otlp-sink.mjs). */
+let otlpUrl = '';
+export function useOtlpSink(url) {
+  otlpUrl = url;
+}
 /** Where `--baseline` points: an earlier checkout of this repository, built. */
 export function useBaseline(dir) {
   baselineDir = dir;
@@ -106,6 +111,16 @@ export const SERVER_DEFS = {
       },
     ]),
   ),
+  // The OpenTelemetry Node SDK registered as `mrtr serve` registers it, sampling every round (100 %), exporting each
+  // span over OTLP/HTTP JSON to a receiver in the bench process: what tracing on costs per flow (goal ≤ 1.15× ours).
+  'ours-tracing': {
+    label: 'ours + tracing (100 %, OTLP)',
+    kind: 'mrtr',
+    variantOf: 'ours',
+    tracing: true,
+    args: (port) => [join(here, 'ours-server.mjs'), '--port', String(port), '--tracing', otlpUrl],
+    missing: () => (existsSync(OURS_ENTRY) ? null : `${OURS_ENTRY} not found (run \`npm run build\` first)`),
+  },
   sdk: {
     label: 'sdk 2.4.0',
     kind: 'mrtr',

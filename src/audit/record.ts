@@ -176,7 +176,7 @@ export function toDefinitionChangeRecord(
       inputRequests: undefined,
       outcome: 'complete',
       reason: 'definition_changed',
-      decidedBy: 'pins',
+      decidedBy: 'pin',
       notes: {
         definition: {
           upstream: change.upstream,

@@ -19,32 +19,61 @@ import { InvalidArgumentError, MrtrError } from '../protocol/index.js';
 import { EXPORT_FORMATS, type ExportFormat, exportEvents, reopenFor } from './audit-export.js';
 import { flowsTable, flowTimeline, styleFor, verifyText } from './audit-format.js';
 
-const USAGE = `usage: mrtr audit <command> [--audit URL] [options]
-
-commands:
-  flows [--principal S] [--target T] [--outcome O] [--since 1h|ISO] [--json]
-        a table of flows (outcome: input_required, complete, tool_error, denied, declined, cancelled,
-        refused, error); WHY names the rule, person or cancel that decided
-  show <flowId> [--json]
-        one flow as a timeline, round by round
-  verify [--vkey KEY]... [--checkpoint FILE]... [--json]
-        check every chain and checkpoint: exit 0 when intact, 1 naming the first bad event;
+/** Each command's synopsis and what it does: the whole usage and `mrtr audit <command> --help` are made of these. */
+const COMMANDS: ReadonlyArray<readonly [name: string, synopsis: string, about: string]> = [
+  [
+    'flows',
+    'flows [--principal S] [--target T] [--outcome O] [--since 1h|ISO] [--json]',
+    `a table of flows (outcome: input_required, complete, tool_error, denied, declined, cancelled,
+        refused, error); WHY names the rule, person or cancel that decided`,
+  ],
+  ['show', 'show <flowId> [--json]', 'one flow as a timeline, round by round'],
+  [
+    'verify',
+    'verify [--vkey KEY]... [--checkpoint FILE]... [--json]',
+    `check every chain and checkpoint: exit 0 when intact, 1 naming the first bad event;
         --vkey (or MRTR_AUDIT_VKEY) is the key checkpoints must be signed with; --checkpoint FILE is an export
-        kept elsewhere, which also catches a truncated tail
-  checkpoint [--out FILE]
-        export each writer's latest checkpoint (C2SP signed notes) to keep elsewhere
-  export --format ocsf|jsonl [--follow] [--since 1h|ISO]
-        every event, one JSON object a line, with its writer's seq and chain hash: OCSF API Activity (class 6003)
-        or mrtr's records as stored; --follow keeps printing new events (the trail is read again every second)
-  bundle [--out FILE]
-        write the whole trail (events, checkpoints, published verifier keys) as one JSON file to check elsewhere
-  keygen [--name NAME]
-        print a new audit signing key (MRTR_AUDIT_KEY) and its verifier key
+        kept elsewhere, which also catches a truncated tail`,
+  ],
+  [
+    'checkpoint',
+    'checkpoint [--out FILE]',
+    "export each writer's latest checkpoint (C2SP signed notes) to keep elsewhere",
+  ],
+  [
+    'export',
+    'export --format ocsf|jsonl [--follow] [--since 1h|ISO]',
+    `every event, one JSON object a line, with its writer's seq and chain hash: OCSF API Activity (class 6003)
+        or mrtr's records as stored; --follow keeps printing new events (the trail is read again every second)`,
+  ],
+  [
+    'bundle',
+    'bundle [--out FILE]',
+    'write the whole trail (events, checkpoints, published verifier keys) as one JSON file to check elsewhere',
+  ],
+  ['keygen', 'keygen [--name NAME]', 'print a new audit signing key (MRTR_AUDIT_KEY) and its verifier key'],
+];
 
---audit URL: ${AUDIT_SYNTAX} (default sqlite:./data/audit.db)
+const SOURCES = `--audit URL: ${AUDIT_SYNTAX} (default sqlite:./data/audit.db)
 --bundle FILE: read a bundle (mrtr audit bundle, or the console's download) instead of a sink: flows, show and
         verify work offline; give --vkey, since keys inside a bundle are only as trustworthy as the file
 `;
+
+const USAGE = `usage: mrtr audit <command> [--audit URL] [options]
+
+commands:
+${COMMANDS.map(([, synopsis, about]) => `  ${synopsis}\n        ${about}\n`).join('')}
+${SOURCES}`;
+
+/** `mrtr audit <command> --help`: that command's synopsis, what it does, and where it reads from. */
+function commandUsage(name: string): string | undefined {
+  const command = COMMANDS.find(([n]) => n === name);
+  if (command === undefined) return undefined;
+  const [, synopsis, about] = command;
+  // keygen reads no trail; every other command reads one.
+  if (name === 'keygen') return `usage: mrtr audit ${synopsis}\n\n        ${about}\n`;
+  return `usage: mrtr audit ${synopsis} [--audit URL]\n\n        ${about}\n\n${SOURCES}`;
+}
 
 /** A bundle is read whole into memory: past this, verify against the sink itself. */
 const MAX_BUNDLE_BYTES = 512 * 1024 * 1024;
@@ -61,6 +90,12 @@ export async function auditCommand(argv: string[]): Promise<number> {
   if (sub === undefined || sub === 'help' || sub === '--help' || sub === '-h') {
     process.stdout.write(USAGE);
     return sub === undefined ? 2 : 0;
+  }
+  // Help before anything is parsed: `show --help` would otherwise take --help for a flow id.
+  const help = commandUsage(sub);
+  if (help !== undefined && rest.some((arg) => arg === '--help' || arg === '-h')) {
+    process.stdout.write(help);
+    return 0;
   }
   // A flow id is base64url and may begin with '-': right after `show` it is the id, whatever it looks like.
   let args = rest;

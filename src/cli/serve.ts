@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import type { AuditTrail } from '../audit/index.js';
 import type { TokenVerifier } from '../auth/index.js';
 import type { HumanControls } from '../controls/index.js';
-import type { MrtrMetrics } from '../metrics/index.js';
+import { MrtrMetrics } from '../metrics/index.js';
 import { NOTIFY_DEFAULTS, readNotifyConfig, WebhookNotifier } from '../notify/index.js';
 import type { McpServer, McpServerOptions, ServerRoundOptions } from '../server/index.js';
 import { Keyring } from '../state/index.js';
@@ -20,7 +20,7 @@ import { METRICS_FLAG_OPTIONS, type MetricsFlags, metricsFromFlags } from './met
 import { explainStartFailure } from './serve-failure.js';
 import { keyringFromFile } from './state-keys-file.js';
 import { storeFromFlag } from './store-option.js';
-import { startTracing } from './tracing.js';
+import { otlpMetricsWanted, startTracing } from './tracing.js';
 
 /** What a fixture is made with: where a fixture with data keeps it (`--data`), and the human controls' setup. */
 interface FixtureContext {
@@ -223,7 +223,8 @@ export async function startServer(
     process.stderr.write(`mrtr ${command}: ${served.error}\n`);
     return 2;
   }
-  const metrics = served.served?.metrics;
+  // Measured for --metrics, for OTLP metrics (OTEL_METRICS_EXPORTER=otlp or an OTLP endpoint), or both: one registry.
+  const metrics = served.served?.metrics ?? (otlpMetricsWanted() ? new MrtrMetrics() : undefined);
   const rounds: ServerRoundOptions = {};
   const options: Partial<McpServerOptions> = { rounds };
   // The tasks extension's two limits an operator tunes: how long a task is kept, how many one person may have open.
@@ -359,7 +360,7 @@ export async function startServer(
   const controlsStore = opened.store ?? new MemoryStore();
   const totpFile = values.totp ?? DEFAULT_TOTP_FILE;
   // Before the server is built: its rounds find the SDK registered (OTEL_EXPORTER_OTLP_ENDPOINT and the rest).
-  const tracing = await startTracing(command === 'gateway' ? 'mrtr-gateway' : 'mrtr');
+  const tracing = await startTracing(command === 'gateway' ? 'mrtr-gateway' : 'mrtr', metrics?.registry);
   let server: McpServer;
   try {
     server = await make(options, {
@@ -429,11 +430,11 @@ export async function startServer(
         .then(() => hooks.onClose?.())
         .then(() => closeNotifier(notifier, Math.min(drainMs, NOTIFY_DEFAULTS.closeMs), say))
         .then(() => operatorConsole?.close())
+        // The spans of the last rounds, and the metrics, are sent before the stores they read close.
+        .then(() => tracing?.shutdown())
         .then(() => audited.trail?.close())
         .then(() => relay?.close())
         .then(() => opened.store?.close())
-        // The spans of the last rounds are sent before the process ends.
-        .then(() => tracing?.shutdown())
         .then(() => process.exit(0));
     };
     process.on('SIGINT', stop);

@@ -277,7 +277,7 @@ export class HumanControls implements ControlPages {
   /** Resolves once the flow's principal has entered a TOTP code on the server's step-up page. */
   stepUp(ctx: ControlContext, options: StepUpOptions): Promise<void> {
     this.signIn(); // fails early without sign-in: the question would send the person nowhere
-    return judged(ctx, 'step-up', () =>
+    return judged(ctx, 'step_up', () =>
       requireStepUp(
         ctx,
         this.options.store,

@@ -66,7 +66,7 @@ export function effectOf(tool: Omit<GatewayTool, 'entry'>, args: JsonObject, pol
  * place (a deny, an unknown tool), asks the policy's controls with the round's ctx, or passes the round on.
  */
 export class PolicyLink implements RoundLink {
-  readonly name = 'gateway-policy';
+  readonly name = 'gateway_policy';
 
   constructor(private readonly options: PolicyLinkOptions) {}
 
@@ -164,7 +164,7 @@ export class PolicyLink implements RoundLink {
     decide: (control: string) => ((decision: 'allowed' | 'refused', reason?: string) => void) | undefined,
   ) {
     for (const limit of decision.rateLimits) {
-      const decided = decide('rate limit');
+      const decided = decide('rate_limit');
       const key = rateKey(
         limit.rule,
         round.principal?.issuer ?? '',

@@ -23,8 +23,8 @@ export function decisionsOf(round: MeasuredRound): ControlDecision[] {
   const notes = (round.notes ?? {}) as Notes;
   const gateway = notes.gateway?.decision as { allow?: unknown } | undefined;
   // A round the policy refused names it twice (decidedBy and its note): one decision, counted once.
-  if (gateway && round.decidedBy !== 'gateway-policy')
-    out.push(['gateway-policy', gateway.allow === true ? 'allowed' : 'denied']);
+  if (gateway && round.decidedBy !== 'gateway_policy')
+    out.push(['gateway_policy', gateway.allow === true ? 'allowed' : 'denied']);
   const consent = notes.consent;
   if (consent?.refused !== undefined) out.push(['consent', 'refused']);
   else if (consent?.answer === 'yes') out.push(['consent', 'allowed']);

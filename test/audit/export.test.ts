@@ -50,7 +50,7 @@ beforeAll(async () => {
       target: 'db__drop',
       outcome: 'denied',
       reason: 'rule "no drops" denies this call',
-      decidedBy: 'gateway-policy',
+      decidedBy: 'gateway_policy',
     }),
   );
   await trail.observe(

@@ -213,7 +213,7 @@ describe('refusals by guards', () => {
         .map((r) => [r.requestId, r.outcome, r.reason, r.decidedBy]),
     ).toEqual([
       [3, 'refused', 'flow_completed', 'replay'],
-      [4, 'refused', 'rate_limited', 'replay'],
+      [4, 'refused', 'rate_limited', 'refusal_limit'],
     ]);
   });
 });

@@ -33,6 +33,11 @@ describe('the --gateway flags', () => {
     expect(opts.only).toEqual(SERVER_NAMES);
   });
 
+  it('--tracing runs ours with tracing off and on, side by side, the traced row a variant of ours', () => {
+    expect(parseArgs(['--tracing']).only).toEqual(['ours', 'ours-tracing']);
+    expect(SERVER_NAMES).toContain('ours-tracing');
+  });
+
   it('runs every row at 1 and 32 callers, or the rows and callers asked for, in run order', () => {
     expect(parseArgs(['--gateway'])).toMatchObject({ gateway: true, callers: [1, 32] });
     expect(

@@ -48,6 +48,35 @@ function audit(args: string[], withAudit = true) {
   return { status: out.status, stdout: out.stdout, stderr: out.stderr };
 }
 
+describe('mrtr audit <command> --help', () => {
+  it.each([
+    ['flows', '--principal S'],
+    ['show', '<flowId>'],
+    ['verify', '--vkey KEY'],
+    ['checkpoint', '--out FILE'],
+    ['export', '--format ocsf|jsonl [--follow]'],
+    ['bundle', '--out FILE'],
+    ['keygen', '--name NAME'],
+  ])('%s --help prints its usage and exits 0', (command, option) => {
+    for (const flag of ['--help', '-h']) {
+      const out = audit([command, flag], false);
+      expect(out.stderr).toBe('');
+      expect(out.status).toBe(0);
+      expect(out.stdout).toMatch(new RegExp(`^usage: mrtr audit ${command} `));
+      expect(out.stdout).toContain(option);
+      // Only this command's usage, not the whole list.
+      expect(out.stdout).not.toContain('commands:');
+    }
+  });
+
+  it('export --help says where it reads from, even after other options', () => {
+    const out = audit(['export', '--format', 'ocsf', '--help']);
+    expect(out.status).toBe(0);
+    expect(out.stdout).toContain('OCSF API Activity (class 6003)');
+    expect(out.stdout).toContain('--audit URL: ');
+  });
+});
+
 describe('mrtr audit flows', () => {
   it('prints a table of flows, without colour when not on a terminal', () => {
     const out = audit(['flows']);

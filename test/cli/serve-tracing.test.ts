@@ -22,6 +22,8 @@ const instance = async (name: string) =>
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       OTEL_SERVICE_NAME: name,
+      // Traces only: the endpoint alone would send metrics too, whose observer adds the audit intent link.
+      OTEL_METRICS_EXPORTER: 'none',
     },
   });
 

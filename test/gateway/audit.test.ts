@@ -227,6 +227,6 @@ describe('what the gateway decided, as the trail names it', () => {
       records.filter((r) => r.target === 'up__drop' && r.outcome === 'denied'),
       { width: 40, color: false },
     );
-    expect(shown).toContain('reason     rule "no large drops" denies this call (by gateway-policy)');
+    expect(shown).toContain('reason     rule "no large drops" denies this call (by gateway_policy)');
   });
 });

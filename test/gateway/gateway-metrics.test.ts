@@ -84,7 +84,7 @@ describe('mrtr gateway --metrics', () => {
     expect(m.value('mrtr_rounds_total', { method: 'tools/call', outcome: 'complete' })).toBe(4);
     expect(m.value('mrtr_rounds_total', { tool: 'files__x' })).toBe(2);
     expect(m.value('mrtr_flows_total')).toBe(4);
-    expect(m.value('mrtr_control_decisions_total', { control: 'gateway-policy', decision: 'allowed' })).toBe(
+    expect(m.value('mrtr_control_decisions_total', { control: 'gateway_policy', decision: 'allowed' })).toBe(
       4,
     );
     expect(m.value('mrtr_upstream_definitions_withheld', { upstream: 'files' })).toBe(1);

@@ -10,6 +10,7 @@ import { type HttpEndpoint, McpServer, text } from '../../src/server/index.js';
 import { freePort } from '../helpers/free-port.js';
 import { mcp } from '../helpers/mcp-http.js';
 import { type OtlpReceiver, otlpReceiver, receivedControls } from '../helpers/otlp-receiver.js';
+import { scrape } from '../helpers/scrape.js';
 import { serveCli } from '../helpers/serve-cli.js';
 import { type InstalledTracing, installTracing } from '../helpers/tracing.js';
 
@@ -79,6 +80,8 @@ describe('mrtr gateway with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
         String(await freePort()),
         '--tokens',
         join(dir, 'tokens.json'),
+        '--metrics',
+        '0',
       ],
       'gateway',
       { env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' } },
@@ -102,6 +105,8 @@ describe('mrtr gateway with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
       )
     ).response.result as Loose;
     expect(done.resultType).toBe('complete');
+    const metricsUrl = /metrics at (\S+)/.exec(gateway.stderr())?.[1] as string;
+    const decisions = (await scrape(metricsUrl)).families.get('mrtr_control_decisions_total');
     await gateway.stop();
 
     const rounds = receiver.spans.filter((s) => s.name === 'tools/call ledger__note');
@@ -112,26 +117,33 @@ describe('mrtr gateway with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     const pin = expect.stringMatching(/^pin allowed definition \S+$/);
     expect(receivedControls(one!)).toEqual([
       'scopes allowed',
-      'refusal limit allowed',
+      'refusal_limit allowed',
       'state allowed',
       'replay allowed',
-      'audit intent allowed',
+      'audit_intent allowed',
       pin,
       'policy allowed rules notes-need-consent',
       'consent asked',
-      'gateway-policy asked',
+      'gateway_policy asked',
     ]);
     expect(receivedControls(two!)).toEqual([
       'scopes allowed',
-      'refusal limit allowed',
+      'refusal_limit allowed',
       'state allowed',
       'replay allowed',
-      'audit intent allowed',
+      'audit_intent allowed',
       pin,
       'policy allowed rules notes-need-consent',
       'consent allowed',
-      'gateway-policy allowed',
+      'gateway_policy allowed',
     ]);
+    // One name per control: every control the metrics count is named so in the trace too.
+    const traced = new Set(
+      [one!, two!].flatMap((s) => receivedControls(s).map((line) => line.split(' ')[0])),
+    );
+    const counted = (decisions?.metrics ?? []).map((m) => `${m.labels?.control} ${m.labels?.decision}`);
+    expect(counted.sort()).toEqual(['consent asked', 'gateway_policy allowed']);
+    for (const line of counted) expect(traced).toContain(line.split(' ')[0]);
     // The relayed round: a client span of round 2, and the upstream's own round span is its child.
     const relayed = receiver.spans.find((s) => s.name === 'tools/call note');
     expect(relayed?.kind).toBe(3); // SPAN_KIND_CLIENT in OTLP

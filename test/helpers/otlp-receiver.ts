@@ -1,5 +1,6 @@
 // A small OTLP/HTTP receiver on 127.0.0.1 (the OpenTelemetry Collector is not installable here): it takes the JSON
-// encoding (`OTEL_EXPORTER_OTLP_PROTOCOL=http/json`) at /v1/traces, answers 200, and keeps every span it received.
+// encoding (`OTEL_EXPORTER_OTLP_PROTOCOL=http/json`) at /v1/traces and /v1/metrics, answers 200, and keeps every span
+// and every metric data point it received.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -30,10 +31,25 @@ const otlpValue = (v: OtlpValue): unknown =>
 const attributesOf = (list: OtlpAttribute[] | undefined) =>
   Object.fromEntries((list ?? []).map((a) => [a.key, otlpValue(a.value)]));
 
+/** One received metric data point: a sum's or gauge's value, or a histogram's count, sum and buckets. */
+export interface ReceivedPoint {
+  /** The metric's name, and `sum`, `gauge` or `histogram`. */
+  name: string;
+  type: 'sum' | 'gauge' | 'histogram';
+  attributes: Record<string, unknown>;
+  value: number;
+  /** A histogram's sum, bucket counts (each bucket on its own) and bounds. */
+  sum?: number;
+  bucketCounts?: number[];
+  explicitBounds?: number[];
+}
+
 export interface OtlpReceiver {
   /** The base URL for OTEL_EXPORTER_OTLP_ENDPOINT. */
   url: string;
   spans: ReceivedSpan[];
+  /** Each metrics export, in the order received: the data points it carried. */
+  metricExports: ReceivedPoint[][];
   /** Every request body as received (to search the raw export for what must not be there). */
   bodies: string[];
   close(): Promise<void>;
@@ -41,6 +57,7 @@ export interface OtlpReceiver {
 
 export async function otlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
+  const metricExports: ReceivedPoint[][] = [];
   const bodies: string[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -76,6 +93,10 @@ export async function otlpReceiver(): Promise<OtlpReceiver> {
               });
         }
       }
+      if (req.url === '/v1/metrics') {
+        bodies.push(body);
+        metricExports.push(pointsOf(JSON.parse(body)));
+      }
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('{}');
     });
@@ -85,6 +106,7 @@ export async function otlpReceiver(): Promise<OtlpReceiver> {
   return {
     url: `http://127.0.0.1:${port}`,
     spans,
+    metricExports,
     bodies,
     close: () => new Promise<void>((done) => server.close(() => done())),
   };
@@ -98,4 +120,28 @@ export function receivedControls(span: ReceivedSpan): string[] {
       const reason = e.attributes['mrtr.control.reason'];
       return `${e.attributes['mrtr.control.name']} ${e.attributes['mrtr.control.decision']}${reason === undefined ? '' : ` ${reason}`}`;
     });
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: the OTLP JSON shape, read loosely
+function pointsOf(body: any): ReceivedPoint[] {
+  const points: ReceivedPoint[] = [];
+  for (const rm of body.resourceMetrics ?? [])
+    for (const sm of rm.scopeMetrics ?? [])
+      for (const m of sm.metrics ?? [])
+        for (const type of ['sum', 'gauge', 'histogram'] as const)
+          for (const p of m[type]?.dataPoints ?? [])
+            points.push({
+              name: m.name,
+              type,
+              attributes: attributesOf(p.attributes),
+              value: Number(type === 'histogram' ? p.count : (p.asDouble ?? p.asInt)),
+              ...(type === 'histogram'
+                ? {
+                    sum: Number(p.sum),
+                    bucketCounts: (p.bucketCounts ?? []).map(Number),
+                    explicitBounds: (p.explicitBounds ?? []).map(Number),
+                  }
+                : {}),
+            });
+  return points;
 }

@@ -71,19 +71,19 @@ describe('MrtrMetrics', () => {
     metrics.observer.observe(
       round({
         outcome: 'denied',
-        decidedBy: 'gateway-policy',
+        decidedBy: 'gateway_policy',
         notes: { gateway: { decision: { allow: false, reason: 'no_rule' } } },
       }),
     );
     expect(await metrics.text()).toContain(
-      'mrtr_control_decisions_total{control="gateway-policy",decision="denied"} 1',
+      'mrtr_control_decisions_total{control="gateway_policy",decision="denied"} 1',
     );
   });
 
   it('counts a 429 and the controls a round names', async () => {
     const metrics = new MrtrMetrics();
     metrics.observer.observe(
-      round({ outcome: 'refused', reason: 'rate_limited', decidedBy: 'gateway-policy', httpStatus: 429 }),
+      round({ outcome: 'refused', reason: 'rate_limited', decidedBy: 'gateway_policy', httpStatus: 429 }),
     );
     metrics.observer.observe(
       round({
@@ -99,7 +99,7 @@ describe('MrtrMetrics', () => {
     metrics.observer.observe(round({ notes: { consent: { answer: 'yes' } } }));
     const text = await metrics.text();
     expect(text).toContain('mrtr_rate_limited_total{reason="rate_limited"} 1');
-    expect(text).toContain('mrtr_control_decisions_total{control="gateway-policy",decision="refused"} 1');
+    expect(text).toContain('mrtr_control_decisions_total{control="gateway_policy",decision="refused"} 1');
     expect(text).toContain('mrtr_control_decisions_total{control="consent",decision="asked"} 1');
     expect(text).toContain('mrtr_control_decisions_total{control="consent",decision="allowed"} 1');
     expect(text).toContain('mrtr_questions_total{kind="form"} 1');

@@ -101,10 +101,10 @@ describe('tracing on (the SDK with an in-memory exporter)', () => {
     expect(one?.parentSpanContext).toBe(undefined);
     // Every control on the way, in order: the refusal limit and the state before the replay guard and the intent.
     expect(controlEvents(one!)).toEqual([
-      'refusal limit allowed',
+      'refusal_limit allowed',
       'state allowed',
       'replay allowed',
-      'audit intent allowed',
+      'audit_intent allowed',
     ]);
     expect(controlEvents(two!)).toEqual(controlEvents(one!));
   });
@@ -164,7 +164,7 @@ describe('tracing on (the SDK with an in-memory exporter)', () => {
     expect(response.error?.code).toBeDefined();
     const [span] = tracing.spans();
     expect(controlEvents(span!)).toEqual([
-      'refusal limit allowed',
+      'refusal_limit allowed',
       expect.stringMatching(/^state refused \w+/),
     ]);
     expect(span?.attributes['error.type']).toBe(String(response.error?.code));

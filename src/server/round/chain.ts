@@ -28,12 +28,6 @@ export interface RoundChainOptions {
   links: readonly RoundLink[];
 }
 
-/** What a guard's screen is, in a trace: mrtr's own guards screen for the caller's scopes and refusal count. */
-const SCREEN_NAMES: ReadonlyMap<string, string> = new Map([
-  ['required-scopes', 'scopes'],
-  ['replay', 'refusal limit'],
-]);
-
 export function roundChain(o: RoundChainOptions): RoundLink[] {
   const { guards, hookTimeoutMs: ms } = o;
   const when = (yes: boolean, ...links: RoundLink[]) => (yes ? links : []);
@@ -43,7 +37,7 @@ export function roundChain(o: RoundChainOptions): RoundLink[] {
     // Every refusal of a guarded round is logged with its reason.
     ...when(guards.length > 0, logRefusals(o.logger)),
     // Before the state opens, in guard order: required scopes, the refusal limit, each guard's screen.
-    ...screenLinks(guards, ms).map((link) => decided(link, SCREEN_NAMES.get(link.name))),
+    ...screenLinks(guards, ms).map((link) => decided(link)),
     // From here on every refusal is told to the guards (a refusal limit counts them).
     ...refusalReporting(guards, ms),
     decided(openState(o.codec, o.logger), 'state'),
@@ -51,7 +45,7 @@ export function roundChain(o: RoundChainOptions): RoundLink[] {
     ...admitLinks(guards, ms).map((link) => decided(link)),
     ...stepLedgerLinks(guards),
     // Write-ahead: the intent is recorded before anything with an effect runs.
-    ...when(o.observed, decided(auditIntent(o.logger), 'audit intent')),
+    ...when(o.observed, decided(auditIntent(o.logger), 'audit_intent')),
     // The handler's time limit, the flow, then seal or complete; in the flow: the guards' asks, the policy links,
     // then the handler.
     flowLink(

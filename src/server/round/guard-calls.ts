@@ -16,9 +16,23 @@ export function bounded<T>(work: PromiseLike<T>, guard: RoundGuard, limitMs: num
 }
 
 /** Name the guard on its refusal, for the observers (the client never sees it); rethrow it. */
-export function blamed(error: unknown, guard: RoundGuard): never {
-  if (error instanceof RoundRefused) error.refusedBy ??= guard.name;
+export function blamed(error: unknown, guard: RoundGuard, name: string = guard.name): never {
+  if (error instanceof RoundRefused) error.refusedBy ??= name;
   throw error;
+}
+
+/**
+ * What a guard's screen is called in a trace, the metrics and the audit trail (one name each, snake_case like the
+ * policy's `step_up`): mrtr's own guards screen for the caller's scopes and its refusal count.
+ */
+const SCREEN_NAMES: ReadonlyMap<string, string> = new Map([
+  ['required-scopes', 'scopes'],
+  ['replay', 'refusal_limit'],
+]);
+
+/** The control a guard's screen is. */
+export function screenName(guard: RoundGuard): string {
+  return SCREEN_NAMES.get(guard.name) ?? guard.name;
 }
 
 /** Run each guard's `screen` in order, outside a round (a completion screened like the round it completes for). */
@@ -35,12 +49,12 @@ export function screenRound(
     try {
       done = guard.screen(round);
     } catch (error) {
-      blamed(error, guard);
+      blamed(error, guard, screenName(guard));
     }
     if (isThenable(done))
       return bounded(done, guard, limitMs).then(
         () => screenRound(guards, round, limitMs, i + 1),
-        (error: unknown) => blamed(error, guard),
+        (error: unknown) => blamed(error, guard, screenName(guard)),
       );
   }
 }

@@ -5,7 +5,7 @@ import { type Result, RoundRefused } from '../../protocol/index.js';
 import { isThenable, type MaybePromise, thenOrNow } from '../maybe-async.js';
 import { atMost } from '../time-bound.js';
 import type { GuardedRound, RoundGuard } from './guard.js';
-import { blamed, bounded, reportRefusal } from './guard-calls.js';
+import { blamed, bounded, reportRefusal, screenName } from './guard-calls.js';
 import type { RoundLink } from './link.js';
 import type { Round } from './round.js';
 
@@ -14,17 +14,18 @@ export function screenLinks(guards: readonly RoundGuard[], limitMs: number): Rou
   return guards.flatMap((guard) => {
     const screen = guard.screen?.bind(guard);
     if (!screen) return [];
+    const name = screenName(guard);
     const link: RoundLink = {
-      name: guard.name,
+      name,
       handle(round, next) {
         let done: void | Promise<void>;
         try {
           done = screen(round.screened);
         } catch (error) {
-          blamed(error, guard);
+          blamed(error, guard, name);
         }
         if (!isThenable(done)) return next();
-        return bounded(done, guard, limitMs).then(next, (error: unknown) => blamed(error, guard));
+        return bounded(done, guard, limitMs).then(next, (error: unknown) => blamed(error, guard, name));
       },
     };
     return [link];

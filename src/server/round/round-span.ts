@@ -55,7 +55,9 @@ export function startRoundSpan(request: JsonRpcRequest, env: RequestEnvironment)
   // The MCP conventions carry trace context in `_meta`; the HTTP request's `traceparent` header otherwise.
   const meta = request.params?._meta;
   const carrier = isJsonObject(meta) && typeof meta.traceparent === 'string' ? meta : env.traceHeaders;
-  const caller = carrier === undefined ? context.active() : propagation.extract(context.active(), carrier);
+  // Most rounds bring no trace context: the propagators (trace context, baggage) then have nothing to read.
+  const caller =
+    carrier?.traceparent === undefined ? context.active() : propagation.extract(context.active(), carrier);
   return new RoundSpan(t, request, env, caller);
 }
 
@@ -161,15 +163,15 @@ export class RoundSpan {
         return;
       }
       const input = this.#input;
-      const flow = input?.flowId;
-      if (flow !== undefined) span.setAttribute('mrtr.flow.id', flow);
-      span.setAttribute('mrtr.round', input?.round ?? 0);
+      // Set once, together: each setAttribute call is checked on its own by the SDK.
+      const attributes: Attributes = { 'mrtr.round': input?.round ?? 0 };
+      if (input?.flowId !== undefined) attributes['mrtr.flow.id'] = input.flowId;
       let outcome: string;
       if ('error' in response) {
         const code = response.error.code;
         outcome = code === ErrorCode.InternalError ? 'error' : 'refused';
-        span.setAttribute('rpc.response.status_code', String(code));
-        span.setAttribute('error.type', String(code));
+        attributes['rpc.response.status_code'] = String(code);
+        attributes['error.type'] = String(code);
         if (
           !CALLER_CODES.has(code) &&
           (code === ErrorCode.InternalError || (code <= -32000 && code >= -32099))
@@ -181,10 +183,11 @@ export class RoundSpan {
         else if ((result.resultType as string) === 'task') outcome = 'task';
         else if (result.isError === true) {
           outcome = 'tool_error';
-          span.setAttribute('error.type', 'tool_error');
+          attributes['error.type'] = 'tool_error';
         } else outcome = 'complete';
       }
-      span.setAttribute('mrtr.outcome', outcome);
+      attributes['mrtr.outcome'] = outcome;
+      span.setAttributes(attributes);
       // A control still judging when the round asked for input asked; when it ended otherwise, it refused. The
       // innermost first: a consent asked inside the gateway's policy link, then the link.
       for (const control of (this.#judging ?? []).reverse())
