@@ -2,14 +2,8 @@
 // document capped, every request timed; and what any failure becomes — a ConnectionRefused whose message names
 // what went wrong and never carries a token, a code or a secret.
 import * as oauth from 'oauth4webapi';
-import {
-  checkOAuthUrl,
-  deadline,
-  documentFetch,
-  isLoopback,
-  OAuthError,
-  safeLine,
-} from '../client/internal.js';
+import { OAuthError, safeLine } from '../client/index.js';
+import { checkOAuthUrl, deadline, documentFetch, isLoopback } from '../client/internal.js';
 import { ConnectionRefused, type ConnectionRefusedReason, ConnectionsUsageError } from './errors.js';
 
 export interface Reach {
