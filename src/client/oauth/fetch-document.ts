@@ -82,14 +82,15 @@ export async function capBody(response: Response, what: string, maxBytes: number
 
 /**
  * fetch() for OAuth documents: the URL checked, redirects refused, the body capped, the deadline obeyed. `what`
- * names the document in errors ("protected resource metadata", "token response", …).
+ * names the document in errors ("protected resource metadata", "token response", …); `fetchImpl` is whose fetch.
  */
 export function documentFetch(
   what: string,
   maxBytes: number,
+  fetchImpl: typeof fetch = fetch,
 ): (url: string | URL | Request, init?: RequestInit) => Promise<Response> {
   return async (url, init) => {
-    const response = await fetch(url, init).catch((error: unknown) => {
+    const response = await fetchImpl(url, init).catch((error: unknown) => {
       const signal = init?.signal;
       if (signal?.aborted) throw signal.reason ?? error;
       throw new OAuthError(
