@@ -179,6 +179,13 @@ export async function connectServer(o: { pendingWaitMs?: number } = {}) {
     observers: [{ observe: (e) => void rounds.push(e) }],
     logger: { info() {}, warn() {}, error() {} } as never,
   });
+  // What the server's 2025 clients were told is done (the bridge's notifications/elicitation/complete).
+  const done: string[] = [];
+  const told = server.urlElicitationDone.bind(server);
+  server.urlElicitationDone = (url) => {
+    done.push(url);
+    told(url);
+  };
   const connections = new Connections({
     store,
     vault,
@@ -213,6 +220,7 @@ export async function connectServer(o: { pendingWaitMs?: number } = {}) {
     store,
     events,
     rounds,
+    done,
     connections,
     call: (token: string, round: Record<string, unknown> = {}) =>
       mcp(
