@@ -39,6 +39,11 @@ export interface ConnectionsOptions {
   now?: () => number;
 }
 
+/** What `attach` needs of a server: the controls' host, and where `ctx.ask.connect` finds these connections. */
+export interface ConnectionHost extends ControlHost {
+  useConnections?(connector: Pick<Connections, 'token'>): unknown;
+}
+
 const NAME = /^[a-z0-9][a-z0-9-]{0,31}$/;
 const WAKE_TOPIC = 'mrtr:connections:wake';
 
@@ -126,10 +131,14 @@ export class Connections implements ConnectionPages {
     ];
   }
 
-  /** Serve the connect pages and the person's connections page on `server`'s listener, with its sign-in. */
-  attach(server: ControlHost): this {
+  /**
+   * Serve the connect pages and the person's connections page on `server`'s listener, with its sign-in; its handlers'
+   * `ctx.ask.connect(name)` then calls `token(ctx, name)`.
+   */
+  attach(server: ConnectionHost): this {
     this.host = server;
     server.page(this);
+    server.useConnections?.(this);
     return this;
   }
 

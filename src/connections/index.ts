@@ -2,7 +2,7 @@
 // that person's own OAuth tokens. The person connects once through a URL-mode question to the server's own page;
 // the tokens stay in the server's vault, encrypted, and never pass through the MCP client.
 export { CONNECTIONS_DEFAULTS, type ConnectionAction, type ConnectionEvent } from './connect-events.js';
-export { Connections, type ConnectionsOptions } from './connections.js';
+export { type ConnectionHost, Connections, type ConnectionsOptions } from './connections.js';
 export { ConnectionRefused, type ConnectionRefusedReason, ConnectionsUsageError } from './errors.js';
 export type {
   AuthorizationFlow,

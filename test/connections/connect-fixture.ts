@@ -205,6 +205,11 @@ export async function connectServer(o: { pendingWaitMs?: number } = {}) {
       return text(`issues read with ${token}`);
     },
   );
+  // The same through the sugar a server with connections attached offers every handler.
+  server.tool(
+    { name: 'tracker_mine', description: 'the same, asked in one line', maxRounds: 100 },
+    async (_a, ctx) => text(`mine with ${await ctx.ask.connect('tracker')}`),
+  );
   const endpoint = await server.http({ port }).listen();
   onTestFinished(async () => {
     await endpoint.close();
@@ -222,11 +227,11 @@ export async function connectServer(o: { pendingWaitMs?: number } = {}) {
     rounds,
     done,
     connections,
-    call: (token: string, round: Record<string, unknown> = {}) =>
+    call: (token: string, round: Record<string, unknown> = {}, name = 'tracker_issues') =>
       mcp(
         endpoint.url,
         'tools/call',
-        { name: 'tracker_issues', arguments: {}, ...round },
+        { name, arguments: {}, ...round },
         { headers: { authorization: `Bearer ${token}` } },
       ).then((r) => r.response.result as Loose),
     /** Resolves at the first connection event that `match` accepts (from now on). */
