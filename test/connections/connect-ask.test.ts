@@ -18,7 +18,7 @@ describe('ctx.ask.connect(name)', () => {
       { requestState: first.requestState, inputResponses: { connect_tracker: { action: 'accept' } } },
       'tracker_mine',
     );
-    expect(retried.content[0].text).toBe('mine with tracker-at-1');
+    expect(retried.content[0].text).toBe('issues read with tracker-at-1');
   });
 
   it('on a server without connections, names what is missing (in the log: the caller gets an internal error)', async () => {
@@ -39,7 +39,7 @@ describe('ctx.ask.connect(name)', () => {
     const endpoint = await server.http({ port: 0 }).listen();
     try {
       const reply = await mcp(endpoint.url, 'tools/call', { name: 'needs', arguments: {} });
-      expect(reply.response.error.code).toBe(-32603);
+      expect(reply.response.error?.code).toBe(-32603);
       expect(logged.join('\n')).toContain(
         "ctx.ask.connect('tracker') needs connections attached to this server: new Connections({...}).attach(server)",
       );

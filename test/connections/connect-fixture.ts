@@ -5,19 +5,19 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { onTestFinished } from 'vitest';
-import { BearerAuth, DevTokens, parseDevTokens } from '../../src/auth/index.js';
+import { connectionsServer } from '../../examples/connections.js';
+import { DevTokens, parseDevTokens } from '../../src/auth/index.js';
 import {
   type AuthorizationFlow,
   type ConnectionEvent,
   type ConnectionOwner,
   ConnectionRefused,
   type ConnectionSummary,
-  Connections,
   type PendingAuthorization,
   type TokenGrant,
   type TokenVault,
 } from '../../src/connections/index.js';
-import { McpServer, type RoundEvent, text } from '../../src/server/index.js';
+import type { RoundEvent } from '../../src/server/index.js';
 import { generateKeySpec } from '../../src/state/index.js';
 import { MemoryStore } from '../../src/stores/index.js';
 import { PEOPLE } from '../controls/fixture.js';
@@ -170,14 +170,23 @@ export async function connectServer(o: { pendingWaitMs?: number } = {}) {
   const events: ConnectionEvent[] = [];
   const listeners: Array<(e: ConnectionEvent) => void> = [];
   const rounds: RoundEvent[] = [];
-  const server = new McpServer({
-    name: 'connect',
-    version: '1',
-    stateKeys: generateKeySpec(),
-    auth: new BearerAuth({ verifier: tokens, resource: `${origin}/mcp` }),
-    signIn: { devTokens: tokens },
+  const stateKeys = generateKeySpec();
+  const { server, connections } = connectionsServer({
+    tokens,
+    store,
+    vault,
+    flowFor: () => flow,
+    // The fake tracker says which token it was called with (a real one would answer the person's issues).
+    readIssues: async (token) => `issues read with ${token}`,
+    resource: `${origin}/mcp`,
+    stateKeys,
     observers: [{ observe: (e) => void rounds.push(e) }],
-    logger: { info() {}, warn() {}, error() {} } as never,
+    pendingWaitMs: o.pendingWaitMs ?? 0,
+    now,
+    onEvent: (e) => {
+      events.push(e);
+      for (const l of listeners) l(e);
+    },
   });
   // What the server's 2025 clients were told is done (the bridge's notifications/elicitation/complete).
   const done: string[] = [];
@@ -186,30 +195,6 @@ export async function connectServer(o: { pendingWaitMs?: number } = {}) {
     done.push(url);
     told(url);
   };
-  const connections = new Connections({
-    store,
-    vault,
-    connections: [{ name: 'tracker', label: 'Tracker', clientId: 'mrtr', scopes: ['issues:read'] }],
-    flowFor: () => flow,
-    pendingWaitMs: o.pendingWaitMs ?? 0,
-    now,
-    onEvent: (e) => {
-      events.push(e);
-      for (const l of listeners) l(e);
-    },
-  }).attach(server);
-  server.tool(
-    { name: 'tracker_issues', description: 'your open issues', maxRounds: 100 },
-    async (_a, ctx) => {
-      const token = await connections.token(ctx, 'tracker');
-      return text(`issues read with ${token}`);
-    },
-  );
-  // The same through the sugar a server with connections attached offers every handler.
-  server.tool(
-    { name: 'tracker_mine', description: 'the same, asked in one line', maxRounds: 100 },
-    async (_a, ctx) => text(`mine with ${await ctx.ask.connect('tracker')}`),
-  );
   const endpoint = await server.http({ port }).listen();
   onTestFinished(async () => {
     await endpoint.close();
