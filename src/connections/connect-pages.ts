@@ -91,7 +91,15 @@ export class ConnectPages {
     if (record.state === 'done') return this.connectedPage(res, label);
     if (record.state === 'failed') return this.refusedPage(res, label, record.reason ?? 'denied');
     const redirectUri = `${signIn.origin}${CONNECT_CALLBACK_PATH}`;
-    const { url, pending } = await this.d.flow(record.connection).start(redirectUri);
+    let started: Awaited<ReturnType<AuthorizationFlow['start']>>;
+    try {
+      started = await this.d.flow(record.connection).start(redirectUri);
+    } catch (error) {
+      // Discovery failed (the third party out of reach): said to the person; the link stays good for a retry.
+      if (error instanceof ConnectionRefused) return this.refusedPage(res, label, error.reason, false);
+      throw error;
+    }
+    const { url, pending } = started;
     await keepAuthorization(this.d.store, { id: record.id, pending }, this.d.authorizationTtlMs);
     seeOther(res, url.href);
   }
@@ -173,13 +181,21 @@ export class ConnectPages {
     );
   }
 
-  private refusedPage(res: PageResponse, label: string, reason: ConnectionRefused['reason']): void {
+  private refusedPage(
+    res: PageResponse,
+    label: string,
+    reason: ConnectionRefused['reason'],
+    ends = true,
+  ): void {
     const { status, text } = REFUSED[reason];
+    const next = ends
+      ? html`Go back to your app: the call ends there with this reason.`
+      : html`Try this link again in a while.`;
     sendPage(
       res,
       status,
       'Not connected',
-      html`<p>The ${label} sign-in ${text}. Nothing was connected. Go back to your app: the call ends there with this reason.</p>`,
+      html`<p>The ${label} sign-in ${text}. Nothing was connected. ${next}</p>`,
     );
   }
 

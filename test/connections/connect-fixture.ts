@@ -72,6 +72,8 @@ export interface FakeAs {
   origin: string;
   /** The next /authorize answers with this OAuth error instead of a code. */
   deny?: string;
+  /** The next start fails: discovery found the authorization server out of reach. */
+  startFails?: boolean;
   /** The next refresh fails with this reason. */
   refreshFails?: ConnectionRefused['reason'];
   started: number;
@@ -98,6 +100,10 @@ function fakeFlow(as: FakeAs, now: () => number): AuthorizationFlow & { codes: M
     // The authorization endpoint's half of the fake: a code the finish below accepts once.
     codes,
     async start(redirectUri) {
+      if (as.startFails) {
+        as.startFails = undefined;
+        throw new ConnectionRefused('unavailable', 'the authorization server could not be reached');
+      }
       as.started++;
       const state = randomBytes(16).toString('base64url');
       const pending: PendingAuthorization = {

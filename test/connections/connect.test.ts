@@ -117,6 +117,20 @@ describe('connections.token(ctx, name)', () => {
     );
   });
 
+  it('an authorization server out of reach when the link is opened: said on the page, the link still works after', async () => {
+    const f = await connectServer();
+    const alice = await sessionCookie(f.origin, 'alice-token');
+    const { url } = asked(await f.call('alice-token'))!;
+    f.as.startFails = true;
+    const page = await connectFromNode(url!, alice);
+    expect(page.status).toBe(502);
+    expect(page.html).toContain(
+      'could not be reached or did not answer properly. Nothing was connected. Try this link again',
+    );
+    expect((await connectFromNode(url!, alice)).status).toBe(200);
+    expect(f.vault.grants.size).toBe(1);
+  });
+
   it('a decline of the question ends the call', async () => {
     const f = await connectServer();
     const first = await f.call('alice-token');
