@@ -25,12 +25,14 @@ export class FleetWakeups {
     private readonly woken: (key: string, settled: boolean) => void,
     /** A failure of the channel: holds then end at their limit, as on one instance. */
     private readonly failed: (error: unknown) => void,
+    /** Another family of keys (the connections') listens on its own topic, so neither reads the other's keys. */
+    private readonly topic: string = WAKE_TOPIC,
   ) {}
 
   /** Resolves once this instance listens (subscribing at the first call); never rejects. */
   listening(): Promise<void> {
     this.#listening ??= this.channel
-      .subscribe(WAKE_TOPIC, (text) => this.#heard(text))
+      .subscribe(this.topic, (text) => this.#heard(text))
       .then(
         () => undefined,
         (error: unknown) => {
@@ -44,7 +46,7 @@ export class FleetWakeups {
   /** Tell the other instances that `key` changed; a failure only costs them their hold's limit. */
   tell(key: string, settled: boolean): void {
     const message: WakeMessage = { from: this.#self, key, settled };
-    this.channel.publish(WAKE_TOPIC, JSON.stringify(message)).catch(this.failed);
+    this.channel.publish(this.topic, JSON.stringify(message)).catch(this.failed);
   }
 
   #heard(text: string): void {

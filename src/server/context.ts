@@ -77,6 +77,23 @@ export interface AuditNotes {
 /** What a control decided this round: let it pass, asked a question, refused it, or answered in its place. */
 export type ControlDecision = 'allowed' | 'asked' | 'refused' | 'answered';
 
+/**
+ * What `ctx.ask.connect(name)` calls: the connections attached to the server (`mrtr/connections`), seen structurally
+ * so that the server does not import them.
+ */
+export interface AskConnector {
+  token(ctx: RequestContext, name: string): Promise<string>;
+}
+
+/** A handler's `ask`: the flow's questions, and `connect` for a server with connections attached. */
+export interface ServerAsk extends Ask {
+  /**
+   * The round's person's access token for the connection `name`: asks them to connect their account (URL mode, on
+   * the server's own page) when they have not. Needs `new Connections({...}).attach(server)` (docs/connections.md).
+   */
+  connect(name: string): Promise<string>;
+}
+
 export interface RequestContext {
   readonly method: string;
   readonly requestId: string | number;
@@ -106,7 +123,7 @@ export interface RequestContext {
    * Ask questions as straight-line code: `await ctx.ask.confirm('Delete it?')`. The handler re-runs from the top
    * every round; answers already given come back from a journal sealed inside requestState (docs/flows.md).
    */
-  readonly ask: Ask;
+  readonly ask: ServerAsk;
   /** The round's audit event: `ctx.audit.note({ resource })`. A no-op when the server has no observers. */
   readonly audit: AuditNotes;
   /** Send a log message to the client; sent only at or above the request's `io.modelcontextprotocol/logLevel`. */

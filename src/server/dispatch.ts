@@ -14,7 +14,7 @@ import {
 import type { SharedStore } from '../stores/index.js';
 import type { Catalog } from './catalog/catalog.js';
 import type { ToolEntry } from './catalog/entries.js';
-import type { Principal } from './context.js';
+import type { AskConnector, Principal } from './context.js';
 import { SERVER_DEFAULTS } from './defaults.js';
 import type { Logger, RequestEnvironment } from './environment.js';
 import type { HeaderParam } from './header-params.js';
@@ -62,6 +62,8 @@ export interface DispatchOptions {
   links?: readonly RoundLink[];
   /** The tasks extension: where tasks are kept and how long; undefined offers no tasks. */
   tasks?: TasksSetup;
+  /** What `ctx.ask.connect` calls: the connections attached to the server. */
+  connector?: () => AskConnector | undefined;
 }
 
 export interface TasksSetup {
@@ -119,6 +121,7 @@ export class Dispatcher implements RequestHandler {
       observers: options.observers,
       links: options.links,
       serverInfo: options.serverInfo,
+      ...(options.connector ? { connector: options.connector } : {}),
     });
     this.core = {
       catalog,

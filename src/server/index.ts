@@ -30,6 +30,7 @@ export {
 } from './catalog/entries.js';
 export { text } from './content.js';
 export {
+  type AskConnector,
   type AuditNotes,
   type InputKind,
   InputRequired,
@@ -38,6 +39,7 @@ export {
   type Principal,
   type ProgressUpdate,
   type RequestContext,
+  type ServerAsk,
 } from './context.js';
 export { HandlerTimeoutError } from './deadline.js';
 export { SERVER_DEFAULTS } from './defaults.js';

@@ -6,6 +6,7 @@ import type { Implementation, ResourceDefinition, ResourceTemplateDefinition } f
 import { createEphemeralKeyring, Keyring, purposeKeys, type StateCodecOptions } from '../state/index.js';
 import { MemoryStore } from '../stores/index.js';
 import type { Catalog } from './catalog/catalog.js';
+import type { AskConnector } from './context.js';
 import { SERVER_DEFAULTS } from './defaults.js';
 import { Dispatcher, type TasksSetup } from './dispatch.js';
 import { type Logger, stderrLogger } from './environment.js';
@@ -142,6 +143,7 @@ export class McpServer {
   /** The auth of the HTTP edge serving this server (listen, http, mcpHttp): the scope guard's implications and challenge. */
   private edgeAuth: BearerAuth | undefined;
   private readonly cancelListeners = new Set<(flowId: string) => void>();
+  private connector: AskConnector | undefined;
   private bridge: LegacyBridge | undefined;
 
   /** The `state` and `rounds` groups, whichever spelling they were given in. */
@@ -219,6 +221,7 @@ export class McpServer {
         guards: this.guards(),
         observers: this.rounds.observers,
         links: this.rounds.links,
+        connector: () => this.connector,
         ...(o.tasks === false ? {} : { tasks: this.tasksSetup(o.tasks ?? {}) }),
       });
     }
@@ -311,6 +314,15 @@ export class McpServer {
    */
   onFlowCancelled(listener: (flowId: string) => void): void {
     this.cancelListeners.add(listener);
+  }
+
+  /**
+   * What `ctx.ask.connect(name)` calls in this server's handlers: `Connections.attach(server)` registers itself here
+   * (mrtr/connections), so the server needs no import of it.
+   */
+  useConnections(connector: AskConnector): this {
+    this.connector = connector;
+    return this;
   }
 
   /** The bearer authentication the `auth` option set up (pages with a JSON API check callers with it). */

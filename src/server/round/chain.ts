@@ -2,6 +2,7 @@
 // next() and see what the rest answered; commit and release are what a guard's link does around next().
 // RoundGuards join through their adapter (guard-links.ts): each hook at its place. With no guard, no observer and
 // no policy link, the chain is open state → flow, synchronous all the way for a synchronous handler.
+import type { AskConnector } from '../context.js';
 import type { Logger } from '../environment.js';
 import type { RequestStateCodec } from '../request-state.js';
 import { auditIntent, describeRound, logRefusals } from './audit-links.js';
@@ -26,6 +27,8 @@ export interface RoundChainOptions {
   observed: boolean;
   /** Links in the flow before the handler, at the policy position: they may ask, answer or pass. */
   links: readonly RoundLink[];
+  /** What `ctx.ask.connect` calls: the connections attached to the server, if any. */
+  connector?: () => AskConnector | undefined;
 }
 
 export function roundChain(o: RoundChainOptions): RoundLink[] {

@@ -1,6 +1,6 @@
 // The RequestContext a handler gets for one round. A class, so that a request costs one object rather than a
 // bundle of closures; the AbortSignal and the flow machinery are only built if the handler touches them.
-import type { Ask } from '../../flow/index.js';
+import { type Ask, FlowUsageError } from '../../flow/index.js';
 import {
   type ClientCapabilities,
   clientSupports,
@@ -13,12 +13,14 @@ import {
 } from '../../protocol/index.js';
 import { newFlowId } from '../../state/index.js';
 import {
+  type AskConnector,
   type AuditNotes,
   LOG_LEVELS,
   type LogLevel,
   type Principal,
   type ProgressUpdate,
   type RequestContext,
+  type ServerAsk,
 } from '../context.js';
 import type { Deadline } from '../deadline.js';
 import type { RequestEnvironment } from '../environment.js';
@@ -36,6 +38,7 @@ export class RoundContext implements RequestContext {
   readonly round: number;
   readonly state: unknown;
   readonly inputResponses: Readonly<Record<string, InputResponse>>;
+  private served: ServerAsk | undefined;
 
   constructor(
     request: JsonRpcRequest,
@@ -47,6 +50,7 @@ export class RoundContext implements RequestContext {
     private readonly trace?: RoundTrace,
     private readonly taskStart?: () => void,
     private readonly span?: RoundSpan,
+    private readonly connector?: () => AskConnector | undefined,
   ) {
     this.method = request.method;
     this.requestId = request.id;
@@ -80,8 +84,21 @@ export class RoundContext implements RequestContext {
   get signal(): AbortSignal {
     return this.deadline.signalWith(this.env.signal);
   }
-  get ask(): Ask {
-    return this.getAsk();
+  get ask(): ServerAsk {
+    if (this.served) return this.served;
+    // The flow's ask, and `connect` on top: one object per round, built only when the handler asks.
+    const connect = (name: string): Promise<string> => {
+      const connector = this.connector?.();
+      if (!connector)
+        return Promise.reject(
+          new FlowUsageError(
+            `ctx.ask.connect('${name}') needs connections attached to this server: new Connections({...}).attach(server)`,
+          ),
+        );
+      return connector.token(this, name);
+    };
+    this.served = Object.assign(Object.create(this.getAsk()) as Ask, { connect });
+    return this.served;
   }
   get audit(): AuditNotes {
     const trace = this.trace;

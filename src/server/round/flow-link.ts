@@ -11,7 +11,7 @@ import {
   type Result,
   RoundRefused,
 } from '../../protocol/index.js';
-import { InputRequired, type RequestContext } from '../context.js';
+import { type AskConnector, InputRequired, type RequestContext } from '../context.js';
 import { Deadline, HandlerTimeoutError } from '../deadline.js';
 import type { Logger } from '../environment.js';
 import { handlerContractError } from '../errors.js';
@@ -32,6 +32,8 @@ export interface FlowLinkOptions {
   /** Check each result and input request against the official schema before it is sent (development and tests). */
   validateResults: boolean;
   handlerTimeoutMs: number;
+  /** What `ctx.ask.connect` calls: the connections attached to the server, if any. */
+  connector?: () => AskConnector | undefined;
 }
 
 /** The handler, as the last link in the flow. The round may have been answered while a link asked: then it stops. */
@@ -95,7 +97,7 @@ function runFlow(
   // before it. With no link in the flow, every use is the handler's.
   let askedByHandler = inner === undefined;
   const context = (ask: () => Ask): RequestContext =>
-    new RoundContext(request, meta, env, input, ask, deadline, r.trace, r.startTask, r.span);
+    new RoundContext(request, meta, env, input, ask, deadline, r.trace, r.startTask, r.span, o.connector);
   const body = (getAsk: () => Ask): unknown => {
     if (inner === undefined) return r.invoke(context(getAsk));
     r.ctx = context(getAsk);

@@ -11,7 +11,7 @@ import {
   type MrtrMethod,
   type Result,
 } from '../../protocol/index.js';
-import type { RequestContext } from '../context.js';
+import type { AskConnector, RequestContext } from '../context.js';
 import { SERVER_DEFAULTS } from '../defaults.js';
 import { type Logger, type RequestEnvironment, stderrLogger } from '../environment.js';
 import type { HandlerOptions } from '../handlers.js';
@@ -50,6 +50,8 @@ export interface RoundRunnerOptions {
   validateResults?: boolean;
   /** Put into every answer's `_meta` (the server's name and version), as the dispatcher does. */
   serverInfo?: Implementation;
+  /** What `ctx.ask.connect` calls: the connections attached to the server (read when a handler connects). */
+  connector?: () => AskConnector | undefined;
 }
 
 /** What one MRTR request resolved to: the target, what its state is bound to, and the handler that answers it. */
@@ -113,6 +115,7 @@ export class RoundRunner {
         guards: this.guards,
         observed: this.observers.length > 0,
         links: options.links ?? [],
+        ...(options.connector ? { connector: options.connector } : {}),
       }),
     );
   }

@@ -1,0 +1,82 @@
+// A person's grant as a caller may use it now: read from the vault, refreshed when it is about to expire (once per
+// process at a time: a rotating refresh token used twice would be refused the second time), dropped when the third
+// party no longer takes it, so that the next ask sends the person to connect again.
+import { ConnectionRefused } from './errors.js';
+import type { AuthorizationFlow, ConnectionOwner, TokenGrant, TokenVault } from './types.js';
+
+export interface UsableGrantDeps {
+  vault: TokenVault;
+  flow: (connection: string) => AuthorizationFlow;
+  refreshSkewMs: number;
+  now: () => number;
+  /** The grant was refreshed, or dropped because the third party refused it (`why`). */
+  refreshed: (owner: ConnectionOwner, connection: string) => void;
+  dropped: (owner: ConnectionOwner, connection: string, why: string) => void;
+}
+
+export class UsableGrants {
+  private readonly refreshing = new Map<string, Promise<TokenGrant | undefined>>();
+
+  constructor(private readonly d: UsableGrantDeps) {}
+
+  /**
+   * The grant for (owner, connection) to use now, or undefined (none, or dropped). An authorization server that
+   * cannot be reached throws ConnectionRefused `unavailable`: the grant stays for the next try.
+   */
+  async current(
+    owner: ConnectionOwner,
+    connection: string,
+    signal?: AbortSignal,
+  ): Promise<TokenGrant | undefined> {
+    const grant = await this.d.vault.get(owner, connection);
+    if (!grant) return undefined;
+    const now = this.d.now();
+    if (grant.expiresAt === undefined || grant.expiresAt - now > this.d.refreshSkewMs) return grant;
+    if (!grant.refreshToken) {
+      if (grant.expiresAt > now) return grant; // still good for a moment, and nothing to refresh it with
+      await this.drop(owner, connection, 'the access token expired and there is no refresh token');
+      return undefined;
+    }
+    const key = JSON.stringify([owner.issuer, owner.subject, connection]);
+    let running = this.refreshing.get(key);
+    if (!running) {
+      running = this.refresh(owner, connection, grant, signal).finally(() => this.refreshing.delete(key));
+      this.refreshing.set(key, running);
+    }
+    return running;
+  }
+
+  private async refresh(
+    owner: ConnectionOwner,
+    connection: string,
+    grant: TokenGrant,
+    signal?: AbortSignal,
+  ): Promise<TokenGrant | undefined> {
+    let fresh: TokenGrant;
+    try {
+      fresh = await this.d.flow(connection).refresh(grant, signal);
+    } catch (error) {
+      if (
+        error instanceof ConnectionRefused &&
+        (error.reason === 'invalid_grant' || error.reason === 'denied')
+      ) {
+        await this.drop(owner, connection, `refresh refused (${error.reason})`);
+        return undefined;
+      }
+      throw error;
+    }
+    // An authorization server that does not rotate refresh tokens answers none: the one we had still works.
+    const kept: TokenGrant =
+      fresh.refreshToken || !grant.refreshToken ? fresh : { ...fresh, refreshToken: grant.refreshToken };
+    await this.d.vault.put(owner, connection, kept);
+    this.d.refreshed(owner, connection);
+    return kept;
+  }
+
+  /** Forget the grant; true when there was one. */
+  async drop(owner: ConnectionOwner, connection: string, why: string): Promise<boolean> {
+    const removed = await this.d.vault.remove(owner, connection);
+    if (removed) this.d.dropped(owner, connection, why);
+    return removed;
+  }
+}

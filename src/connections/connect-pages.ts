@@ -1,0 +1,218 @@
+// The connect pages. GET /mrtr/connect/<id> is the URL-mode question's link: the signed-in person must be the one the
+// question was minted for; then the authorization request is kept server-side under its state and the browser goes
+// to the third party. GET /mrtr/connect/callback is the one redirect URI: the request is taken once, the person
+// checked again, the code traded, the grant put in the vault; the client never sees any of it.
+import type { BrowserSignIn, PageSession } from '../auth/index.js';
+import { html, sendPage } from '../auth/internal.js';
+import { answerPageFailure, NO_SIGN_IN, seeOther } from '../controls/internal.js';
+import type { PageRequest, PageResponse } from '../protocol/index.js';
+import type { SharedStore } from '../stores/index.js';
+import type { ConnectionEvent } from './connect-events.js';
+import {
+  type ConnectRecord,
+  keepAuthorization,
+  readConnect,
+  settleConnect,
+  takeAuthorization,
+} from './connect-record.js';
+import { ConnectionRefused } from './errors.js';
+import type { AuthorizationFlow, ConnectionConfig, TokenVault } from './types.js';
+
+export const CONNECT_CALLBACK_PATH = '/mrtr/connect/callback';
+const ROUTE = /^\/mrtr\/connect\/(callback|[A-Za-z0-9_-]{22})$/;
+
+export interface ConnectPagesDeps {
+  store: SharedStore;
+  vault: TokenVault;
+  config: (name: string) => ConnectionConfig | undefined;
+  flow: (name: string) => AuthorizationFlow;
+  signIn: () => BrowserSignIn | undefined;
+  /** The record is done or failed: wake the checks holding for it, here and on the fleet, and the 2025 clients. */
+  settled: (record: ConnectRecord) => void;
+  onEvent: (event: ConnectionEvent) => void;
+  now: () => number;
+  recordTtlMs: number;
+  authorizationTtlMs: number;
+}
+
+/** How a refusal reads to the person, by reason. */
+const REFUSED: Record<ConnectionRefused['reason'], { status: number; text: string }> = {
+  denied: { status: 403, text: 'did not allow access' },
+  mismatch: { status: 400, text: 'sent back an answer that does not match the request (possibly an attack)' },
+  invalid_grant: { status: 400, text: 'did not accept the authorization code' },
+  unavailable: { status: 502, text: 'could not be reached or did not answer properly' },
+};
+
+export class ConnectPages {
+  constructor(private readonly d: ConnectPagesDeps) {}
+
+  handles(pathname: string): boolean {
+    return ROUTE.test(pathname);
+  }
+
+  handle(req: PageRequest, res: PageResponse): void {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    this.route(req, res, ROUTE.exec(path)?.[1] ?? '').catch((error: unknown) =>
+      answerPageFailure(
+        res,
+        error,
+        () =>
+          this.event('page_failed', '-', undefined, undefined, {
+            method: req.method ?? 'GET',
+            error: String(error),
+          }),
+        'Nothing was connected.',
+      ),
+    );
+  }
+
+  private async route(req: PageRequest, res: PageResponse, id: string): Promise<void> {
+    if ((req.method ?? 'GET') !== 'GET') {
+      res.writeHead(405, { allow: 'GET' });
+      res.end();
+      return;
+    }
+    const signIn = this.d.signIn();
+    if (!signIn) return sendPage(res, 404, 'No sign-in on this server', NO_SIGN_IN);
+    if (id === 'callback') return this.callback(req, res, signIn);
+    const record = await readConnect(this.d.store, id);
+    if (!record) {
+      if (!signIn.sessionOf(req)) return seeOther(res, signIn.signInUrl(req.url ?? '/mrtr/session'));
+      return sendPage(
+        res,
+        404,
+        'Link expired',
+        html`<p>This connect link is unknown or expired. Retry the call in your app for a new one.</p>`,
+      );
+    }
+    const session = this.owner(req, res, signIn, record);
+    if (!session) return;
+    const label = this.label(record.connection);
+    if (record.state === 'done') return this.connectedPage(res, label);
+    if (record.state === 'failed') return this.refusedPage(res, label, record.reason ?? 'denied');
+    const redirectUri = `${signIn.origin}${CONNECT_CALLBACK_PATH}`;
+    let started: Awaited<ReturnType<AuthorizationFlow['start']>>;
+    try {
+      started = await this.d.flow(record.connection).start(redirectUri);
+    } catch (error) {
+      // Discovery failed (the third party out of reach): said to the person; the link stays good for a retry.
+      if (error instanceof ConnectionRefused) return this.refusedPage(res, label, error.reason, false);
+      throw error;
+    }
+    const { url, pending } = started;
+    await keepAuthorization(this.d.store, { id: record.id, pending }, this.d.authorizationTtlMs);
+    seeOther(res, url.href);
+  }
+
+  private async callback(req: PageRequest, res: PageResponse, signIn: BrowserSignIn): Promise<void> {
+    const callback = new URL(req.url ?? '/', signIn.origin);
+    const state = callback.searchParams.get('state');
+    if (!state) return this.unknownAnswer(res);
+    // Signed in first, before the request is taken: a person whose session lapsed at the third party comes back here.
+    if (!signIn.sessionOf(req))
+      return seeOther(res, signIn.signInUrl(`${callback.pathname}${callback.search}`));
+    const onItsWay = await takeAuthorization(this.d.store, state);
+    if (!onItsWay) return this.unknownAnswer(res);
+    const record = await readConnect(this.d.store, onItsWay.id);
+    if (!record) return this.unknownAnswer(res);
+    const session = this.owner(req, res, signIn, record);
+    if (!session) return;
+    const label = this.label(record.connection);
+    let grant: Awaited<ReturnType<AuthorizationFlow['finish']>>;
+    try {
+      grant = await this.d.flow(record.connection).finish(callback, onItsWay.pending);
+    } catch (error) {
+      if (!(error instanceof ConnectionRefused)) throw error;
+      const failed = {
+        state: 'failed',
+        reason: error.reason,
+        message: error.message,
+        settledAt: this.d.now(),
+      } as const;
+      await settleConnect(this.d.store, record.id, failed, this.d.recordTtlMs);
+      this.event('refused', record.connection, record.id, session.subject, { reason: error.reason });
+      this.d.settled({ ...record, ...failed });
+      return this.refusedPage(res, label, error.reason);
+    }
+    await this.d.vault.put(record.owner, record.connection, grant);
+    const done = { state: 'done', settledAt: this.d.now() } as const;
+    await settleConnect(this.d.store, record.id, done, this.d.recordTtlMs);
+    this.event('connected', record.connection, record.id, session.subject, {
+      issuer: grant.issuer,
+      scopes: grant.scopes,
+    });
+    this.d.settled({ ...record, ...done });
+    this.connectedPage(res, label);
+  }
+
+  /** The signed-in person, if they are the record's owner; else the page is answered (sign in, or 403). */
+  private owner(
+    req: PageRequest,
+    res: PageResponse,
+    signIn: BrowserSignIn,
+    record: ConnectRecord,
+  ): PageSession | undefined {
+    const session = signIn.requirePrincipal(req, res, record.owner);
+    const someone = session ? undefined : signIn.sessionOf(req);
+    if (someone) this.event('wrong_person', record.connection, record.id, someone.subject);
+    return session;
+  }
+
+  private label(name: string): string {
+    return this.d.config(name)?.label ?? name;
+  }
+
+  private unknownAnswer(res: PageResponse): void {
+    sendPage(
+      res,
+      400,
+      'Not a request we made',
+      html`<p>This answer from the other service is unknown, expired, or was already used. Nothing was connected. Retry the call in your app for a new link.</p>`,
+    );
+  }
+
+  private connectedPage(res: PageResponse, label: string): void {
+    sendPage(
+      res,
+      200,
+      'Connected',
+      html`<p>Your ${label} account is connected. Go back to your app and continue.</p>
+<p class="muted">Its tokens stay on this server: your app never sees them. You can disconnect it on <a href="/mrtr/connections">your connections page</a>.</p>`,
+    );
+  }
+
+  private refusedPage(
+    res: PageResponse,
+    label: string,
+    reason: ConnectionRefused['reason'],
+    ends = true,
+  ): void {
+    const { status, text } = REFUSED[reason];
+    const next = ends
+      ? html`Go back to your app: the call ends there with this reason.`
+      : html`Try this link again in a while.`;
+    sendPage(
+      res,
+      status,
+      'Not connected',
+      html`<p>The ${label} sign-in ${text}. Nothing was connected. ${next}</p>`,
+    );
+  }
+
+  private event(
+    action: ConnectionEvent['action'],
+    connection: string,
+    id: string | undefined,
+    by: string | undefined,
+    detail?: Record<string, unknown>,
+  ): void {
+    this.d.onEvent({
+      connection,
+      action,
+      ...(id === undefined ? {} : { id }),
+      ...(by === undefined ? {} : { by }),
+      at: new Date(this.d.now()).toISOString(),
+      ...(detail ? { detail } : {}),
+    });
+  }
+}

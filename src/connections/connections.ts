@@ -1,0 +1,286 @@
+// The Connections a server author composes (as HumanControls): each declared connection is a third party the server
+// is an OAuth client of. `token(ctx, name)` gives the round's person's access token, or asks them to connect through
+// the server's own page; the grants stay in the vault, bound to the person, and never reach the client.
+import type { BrowserSignIn } from '../auth/index.js';
+import type { ControlContext, ControlHost } from '../controls/index.js';
+import { FleetWakeups, judged, Wakeups } from '../controls/internal.js';
+import type { PageRequest, PageResponse } from '../protocol/index.js';
+import type { SharedStore } from '../stores/index.js';
+import { connectedToken } from './connect-ask.js';
+import { CONNECTIONS_DEFAULTS, type ConnectionEvent } from './connect-events.js';
+import { UsableGrants } from './connect-grants.js';
+import { ConnectPages } from './connect-pages.js';
+import type { ConnectRecord } from './connect-record.js';
+import { ConnectionsPage } from './connections-page.js';
+import { ConnectionsUsageError } from './errors.js';
+import type {
+  AuthorizationFlow,
+  ConnectionConfig,
+  ConnectionOwner,
+  ConnectionPages,
+  TokenVault,
+} from './types.js';
+
+export interface ConnectionsOptions {
+  /** Connect records, authorization requests on their way, wake-ups (a fleet's store carries them on its channel). */
+  store: SharedStore;
+  /** Where grants live, encrypted (`storeVault(store, keyring)`). */
+  vault: TokenVault;
+  connections: readonly ConnectionConfig[];
+  /** The OAuth client side of each connection. */
+  flowFor?: (config: ConnectionConfig) => AuthorizationFlow;
+  /** How long a client's check of a pending connect holds for the person (default 20 s; 0 answers at once). */
+  pendingWaitMs?: number;
+  /** Refresh a grant this long before it expires (default 60 s). */
+  refreshSkewMs?: number;
+  /** Told of every connection made, used, refreshed, revoked, disconnected or refused: never a token. */
+  onEvent?: (event: ConnectionEvent) => void;
+  /** The clock (tests). */
+  now?: () => number;
+}
+
+/** What `attach` needs of a server: the controls' host, and where `ctx.ask.connect` finds these connections. */
+export interface ConnectionHost extends ControlHost {
+  useConnections?(connector: Pick<Connections, 'token'>): unknown;
+}
+
+const NAME = /^[a-z0-9][a-z0-9-]{0,31}$/;
+const WAKE_TOPIC = 'mrtr:connections:wake';
+
+export class Connections implements ConnectionPages {
+  private readonly configs = new Map<string, ConnectionConfig>();
+  private readonly flows = new Map<string, AuthorizationFlow>();
+  private readonly grants: UsableGrants;
+  private readonly routes: ConnectionPages[];
+  private readonly wakeups = new Wakeups();
+  private readonly fleet: FleetWakeups | undefined;
+  private readonly now: () => number;
+  private readonly pendingWaitMs: number;
+  private readonly told: (event: ConnectionEvent) => void;
+  private host: ControlHost | undefined;
+
+  constructor(private readonly options: ConnectionsOptions) {
+    if (!options?.store) throw new ConnectionsUsageError('Connections needs a store');
+    if (!options.vault)
+      throw new ConnectionsUsageError('Connections needs a vault (storeVault(store, keyring))');
+    for (const config of options.connections ?? []) {
+      if (!NAME.test(config.name))
+        throw new ConnectionsUsageError(
+          `Connections: connection name "${config.name}" must match ${NAME.source} (lower-case letters, digits, dashes)`,
+        );
+      if (this.configs.has(config.name))
+        throw new ConnectionsUsageError(`Connections: connection "${config.name}" is declared twice`);
+      this.configs.set(config.name, config);
+    }
+    const pendingWaitMs = options.pendingWaitMs ?? CONNECTIONS_DEFAULTS.pendingWaitMs;
+    if (!(Number.isInteger(pendingWaitMs) && pendingWaitMs >= 0 && pendingWaitMs <= 120_000))
+      throw new ConnectionsUsageError(
+        'Connections: pendingWaitMs must be a whole number of ms from 0 to 120000',
+      );
+    const refreshSkewMs = options.refreshSkewMs ?? CONNECTIONS_DEFAULTS.refreshSkewMs;
+    if (!(Number.isInteger(refreshSkewMs) && refreshSkewMs >= 0))
+      throw new ConnectionsUsageError('Connections: refreshSkewMs must be a whole number of ms, 0 or more');
+    this.pendingWaitMs = pendingWaitMs;
+    this.now = options.now ?? Date.now;
+    const told = options.onEvent ?? (() => {});
+    this.told = (event) => {
+      try {
+        told(event);
+      } catch {
+        // A listener's failure is its own: what happened is recorded in the vault and the store regardless.
+      }
+    };
+    this.grants = new UsableGrants({
+      vault: options.vault,
+      flow: (name) => this.flow(name),
+      refreshSkewMs,
+      now: this.now,
+      refreshed: (owner, name) => this.event('refreshed', name, owner.subject),
+      dropped: (owner, name, why) => this.event('revoked', name, owner.subject, { why }),
+    });
+    this.fleet = options.store.channel
+      ? new FleetWakeups(
+          options.store.channel,
+          (key) => this.settledHere(key),
+          (error) => this.event('channel_failed', '-', undefined, { error: String(error) }),
+          WAKE_TOPIC,
+        )
+      : undefined;
+    const signIn = () => this.host?.signIn;
+    this.routes = [
+      new ConnectPages({
+        store: options.store,
+        vault: options.vault,
+        config: (name) => this.configs.get(name),
+        flow: (name) => this.flow(name),
+        signIn,
+        settled: (record) => this.settled(record),
+        onEvent: this.told,
+        now: this.now,
+        recordTtlMs: CONNECTIONS_DEFAULTS.connectTtlMs,
+        authorizationTtlMs: CONNECTIONS_DEFAULTS.authorizationTtlMs,
+      }),
+      new ConnectionsPage({
+        vault: options.vault,
+        configs: [...this.configs.values()],
+        signIn,
+        disconnect: (owner, name) => this.disconnect(owner, name),
+        onEvent: this.told,
+        now: this.now,
+      }),
+    ];
+  }
+
+  /**
+   * Serve the connect pages and the person's connections page on `server`'s listener, with its sign-in; its handlers'
+   * `ctx.ask.connect(name)` then calls `token(ctx, name)`.
+   */
+  attach(server: ConnectionHost): this {
+    this.host = server;
+    server.page(this);
+    server.useConnections?.(this);
+    return this;
+  }
+
+  has(name: string): boolean {
+    return this.configs.has(name);
+  }
+
+  handles(pathname: string): boolean {
+    return this.routes.some((r) => r.handles(pathname));
+  }
+
+  handle(req: PageRequest, res: PageResponse): void {
+    const pathname = new URL(req.url ?? '/', 'http://x').pathname;
+    this.routes.find((r) => r.handles(pathname))?.handle(req, res);
+  }
+
+  /** The round's person's access token for `name`; asks them to connect (URL mode) when they have none. */
+  token(ctx: ControlContext, name: string): Promise<string> {
+    const config = this.config(name);
+    const signIn = this.signIn(); // fails early without sign-in: the question would send the person nowhere
+    return judged(ctx, 'connect', () =>
+      connectedToken(ctx, config, {
+        store: this.options.store,
+        grants: this.grants,
+        connectUrl: (id) => `${signIn.origin}/mrtr/connect/${id}`,
+        ttlMs: CONNECTIONS_DEFAULTS.connectTtlMs,
+        now: this.now,
+        hold: (id, signal, stillPending) => this.hold(name, id, signal, stillPending),
+        used: (owner) => this.event('used', name, owner.subject),
+      }),
+    );
+  }
+
+  /** The owner's token (refreshed if due), or undefined when not connected: no question (a gateway's egress). */
+  async tokenFor(owner: ConnectionOwner, name: string, signal?: AbortSignal): Promise<string | undefined> {
+    this.config(name);
+    const grant = await this.grants.current(owner, name, signal);
+    if (!grant) return undefined;
+    this.event('used', name, owner.subject);
+    return grant.accessToken;
+  }
+
+  /** The third party refused the token (a 401): drop it so the next token(ctx) asks again. */
+  async forget(owner: ConnectionOwner, name: string, why: string): Promise<void> {
+    this.config(name);
+    await this.grants.drop(owner, name, why);
+  }
+
+  /** Revoke at the authorization server (when it offers revocation) and remove. */
+  async disconnect(owner: ConnectionOwner, name: string): Promise<boolean> {
+    this.config(name);
+    const grant = await this.options.vault.get(owner, name);
+    if (!grant) return false;
+    let revoked = true;
+    try {
+      await this.flow(name).revoke(grant);
+    } catch {
+      // The authorization server out of reach: the grant is removed here all the same, which is what the person asked.
+      revoked = false;
+    }
+    const removed = await this.options.vault.remove(owner, name);
+    if (removed) this.event('disconnected', name, owner.subject, { revokedAtIssuer: revoked });
+    return removed;
+  }
+
+  private config(name: string): ConnectionConfig {
+    const config = this.configs.get(name);
+    if (!config)
+      throw new ConnectionsUsageError(
+        `no connection named "${name}" (declared: ${[...this.configs.keys()].join(', ') || 'none'})`,
+      );
+    return config;
+  }
+
+  private flow(name: string): AuthorizationFlow {
+    let flow = this.flows.get(name);
+    if (!flow) {
+      const flowFor = this.options.flowFor;
+      if (!flowFor)
+        throw new ConnectionsUsageError('Connections: flowFor is needed to reach the authorization servers');
+      flow = flowFor(this.config(name));
+      this.flows.set(name, flow);
+    }
+    return flow;
+  }
+
+  private signIn(): BrowserSignIn {
+    const signIn = this.host?.signIn;
+    if (!signIn)
+      throw new ConnectionsUsageError(
+        'Connections: attach(server) to a server with signIn configured: people connect on its pages',
+      );
+    return signIn;
+  }
+
+  /** A client came back to check: hold until the callback settles the record, or the limit. */
+  private async hold(
+    name: string,
+    id: string,
+    signal: AbortSignal | undefined,
+    stillPending: () => Promise<boolean>,
+  ): Promise<void> {
+    if (this.pendingWaitMs === 0) return;
+    await this.fleet?.listening(); // listening before the hold: a callback from now on reaches it
+    this.event('waiting', name, undefined, { waitMs: this.pendingWaitMs }, id);
+    const held = this.wakeups.wait(id, this.pendingWaitMs, signal);
+    // A callback recorded after the caller's read but before the wait began woke nobody: read again.
+    stillPending().then(
+      (pending) => {
+        if (!pending) this.wakeups.wake(id);
+      },
+      () => {},
+    );
+    return held;
+  }
+
+  /** The callback settled `record` on this instance: wake here, tell the fleet and the 2025 clients. */
+  private settled(record: ConnectRecord): void {
+    this.settledHere(record.id);
+    this.fleet?.tell(record.id, true);
+  }
+
+  private settledHere(id: string): void {
+    this.wakeups.wake(id);
+    const signIn = this.host?.signIn;
+    if (signIn) this.host?.urlElicitationDone?.(`${signIn.origin}/mrtr/connect/${id}`);
+  }
+
+  private event(
+    action: ConnectionEvent['action'],
+    connection: string,
+    by: string | undefined,
+    detail?: Record<string, unknown>,
+    id?: string,
+  ): void {
+    this.told({
+      connection,
+      action,
+      ...(id === undefined ? {} : { id }),
+      ...(by === undefined ? {} : { by }),
+      at: new Date(this.now()).toISOString(),
+      ...(detail ? { detail } : {}),
+    });
+  }
+}
