@@ -1,10 +1,10 @@
 // The people's connections of a gateway whose upstreams need each person's own account (`credentials: type:
 // oauth`): built from the gateway's shared store and keyring, attached to its server (the connect pages and the
 // callback). Behind a factory so the wiring is one place: the connections room's `Connections`, with its vault.
-import type { ConnectionConfig } from '../connections/index.js';
-import { GatewayConfigError, type UpstreamConnections } from '../gateway/index.js';
+import { type ConnectionConfig, Connections, storeVault } from '../connections/index.js';
+import type { UpstreamConnections } from '../gateway/index.js';
 import type { McpServer } from '../server/index.js';
-import type { Keyring } from '../state/index.js';
+import { createEphemeralKeyring, type Keyring } from '../state/index.js';
 import type { SharedStore } from '../stores/index.js';
 
 export interface GatewayConnectionsInput {
@@ -27,11 +27,12 @@ export type GatewayConnectionsFactory = (input: GatewayConnectionsInput) => Gate
 export const CONNECT_CALLBACK_PATH = '/mrtr/connect/callback';
 
 /**
- * The connections `mrtr gateway` composes. Until the connections room's `Connections` and vault are wired here, a
- * gateway with an oauth upstream does not start, saying why, rather than starting without them.
+ * The connections `mrtr gateway` composes: grants sealed in the shared store with the gateway's keyring. Without
+ * --state-keys the keyring lives as long as the process, and so do the connections (say so at start).
  */
-export const gatewayConnections: GatewayConnectionsFactory = (input) => {
-  throw new GatewayConfigError(
-    `upstream ${input.connections.map((c) => c.name).join(', ')}: credentials type oauth are not available in this build of mrtr`,
-  );
-};
+export const gatewayConnections: GatewayConnectionsFactory = (input) =>
+  new Connections({
+    store: input.store,
+    vault: storeVault(input.store, input.keyring ?? createEphemeralKeyring()),
+    connections: input.connections,
+  });

@@ -1,10 +1,11 @@
 // `mrtr gateway demo` (`npm run gateway:demo`): the gateway in front of the official filesystem server, on a small
 // share made under --data, with a policy like docs/gateway.md's — reads for everyone, writes with consent, moves with
 // a second person's approval, nothing under secret/ — and the lines to type to try each rule.
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { TRACKER_CLIENT_ID } from './demo-servers/tracker.js';
 import { selfCommand } from './self-command.js';
 
 /** Single-quoted for a POSIX shell: the JSON below has no single quote. */
@@ -32,8 +33,11 @@ export interface GatewayDemo {
   share: string;
 }
 
-/** Make the share and the config under `dataDir` (once), and say where they are. */
-export function prepareGatewayDemo(dataDir: string): GatewayDemo {
+/**
+ * Make the share and the config under `dataDir` (once), and say where they are. `tracker` is the demo tracker's
+ * origin (http://127.0.0.1:PORT): a config written by an earlier run is moved to it, so --port may change.
+ */
+export function prepareGatewayDemo(dataDir: string, tracker = 'http://127.0.0.1:3101'): GatewayDemo {
   const home = resolve(dataDir, 'gateway-demo');
   const share = join(home, 'share');
   mkdirSync(join(share, 'public'), { recursive: true });
@@ -52,7 +56,17 @@ upstreams:
   - name: files
     command: ${JSON.stringify(filesystemServer(share))}
     cwd: ${JSON.stringify(share)}
+  # A tracker behind its own authorization server: each person connects their own account, once.
+  - name: tracker
+    url: ${tracker}/mcp
+    credentials:
+      type: oauth
+      issuer: ${tracker}
+      clientId: ${TRACKER_CLIENT_ID}
+      scopes: [tickets:read, tickets:write]
 rules:
+  - tools: ["tracker/*"]
+    roles: ["*"]
   - tools: ["files/read_*", "files/list_*", "files/search_files", "files/get_file_info"]
     roles: ["*"]
   - tools: ["files/write_file", "files/edit_file", "files/create_directory"]
@@ -71,6 +85,10 @@ rules:
     deny: true
 `,
   );
+  // The tracker listens on the gateway's port + 1: a config from a run on another port follows it.
+  const written = readFileSync(config, 'utf8');
+  const moved = written.replace(/http:\/\/127\.0\.0\.1:\d+/g, tracker);
+  if (moved !== written) writeFileSync(config, moved);
   return { config, tokens: join(PACKAGE_ROOT, 'examples', 'workflows', 'tokens.json'), share };
 }
 
@@ -109,7 +127,10 @@ export function gatewayDemoHelp(url: string, share: string, trail?: GatewayDemoA
       source: 'public/note.txt',
       destination: 'public/moved.txt',
     }),
+    "  # the tracker needs each person's own account: alice's first call asks her to connect it (open the link)",
+    call('tracker__list_tickets', 'alice-dev-token', {}),
     `Approvals inbox (sign in with bob-dev-token): ${origin}/mrtr/approvals`,
+    `Your connected accounts (sign in first): ${origin}/mrtr/connections`,
     ...(trail
       ? [
           `Every round on this demo's record: ${mrtr} audit flows ${sink}`,

@@ -22,6 +22,7 @@ import {
 } from '../gateway/index.js';
 import { DURATION_HINT, parseDuration } from '../gateway/internal.js';
 import { Keyring } from '../state/index.js';
+import { startTracker } from './demo-servers/tracker.js';
 import { CONNECT_CALLBACK_PATH, type GatewayConnections, gatewayConnections } from './gateway-connections.js';
 import { gatewayDemoHelp, prepareGatewayDemo } from './gateway-demo.js';
 import { defaultLockFile } from './gateway-lock-file.js';
@@ -184,6 +185,10 @@ export async function gatewayCommand(
         say(
           `upstream ${connectionsDeclared.map((c) => c.name).join(', ')}: people connect their own accounts; register the redirect URI ${origin}${CONNECT_CALLBACK_PATH} at each upstream's authorization server`,
         );
+        if (options.state?.keys === undefined)
+          say(
+            'no --state-keys: connected accounts are sealed with a key this process makes, so people connect again after a restart and on every other instance',
+          );
       }
       gateway = new Gateway({
         config,
@@ -283,29 +288,51 @@ async function demoCommand(argv: string[]): Promise<number | undefined> {
     return 2;
   }
   const data = values.data ?? './data';
-  const demo = prepareGatewayDemo(data);
+  const port = Number(values.port);
+  if (!(Number.isInteger(port) && port >= 1 && port <= 65534)) {
+    process.stderr.write(
+      `mrtr gateway demo: --port must be a whole number from 1 to 65534, got ${values.port}\n`,
+    );
+    return 2;
+  }
+  // The tracker, an upstream behind its own authorization server, listens next door; its one redirect URI is the
+  // gateway's connect callback.
+  let tracker: Awaited<ReturnType<typeof startTracker>>;
+  try {
+    tracker = await startTracker(port + 1, `http://127.0.0.1:${port}/mrtr/connect/callback`);
+  } catch (error) {
+    process.stderr.write(
+      `mrtr gateway demo: the demo tracker cannot listen on 127.0.0.1:${port + 1} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); choose another --port\n`,
+    );
+    return 1;
+  }
+  const demo = prepareGatewayDemo(data, tracker.issuer);
   const audit = `sqlite:${join(data, 'gateway-demo', 'audit.db')}`;
-  return gatewayCommand(
-    [
-      '--config',
-      demo.config,
-      '--port',
-      values.port ?? '3100',
-      '--tokens',
-      demo.tokens,
-      '--store',
-      `sqlite:${join(data, 'gateway-demo', 'replay.db')}`,
-      '--audit',
-      audit,
-      '--audit-key-file',
-      join(data, 'gateway-demo', 'audit-key'),
-      '--state-keys-file',
-      join(data, 'gateway-demo', 'state-keys'),
-      '--totp',
-      join(data, 'gateway-demo', 'totp.json'),
-    ],
-    (url, verifierKey) => gatewayDemoHelp(url, demo.share, { audit, verifierKey }),
-  );
+  try {
+    return await gatewayCommand(
+      [
+        '--config',
+        demo.config,
+        '--port',
+        values.port ?? '3100',
+        '--tokens',
+        demo.tokens,
+        '--store',
+        `sqlite:${join(data, 'gateway-demo', 'replay.db')}`,
+        '--audit',
+        audit,
+        '--audit-key-file',
+        join(data, 'gateway-demo', 'audit-key'),
+        '--state-keys-file',
+        join(data, 'gateway-demo', 'state-keys'),
+        '--totp',
+        join(data, 'gateway-demo', 'totp.json'),
+      ],
+      (url, verifierKey) => gatewayDemoHelp(url, demo.share, { audit, verifierKey }),
+    );
+  } finally {
+    await tracker.endpoint.close();
+  }
 }
 
 async function checkCommand(argv: string[]): Promise<number> {

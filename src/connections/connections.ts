@@ -6,6 +6,7 @@ import type { ControlContext, ControlHost } from '../controls/index.js';
 import { FleetWakeups, judged, Wakeups } from '../controls/internal.js';
 import type { PageRequest, PageResponse } from '../protocol/index.js';
 import type { SharedStore } from '../stores/index.js';
+import { oauthFlow } from './authorization-flow.js';
 import { connectedToken } from './connect-ask.js';
 import { CONNECTIONS_DEFAULTS, type ConnectionEvent } from './connect-events.js';
 import { UsableGrants } from './connect-grants.js';
@@ -216,10 +217,7 @@ export class Connections implements ConnectionPages {
   private flow(name: string): AuthorizationFlow {
     let flow = this.flows.get(name);
     if (!flow) {
-      const flowFor = this.options.flowFor;
-      if (!flowFor)
-        throw new ConnectionsUsageError('Connections: flowFor is needed to reach the authorization servers');
-      flow = flowFor(this.config(name));
+      flow = (this.options.flowFor ?? oauthFlow)(this.config(name));
       this.flows.set(name, flow);
     }
     return flow;

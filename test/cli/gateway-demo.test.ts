@@ -10,7 +10,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { haveTmux, Tmux } from '../client/tmux.js';
 import { documentedLines } from '../docs/documented-lines.js';
+import { launchChromium } from '../helpers/chromium.js';
 import { freePort } from '../helpers/free-port.js';
+import { signedInBrowser } from '../helpers/page-sessions.js';
 
 const REPO = join(import.meta.dirname, '../..');
 /** Generous: each line starts a CLI (and the gateway its upstream); the limit only stops a hang, it measures nothing. */
@@ -109,7 +111,7 @@ describe('npm run gateway:demo', () => {
       expect(existsSync(join(dir, 'data'))).toBe(false); // --data was taken, not the default ./data
       const check = await run(`./bin/mrtr gateway check --config ${join(data, 'gateway-demo/gateway.yaml')}`);
       expect(check.code, check.stderr).toBe(0);
-      expect(check.stdout).toMatch(/: 1 upstream, 4 rules, policy version \S+/);
+      expect(check.stdout).toMatch(/: 2 upstreams, 5 rules, policy version \S+/);
       expect(stdout).toContain(`Approvals inbox (sign in with bob-dev-token): ${origin}/mrtr/approvals`);
       // What the reader of docs/gateway.md copies is what the demo prints (but for the port).
       const documented = documentedLines(REPO)
@@ -120,7 +122,7 @@ describe('npm run gateway:demo', () => {
             d.line.includes('127.0.0.1:3100/mcp'),
         )
         .map((d) => d.line.replace('http://127.0.0.1:3100/mcp', url));
-      expect(documented).toHaveLength(5);
+      expect(documented).toHaveLength(6);
       expect(printedLines()).toEqual(documented);
     },
   );
@@ -196,6 +198,46 @@ describe('npm run gateway:demo', () => {
       expect(done).toContain('EXIT=0');
       expect(existsSync(join(share, 'public/note.txt'))).toBe(false);
       expect(readFileSync(join(share, 'public/moved.txt'), 'utf8')).toBe('hi');
+    },
+  );
+
+  it(
+    'the tracker call, in a terminal, sends alice to connect her own tracker account; she does in a browser and it goes on',
+    LONG,
+    async () => {
+      const t = inTerminal(callLine('tracker__list_tickets', 'alice-dev-token'));
+      const asked = (await t.waitFor('Done there?')).replaceAll('\n', '');
+      const link = /(http:\/\/127\.0\.0\.1:\d+\/mrtr\/connect\/[A-Za-z0-9_-]+)/.exec(asked)?.[1];
+      expect(link, asked).toBeDefined();
+      expect(link!.startsWith(`${origin}/mrtr/connect/`)).toBe(true);
+      const browser = await launchChromium();
+      try {
+        const { page } = await signedInBrowser(browser, origin, 'alice-dev-token');
+        // The gateway sends her to the tracker's own page, which sends her back to the gateway's callback.
+        await page.goto(link!);
+        await page.getByRole('button', { name: 'Allow as alice' }).click();
+        await page.waitForURL(/\/mrtr\/connect\/callback\?/);
+        const connected = await page.content();
+        expect(connected).toContain('Connected');
+        await page.goto(`${origin}/mrtr/connections`);
+        expect(await page.content()).toMatch(/tracker/i);
+      } finally {
+        await browser.close();
+      }
+      t.type('Enter');
+      const done = await t.waitFor('EXIT=');
+      expect(done).toContain('No tickets yet.');
+      expect(done).toContain('EXIT=0');
+      // Her second call needs no link: the gateway keeps her tracker token, and the client never saw it.
+      const again = await run(callLine('tracker__list_tickets', 'alice-dev-token'));
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stdout).toContain('No tickets yet.');
+      // Bob has not connected: his call is asked separately (no terminal: the question cannot be answered).
+      const bob = await run(
+        callLine('tracker__list_tickets', 'alice-dev-token').replace('alice-dev-token', 'bob-dev-token'),
+      );
+      expect(bob.code).not.toBe(0);
+      expect(`${bob.stdout}${bob.stderr}`).toMatch(/Connect your tracker account/i);
     },
   );
 
