@@ -18,13 +18,12 @@ import type { AskConnector, Principal } from './context.js';
 import { SERVER_DEFAULTS } from './defaults.js';
 import type { Logger, RequestEnvironment } from './environment.js';
 import type { HeaderParam } from './header-params.js';
-import type { MaybePromise } from './maybe-async.js';
+import { type MaybePromise, thenOrNow } from './maybe-async.js';
 import { type Call, type Core, type FoundTool, METHODS } from './methods/index.js';
 import type { RequestHandler } from './request-handler.js';
 import { legacyInitializeError } from './request-meta.js';
 import type { RequestStateCodec } from './request-state.js';
 import { checkResultShape } from './result-shape.js';
-import { errorAnswer, resultAnswer } from './round/answers.js';
 import type { RoundGuard } from './round/guard.js';
 import type { RoundLink } from './round/link.js';
 import { notifyObservers } from './round/notify.js';
@@ -169,18 +168,9 @@ export class Dispatcher implements RequestHandler {
    * microtask); else the promise. Never throws. For transports on the hot path; most callers want `handle`.
    */
   handleRequest(request: JsonRpcRequest, env: RequestEnvironment): MaybePromise<JsonRpcResponse> {
-    // MRTR methods run as rounds: observed, their results checked inside the round before guards commit them.
-    if (MRTR_METHOD_SET.has(request.method))
-      return this.core.rounds.answer(request, env, (trace, span) => this.route(request, env, trace, span));
-    try {
-      const routed = this.route(request, env, undefined);
-      if (!(routed instanceof Promise)) return this.respond(request, routed);
-      return routed
-        .then((result) => this.respond(request, result))
-        .catch((error: unknown) => errorAnswer(request, error, env, this.options.logger));
-    } catch (error) {
-      return errorAnswer(request, error, env, this.options.logger);
-    }
+    // MRTR methods run as rounds: observed, their results checked inside the round before guards commit them. The
+    // others are answered the same way, unobserved, their results checked by route.
+    return this.core.rounds.respond(request, env, (trace, span) => this.route(request, env, trace, span));
   }
 
   /**
@@ -219,7 +209,10 @@ export class Dispatcher implements RequestHandler {
     return found.name === request.params?.name && found.caller === env.principal ? found : undefined;
   }
 
-  /** Check the request (depth, `_meta`, method, schema), find its method and run it. Throws what the client is told. */
+  /**
+   * Check the request (depth, `_meta`, method, schema), find its method and run it; a result other than a round's is
+   * checked here when the server validates results. Throws what the client is told.
+   */
   private route(
     request: JsonRpcRequest,
     env: RequestEnvironment,
@@ -227,14 +220,16 @@ export class Dispatcher implements RequestHandler {
     span?: RoundSpan,
   ): MaybePromise<Result> {
     if (request.method === 'initialize') throw legacyInitializeError(request.params);
+    // What the front found is taken first, so that a request refused below leaves nothing behind.
+    const found = request.method === 'tools/call' ? this.takeFound(request, env) : undefined;
     const call: Call = readCall(request, env, trace, this.front, span);
-    if (request.method === 'tools/call') call.found = this.takeFound(request, env);
-    return METHODS[request.method]!(this.core, call);
-  }
-
-  private respond(request: JsonRpcRequest, result: Result): JsonRpcResponse {
-    const response = resultAnswer(request, result, this.options.serverInfo);
-    if (this.options.validateResults) checkResultShape(request.method, result);
-    return response;
+    if (found !== undefined) call.found = found;
+    const routed = METHODS[request.method]!(this.core, call);
+    // An MRTR round checks its result inside the round, before guards commit it; any other method here.
+    if (!this.options.validateResults || MRTR_METHOD_SET.has(request.method)) return routed;
+    return thenOrNow(routed, (result) => {
+      checkResultShape(request.method, result);
+      return result;
+    });
   }
 }

@@ -90,7 +90,8 @@ export type { GuardedRound, GuardResult, RoundGuard, RoundTool } from './round/g
 export { composeRound, type RoundLink } from './round/link.js';
 export type { RoundEvent, RoundIntent, RoundObserver, RoundOutcome } from './round/observer.js';
 export type { Round } from './round/round.js';
-export { type RoundCall, type RoundEntry, RoundRunner, type RoundRunnerOptions } from './round/runner.js';
+export type { RoundCall, RoundEntry, RoundRunnerOptions } from './round/run-options.js';
+export { RoundRunner } from './round/runner.js';
 export {
   type HttpOptions,
   McpServer,

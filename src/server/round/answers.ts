@@ -1,5 +1,6 @@
-// How an MRTR request's outcome becomes its JSON-RPC answer: a result with the server's `_meta`, an error that names
-// what went wrong (internals logged, not sent), or — when the round could not be recorded — no answer but a -32603.
+// How a request's outcome becomes its JSON-RPC answer, in one place: a result with the server's `_meta`, or an error
+// that names what went wrong (internals logged, not sent); an observed round's event is recorded before the answer
+// goes, and a round that could not be recorded gets no answer but a -32603.
 import {
   ErrorCode,
   errorResponse,
@@ -12,20 +13,62 @@ import {
   RoundRefused,
 } from '../../protocol/index.js';
 import type { Logger, RequestEnvironment } from '../environment.js';
+import { type MaybePromise, thenOrNow } from '../maybe-async.js';
 import { HookTimeoutError } from '../time-bound.js';
+import { notifyObservers } from './notify.js';
+import type { RoundObserver } from './observer.js';
+import type { RoundSpan } from './round-span.js';
+import type { RoundTrace } from './trace.js';
 
-/** The result, with the server's name and version in `_meta` when it has them. */
-export function resultAnswer(
+/** A request that failed: what it threw, or — `unrecorded` — an observer that could not make room for it. */
+export class Failed {
+  constructor(
+    readonly error: unknown,
+    readonly unrecorded = false,
+  ) {}
+}
+
+/** What every answer needs: who to tell, how long they may take, where to log, the server's name. */
+export interface AnswerSetup {
+  readonly logger: Logger;
+  readonly serverInfo: Implementation | undefined;
+  readonly observers: readonly RoundObserver[];
+  readonly hookTimeoutMs: number;
+}
+
+/**
+ * The answer to `request`: its result, or the error it failed with; with a trace, the round's event is recorded
+ * first and the answer waits for it; with a span, the span ends once the answer is known. Never throws.
+ */
+export function answerOf(
   request: JsonRpcRequest,
-  result: Result,
-  serverInfo: Implementation | undefined,
-): JsonRpcResponse {
-  if (serverInfo !== undefined) result._meta = { ...result._meta, [META_SERVER_INFO]: serverInfo };
-  return { jsonrpc: '2.0', id: request.id, result };
+  env: RequestEnvironment,
+  outcome: Result | Failed,
+  trace: RoundTrace | undefined,
+  span: RoundSpan | undefined,
+  setup: AnswerSetup,
+): MaybePromise<JsonRpcResponse> {
+  let answered: MaybePromise<JsonRpcResponse>;
+  if (!(outcome instanceof Failed)) {
+    const result = outcome;
+    if (setup.serverInfo !== undefined)
+      result._meta = { ...result._meta, [META_SERVER_INFO]: setup.serverInfo };
+    const response: JsonRpcResponse = { jsonrpc: '2.0', id: request.id, result };
+    answered = trace === undefined ? response : recorded(response, trace, undefined, setup);
+  } else if (outcome.unrecorded) answered = unrecordedAnswer(request, outcome.error, setup.logger);
+  else {
+    const response = errorAnswer(request, outcome.error, env, setup.logger);
+    answered = trace === undefined ? response : recorded(response, trace, outcome.error, setup);
+  }
+  if (span === undefined) return answered;
+  return thenOrNow(answered, (response) => {
+    span.finish(response);
+    return response;
+  });
 }
 
 /** An McpError as sent; a guard's HTTP status (429 and Retry-After) passed on; anything else -32603, logged. */
-export function errorAnswer(
+function errorAnswer(
   request: JsonRpcRequest,
   error: unknown,
   env: RequestEnvironment,
@@ -46,6 +89,28 @@ export function errorAnswer(
   );
 }
 
+/** The round's event told to every observer; the answer held until they have it (or replaced when one failed). */
+function recorded(
+  response: JsonRpcResponse,
+  trace: RoundTrace,
+  error: unknown,
+  setup: AnswerSetup,
+): MaybePromise<JsonRpcResponse> {
+  let pending: Promise<void> | undefined;
+  try {
+    // Why the request failed, remembered before the event names it.
+    if (error !== undefined) trace.failed(error);
+    pending = notifyObservers(setup.observers, trace.toEvent(response), setup.hookTimeoutMs);
+  } catch (failure) {
+    return unrecordedAnswer(response, failure, setup.logger);
+  }
+  if (pending === undefined) return response;
+  return pending.then(
+    () => response,
+    (failure: unknown) => unrecordedAnswer(response, failure, setup.logger),
+  );
+}
+
 const isIntentFailure = (response: JsonRpcResponse): boolean =>
   'error' in response &&
   (response.error.data as { reason?: unknown } | undefined)?.reason === 'intent_not_recorded';
@@ -54,7 +119,7 @@ const isIntentFailure = (response: JsonRpcResponse): boolean =>
  * An answer whose round could not be recorded is not sent: an audit gap would be silent otherwise. An answer that
  * already says the round's intent was not recorded (so nothing ran) is kept: it is the more precise of the two.
  */
-export function unrecordedAnswer(
+function unrecordedAnswer(
   response: { id?: JsonRpcResponse['id'] },
   error: unknown,
   logger: Logger,
