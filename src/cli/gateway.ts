@@ -308,31 +308,30 @@ async function demoCommand(argv: string[]): Promise<number | undefined> {
   }
   const demo = prepareGatewayDemo(data, tracker.issuer);
   const audit = `sqlite:${join(data, 'gateway-demo', 'audit.db')}`;
-  try {
-    return await gatewayCommand(
-      [
-        '--config',
-        demo.config,
-        '--port',
-        values.port ?? '3100',
-        '--tokens',
-        demo.tokens,
-        '--store',
-        `sqlite:${join(data, 'gateway-demo', 'replay.db')}`,
-        '--audit',
-        audit,
-        '--audit-key-file',
-        join(data, 'gateway-demo', 'audit-key'),
-        '--state-keys-file',
-        join(data, 'gateway-demo', 'state-keys'),
-        '--totp',
-        join(data, 'gateway-demo', 'totp.json'),
-      ],
-      (url, verifierKey) => gatewayDemoHelp(url, demo.share, { audit, verifierKey }),
-    );
-  } finally {
-    await tracker.endpoint.close();
-  }
+  const code = await gatewayCommand(
+    [
+      '--config',
+      demo.config,
+      '--port',
+      values.port ?? '3100',
+      '--tokens',
+      demo.tokens,
+      '--store',
+      `sqlite:${join(data, 'gateway-demo', 'replay.db')}`,
+      '--audit',
+      audit,
+      '--audit-key-file',
+      join(data, 'gateway-demo', 'audit-key'),
+      '--state-keys-file',
+      join(data, 'gateway-demo', 'state-keys'),
+      '--totp',
+      join(data, 'gateway-demo', 'totp.json'),
+    ],
+    (url, verifierKey) => gatewayDemoHelp(url, demo.share, { audit, verifierKey }),
+  );
+  // undefined: the gateway is serving (the tracker serves beside it until the process ends); a number: it stopped.
+  if (code !== undefined) await tracker.endpoint.close();
+  return code;
 }
 
 async function checkCommand(argv: string[]): Promise<number> {

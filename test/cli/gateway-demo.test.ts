@@ -122,7 +122,7 @@ describe('npm run gateway:demo', () => {
             d.line.includes('127.0.0.1:3100/mcp'),
         )
         .map((d) => d.line.replace('http://127.0.0.1:3100/mcp', url));
-      expect(documented).toHaveLength(6);
+      expect(documented).toHaveLength(7);
       expect(printedLines()).toEqual(documented);
     },
   );
@@ -205,7 +205,7 @@ describe('npm run gateway:demo', () => {
     'the tracker call, in a terminal, sends alice to connect her own tracker account; she does in a browser and it goes on',
     LONG,
     async () => {
-      const t = inTerminal(callLine('tracker__list_tickets', 'alice-dev-token'));
+      const t = inTerminal(callLine('tracker__connect', 'alice-dev-token'));
       const asked = (await t.waitFor('Done there?')).replaceAll('\n', '');
       const link = /(http:\/\/127\.0\.0\.1:\d+\/mrtr\/connect\/[A-Za-z0-9_-]+)/.exec(asked)?.[1];
       expect(link, asked).toBeDefined();
@@ -226,7 +226,7 @@ describe('npm run gateway:demo', () => {
       }
       t.type('Enter');
       const done = await t.waitFor('EXIT=');
-      expect(done).toContain('No tickets yet.');
+      expect(done).toContain('account is connected');
       expect(done).toContain('EXIT=0');
       // Her second call needs no link: the gateway keeps her tracker token, and the client never saw it.
       const again = await run(callLine('tracker__list_tickets', 'alice-dev-token'));
