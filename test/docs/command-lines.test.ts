@@ -24,6 +24,10 @@ const REPO = join(import.meta.dirname, '../..');
 const LONG = 180_000;
 
 const SKIPPED: Record<string, string> = {
+  "./bin/mrtr call http://127.0.0.1:3100/mcp tracker__connect --token alice-dev-token --args '{}'":
+    'test/cli/gateway-demo.test.ts runs it as printed in a terminal while alice connects in Chromium',
+  "./bin/mrtr call http://127.0.0.1:3100/mcp tracker__list_tickets --token alice-dev-token --args '{}'":
+    'test/cli/gateway-demo.test.ts runs it as printed once alice has connected (and as bob, who is asked)',
   './bin/mrtr serve --metrics 9464':
     'test/cli/serve-metrics.test.ts runs mrtr serve --metrics on a free port and reads /metrics with a Prometheus parser',
   'curl -s http://127.0.0.1:9464/metrics':
@@ -214,14 +218,23 @@ class Folder {
   }
 
   /** Starts a `serve` line and resolves once it listens; the folder's port is the one it listens on. */
-  async serve(line: string): Promise<{ stderr: () => string; stop: () => Promise<void> }> {
+  async serve(
+    line: string,
+    /** Also wait for this on stderr (a gateway's "upstreams started"), an explicit signal rather than a delay. */
+    saidOnStderr?: string,
+  ): Promise<{ stderr: () => string; stop: () => Promise<void> }> {
     this.port = await freePort();
     const written = this.written(line, {});
     const port = written.startsWith('npm run ') ? ` -- --port ${this.port}` : ` --port ${this.port}`;
     const child = this.spawn(`exec ${/--port /.test(written) ? written : `${written}${port}`}`);
     let stdout = '';
     let stderr = '';
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    let ready = () => {};
+    const isReady = () => stdout.includes('listening on') && (!saidOnStderr || stderr.includes(saidOnStderr));
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString();
+      if (isReady()) ready();
+    });
     const exited = new Promise<void>((done) => child.once('exit', () => done()));
     const stop = async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
@@ -229,9 +242,10 @@ class Folder {
     };
     this.servers.push(stop);
     await new Promise<void>((resolve, reject) => {
+      ready = resolve;
       child.stdout.on('data', (c: Buffer) => {
         stdout += c.toString();
-        if (stdout.includes('listening on')) resolve();
+        if (isReady()) resolve();
       });
       child.once('exit', (code) => reject(new Error(`\`${written}\` exited (${code}): ${stderr}`)));
     });
@@ -431,7 +445,8 @@ describe('the command lines of README.md and docs/*.md', () => {
     it('the demo serves: tools, a read, the Inspector, a deny', { timeout: LONG }, async () => {
       requireBuiltCli();
       f = folder();
-      await f.serve(l.demo);
+      // The tools line lists the filesystem server's tools: wait until it has answered its first listing.
+      await f.serve(l.demo, 'upstreams started');
       const tools = await f.run(l.tools);
       expect(tools.code, tools.stderr).toBe(0);
       expect(tools.stdout).toMatch(/files__write_file/); // alice is a requester: writes (with consent) and moves
