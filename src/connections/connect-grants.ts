@@ -1,6 +1,7 @@
 // A person's grant as a caller may use it now: read from the vault, refreshed when it is about to expire (once per
-// process at a time: a rotating refresh token used twice would be refused the second time), dropped when the third
-// party no longer takes it, so that the next ask sends the person to connect again.
+// process at a time: a rotating refresh token used twice would be refused the second time; across a fleet, the
+// loser re-reads the vault and takes the winner's grant), dropped when the third party no longer takes it, so that
+// the next ask sends the person to connect again.
 import { ConnectionRefused } from './errors.js';
 import type { AuthorizationFlow, ConnectionOwner, TokenGrant, TokenVault } from './types.js';
 
@@ -56,18 +57,25 @@ export class UsableGrants {
     try {
       fresh = await this.d.flow(connection).refresh(grant, signal);
     } catch (error) {
-      if (
-        error instanceof ConnectionRefused &&
-        (error.reason === 'invalid_grant' || error.reason === 'denied')
-      ) {
-        await this.drop(owner, connection, `refresh refused (${error.reason})`);
+      // Another instance may have refreshed first, spending the refresh token we tried: its grant is the one to use.
+      const now = await this.d.vault.get(owner, connection);
+      if (now && now.refreshToken !== grant.refreshToken) return now;
+      if (error instanceof ConnectionRefused && error.reason === 'invalid_grant') {
+        await this.drop(owner, connection, 'refresh refused (invalid_grant)');
         return undefined;
       }
+      // Any other failure (an outage, a server error) is not the person's: the token serves while it lasts.
+      if (now && now.expiresAt !== undefined && now.expiresAt > this.d.now()) return now;
       throw error;
     }
     // An authorization server that does not rotate refresh tokens answers none: the one we had still works.
     const kept: TokenGrant =
       fresh.refreshToken || !grant.refreshToken ? fresh : { ...fresh, refreshToken: grant.refreshToken };
+    // The person may have disconnected while the refresh ran (then it is not brought back), or another instance
+    // refreshed first (then its grant stays and is used).
+    const current = await this.d.vault.get(owner, connection);
+    if (!current) return undefined;
+    if (current.refreshToken !== grant.refreshToken) return current;
     await this.d.vault.put(owner, connection, kept);
     this.d.refreshed(owner, connection);
     return kept;
