@@ -1,7 +1,7 @@
 // The people's connections of a gateway whose upstreams need each person's own account (`credentials: type:
 // oauth`): built from the gateway's shared store and keyring, attached to its server (the connect pages and the
 // callback). Behind a factory so the wiring is one place: the connections room's `Connections`, with its vault.
-import { type ConnectionConfig, Connections, storeVault } from '../connections/index.js';
+import { type ConnectionConfig, Connections, oauthFlow, storeVault } from '../connections/index.js';
 import type { UpstreamConnections } from '../gateway/index.js';
 import type { McpServer } from '../server/index.js';
 import { createEphemeralKeyring, type Keyring } from '../state/index.js';
@@ -35,4 +35,20 @@ export const gatewayConnections: GatewayConnectionsFactory = (input) =>
     store: input.store,
     vault: storeVault(input.store, input.keyring ?? createEphemeralKeyring()),
     connections: input.connections,
+    flowFor: gatewayFlowFor,
   });
+
+/**
+ * The OAuth client of one upstream's connection. Plain http only to an upstream on this machine (the demo, tests): an
+ * https upstream whose metadata named a loopback endpoint would aim the gateway's client secret at a local service.
+ */
+export const gatewayFlowFor = (config: ConnectionConfig) =>
+  oauthFlow(config, { allowHttpLoopback: onLoopback(config.resource ?? config.issuer) });
+
+const onLoopback = (url: string | undefined): boolean => {
+  try {
+    return ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(url ?? '').hostname);
+  } catch {
+    return false;
+  }
+};
