@@ -13,6 +13,7 @@ import {
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { JsonlAuditReader, JsonlAuditSink, verifyTrail } from '../../src/audit/index.js';
+import { runCommand } from '../helpers/run-cli.js';
 import { AUDIT_KEY, auditedServer, call, env, openTrail, tempDir } from './fixture.js';
 
 const tmp = tempDir();
@@ -29,7 +30,7 @@ async function write(path: string, rounds: number, rotateBytes?: number) {
 }
 
 const cli = (args: string[], input?: string) =>
-  spawnSync(process.execPath, ['dist/cli/main.js', 'audit', ...args], {
+  runCommand(process.execPath, ['dist/cli/main.js', 'audit', ...args], {
     encoding: 'utf8',
     input,
     timeout: 20_000,
@@ -66,7 +67,7 @@ describe('JSON lines', () => {
     });
     expect(report).toMatchObject({ ok: true, events: 14, checkpoints: 3 });
     // The same export piped through standard input, as a SIEM's copy would be checked.
-    const piped = cli(
+    const piped = await cli(
       ['verify', '--audit', 'jsonl:-', '--vkey', AUDIT_KEY.verifier.text],
       readFileSync(path, 'utf8'),
     );
@@ -80,7 +81,7 @@ describe('JSON lines', () => {
     const files = readdirSync(join(tmp.dir, 'rotated')).sort();
     expect(files.length).toBeGreaterThan(2);
     expect(files).toContain('audit.jsonl.000001');
-    const result = cli(['verify', '--audit', `jsonl:${path}`, '--vkey', AUDIT_KEY.verifier.text]);
+    const result = await cli(['verify', '--audit', `jsonl:${path}`, '--vkey', AUDIT_KEY.verifier.text]);
     expect(result.stdout).toContain('intact: 24 events');
     expect(result.status).toBe(0);
   });
@@ -109,7 +110,7 @@ describe('JSON lines', () => {
     expect(readdirSync(join(tmp.dir, 'open'))).toContain('audit.jsonl.000001');
     await trail.close();
     expect(open()).toEqual([]);
-    const result = cli(['verify', '--audit', `jsonl:${path}`, '--vkey', AUDIT_KEY.verifier.text]);
+    const result = await cli(['verify', '--audit', `jsonl:${path}`, '--vkey', AUDIT_KEY.verifier.text]);
     expect(result.stdout).toContain('intact: 24 events');
   });
 
@@ -117,7 +118,7 @@ describe('JSON lines', () => {
     const path = join(tmp.dir, 'unwritable', 'audit.jsonl');
     const sink = await JsonlAuditSink.open(path);
     mkdirSync(path); // after it opened: a directory where its file should be
-    await expect(sink.publishKey(AUDIT_KEY.verifier.text)).rejects.toThrow(/EISDIR.*audit\.jsonl/);
+    (await expect(sink.publishKey(AUDIT_KEY.verifier.text))).rejects.toThrow(/EISDIR.*audit\.jsonl/);
     await sink.close();
   });
 
@@ -192,13 +193,13 @@ process.stdout.write(JSON.stringify(settled.map((s) => s.status)));
     const text = readFileSync(path, 'utf8');
     // Round 3's intent is event 5.
     writeFileSync(path, text.replace('"/f3"', '"/f9"'));
-    const edited = cli(['verify', '--audit', `jsonl:${path}`, '--vkey', AUDIT_KEY.verifier.text]);
+    const edited = await cli(['verify', '--audit', `jsonl:${path}`, '--vkey', AUDIT_KEY.verifier.text]);
     expect(edited.stdout).toContain(
       'first bad event test-1 #5: its hash does not match its content (edited)',
     );
     expect(edited.status).toBe(1);
     writeFileSync(path, `${text}garbage\n`);
-    const garbage = cli(['verify', '--audit', `jsonl:${path}`]);
+    const garbage = await cli(['verify', '--audit', `jsonl:${path}`]);
     expect(garbage.stderr).toContain(`${path} line 12 is not JSON`);
     expect(garbage.status).toBe(1);
   });

@@ -1,10 +1,11 @@
 // PostgreSQL: two instances writing into one database, each with its own chain; `mrtr audit` reads and verifies it;
 // tampering with psql is found. A real PostgreSQL (initdb in a temp dir on a free port), removed afterwards.
-import { spawnSync } from 'node:child_process';
+
 import { rmSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AuditRecord, PostgresAuditReader, PostgresAuditSink } from '../../src/audit/index.js';
 import { TestPostgres } from '../helpers/postgres-server.js';
+import { runCommand } from '../helpers/run-cli.js';
 import {
   AUDIT_KEY,
   accept,
@@ -57,7 +58,7 @@ afterAll(async () => {
 });
 
 const cli = (args: string[]) =>
-  spawnSync(process.execPath, ['dist/cli/main.js', 'audit', ...args], { encoding: 'utf8', timeout: 20_000 });
+  runCommand(process.execPath, ['dist/cli/main.js', 'audit', ...args], { encoding: 'utf8', timeout: 20_000 });
 
 /** A copy of the written database, for one tamper case. */
 let copies = 0;
@@ -77,7 +78,7 @@ describe('PostgreSQL sink', () => {
     const twelve = Array.from({ length: 12 }, (_, i) => i + 1);
     expect(byInstance('pg-a')).toEqual(twelve);
     expect(byInstance('pg-b')).toEqual(twelve);
-    const verify = cli(['verify', '--audit', dbUrl('base'), '--vkey', AUDIT_KEY.verifier.text]);
+    const verify = await cli(['verify', '--audit', dbUrl('base'), '--vkey', AUDIT_KEY.verifier.text]);
     expect(verify.stdout).toContain('intact: 24 events in 2 chain(s)');
     expect(verify.stdout).toContain('pg-a: 12 events, head #12, sealed up to #12\n');
     expect(verify.status).toBe(0);
@@ -117,13 +118,13 @@ describe('PostgreSQL sink', () => {
     }
   });
 
-  it('shows a flow whose rounds ran on two instances', () => {
+  it('shows a flow whose rounds ran on two instances', async () => {
     const flows = JSON.parse(
-      cli(['flows', '--audit', dbUrl('base'), '--json', '--target', 'delete_file']).stdout,
+      (await cli(['flows', '--audit', dbUrl('base'), '--json', '--target', 'delete_file'])).stdout,
     );
     const shared = flows.find((f: { rounds: number }) => f.rounds === 2);
     expect(shared).toMatchObject({ outcome: 'complete', instances: ['pg-a', 'pg-b'] });
-    const shown = JSON.parse(cli(['show', shared.flowId, '--audit', dbUrl('base'), '--json']).stdout);
+    const shown = JSON.parse((await cli(['show', shared.flowId, '--audit', dbUrl('base'), '--json'])).stdout);
     expect(shown.rounds.map((r: AuditRecord) => [r.round, r.instance, r.outcome])).toEqual([
       [0, 'pg-a', 'proposed'],
       [0, 'pg-a', 'input_required'],
@@ -132,14 +133,14 @@ describe('PostgreSQL sink', () => {
     ]);
   });
 
-  it('finds an event edited with psql', () => {
+  it('finds an event edited with psql', async () => {
     const db = copy();
     const edit = pg.psql(
       `UPDATE mrtr_audit_events SET record = replace(record, '"/shared"', '"/other"') WHERE instance = 'pg-b' AND seq = 1`,
       db,
     );
     expect(edit.stderr).toBe('');
-    const verify = cli(['verify', '--audit', dbUrl(db), '--vkey', AUDIT_KEY.verifier.text]);
+    const verify = await cli(['verify', '--audit', dbUrl(db), '--vkey', AUDIT_KEY.verifier.text]);
     expect(verify.stdout).toContain('first bad event pg-b #1: its hash does not match its content (edited)');
     expect(verify.status).toBe(1);
   });
@@ -151,29 +152,29 @@ describe('PostgreSQL sink', () => {
     ['principal', "'mallory'"],
     ['principal', 'NULL'],
     ['outcome', "'refused'"],
-  ])('finds the %s column set to %s with psql', (column, value) => {
+  ])('finds the %s column set to %s with psql', async (column, value) => {
     const db = copy();
     const edit = pg.psql(
       `UPDATE mrtr_audit_events SET ${column} = ${value} WHERE instance = 'pg-a' AND seq = 2`,
       db,
     );
     expect(edit.stderr).toBe('');
-    const verify = cli(['verify', '--audit', dbUrl(db), '--vkey', AUDIT_KEY.verifier.text]);
+    const verify = await cli(['verify', '--audit', dbUrl(db), '--vkey', AUDIT_KEY.verifier.text]);
     expect(verify.stdout).toContain(
       `first bad event pg-a #2: its query column ${column} differs from its record (edited)`,
     );
     expect(verify.status).toBe(1);
   });
 
-  it('finds an event deleted with psql, and a truncated tail against an exported checkpoint', () => {
+  it('finds an event deleted with psql, and a truncated tail against an exported checkpoint', async () => {
     const db = copy();
-    const exported = cli(['checkpoint', '--audit', dbUrl(db)]);
+    const exported = await cli(['checkpoint', '--audit', dbUrl(db)]);
     expect(exported.status).toBe(0);
     expect(exported.stdout).toContain('mrtr-audit/pg-a\n12\n');
     const file = `${process.env.TMPDIR ?? '/tmp'}/mrtr-pg-export-${process.pid}.notes`;
     writeFileSync(file, exported.stdout);
     expect(pg.psql(`DELETE FROM mrtr_audit_events WHERE instance = 'pg-a' AND seq = 2`, db).stderr).toBe('');
-    const deleted = cli(['verify', '--audit', dbUrl(db), '--vkey', AUDIT_KEY.verifier.text]);
+    const deleted = await cli(['verify', '--audit', dbUrl(db), '--vkey', AUDIT_KEY.verifier.text]);
     expect(deleted.stdout).toContain('first bad event pg-a #2: event 2 is missing (deleted)');
     const db2 = copy();
     const cut = pg.psql(
@@ -181,7 +182,7 @@ describe('PostgreSQL sink', () => {
       db2,
     );
     expect(cut.stderr).toBe('');
-    const truncated = cli([
+    const truncated = await cli([
       'verify',
       '--audit',
       dbUrl(db2),
@@ -197,8 +198,8 @@ describe('PostgreSQL sink', () => {
     rmSync(file);
   });
 
-  it('names a database it cannot reach', () => {
-    const out = cli(['flows', '--audit', 'postgres://postgres@127.0.0.1:1/none']);
+  it('names a database it cannot reach', async () => {
+    const out = await cli(['flows', '--audit', 'postgres://postgres@127.0.0.1:1/none']);
     expect(out.status).toBe(2);
     expect(out.stderr).toContain('cannot open the audit database postgres://postgres@127.0.0.1:1/none');
   });

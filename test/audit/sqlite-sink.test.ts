@@ -1,6 +1,6 @@
 // The SQLite sink's two ways of writing: with synchronous=NORMAL the serving thread commits each batch itself (no
 // thread hop) and a worker folds the WAL into the database; with FULL the worker writes (covered in trail.test.ts).
-import { spawnSync } from 'node:child_process';
+
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -15,6 +15,7 @@ import {
 } from '../../src/audit/index.js';
 import { readForVerify } from '../../src/audit/internal.js';
 import { columnDiffering, queryColumnsOf } from '../../src/audit/tables.js';
+import { runCommand } from '../helpers/run-cli.js';
 import { AUDIT_KEY, auditedServer, call, env, openTrail, tempDir } from './fixture.js';
 
 const cleanups: Array<() => void | Promise<void>> = [];
@@ -85,11 +86,11 @@ describe('SqliteAuditSink (synchronous=normal)', () => {
     const batch = events(3);
     await sink.append(batch.slice(0, 1), undefined);
     // The first event again: its (instance, seq) is taken, so the whole batch rolls back.
-    await expect(sink.append(batch, undefined)).rejects.toThrow(/UNIQUE/);
+    (await expect(sink.append(batch, undefined))).rejects.toThrow(/UNIQUE/);
     expect(count(path)).toBe(1);
   });
 
-  it('never keeps a process alive: a script that forgets to close its sink still exits', () => {
+  it('never keeps a process alive: a script that forgets to close its sink still exits', async () => {
     const tmp = tempDir();
     cleanups.push(tmp.remove);
     const script = `
@@ -97,7 +98,7 @@ describe('SqliteAuditSink (synchronous=normal)', () => {
       const sink = await SqliteAuditSink.open(${JSON.stringify(join(tmp.dir, 'forgotten.db'))});
       await sink.publishKey('k+1+AAAA');
       console.log('wrote');`;
-    const out = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    const out = await runCommand(process.execPath, ['--input-type=module', '-e', script], {
       encoding: 'utf8',
       timeout: 20_000,
     });

@@ -1,8 +1,9 @@
 // --roles-claim: one rule reads roles from an access token and from a sign-in's ID token, so a person holds the
 // same roles in their calls and on the console; the flag's mistakes are named.
-import { spawnSync } from 'node:child_process';
+
 import { describe, expect, it } from 'vitest';
 import { rolesOf } from '../../src/auth/claims.js';
+import { runCommand } from '../helpers/run-cli.js';
 
 describe('roles from claims', () => {
   it('a top-level claim, a dotted path, an array or a space-separated string', () => {
@@ -17,11 +18,11 @@ describe('roles from claims', () => {
 });
 
 const serve = (...args: string[]) =>
-  spawnSync(process.execPath, ['dist/cli/main.js', 'serve', '--port', '0', ...args], { encoding: 'utf8' });
+  runCommand(process.execPath, ['dist/cli/main.js', 'serve', '--port', '0', ...args], { encoding: 'utf8' });
 
 describe('mrtr serve --roles-claim', () => {
-  it('is for --issuer only, and must name a claim', () => {
-    const withTokens = serve(
+  it('is for --issuer only, and must name a claim', async () => {
+    const withTokens = await serve(
       '--tokens',
       'examples/workflows/tokens.json',
       '--resource',
@@ -33,10 +34,10 @@ describe('mrtr serve --roles-claim', () => {
     expect(withTokens.stderr).toContain(
       '--roles-claim is for --issuer: a development tokens file names the roles itself',
     );
-    const alone = serve('--roles-claim', 'groups');
+    const alone = await serve('--roles-claim', 'groups');
     expect(alone.status).toBe(2);
     expect(alone.stderr).toContain('--roles-claim needs --tokens FILE or --issuer URL');
-    const odd = serve(
+    const odd = await serve(
       '--issuer',
       'https://issuer.example',
       '--resource',

@@ -1,7 +1,7 @@
 // `mrtr audit bundle` and `--bundle FILE`: the whole trail in one file, checked offline exactly as the sink is — an
 // intact bundle verifies, every kind of edit is named, keys inside a bundle count only when nobody holds better, and
 // every mistake with the file gets a message naming it.
-import { spawnSync } from 'node:child_process';
+
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +23,7 @@ import {
   stateOf,
   tempDir,
 } from '../audit/fixture.js';
+import { runCommand } from '../helpers/run-cli.js';
 
 const tmp = tempDir();
 const db = join(tmp.dir, 'audit.db');
@@ -30,8 +31,8 @@ const bundleFile = join(tmp.dir, 'trail.json');
 const VKEY = AUDIT_KEY.verifier.text;
 let flowId = '';
 
-function audit(args: string[]) {
-  const out = spawnSync(process.execPath, ['dist/cli/main.js', 'audit', ...args], {
+async function audit(args: string[]) {
+  const out = await runCommand(process.execPath, ['dist/cli/main.js', 'audit', ...args], {
     encoding: 'utf8',
     timeout: 20_000,
     env: { ...process.env, MRTR_AUDIT_VKEY: undefined },
@@ -53,7 +54,7 @@ beforeAll(async () => {
     ada,
   );
   await trail.close();
-  const made = audit(['bundle', '--audit', `sqlite:${db}`, '--out', bundleFile]);
+  const made = await audit(['bundle', '--audit', `sqlite:${db}`, '--out', bundleFile]);
   expect(made.status).toBe(0);
   expect(made.stderr).toMatch(/^mrtr audit bundle: \d+ event\(s\) and \d+ checkpoint\(s\) written to /);
 });
@@ -69,38 +70,38 @@ function variant(name: string, change: (b: AuditBundle) => void): string {
 }
 
 describe('a bundle', () => {
-  it('holds every event, the checkpoints and the published key, and verifies offline with --vkey', () => {
+  it('holds every event, the checkpoints and the published key, and verifies offline with --vkey', async () => {
     const b = original();
     expect(b.format).toBe(BUNDLE_FORMAT);
     expect(b.source).toBe(`sqlite:${db}`);
     expect(b.events.length).toBeGreaterThan(2);
     expect(b.checkpoints.length).toBeGreaterThan(0);
     expect(b.verifierKeys).toEqual([VKEY]);
-    const verified = audit(['verify', '--bundle', bundleFile, '--vkey', VKEY]);
+    const verified = await audit(['verify', '--bundle', bundleFile, '--vkey', VKEY]);
     expect(verified.stderr).toBe('');
     expect(verified.stdout).toMatch(/^intact: \d+ events in 1 chain\(s\), \d+ checkpoint\(s\) verified/);
     expect(verified.status).toBe(0);
   });
 
-  it('flows and show read it like a sink', () => {
-    const flows = audit(['flows', '--bundle', bundleFile, '--json']);
+  it('flows and show read it like a sink', async () => {
+    const flows = await audit(['flows', '--bundle', bundleFile, '--json']);
     expect(flows.status).toBe(0);
     const list = JSON.parse(flows.stdout) as Array<{ flowId: string; principal: string; outcome: string }>;
     expect(list).toHaveLength(1);
     expect(list[0]).toMatchObject({ principal: 'ada', outcome: 'complete' });
     flowId = list[0]!.flowId;
-    const show = audit(['show', flowId, '--bundle', bundleFile]);
+    const show = await audit(['show', flowId, '--bundle', bundleFile]);
     expect(show.status).toBe(0);
     expect(show.stdout).toContain('delete_file');
   });
 
-  it('without --vkey it checks against the keys inside, and says they are only as good as the file', () => {
-    const verified = audit(['verify', '--bundle', bundleFile]);
+  it('without --vkey it checks against the keys inside, and says they are only as good as the file', async () => {
+    const verified = await audit(['verify', '--bundle', bundleFile]);
     expect(verified.status).toBe(0);
     expect(verified.stderr).toContain('no --vkey: checking checkpoints against the keys inside the bundle');
   });
 
-  it('every edit is named: an event’s text, a query column, a deleted event, a dropped or altered checkpoint', () => {
+  it('every edit is named: an event’s text, a query column, a deleted event, a dropped or altered checkpoint', async () => {
     const cases: Array<[string, (b: AuditBundle) => void, RegExp]> = [
       [
         'text',
@@ -127,13 +128,13 @@ describe('a bundle', () => {
       ],
     ];
     for (const [name, change, problem] of cases) {
-      const out = audit(['verify', '--bundle', variant(name, change), '--vkey', VKEY]);
+      const out = await audit(['verify', '--bundle', variant(name, change), '--vkey', VKEY]);
       expect({ name, status: out.status }).toEqual({ name, status: 1 });
       expect(out.stdout, name).toMatch(problem);
     }
   });
 
-  it('an attacker who rewrites the trail and re-signs it with a key of their own is caught by the key you hold', () => {
+  it('an attacker who rewrites the trail and re-signs it with a key of their own is caught by the key you hold', async () => {
     const mallory = AuditSigner.generate('mrtr-audit');
     const file = variant('resigned', (b) => {
       b.verifierKeys = [mallory.verifier.text];
@@ -141,17 +142,17 @@ describe('a bundle', () => {
         sealCheckpoint(c.instance, { seq: c.seq, hash: c.hash }, mallory, new Date()),
       );
     });
-    const withKey = audit(['verify', '--bundle', file, '--vkey', VKEY]);
+    const withKey = await audit(['verify', '--bundle', file, '--vkey', VKEY]);
     expect(withKey.status).toBe(1);
     expect(withKey.stdout).toMatch(/^UNVERIFIED/);
     // Without the key you hold, the forged keys inside are all there is: the warning is the whole defence.
-    const trusting = audit(['verify', '--bundle', file]);
+    const trusting = await audit(['verify', '--bundle', file]);
     expect(trusting.stderr).toContain(
       'keys inside the bundle, which whoever made or changed the file could replace',
     );
   });
 
-  it('each mistake with the file is named: missing, a folder, not JSON, not a bundle, wrong fields, with --audit', () => {
+  it('each mistake with the file is named: missing, a folder, not JSON, not a bundle, wrong fields, with --audit', async () => {
     const cases: Array<[string[], number, string]> = [
       [
         ['verify', '--bundle', join(tmp.dir, 'nope.json')],
@@ -206,7 +207,7 @@ describe('a bundle', () => {
       'is not an mrtr audit bundle: not JSON',
     ]);
     for (const [args, status, message] of cases) {
-      const out = audit([...args, '--vkey', VKEY]);
+      const out = await audit([...args, '--vkey', VKEY]);
       expect({ args, status: out.status }).toEqual({ args, status });
       if (message) expect(out.stderr).toContain(message);
     }

@@ -1,6 +1,6 @@
 // `mrtr audit flows | show | checkpoint | keygen` and `mrtr serve --audit`: what a person and a script see, and the
 // message for every mistake they can make.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
@@ -10,6 +10,7 @@ import { flowsTable, styleFor } from '../../src/cli/audit-format.js';
 import { accept, auditedServer, call, env, openTrail, stateOf, tempDir } from '../audit/fixture.js';
 import { freePort } from '../helpers/free-port.js';
 import { mcp } from '../helpers/mcp-http.js';
+import { runCommand } from '../helpers/run-cli.js';
 
 const tmp = tempDir();
 const db = join(tmp.dir, 'audit.db');
@@ -31,12 +32,12 @@ beforeAll(async () => {
   );
   await core.handle(call(3, 'delete_file', { arguments: { path: '/etc' }, requestState: 'forged' }), env);
   await trail.close();
-  flowId = JSON.parse(audit(['flows', '--json', '--principal', 'ada']).stdout)[0].flowId;
+  flowId = JSON.parse((await audit(['flows', '--json', '--principal', 'ada'])).stdout)[0].flowId;
 });
 afterAll(() => tmp.remove());
 
-function audit(args: string[], withAudit = true) {
-  const out = spawnSync(
+async function audit(args: string[], withAudit = true) {
+  const out = await runCommand(
     process.execPath,
     ['dist/cli/main.js', 'audit', ...args, ...(withAudit ? ['--audit', AUDIT] : [])],
     {
@@ -57,9 +58,9 @@ describe('mrtr audit <command> --help', () => {
     ['export', '--format ocsf|jsonl [--follow]'],
     ['bundle', '--out FILE'],
     ['keygen', '--name NAME'],
-  ])('%s --help prints its usage and exits 0', (command, option) => {
+  ])('%s --help prints its usage and exits 0', async (command, option) => {
     for (const flag of ['--help', '-h']) {
-      const out = audit([command, flag], false);
+      const out = await audit([command, flag], false);
       expect(out.stderr).toBe('');
       expect(out.status).toBe(0);
       expect(out.stdout).toMatch(new RegExp(`^usage: mrtr audit ${command} `));
@@ -69,8 +70,8 @@ describe('mrtr audit <command> --help', () => {
     }
   });
 
-  it('export --help says where it reads from, even after other options', () => {
-    const out = audit(['export', '--format', 'ocsf', '--help']);
+  it('export --help says where it reads from, even after other options', async () => {
+    const out = await audit(['export', '--format', 'ocsf', '--help']);
     expect(out.status).toBe(0);
     expect(out.stdout).toContain('OCSF API Activity (class 6003)');
     expect(out.stdout).toContain('--audit URL: ');
@@ -78,8 +79,8 @@ describe('mrtr audit <command> --help', () => {
 });
 
 describe('mrtr audit flows', () => {
-  it('prints a table of flows, without colour when not on a terminal', () => {
-    const out = audit(['flows']);
+  it('prints a table of flows, without colour when not on a terminal', async () => {
+    const out = await audit(['flows']);
     expect(out.status).toBe(0);
     const lines = out.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^STARTED\s+FLOW\s+PRINCIPAL\s+TARGET\s+ROUNDS\s+OUTCOME\s+MS$/);
@@ -90,25 +91,25 @@ describe('mrtr audit flows', () => {
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(120);
   });
 
-  it('filters by principal, target, outcome and time, and gives JSON', () => {
-    const refused = JSON.parse(audit(['flows', '--outcome', 'refused', '--json']).stdout);
+  it('filters by principal, target, outcome and time, and gives JSON', async () => {
+    const refused = JSON.parse((await audit(['flows', '--outcome', 'refused', '--json'])).stdout);
     expect(refused).toEqual([
       expect.objectContaining({ outcome: 'refused', reason: 'malformed', principal: null }),
     ]);
-    expect(JSON.parse(audit(['flows', '--target', 'sign_in', '--json']).stdout)).toEqual([]);
-    expect(JSON.parse(audit(['flows', '--since', '1h', '--json']).stdout)).toHaveLength(2);
-    expect(JSON.parse(audit(['flows', '--since', '2999-01-01', '--json']).stdout)).toEqual([]);
-    expect(audit(['flows', '--outcome', 'refused']).stdout).not.toContain('ada');
+    expect(JSON.parse((await audit(['flows', '--target', 'sign_in', '--json'])).stdout)).toEqual([]);
+    expect(JSON.parse((await audit(['flows', '--since', '1h', '--json'])).stdout)).toHaveLength(2);
+    expect(JSON.parse((await audit(['flows', '--since', '2999-01-01', '--json'])).stdout)).toEqual([]);
+    expect((await audit(['flows', '--outcome', 'refused'])).stdout).not.toContain('ada');
   });
 
-  it('names a bad --since, an unknown option, a bad URL and a missing file', () => {
-    const since = audit(['flows', '--since', 'yesterday']);
+  it('names a bad --since, an unknown option, a bad URL and a missing file', async () => {
+    const since = await audit(['flows', '--since', 'yesterday']);
     expect(since.status).toBe(2);
     expect(since.stderr).toContain("--since must be like 90s, 30m, 1h, 7d or an ISO date, got 'yesterday'");
-    const option = audit(['flows', '--colour']);
+    const option = await audit(['flows', '--colour']);
     expect(option.status).toBe(2);
     expect(option.stderr).toContain("Unknown option '--colour'");
-    const url = spawnSync(
+    const url = await runCommand(
       process.execPath,
       ['dist/cli/main.js', 'audit', 'flows', '--audit', 'mongodb://x'],
       {
@@ -119,14 +120,14 @@ describe('mrtr audit flows', () => {
     expect(url.stderr).toContain(
       'unknown audit sink "mongodb://x": expected sqlite:PATH[?synchronous=full] | postgres://USER@HOST:PORT/DB | jsonl:PATH | jsonl:-',
     );
-    const missing = spawnSync(
+    const missing = await runCommand(
       process.execPath,
       ['dist/cli/main.js', 'audit', 'flows', '--audit', `sqlite:${join(tmp.dir, 'none.db')}`],
       { encoding: 'utf8' },
     );
     expect(missing.status).toBe(2);
     expect(missing.stderr).toContain('no audit database at');
-    const sub = audit(['frobnicate']);
+    const sub = await audit(['frobnicate']);
     expect(sub.status).toBe(2);
     expect(sub.stderr).toContain("mrtr audit: unknown command 'frobnicate'");
   });
@@ -163,8 +164,8 @@ describe('mrtr audit flows', () => {
 });
 
 describe('mrtr audit show', () => {
-  it('prints a flow as a timeline, round by round', () => {
-    const out = audit(['show', flowId]);
+  it('prints a flow as a timeline, round by round', async () => {
+    const out = await audit(['show', flowId]);
     expect(out.status).toBe(0);
     expect(out.stdout).toContain(`flow ${flowId}  tools/call delete_file`);
     expect(out.stdout).toContain('principal  ada (https://id.test)');
@@ -182,31 +183,31 @@ describe('mrtr audit show', () => {
     expect(out.stdout).toContain('notes      {"resource":"/srv/report.pdf"}');
   });
 
-  it('gives JSON, and names a flow it does not know', () => {
-    const json = JSON.parse(audit(['show', flowId, '--json']).stdout);
+  it('gives JSON, and names a flow it does not know', async () => {
+    const json = JSON.parse((await audit(['show', flowId, '--json'])).stdout);
     expect(json.rounds.map((r: { outcome: string }) => r.outcome)).toEqual([
       'proposed',
       'input_required',
       'proposed',
       'complete',
     ]);
-    const none = audit(['show', 'nope']);
+    const none = await audit(['show', 'nope']);
     expect(none.status).toBe(1);
     expect(none.stderr).toContain(`no flow nope in ${AUDIT}`);
     // Flow ids are base64url: one may begin with '-', and right after `show` it is still an id, not an option.
-    const dash = audit(['show', '-nergQylXLnLHId3MtzAjA']);
+    const dash = await audit(['show', '-nergQylXLnLHId3MtzAjA']);
     expect(dash.status).toBe(1);
     expect(dash.stderr).toContain('no flow -nergQylXLnLHId3MtzAjA in');
-    const noId = audit(['show']);
+    const noId = await audit(['show']);
     expect(noId.status).toBe(2);
     expect(noId.stderr).toContain('show needs one flow id');
   });
 });
 
 describe('mrtr audit checkpoint and keygen', () => {
-  it('exports the latest checkpoint of each writer as signed notes', () => {
+  it('exports the latest checkpoint of each writer as signed notes', async () => {
     const file = join(tmp.dir, 'export.notes');
-    const out = audit(['checkpoint', '--out', file]);
+    const out = await audit(['checkpoint', '--out', file]);
     expect(out.status).toBe(0);
     expect(out.stderr).toContain(`1 checkpoint(s) written to ${file}`);
     const notes = splitNotes(readFileSync(file, 'utf8'));
@@ -216,14 +217,14 @@ describe('mrtr audit checkpoint and keygen', () => {
     );
   });
 
-  it('prints a new signing key and its verifier key, and refuses a bad name', () => {
-    const out = audit(['keygen', '--name', 'acme-audit'], false);
+  it('prints a new signing key and its verifier key, and refuses a bad name', async () => {
+    const out = await audit(['keygen', '--name', 'acme-audit'], false);
     expect(out.status).toBe(0);
     const [signer, verifier] = out.stdout.trim().split('\n');
     const key = AuditSigner.parse(signer!.replace('MRTR_AUDIT_KEY=', ''));
     expect(AuditVerifier.parse(verifier!.replace('MRTR_AUDIT_VKEY=', '')).text).toBe(key.verifier.text);
     expect(key.name).toBe('acme-audit');
-    const bad = audit(['keygen', '--name', 'a+b'], false);
+    const bad = await audit(['keygen', '--name', 'a+b'], false);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain(`audit key name "a+b" must have no spaces and no '+'`);
   });
@@ -273,35 +274,35 @@ describe('npm start', () => {
 
 describe('mrtr serve --audit', () => {
   const serve = (args: string[]) =>
-    spawnSync(process.execPath, ['dist/cli/main.js', 'serve', '--port', '0', ...args], {
+    runCommand(process.execPath, ['dist/cli/main.js', 'serve', '--port', '0', ...args], {
       encoding: 'utf8',
       timeout: 25_000,
     });
 
-  it('names an audit URL it cannot use', () => {
-    const out = serve(['--audit', 'sqlite:']);
+  it('names an audit URL it cannot use', async () => {
+    const out = await serve(['--audit', 'sqlite:']);
     expect(out.status).toBe(2);
     expect(out.stderr).toContain(
       'mrtr serve: invalid --audit: audit "sqlite:" names no file: expected sqlite:PATH',
     );
   });
 
-  it('names a file it cannot make or read: under /proc, or a directory where the file should be', () => {
+  it('names a file it cannot make or read: under /proc, or a directory where the file should be', async () => {
     // Node's recursive mkdir loops for ever on /proc (ENOENT from a parent that exists): serve hung at full CPU.
     for (const url of ['jsonl:/proc/mrtr-none/audit.jsonl', 'sqlite:/proc/mrtr-none/audit.db']) {
-      const out = serve(['--audit', url]);
+      const out = await serve(['--audit', url]);
       expect(out.status).toBe(2);
       expect(out.stderr).toContain("mkdir '/proc/mrtr-none'");
     }
     const dir = join(tmp.dir, 'a-directory.jsonl');
     mkdirSync(dir);
-    const out = serve(['--audit', `jsonl:${dir}`]);
+    const out = await serve(['--audit', `jsonl:${dir}`]);
     expect(out.status).toBe(2);
     expect(out.stderr).toContain(`invalid --audit: ${dir} is a directory, not a JSON-lines file`);
   });
 
-  it('refuses JSON lines on stdout when stdout carries MCP (--stdio)', () => {
-    const out = serve(['--stdio', '--audit', 'jsonl:-']);
+  it('refuses JSON lines on stdout when stdout carries MCP (--stdio)', async () => {
+    const out = await serve(['--stdio', '--audit', 'jsonl:-']);
     expect(out.status).toBe(2);
     expect(out.stderr).toContain('jsonl:- writes to stdout, which --stdio uses for MCP messages');
   });
@@ -345,7 +346,7 @@ describe('mrtr serve --audit', () => {
     expect(await exited).toBe(0);
     expect(stderr).toContain(`listening on ${url}`);
     expect(stdout).not.toContain('listening on');
-    const verify = spawnSync(
+    const verify = await runCommand(
       process.execPath,
       ['dist/cli/main.js', 'audit', 'verify', '--audit', 'jsonl:-'],
       {
@@ -359,8 +360,8 @@ describe('mrtr serve --audit', () => {
     expect(verify.status).toBe(0);
   });
 
-  it('refuses a malformed audit key', () => {
-    const out = spawnSync(
+  it('refuses a malformed audit key', async () => {
+    const out = await runCommand(
       process.execPath,
       ['dist/cli/main.js', 'serve', '--port', '0', '--audit', `sqlite:${join(tmp.dir, 'k.db')}`],
       { encoding: 'utf8', timeout: 25_000, env: { ...process.env, MRTR_AUDIT_KEY: 'PRIVATE+KEY+x' } },

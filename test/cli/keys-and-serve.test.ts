@@ -1,54 +1,57 @@
 // The CLI's key handling and serve's argument errors, run as a person would run them.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { Keyring } from '../../src/state/index.js';
+import { runCommand } from '../helpers/run-cli.js';
 
 const mrtr = (args: string[], env: Record<string, string> = {}) =>
-  spawnSync(process.execPath, ['dist/cli/main.js', ...args], {
+  runCommand(process.execPath, ['dist/cli/main.js', ...args], {
     encoding: 'utf8',
     env: { ...process.env, ...env },
     timeout: 25_000,
   });
 
 describe('mrtr keys', () => {
-  it('generates a key the keyring accepts, with an optional kid', () => {
-    const out = mrtr(['keys', 'generate', '--kid', 'prod1']);
+  it('generates a key the keyring accepts, with an optional kid', async () => {
+    const out = await mrtr(['keys', 'generate', '--kid', 'prod1']);
     expect(out.status).toBe(0);
     const spec = out.stdout.trim();
     expect(spec).toMatch(/^prod1:[A-Za-z0-9_-]{43}$/);
     expect(Keyring.fromSpec(spec).currentKid).toBe('prod1');
-    expect(mrtr(['keys', 'generate']).stdout.trim()).not.toBe(mrtr(['keys', 'generate']).stdout.trim());
+    expect((await mrtr(['keys', 'generate'])).stdout.trim()).not.toBe(
+      (await mrtr(['keys', 'generate'])).stdout.trim(),
+    );
   });
 
-  it('explains itself on bad usage', () => {
-    const none = mrtr(['keys']);
+  it('explains itself on bad usage', async () => {
+    const none = await mrtr(['keys']);
     expect(none.status).toBe(2);
     expect(none.stderr).toContain('usage: mrtr keys generate');
-    const wrong = mrtr(['keys', 'rotate']);
+    const wrong = await mrtr(['keys', 'rotate']);
     expect(wrong.stderr).toContain("unknown subcommand 'rotate'");
   });
 });
 
 describe('mrtr serve argument errors', () => {
-  it('names a malformed key spec without printing the secret', () => {
-    const out = mrtr(['serve', '--port', '0', '--state-keys', 'k1:tooshort']);
+  it('names a malformed key spec without printing the secret', async () => {
+    const out = await mrtr(['serve', '--port', '0', '--state-keys', 'k1:tooshort']);
     expect(out.status).toBe(2);
     expect(out.stderr).toContain('invalid state keys');
     expect(out.stderr).not.toContain('tooshort');
-    const env = mrtr(['serve', '--port', '0'], { MRTR_STATE_KEYS: 'nocolon' });
+    const env = await mrtr(['serve', '--port', '0'], { MRTR_STATE_KEYS: 'nocolon' });
     expect(env.status).toBe(2);
     expect(env.stderr).toContain('not of the form kid:secret');
   });
 
-  it('rejects an unknown fixture, a bad port and unknown flags', () => {
-    expect(mrtr(['serve', '--fixture', 'nope']).stderr).toContain("unknown fixture 'nope'");
-    expect(mrtr(['serve', '--port', 'eighty']).stderr).toContain('--port must be an integer');
-    expect(mrtr(['serve', '--bogus']).stderr).toContain("Unknown option '--bogus'");
-    expect(mrtr(['serve', '--drain-ms', '1.5']).stderr).toContain(
+  it('rejects an unknown fixture, a bad port and unknown flags', async () => {
+    expect((await mrtr(['serve', '--fixture', 'nope'])).stderr).toContain("unknown fixture 'nope'");
+    expect((await mrtr(['serve', '--port', 'eighty'])).stderr).toContain('--port must be an integer');
+    expect((await mrtr(['serve', '--bogus'])).stderr).toContain("Unknown option '--bogus'");
+    expect((await mrtr(['serve', '--drain-ms', '1.5'])).stderr).toContain(
       "--drain-ms must be an integer from 0 to 2147483647, got '1.5'",
     );
-    expect(mrtr(['frobnicate']).status).toBe(2);
+    expect((await mrtr(['frobnicate'])).status).toBe(2);
   });
 });
 
@@ -84,6 +87,6 @@ describe('mrtr serve stopping', () => {
     const [code] = await once(child, 'exit');
     expect(code).toBe(0);
     expect(stderr).toContain('SIGTERM: finishing requests in progress (up to 3600 s; again to stop now)');
-    await expect(fetch(url, { method: 'POST' })).rejects.toThrow();
+    (await expect(fetch(url, { method: 'POST' }))).rejects.toThrow();
   });
 });

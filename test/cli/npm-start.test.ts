@@ -3,7 +3,7 @@
 // demo fixture with its stores and audit under ./data and prints how to try it; every printed `./bin/mrtr call`
 // line is run as printed. The two a person must answer (a consent) end with "run it in a terminal"; the test then
 // answers them as that person would, with the project's client, the step-up page and the approvals API.
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type InputResolver, McpClient, scriptedResolver } from '../../src/client/index.js';
 import { freePort } from '../helpers/free-port.js';
 import { getPage, hiddenFields, postForm, sessionCookie } from '../helpers/page-sessions.js';
+import { runCommand } from '../helpers/run-cli.js';
 import { deferred } from '../helpers/signals.js';
 
 const REPO = join(import.meta.dirname, '../..');
@@ -68,7 +69,7 @@ afterAll(async () => {
 });
 
 const mrtr = (args: string[]) =>
-  spawnSync(process.execPath, [join(dir, 'bin/mrtr'), ...args], {
+  runCommand(process.execPath, [join(dir, 'bin/mrtr'), ...args], {
     cwd: dir,
     encoding: 'utf8',
     timeout: 30_000,
@@ -102,7 +103,7 @@ describe('npm start', () => {
     expect(stdout).toContain('./bin/mrtr users totp alice --totp data/totp.json');
   });
 
-  it('the printed calls that carry their answers complete as printed', () => {
+  it('the printed calls that carry their answers complete as printed', async () => {
     const expected: Record<string, RegExp> = {
       create_ticket: /^Ticket #\d+ filed for alice: network$/m,
       update_profile: /^Profile of alice updated: department engineering, recovery contact set$/m,
@@ -111,7 +112,7 @@ describe('npm start', () => {
       resolve_bug: /^Bug 42 resolved as Fixed$/m,
     };
     for (const [tool, output] of Object.entries(expected)) {
-      const run = mrtr(callLine(tool));
+      const run = await mrtr(callLine(tool));
       expect(run.stderr, tool).toBe('');
       expect(run.status, tool).toBe(0);
       expect(run.stdout).toMatch(output);
@@ -120,7 +121,7 @@ describe('npm start', () => {
 
   it('delete_vm and grant_role, printed without answers, need a person; answered by one they complete', async () => {
     for (const tool of ['delete_vm', 'grant_role']) {
-      const run = mrtr(callLine(tool));
+      const run = await mrtr(callLine(tool));
       expect(run.status, tool).toBe(6);
       expect(run.stderr).toContain('(input key "consent"; consent)');
       expect(run.stderr).toContain('only a person may answer this: run it in a terminal');
@@ -143,7 +144,7 @@ describe('npm start', () => {
 
     // The printed enrolment line, then alice at the keyboard: yes, her code on the page. The approval waits on the
     // server's side as a task (the client declares the extension), and bob approves from his inbox meanwhile.
-    const enrol = mrtr(['users', 'totp', 'alice', '--totp', 'data/totp.json']);
+    const enrol = await mrtr(['users', 'totp', 'alice', '--totp', 'data/totp.json']);
     expect(enrol.status).toBe(0);
     const secret = JSON.parse(readFileSync(join(dir, 'data/totp.json'), 'utf8')).users.alice.secret as string;
     const alice: InputResolver = {
@@ -189,23 +190,23 @@ describe('npm start', () => {
     await granter.close();
   });
 
-  it('the printed audit command lists the flows, and one shows round by round', () => {
-    const flows = mrtr(['audit', 'flows', '--audit', 'sqlite:./data/audit.db']);
+  it('the printed audit command lists the flows, and one shows round by round', async () => {
+    const flows = await mrtr(['audit', 'flows', '--audit', 'sqlite:./data/audit.db']);
     expect(flows.status).toBe(0);
     for (const tool of [...WORKFLOW_TOOLS, 'resolve_bug']) expect(flows.stdout).toContain(tool);
     const flowId = /^\S+ \S+\s+(\S+)\s+alice\s+grant_role\s+4\s+complete/m.exec(flows.stdout)?.[1];
     expect(flowId, flows.stdout).toBeDefined();
-    const show = mrtr(['audit', 'show', flowId!, '--audit', 'sqlite:./data/audit.db']);
+    const show = await mrtr(['audit', 'show', flowId!, '--audit', 'sqlite:./data/audit.db']);
     expect(show.status).toBe(0);
     expect(show.stdout).toContain('grant_role');
   });
 
-  it('the printed verify line, with the verifier key in it, finds the trail intact', () => {
+  it('the printed verify line, with the verifier key in it, finds the trail intact', async () => {
     const line = stdout.split('\n').find((l) => l.includes('./bin/mrtr audit verify '));
     expect(line, 'a ./bin/mrtr audit verify line').toBeDefined();
     const words = shellWords(line!.slice(line!.indexOf('./bin/mrtr')));
     expect(words).toContain('--vkey');
-    const verify = mrtr(words.slice(1));
+    const verify = await mrtr(words.slice(1));
     expect(verify.stderr).toBe('');
     expect(verify.stdout).toMatch(/^intact: \d+ events in 1 chain\(s\)/);
     expect(verify.status).toBe(0);

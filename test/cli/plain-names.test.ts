@@ -1,11 +1,12 @@
 // The command line looks names up as its tables' own entries and keeps names a server chose as plain keys: a
 // person typing `constructor` gets "unknown", never an Object member called in its place, and a question, form field
 // or argument named `__proto__`, `constructor` or `prototype` is answered like any other.
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { InputRequests } from '../../src/protocol/index.js';
 import { inputRequired, McpServer, text } from '../../src/server/index.js';
 import { CLI, requireBuiltCli } from '../client/helpers.js';
+import { runCommand } from '../helpers/run-cli.js';
 
 const NAMES = ['__proto__', 'constructor', 'prototype'] as const;
 const quiet = { info() {}, warn() {}, error() {} };
@@ -40,8 +41,8 @@ const ownStrings = (obj: unknown): string[] =>
 beforeAll(() => requireBuiltCli());
 
 describe('names a person types', () => {
-  it.each([...NAMES, 'toString'])('mrtr serve --fixture %s is an unknown fixture', (name) => {
-    const out = spawnSync(process.execPath, [CLI, 'serve', '--fixture', name, '--port', '0'], {
+  it.each([...NAMES, 'toString'])('mrtr serve --fixture %s is an unknown fixture', async (name) => {
+    const out = await runCommand(process.execPath, [CLI, 'serve', '--fixture', name, '--port', '0'], {
       encoding: 'utf8',
       timeout: 25_000,
     });

@@ -1,6 +1,6 @@
 // `mrtr serve --tokens` and `--issuer/--audience`: the interface checks outside the repo use, exactly — 401 with
 // resource_metadata without a token, the metadata document, `mrtr call --token`, and every flag mistake named.
-import { spawnSync } from 'node:child_process';
+
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { freePort } from '../helpers/free-port.js';
 import { mcp } from '../helpers/mcp-http.js';
 import { startOidcProvider } from '../helpers/oidc-provider.js';
+import { runCommand } from '../helpers/run-cli.js';
 import { serveCli } from '../helpers/serve-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mrtr-serve-auth-'));
@@ -25,7 +26,7 @@ writeFileSync(
 const serve = (args: string[]) => serveCli(['--state-keys', KEYS, ...args]);
 
 const run = (args: string[]) =>
-  spawnSync(process.execPath, ['dist/cli/main.js', ...args], { encoding: 'utf8', timeout: 25_000 });
+  runCommand(process.execPath, ['dist/cli/main.js', ...args], { encoding: 'utf8', timeout: 25_000 });
 
 describe('mrtr serve --fixture example --port P --tokens FILE', () => {
   it('401 + WWW-Authenticate with resource_metadata without a token; the metadata answers JSON; --token calls', async () => {
@@ -40,7 +41,7 @@ describe('mrtr serve --fixture example --port P --tokens FILE', () => {
     const metadata = await fetch(`http://127.0.0.1:${port}/.well-known/oauth-protected-resource`);
     expect(metadata.headers.get('content-type')).toBe('application/json');
     expect(await metadata.json()).toEqual({ resource: server.url, bearer_methods_supported: ['header'] });
-    const call = run([
+    const call = await run([
       'call',
       server.url,
       'echo',
@@ -51,11 +52,11 @@ describe('mrtr serve --fixture example --port P --tokens FILE', () => {
     ]);
     expect(call.stdout.trim()).toBe('hi');
     expect(call.status).toBe(0);
-    const wrong = run(['call', server.url, 'echo', '--args', '{"message":"hi"}', '--token', 'nope']);
+    const wrong = await run(['call', server.url, 'echo', '--args', '{"message":"hi"}', '--token', 'nope']);
     expect(wrong.status).not.toBe(0);
     expect(wrong.stderr).toContain('Unauthorized: the access token is not valid');
     // No token at all: a server that names no authorization server can only be called with one its operator gave.
-    const none = run(['call', server.url, 'echo', '--args', '{"message":"hi"}']);
+    const none = await run(['call', server.url, 'echo', '--args', '{"message":"hi"}']);
     expect(none.status).not.toBe(0);
     expect(none.stderr).toContain(
       `127.0.0.1:${port} needs a bearer token (HTTP 401) but names no authorization server to get one from: pass a token its operator gave you`,
@@ -66,8 +67,8 @@ describe('mrtr serve --fixture example --port P --tokens FILE', () => {
     expect(wrong.stderr).not.toContain('give the token with --token');
   });
 
-  it('refuses development tokens on a non-loopback address, and says why', () => {
-    const out = run(['serve', '--host', '0.0.0.0', '--port', '3999', '--tokens', tokensFile]);
+  it('refuses development tokens on a non-loopback address, and says why', async () => {
+    const out = await run(['serve', '--host', '0.0.0.0', '--port', '3999', '--tokens', tokensFile]);
     expect(out.status).toBe(2);
     expect(out.stderr).toContain(
       'mrtr serve: --tokens on 0.0.0.0 refused: development tokens are for this machine only',
@@ -126,14 +127,14 @@ describe('mrtr serve --fixture example --port P --tokens FILE', () => {
     ['auth on stdio', ['--stdio', '--tokens', tokensFile], 'a stdio server trusts its parent process'],
   ];
   for (const [what, args, message] of mistakes) {
-    it(`names the problem: ${what}`, () => {
-      const out = run(['serve', '--port', '3999', ...args]);
+    it(`names the problem: ${what}`, async () => {
+      const out = await run(['serve', '--port', '3999', ...args]);
       expect(out.status).toBe(2);
       expect(out.stderr).toContain(typeof message === 'string' ? message : message());
     });
   }
 
-  it('names the entry of a tokens file that is wrong', () => {
+  it('names the entry of a tokens file that is wrong', async () => {
     const bad = join(dir, 'bad.json');
     // Each rule of the file has its unit test (test/auth/dev-tokens.test.ts); here, that the CLI passes them on.
     for (const [content, message] of [
@@ -141,14 +142,14 @@ describe('mrtr serve --fixture example --port P --tokens FILE', () => {
       ['{oops', `tokens file ${bad} is not valid JSON`],
     ] as const) {
       writeFileSync(bad, content);
-      const out = run(['serve', '--port', '3999', '--tokens', bad]);
+      const out = await run(['serve', '--port', '3999', '--tokens', bad]);
       expect(out.status, content).toBe(2);
       expect(out.stderr, content).toContain(message);
     }
   });
 
-  it('with --port 0, asks for --resource (the URL is not known in advance)', () => {
-    const out = run(['serve', '--port', '0', '--tokens', tokensFile]);
+  it('with --port 0, asks for --resource (the URL is not known in advance)', async () => {
+    const out = await run(['serve', '--port', '0', '--tokens', tokensFile]);
     expect(out.status).toBe(2);
     expect(out.stderr).toContain('give --resource URL too');
   });
@@ -198,16 +199,16 @@ describe('mrtr serve --issuer URL --audience AUD', () => {
 });
 
 describe('mrtr serve help and audience', () => {
-  it('--help prints the usage, auth flags included', () => {
-    const out = spawnSync(process.execPath, ['dist/cli/main.js', 'serve', '--help'], {
+  it('--help prints the usage, auth flags included', async () => {
+    const out = await runCommand(process.execPath, ['dist/cli/main.js', 'serve', '--help'], {
       encoding: 'utf8',
       timeout: 25_000,
     });
     expect(out.status).toBe(0);
     expect(out.stdout).toContain('--tokens FILE');
   });
-  it('an audience that is not a URL asks for --resource, naming --audience', () => {
-    const out = spawnSync(
+  it('an audience that is not a URL asks for --resource, naming --audience', async () => {
+    const out = await runCommand(
       process.execPath,
       [
         'dist/cli/main.js',

@@ -1,7 +1,7 @@
 // The interface checks outside the repo use: `mrtr serve --fixture example --tokens FILE --store sqlite:PATH`,
 // whose request_access needs a four-eyes approval by role approver (URL mode first, the JSON API to decide, the
 // retry completes naming the resource), and grant_role through all three controls; `mrtr users totp <sub>`.
-import { spawnSync } from 'node:child_process';
+
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +11,7 @@ import { totpSecretsFile } from '../../src/controls/index.js';
 import { freePort } from '../helpers/free-port.js';
 import { mcp } from '../helpers/mcp-http.js';
 import { getPage, hiddenFields, postForm, sessionCookie } from '../helpers/page-sessions.js';
+import { runCommand } from '../helpers/run-cli.js';
 import { serveCli } from '../helpers/serve-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mrtr-serve-controls-'));
@@ -25,7 +26,7 @@ writeFileSync(
   }),
 );
 const run = (args: string[]) =>
-  spawnSync(process.execPath, ['dist/cli/main.js', ...args], { encoding: 'utf8', timeout: 25_000 });
+  runCommand(process.execPath, ['dist/cli/main.js', ...args], { encoding: 'utf8', timeout: 25_000 });
 // biome-ignore lint/suspicious/noExplicitAny: replies are read as loose JSON, checked by the expectations
 type Loose = any;
 const as = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
@@ -103,7 +104,7 @@ describe('mrtr serve --fixture example --tokens FILE --store sqlite:PATH', () =>
 
   it('grant_role: consent, then step-up with a code from `mrtr users totp`, then an approver; a retried final round gets the same answer', async () => {
     const totpFile = join(dir, 'totp.json');
-    const enrolled = run(['users', 'totp', 'alice', '--totp', totpFile]);
+    const enrolled = await run(['users', 'totp', 'alice', '--totp', totpFile]);
     expect(enrolled.status).toBe(0);
     expect(enrolled.stdout).toMatch(/otpauth:\/\/totp\/mrtr:alice\?issuer=mrtr&secret=[A-Z2-7]+/);
     expect(enrolled.stdout).toContain('▄'); // the QR code
@@ -176,42 +177,42 @@ describe('mrtr serve --fixture example --tokens FILE --store sqlite:PATH', () =>
     }
   });
 
-  it('mrtr users totp: enrolling a subject again says it replaced the earlier secret, and when that one was made', () => {
+  it('mrtr users totp: enrolling a subject again says it replaced the earlier secret, and when that one was made', async () => {
     const totpFile = join(dir, 'again.json');
-    const first = run(['users', 'totp', 'dana', '--totp', totpFile, '--no-qr']);
+    const first = await run(['users', 'totp', 'dana', '--totp', totpFile, '--no-qr']);
     expect(first.status).toBe(0);
     expect(first.stderr).not.toContain('replaced');
     const before = JSON.parse(readFileSync(totpFile, 'utf8')).users.dana;
-    const second = run(['users', 'totp', 'dana', '--totp', totpFile, '--no-qr']);
+    const second = await run(['users', 'totp', 'dana', '--totp', totpFile, '--no-qr']);
     expect(second.status).toBe(0);
     expect(second.stderr).toContain(
       `mrtr users totp: replaced dana's earlier secret (enrolled ${before.enrolledAt}): the app enrolled with it no longer gives valid codes`,
     );
     expect(JSON.parse(readFileSync(totpFile, 'utf8')).users.dana.secret).not.toBe(before.secret);
     // Another subject is a first enrolment, and leaves dana's alone.
-    const other = run(['users', 'totp', 'erin', '--totp', totpFile, '--no-qr']);
+    const other = await run(['users', 'totp', 'erin', '--totp', totpFile, '--no-qr']);
     expect(other.stderr).not.toContain('replaced');
     expect(Object.keys(JSON.parse(readFileSync(totpFile, 'utf8')).users)).toEqual(['dana', 'erin']);
   });
 
-  it('mrtr users totp: a subject named __proto__ is enrolled like any other (it printed a QR code and stored nothing)', () => {
+  it('mrtr users totp: a subject named __proto__ is enrolled like any other (it printed a QR code and stored nothing)', async () => {
     const totpFile = join(dir, 'proto.json');
-    const first = run(['users', 'totp', '__proto__', '--totp', totpFile, '--no-qr']);
+    const first = await run(['users', 'totp', '__proto__', '--totp', totpFile, '--no-qr']);
     expect(first.status).toBe(0);
     const secret = /secret=([A-Z2-7]+)/.exec(first.stdout)![1];
     // As the server reads it: an own member of users.
     const users = JSON.parse(readFileSync(totpFile, 'utf8')).users;
     expect(Object.getOwnPropertyDescriptor(users, '__proto__')?.value?.secret).toBe(secret);
     expect(totpSecretsFile(totpFile).secretOf('__proto__')).toBe(secret);
-    const second = run(['users', 'totp', '__proto__', '--totp', totpFile, '--no-qr']);
+    const second = await run(['users', 'totp', '__proto__', '--totp', totpFile, '--no-qr']);
     expect(second.stderr).toContain("mrtr users totp: replaced __proto__'s earlier secret");
   });
 
-  it('mrtr users totp: a subject is required; unknown sub-commands are named', () => {
-    const none = run(['users', 'totp']);
+  it('mrtr users totp: a subject is required; unknown sub-commands are named', async () => {
+    const none = await run(['users', 'totp']);
     expect(none.status).toBe(2);
     expect(none.stderr).toContain('give exactly one subject');
-    const other = run(['users', 'passwd', 'x']);
+    const other = await run(['users', 'passwd', 'x']);
     expect(other.status).toBe(2);
     expect(other.stderr).toContain("unknown command 'passwd'");
   });

@@ -1,11 +1,12 @@
 // `mrtr serve --state-keys-file PATH` (what `npm start` uses): keys made once with mode 0600 and said so once; a
 // restart reuses them, so a state sealed before the restart still opens after it; a bad file is named.
-import { spawnSync } from 'node:child_process';
+
 import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { accept, mcp } from '../helpers/mcp-http.js';
+import { runCommand } from '../helpers/run-cli.js';
 import { serveCli } from '../helpers/serve-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mrtr-keys-file-'));
@@ -47,19 +48,19 @@ describe('mrtr serve --state-keys-file', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
   });
 
-  it('names a file with bad keys, and refuses both key flags at once', () => {
+  it('names a file with bad keys, and refuses both key flags at once', async () => {
     const bad = join(dir, 'bad-keys');
     writeFileSync(bad, 'not a key\n', { mode: 0o600 });
     const run = (args: string[]) =>
-      spawnSync(process.execPath, ['dist/cli/main.js', 'serve', '--port', '0', ...args], {
+      runCommand(process.execPath, ['dist/cli/main.js', 'serve', '--port', '0', ...args], {
         encoding: 'utf8',
         timeout: 25_000,
         env,
       });
-    const invalid = run(['--state-keys-file', bad]);
+    const invalid = await run(['--state-keys-file', bad]);
     expect(invalid.status).toBe(2);
     expect(invalid.stderr).toContain(`mrtr serve: invalid requestState keys in --state-keys-file ${bad}:`);
-    const both = run(['--state-keys-file', bad, '--state-keys', 'k:x']);
+    const both = await run(['--state-keys-file', bad, '--state-keys', 'k:x']);
     expect(both.status).toBe(2);
     expect(both.stderr).toContain('give --state-keys or --state-keys-file, not both');
   });
@@ -93,7 +94,7 @@ describe('mrtr serve --audit-key-file', () => {
       await mcp(second.url, 'tools/call', { name: 'resolve_bug', arguments: { id: 9 } });
       await second.stop();
       // Checkpoints of both runs verify against the one verifier key printed the first time.
-      const verified = spawnSync(
+      const verified = await runCommand(
         process.execPath,
         ['dist/cli/main.js', 'audit', 'verify', '--audit', audit, '--vkey', verifier],
         { encoding: 'utf8', timeout: 25_000, env: noKeyEnv() },
@@ -106,19 +107,19 @@ describe('mrtr serve --audit-key-file', () => {
     }
   });
 
-  it('names a file that holds no key, and refuses the flag without --audit', () => {
+  it('names a file that holds no key, and refuses the flag without --audit', async () => {
     const bad = join(dir, 'bad-audit-key');
     writeFileSync(bad, 'not a key\n', { mode: 0o600 });
     const run = (args: string[]) =>
-      spawnSync(process.execPath, ['dist/cli/main.js', 'serve', '--port', '0', ...args], {
+      runCommand(process.execPath, ['dist/cli/main.js', 'serve', '--port', '0', ...args], {
         encoding: 'utf8',
         timeout: 25_000,
         env: noKeyEnv(),
       });
-    const invalid = run(['--audit', `sqlite:${join(dir, 'x.db')}`, '--audit-key-file', bad]);
+    const invalid = await run(['--audit', `sqlite:${join(dir, 'x.db')}`, '--audit-key-file', bad]);
     expect(invalid.status).toBe(2);
     expect(invalid.stderr).toContain(`mrtr serve: invalid audit signing key in --audit-key-file ${bad}:`);
-    const alone = run(['--audit-key-file', bad]);
+    const alone = await run(['--audit-key-file', bad]);
     expect(alone.status).toBe(2);
     expect(alone.stderr).toContain('mrtr serve: --audit-key-file needs --audit URL');
   });

@@ -1,13 +1,14 @@
 // makeParentDirectory (src/files/): `mkdir -p` level by level, because Node's recursive mkdir loops for ever under
 // /proc. The calls that could hang run in a child process with a timeout, so a regression fails instead of hanging
 // the test run (a synchronous loop cannot be interrupted in process).
-import { spawnSync } from 'node:child_process';
+
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeParentDirectory } from '../../src/files/index.js';
 import { SRC } from '../architecture/boundaries.js';
+import { runCommand } from '../helpers/run-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mrtr-files-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -23,13 +24,13 @@ describe('makeParentDirectory', () => {
     expect(readdirSync(dir)).toEqual(['a']);
   });
 
-  it('fails fast under /proc with an error naming the level and the file', () => {
+  it('fails fast under /proc with an error naming the level and the file', async () => {
     // Built code, in a child: with Node's recursive mkdir this call spins at full CPU until the timeout kills it.
     const script = `import('./dist/files/index.js').then(({ makeParentDirectory }) => {
       try { makeParentDirectory('/proc/mrtr-none/deeper/file.db'); console.log('made'); }
       catch (e) { console.log(e.name, e.code, e.path, '|', e.message); }
     })`;
-    const out = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 10_000 });
+    const out = await runCommand(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 10_000 });
     expect(out.signal).toBeNull();
     expect(out.stdout).toContain(
       "DirectoryError ERR_MAKE_DIRECTORY /proc/mrtr-none | cannot make the directory /proc/mrtr-none for /proc/mrtr-none/deeper/file.db: ENOENT: no such file or directory, mkdir '/proc/mrtr-none'",

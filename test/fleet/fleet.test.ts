@@ -5,7 +5,7 @@
 // the audit trail shows flows whose consecutive rounds landed on different instances, and `mrtr audit verify`
 // passes. Prints flows/s of one instance and of the fleet, and the p99 of a round (figures, not assertions).
 // `npm run test:fleet` runs this file alone.
-import { spawnSync } from 'node:child_process';
+
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/free-port.js';
 import { TestPostgres } from '../helpers/postgres-server.js';
 import { TestRedis } from '../helpers/redis-server.js';
+import { runCommand } from '../helpers/run-cli.js';
 import { type ServeProcess, spawnServe } from '../workflows/spawn-serve.js';
 import { nginxBlockFromDoc, pointAt, TestNginx } from './nginx.js';
 import { type FlowRun, KINDS, percentile, runFlow } from './workload.js';
@@ -45,7 +46,9 @@ beforeAll(async () => {
   );
   writeFileSync(join(dir, 'tokens.json'), JSON.stringify(tokens));
   // One audit signing key for the fleet (each instance its own chain), its verifier key for `verify`.
-  const keygen = spawnSync(process.execPath, ['dist/cli/main.js', 'audit', 'keygen'], { encoding: 'utf8' });
+  const keygen = await runCommand(process.execPath, ['dist/cli/main.js', 'audit', 'keygen'], {
+    encoding: 'utf8',
+  });
   const key = /MRTR_AUDIT_KEY=(\S+)/.exec(keygen.stdout)![1]!;
   vkey = /MRTR_AUDIT_VKEY=(\S+)/.exec(keygen.stdout)![1]!;
   env = { ...process.env, MRTR_AUDIT_KEY: key };
@@ -249,7 +252,7 @@ describe('a fleet of three behind nginx', () => {
       );
       // Stop the instances first: a drained instance seals its chain with a last checkpoint.
       await Promise.all(instances.map((p) => p.stop('SIGTERM')));
-      const verify = spawnSync(
+      const verify = await runCommand(
         process.execPath,
         ['dist/cli/main.js', 'audit', 'verify', '--audit', pg.url, '--vkey', vkey],
         { encoding: 'utf8' },

@@ -6,7 +6,7 @@
 // call's effect runs twice (one idempotency key per call, as the upstream saw it), and `mrtr audit verify` passes.
 // `npm run test:fleet` runs it with the server's fleet test.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { spawnSync } from 'node:child_process';
+
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -17,6 +17,7 @@ import { McpServer, mcpHttp, text } from '../../src/server/index.js';
 import { freePort } from '../helpers/free-port.js';
 import { TestPostgres } from '../helpers/postgres-server.js';
 import { TestRedis } from '../helpers/redis-server.js';
+import { runCommand } from '../helpers/run-cli.js';
 import { type ServedCli, serveCli } from '../helpers/serve-cli.js';
 import { nginxBlockFromDoc, pointAt, TestNginx } from './nginx.js';
 
@@ -147,7 +148,9 @@ rules:
     approval: { role: approver, approvals: 1 }
 `,
   );
-  const keygen = spawnSync(process.execPath, ['dist/cli/main.js', 'audit', 'keygen'], { encoding: 'utf8' });
+  const keygen = await runCommand(process.execPath, ['dist/cli/main.js', 'audit', 'keygen'], {
+    encoding: 'utf8',
+  });
   env = { MRTR_AUDIT_KEY: /MRTR_AUDIT_KEY=(\S+)/.exec(keygen.stdout)![1]! };
   vkey = /MRTR_AUDIT_VKEY=(\S+)/.exec(keygen.stdout)![1]!;
   ports = [await freePort(), await freePort(), await freePort()];
@@ -156,12 +159,11 @@ rules:
   nginx = TestNginx.start(pointAt(nginxBlockFromDoc(), listen, ports));
 }, 50_000);
 
-// A hook for each: three Node processes starting at once took over a minute on a busy 2-core CI machine, and a hook
-// past 60 s trips vitest's worker RPC timeout.
-for (const i of [0, 1, 2])
-  beforeAll(async () => {
-    gateways.push(await startGateway(i));
-  }, 58_000);
+// One after another, with room: a gateway start is seconds of CPU, and a busy 2-core CI machine once took over 58 s
+// for one of them.
+beforeAll(async () => {
+  for (const i of [0, 1, 2]) gateways.push(await startGateway(i));
+}, 180_000);
 
 afterAll(async () => {
   nginx?.stop();
@@ -288,7 +290,7 @@ describe('three gateways behind nginx, one of them SIGKILLed mid-run', () => {
     gateways[VICTIM] = await restarted!;
     // A drained instance seals its chain with a last checkpoint; the killed one's chain ends where it died.
     await Promise.all(gateways.map((g) => g.stop()));
-    const verify = spawnSync(
+    const verify = await runCommand(
       process.execPath,
       ['dist/cli/main.js', 'audit', 'verify', '--audit', pg.url, '--vkey', vkey],
       { encoding: 'utf8' },

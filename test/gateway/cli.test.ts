@@ -2,13 +2,13 @@
 // and the key), `gateway check`, `gateway pin` from a fresh lock file to an accepted change, and a running gateway
 // that withholds a tool its upstream changed under it (a rug pull) until the change is accepted and the gateway told
 // with SIGHUP — and that keeps its policy when SIGHUP finds the config broken.
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/free-port.js';
 import { mcp } from '../helpers/mcp-http.js';
+import { runMrtr } from '../helpers/run-cli.js';
 import { type ServedCli, serveCli } from '../helpers/serve-cli.js';
 
 const DRIFTING = resolve('test/gateway/fixtures/drifting-server.mjs');
@@ -23,8 +23,7 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const mrtr = (args: string[]) =>
-  spawnSync(process.execPath, ['dist/cli/main.js', ...args], { encoding: 'utf8', timeout: 30_000 });
+const mrtr = (args: string[]) => runMrtr(args, { timeout: 30_000 });
 
 /** A config in front of the drifting fixture, whose tool x reads its description from `descriptionFile`. */
 function config(name: string, rules: string, descriptionFile = join(dir, `${name}.description`)): string {
@@ -47,34 +46,34 @@ const EVERYONE = `  - tools: ["files/*"]
 `;
 
 describe('mrtr gateway refuses a config that cannot work, before serving anything', () => {
-  it('without --config: exit 2 and the usage', () => {
-    const run = mrtr(['gateway', '--port', '0']);
+  it('without --config: exit 2 and the usage', async () => {
+    const run = await mrtr(['gateway', '--port', '0']);
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(/^mrtr gateway: --config FILE is required\nusage: mrtr gateway --config FILE/);
   });
 
-  it('--help after a subcommand (demo, pin, check) shows the usage, not "Unknown option"', () => {
+  it('--help after a subcommand (demo, pin, check) shows the usage, not "Unknown option"', async () => {
     for (const sub of ['demo', 'pin', 'check']) {
-      const run = mrtr(['gateway', sub, '--help']);
+      const run = await mrtr(['gateway', sub, '--help']);
       expect(run.status, run.stderr).toBe(0);
       expect(run.stdout).toContain('mrtr gateway demo [--port P] [--data DIR]');
     }
   });
 
-  it('a bad rule: exit 2, FILE:LINE: naming the key', () => {
+  it('a bad rule: exit 2, FILE:LINE: naming the key', async () => {
     const file = config('bad-rule', `${EVERYONE}  - tools: ["files/x"]\n    rols: [admin]\n`);
-    const run = mrtr(['gateway', '--config', file, '--port', '0']);
+    const run = await mrtr(['gateway', '--config', file, '--port', '0']);
     expect(run.status).toBe(2);
     expect(run.stderr.startsWith(`mrtr gateway: ${file}:9: rules[1]: unknown key "rols"`)).toBe(true);
     expect(run.stdout).toBe('');
   });
 
-  it("a condition that does not type-check: exit 2, the rule's line", () => {
+  it("a condition that does not type-check: exit 2, the rule's line", async () => {
     const file = config(
       'bad-cel',
       `${EVERYONE}  - tools: ["files/x"]\n    when: 'args.path.startsWith(1)'\n    deny: true\n`,
     );
-    const run = mrtr(['gateway', '--config', file, '--port', '0']);
+    const run = await mrtr(['gateway', '--config', file, '--port', '0']);
     expect(run.status).toBe(2);
     expect(run.stderr.startsWith(`mrtr gateway: ${file}:9: rules[1].when: `)).toBe(true);
     expect(run.stderr).toContain('startsWith');
@@ -86,17 +85,17 @@ describe('mrtr gateway refuses a config that cannot work, before serving anythin
   it.each([
     ['step_up', '    require: [step_up]\n'],
     ['approval', '    require: [approval]\n    approval: { role: approver }\n'],
-  ])('%s without --tokens or --issuer: exit 2, saying what to give', (control, requirement) => {
+  ])('%s without --tokens or --issuer: exit 2, saying what to give', async (control, requirement) => {
     const file = config(`needs-pages-${control}`, `  - tools: ["files/x"]\n    roles: ["*"]\n${requirement}`);
-    const run = mrtr(['gateway', '--config', file, '--port', '0', '--state-keys', KEYS]);
+    const run = await mrtr(['gateway', '--config', file, '--port', '0', '--state-keys', KEYS]);
     expect(run.status).toBe(2);
     expect(run.stderr).toBe(NEEDS_SIGN_IN);
     expect(run.stdout).toBe('');
   });
 
-  it('consent only, without --tokens or --issuer: exit 2, every rule is about who calls', () => {
+  it('consent only, without --tokens or --issuer: exit 2, every rule is about who calls', async () => {
     const file = config('no-auth', `  - tools: ["files/x"]\n    roles: ["*"]\n    require: [consent]\n`);
-    const run = mrtr(['gateway', '--config', file, '--port', '0', '--state-keys', KEYS]);
+    const run = await mrtr(['gateway', '--config', file, '--port', '0', '--state-keys', KEYS]);
     expect(run.status).toBe(2);
     expect(run.stderr).toBe(
       'mrtr gateway: the gateway needs to know who calls: give --tokens FILE (development) or --issuer URL --audience AUD\n',
@@ -110,7 +109,7 @@ describe('mrtr gateway refuses a config that cannot work, before serving anythin
       '  - tools: ["files/x"]\n    roles: ["*"]\n    require: [approval]\n    approval: { role: approver }\n',
     );
     const port = await freePort();
-    const run = mrtr([
+    const run = await mrtr([
       'gateway',
       '--config',
       file,
@@ -127,26 +126,26 @@ describe('mrtr gateway refuses a config that cannot work, before serving anythin
     expect(run.stderr).toBe(NEEDS_SIGN_IN);
   });
 
-  it('gateway check prints the policy version; another rule is another version; a bad config is exit 2', () => {
+  it('gateway check prints the policy version; another rule is another version; a bad config is exit 2', async () => {
     const file = config('check', EVERYONE);
-    const first = mrtr(['gateway', 'check', '--config', file]);
+    const first = await mrtr(['gateway', 'check', '--config', file]);
     expect(first.status).toBe(0);
     const version = /^.*: 1 upstream, 1 rule, policy version ([\w-]{43})\n$/.exec(first.stdout)?.[1];
     expect(version, first.stdout).toBeDefined();
-    expect(mrtr(['gateway', 'check', '--config', file]).stdout).toContain(version);
+    expect((await mrtr(['gateway', 'check', '--config', file])).stdout).toContain(version);
     const other = config(
       'check-2',
       `${EVERYONE}  - tools: ["files/x"]\n    roles: ["*"]\n    require: [consent]\n`,
     );
-    const second = mrtr(['gateway', 'check', '--config', other]);
+    const second = await mrtr(['gateway', 'check', '--config', other]);
     expect(second.stdout).toContain('2 rules, policy version ');
     expect(second.stdout).not.toContain(version);
-    const broken = mrtr(['gateway', 'check', '--config', join(dir, 'bad-rule.yaml')]);
+    const broken = await mrtr(['gateway', 'check', '--config', join(dir, 'bad-rule.yaml')]);
     expect(broken.status).toBe(2);
     expect(broken.stderr).toMatch(/^mrtr gateway check: .*bad-rule\.yaml:9: rules\[1\]: unknown key "rols"/);
   });
 
-  it('gateway check warns of a condition that reads an argument a pinned tool does not have (rule, tool, argument)', () => {
+  it('gateway check warns of a condition that reads an argument a pinned tool does not have (rule, tool, argument)', async () => {
     // `args.txt` type-checks (args is a map), so the deny would quietly never match set_description's `text`.
     const file = config(
       'check-args',
@@ -156,13 +155,13 @@ describe('mrtr gateway refuses a config that cannot work, before serving anythin
     deny: true
 `,
     );
-    const unpinned = mrtr(['gateway', 'check', '--config', file]);
+    const unpinned = await mrtr(['gateway', 'check', '--config', file]);
     expect(unpinned.status).toBe(0);
     expect(unpinned.stderr).toBe(
       `mrtr gateway check: no tools pinned in ${join(dir, 'check-args.lock.json')}, so the arguments conditions read are not checked (mrtr gateway pin --config ${file} --all pins them)\n`,
     );
-    expect(mrtr(['gateway', 'pin', '--config', file, '--all']).status).toBe(0);
-    const run = mrtr(['gateway', 'check', '--config', file]);
+    expect((await mrtr(['gateway', 'pin', '--config', file, '--all'])).status).toBe(0);
+    const run = await mrtr(['gateway', 'check', '--config', file]);
     expect(run.status).toBe(0);
     expect(run.stdout).toContain('2 rules, policy version ');
     expect(run.stderr).toBe(
@@ -172,10 +171,10 @@ describe('mrtr gateway refuses a config that cannot work, before serving anythin
 });
 
 describe('mrtr gateway pin', () => {
-  it('on a fresh lock file lists every tool as new and writes nothing; --all writes the lock', () => {
+  it('on a fresh lock file lists every tool as new and writes nothing; --all writes the lock', async () => {
     const file = config('fresh', EVERYONE);
     const lock = join(dir, 'fresh.lock.json');
-    const shown = mrtr(['gateway', 'pin', '--config', file]);
+    const shown = await mrtr(['gateway', 'pin', '--config', file]);
     expect(shown.status, shown.stderr).toBe(0);
     expect(shown.stdout.split('\n')).toEqual([
       'new       files/read_note (not pinned: --accept files/read_note or --all pins it)',
@@ -185,7 +184,7 @@ describe('mrtr gateway pin', () => {
       '',
     ]);
     expect(existsSync(lock)).toBe(false);
-    const all = mrtr(['gateway', 'pin', '--config', file, '--all']);
+    const all = await mrtr(['gateway', 'pin', '--config', file, '--all']);
     expect(all.status).toBe(0);
     expect(all.stdout).toContain('pinned    files/x (new)');
     expect(all.stdout).toContain(`wrote ${lock}; a running gateway takes it on SIGHUP`);
@@ -194,23 +193,23 @@ describe('mrtr gateway pin', () => {
     expect(pins.tools['files/x'].definition.description).toBe('Runs x');
   });
 
-  it('--check writes nothing and exits 1 naming each new or changed tool; 0 once the lock matches', () => {
+  it('--check writes nothing and exits 1 naming each new or changed tool; 0 once the lock matches', async () => {
     const file = config('check-pins', EVERYONE, join(dir, 'check-pins.description'));
     const lock = join(dir, 'check-pins.lock.json');
-    const fresh = mrtr(['gateway', 'pin', '--config', file, '--check']);
+    const fresh = await mrtr(['gateway', 'pin', '--config', file, '--check']);
     expect(fresh.status).toBe(1);
     expect(fresh.stderr).toBe(
       `mrtr gateway pin --check: 3 tools listed now differ from ${lock}: files/read_note (new), files/set_description (new), files/x (new)\n`,
     );
     expect(existsSync(lock)).toBe(false);
-    expect(mrtr(['gateway', 'pin', '--config', file, '--all']).status).toBe(0);
-    const matching = mrtr(['gateway', 'pin', '--config', file, '--check']);
+    expect((await mrtr(['gateway', 'pin', '--config', file, '--all'])).status).toBe(0);
+    const matching = await mrtr(['gateway', 'pin', '--config', file, '--check']);
     expect(matching.status, matching.stderr).toBe(0);
     expect(matching.stdout).toContain('3 tools listed: 3 unchanged');
 
     writeFileSync(join(dir, 'check-pins.description'), 'Runs x, differently');
     const before = readFileSync(lock, 'utf8');
-    const drifted = mrtr(['gateway', 'pin', '--config', file, '--check']);
+    const drifted = await mrtr(['gateway', 'pin', '--config', file, '--check']);
     expect(drifted.status).toBe(1);
     expect(drifted.stdout).toContain('changed   files/x (withheld until accepted: --accept files/x)');
     expect(drifted.stderr).toBe(
@@ -218,7 +217,7 @@ describe('mrtr gateway pin', () => {
     );
     expect(readFileSync(lock, 'utf8')).toBe(before);
 
-    const both = mrtr(['gateway', 'pin', '--config', file, '--check', '--all']);
+    const both = await mrtr(['gateway', 'pin', '--config', file, '--check', '--all']);
     expect(both.status).toBe(2);
     expect(both.stderr).toBe('mrtr gateway pin: --check writes nothing, so it cannot go with --all\n');
   }, 120_000);
@@ -233,7 +232,7 @@ describe('a running gateway and a tool that changes under it', () => {
   beforeAll(async () => {
     file = config('running', EVERYONE, description);
     lock = join(dir, 'running.lock.json');
-    expect(mrtr(['gateway', 'pin', '--config', file, '--all']).status).toBe(0);
+    expect((await mrtr(['gateway', 'pin', '--config', file, '--all'])).status).toBe(0);
     gateway = await serveCli(
       [
         '--config',
@@ -280,7 +279,7 @@ describe('a running gateway and a tool that changes under it', () => {
     expect(withheld.error ?? withheld.result?.isError).toBeTruthy();
 
     const lockBefore = readFileSync(lock, 'utf8');
-    const shown = mrtr(['gateway', 'pin', '--config', file]);
+    const shown = await mrtr(['gateway', 'pin', '--config', file]);
     expect(shown.status).toBe(0);
     expect(shown.stdout.split('\n')).toEqual([
       'unchanged files/read_note',
@@ -292,7 +291,7 @@ describe('a running gateway and a tool that changes under it', () => {
     ]);
     expect(readFileSync(lock, 'utf8')).toBe(lockBefore);
 
-    const accepted = mrtr(['gateway', 'pin', '--config', file, '--accept', 'files/x']);
+    const accepted = await mrtr(['gateway', 'pin', '--config', file, '--accept', 'files/x']);
     expect(accepted.status).toBe(0);
     expect(accepted.stdout).toContain('accepted  files/x (changed since it was pinned)');
     expect(JSON.parse(readFileSync(lock, 'utf8')).tools['files/x'].definition.description).toBe(

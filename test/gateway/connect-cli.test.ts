@@ -1,11 +1,12 @@
 // `mrtr gateway` with an upstream that needs each person's account (`credentials: type: oauth`): people connect on
 // the gateway's pages, so it does not start without sign-in; the client secret is read at start; `gateway pin`
 // skips the upstream (nobody's account lists it). Runs the built CLI (npm run build).
-import { spawnSync } from 'node:child_process';
+
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCommand } from '../helpers/run-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mrtr-gw-connect-cli-'));
 const configFile = join(dir, 'gateway.yaml');
@@ -30,7 +31,7 @@ rules:
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const mrtr = (args: string[], env: NodeJS.ProcessEnv = {}) =>
-  spawnSync(process.execPath, ['dist/cli/main.js', ...args], {
+  runCommand(process.execPath, ['dist/cli/main.js', ...args], {
     encoding: 'utf8',
     timeout: 30_000,
     env: { ...process.env, TRACKER_CLIENT_SECRET_FOR_TEST: undefined, ...env },
@@ -43,16 +44,16 @@ describe('mrtr gateway with an oauth upstream', () => {
       '--issuer without --client-id (no browser sign-in)',
       ['--issuer', 'https://id.example.com', '--audience', 'gw'],
     ],
-  ])('%s: exit 2, saying people connect on the pages and what to give', (_, flags) => {
-    const run = mrtr(['gateway', '--config', configFile, '--port', '0', ...flags]);
+  ])('%s: exit 2, saying people connect on the pages and what to give', async (_, flags) => {
+    const run = await mrtr(['gateway', '--config', configFile, '--port', '0', ...flags]);
     expect(run.status).toBe(2);
     expect(run.stderr).toBe(
       "mrtr gateway: upstream tracker needs each person's own account (credentials type oauth): people connect it on the gateway's pages, signed in: give --tokens FILE (development), or --issuer URL --audience AUD with --client-id ID\n",
     );
   });
 
-  it('a client secret variable not set: exit 2, naming it', () => {
-    const run = mrtr([
+  it('a client secret variable not set: exit 2, naming it', async () => {
+    const run = await mrtr([
       'gateway',
       '--config',
       configFile,
@@ -67,8 +68,15 @@ describe('mrtr gateway with an oauth upstream', () => {
     );
   });
 
-  it('gateway pin skips it, saying why', () => {
-    const run = mrtr(['gateway', 'pin', '--config', configFile, '--lock', join(dir, 'gateway.lock.json')]);
+  it('gateway pin skips it, saying why', async () => {
+    const run = await mrtr([
+      'gateway',
+      'pin',
+      '--config',
+      configFile,
+      '--lock',
+      join(dir, 'gateway.lock.json'),
+    ]);
     expect(run.stderr).toContain(
       'mrtr gateway pin: upstream tracker skipped: each person connects their own account (credentials type oauth)',
     );

@@ -1,12 +1,13 @@
 // `mrtr gateway --metrics PORT` in front of a real stdio upstream: /metrics, read by a Prometheus text parser from
 // npm, counts the calls sent upstream and the rounds served; a tool whose definition changes under the gateway is
 // counted as withheld and recorded in the audit trail as a tool_definition_changed event.
-import { spawnSync } from 'node:child_process';
+
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { mcp } from '../helpers/mcp-http.js';
+import { runCommand } from '../helpers/run-cli.js';
 import { scrape } from '../helpers/scrape.js';
 import { serveCli } from '../helpers/serve-cli.js';
 
@@ -16,7 +17,7 @@ const dir = mkdtempSync(join(tmpdir(), 'mrtr-gw-metrics-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const mrtr = (args: string[]) =>
-  spawnSync(process.execPath, ['dist/cli/main.js', ...args], { encoding: 'utf8', timeout: 30_000 });
+  runCommand(process.execPath, ['dist/cli/main.js', ...args], { encoding: 'utf8', timeout: 30_000 });
 
 function config(): string {
   writeFileSync(join(dir, 'tokens.json'), JSON.stringify({ 'alice-dev-token': { sub: 'alice', roles: [] } }));
@@ -40,7 +41,7 @@ rules:
 describe('mrtr gateway --metrics', () => {
   it('counts upstream calls and rounds; a changed definition is withheld, counted and audited', async () => {
     const file = config();
-    expect(mrtr(['gateway', 'pin', '--config', file, '--all']).status).toBe(0);
+    expect((await mrtr(['gateway', 'pin', '--config', file, '--all'])).status).toBe(0);
     const audit = `sqlite:${join(dir, 'audit.db')}`;
     const gateway = await serveCli(
       [
@@ -93,7 +94,7 @@ describe('mrtr gateway --metrics', () => {
     // Stopping drains the trail: every event is durable before the export reads it.
     await gateway.stop();
 
-    const exported = mrtr(['audit', 'export', '--audit', audit, '--format', 'ocsf']);
+    const exported = await mrtr(['audit', 'export', '--audit', audit, '--format', 'ocsf']);
     expect(exported.status, exported.stderr).toBe(0);
     const changed = exported.stdout
       .split('\n')
@@ -105,8 +106,8 @@ describe('mrtr gateway --metrics', () => {
     expect(changed[0].unmapped.mrtr.definition.changes.join('\n')).toContain('id_rsa');
   }, 120_000);
 
-  it('names a bad --metrics value', () => {
-    const run = mrtr([
+  it('names a bad --metrics value', async () => {
+    const run = await mrtr([
       'gateway',
       '--config',
       config(),

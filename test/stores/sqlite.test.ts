@@ -1,12 +1,13 @@
 // The embedded store keeps the shared-store contract in a real SQLite file, survives reopening, and sweeps what
 // expired.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore, SqliteStore } from '../../src/stores/index.js';
+import { runCommand } from '../helpers/run-cli.js';
 import { expectClosedStoreRefuses, storeContract } from './contract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mrtr-sqlite-store-'));
@@ -62,8 +63,8 @@ describe('SqliteStore', () => {
     const store = await openStore(`sqlite:${join(dir, 'nested', 'opened.db')}`);
     expect(store.description).toBe(`sqlite:${join(dir, 'nested', 'opened.db')}`);
     await store.close();
-    await expect(openStore('sqlite:')).rejects.toThrow(/names no file: expected sqlite:PATH/);
-    await expect(openStore('mysql://x')).rejects.toThrow(
+    (await expect(openStore('sqlite:'))).rejects.toThrow(/names no file: expected sqlite:PATH/);
+    (await expect(openStore('mysql://x'))).rejects.toThrow(
       /unknown store "mysql:\/\/x": expected memory \| sqlite:PATH \| redis:\/\/HOST:PORT\/DB/,
     );
   });
@@ -95,13 +96,13 @@ describe('SqliteStore checkpoints', () => {
     await store.close();
   });
 
-  it('never keeps a process alive: a script that forgets to close its store still exits', () => {
+  it('never keeps a process alive: a script that forgets to close its store still exits', async () => {
     const script = `
       import { SqliteStore } from ${JSON.stringify(join(process.cwd(), 'dist', 'stores', 'index.js'))};
       const store = new SqliteStore(${JSON.stringify(join(dir, 'forgotten.db'))});
       await store.create('k', 'v', 60000);
       console.log('wrote');`;
-    const out = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    const out = await runCommand(process.execPath, ['--input-type=module', '-e', script], {
       encoding: 'utf8',
       timeout: 20_000,
     });
