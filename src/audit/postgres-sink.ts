@@ -1,7 +1,7 @@
 // PostgreSQL: many instances writing into one database, each with its own chain (its rows never conflict with
 // another writer's, so a fleet never serialises on one chain). A batch is one INSERT statement (events and
 // checkpoint through one CTE), atomic on its own, and durable once PostgreSQL answers (synchronous_commit on).
-import pg from 'pg';
+import type pg from 'pg';
 import type { ChainedEvent, ChainHead } from './chain.js';
 import type { StoredCheckpoint } from './checkpoint.js';
 import { AuditError } from './errors.js';
@@ -58,7 +58,9 @@ function described(url: string): string {
 }
 
 async function connect(url: string): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
+  // Loaded on first connect: a server or gateway with another sink never pays for the driver.
+  const { default: driver } = await import('pg');
+  const client = new driver.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
   // A connection that breaks later fails the writes in flight, not the process.
   client.on('error', () => undefined);
   try {

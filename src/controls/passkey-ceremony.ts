@@ -1,11 +1,9 @@
 // The two WebAuthn ceremonies, with @simplewebauthn/server doing the cryptography: registering a passkey for the
 // signed-in person, and proving a step-up with one. Each challenge is single use and bound to the person, the browser
 // session and (for a step-up) the step-up; user verification is required; only the person's own credentials count.
-import {
-  type AuthenticationResponseJSON,
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  type RegistrationResponseJSON,
+import type {
+  AuthenticationResponseJSON,
+  RegistrationResponseJSON,
   verifyAuthenticationResponse,
   verifyRegistrationResponse,
 } from '@simplewebauthn/server';
@@ -28,6 +26,9 @@ export type CeremonyRefusal =
   | 'too_many'
   | 'bad_response';
 
+// Loaded with the first ceremony: it is the heaviest package a server or gateway would otherwise load at start.
+const webauthn = () => import('@simplewebauthn/server');
+
 export interface Who {
   readonly person: Pick<Person, 'subject' | 'issuer'> & { name?: string | undefined };
   readonly sid: string;
@@ -35,7 +36,7 @@ export interface Who {
 
 export async function registrationOptions(book: PasskeyBook, rp: RelyingParty, who: Who) {
   const existing = await book.list(who.person);
-  const options = await generateRegistrationOptions({
+  const options = await (await webauthn()).generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.id,
     userName: who.person.subject,
@@ -69,7 +70,7 @@ export async function finishRegistration(
     return 'wrong_session';
   let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
   try {
-    verified = await verifyRegistrationResponse({
+    verified = await (await webauthn()).verifyRegistrationResponse({
       response,
       expectedChallenge: c.challenge,
       expectedOrigin: rp.origin,
@@ -103,7 +104,7 @@ export async function finishRegistration(
 export async function authenticationOptions(book: PasskeyBook, rp: RelyingParty, who: Who, stepUpId: string) {
   const keys = await book.list(who.person);
   if (keys.length === 0) return undefined;
-  const options = await generateAuthenticationOptions({
+  const options = await (await webauthn()).generateAuthenticationOptions({
     rpID: rp.id,
     allowCredentials: keys.map((k) => ({ id: k.id, transports: k.transports as never })),
     userVerification: 'required',
@@ -137,7 +138,7 @@ export async function finishAuthentication(
   if (!key) return 'not_your_passkey';
   let verified: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
   try {
-    verified = await verifyAuthenticationResponse({
+    verified = await (await webauthn()).verifyAuthenticationResponse({
       response,
       expectedChallenge: c.challenge,
       expectedOrigin: rp.origin,
