@@ -37,6 +37,7 @@ export function runToolRound(core: Core, call: Call, run: ToolRun): MaybePromise
     call.env.taskId !== undefined && tasks
       ? { ...tool.mrtr, maxRounds: TASK_MAX_ROUNDS, stateTtlMs: tool.task?.ttlMs ?? tasks.ttlMs }
       : tool.mrtr;
+  // Where the call becomes a task: before the handler ('call'), or where it calls ctx.startTask() ('handler').
   const startTask =
     run.becomesTask && tasks
       ? () => {

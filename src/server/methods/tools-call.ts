@@ -56,7 +56,6 @@ function callTool(core: Core, call: Call, name: string, tool: ToolEntry | undefi
       }
     : undefined;
   if (inTask) call.trace?.note({ task: { id: call.env.taskId } });
-  // Where the call becomes a task: before the handler ('call'), or where it calls ctx.startTask() ('handler').
   return admitThenRun(core, call, {
     name,
     tool,
