@@ -84,6 +84,17 @@ if (opts.gateway) {
   process.exit((await runGatewayCompare(opts, pin)) ? 0 : 1);
 }
 
+// --tracing --together: tracing off and on served at once, their CPU per flow compared pass by pass (lib/side-by-side.mjs).
+if (opts.together) {
+  const { runTogether } = await import('./lib/side-by-side.mjs');
+  const { startOtlpSink } = await import('./lib/otlp-sink.mjs');
+  const receiver = await startOtlpSink();
+  useOtlpSink(receiver.url);
+  await runTogether(opts, Math.max(3, opts.repeat));
+  await receiver.close();
+  process.exit(0);
+}
+
 const DISTURBED_OTHER = 0.2; // cores used by other processes during the window
 const DISTURBED_STEAL = 0.05; // cores stolen by the hypervisor
 

@@ -16,6 +16,7 @@ export interface BenchOptions {
   curvesWarmup: number;
   curvesOnly: string[];
   gateway: boolean;
+  together: boolean;
   callers: number[];
   gatewayRows: string[];
   baseline?: string;

@@ -50,6 +50,11 @@ export const USAGE = `usage: node bench/flows.mjs [flags]
                     with tracing off (no SDK) and on (the SDK at 100 %
                     sampling, spans sent to a local OTLP receiver); prints
                     the CPU per flow ratio against its goal (≤ 1.15)
+  --together        with --tracing: tracing off, on and off again served at
+                    once on the same CPU, each under its own load, over the
+                    same windows (--repeat passes, at least 3); a busy machine
+                    slows all three alike, so their ratio holds; prints each
+                    pass and the median and spread of on ÷ off
   --gateway         instead of the table: mrtr gateway side by side with
                     mcp-proxy and supergateway in front of the same stdio
                     server, and an SDK server straight and through the gateway
@@ -106,6 +111,7 @@ export function parseArgs(argv) {
     curvesWarmup: 1,
     curvesOnly: [...CURVE_SWEEPS],
     gateway: false,
+    together: false,
     callers: [1, 32],
     gatewayRows: [...GATEWAY_ROW_NAMES],
   };
@@ -158,6 +164,10 @@ export function parseArgs(argv) {
         opts.gateway = true;
         break;
       case '--tracing':
+        opts.only = ['ours', 'ours-tracing'];
+        break;
+      case '--together':
+        opts.together = true;
         opts.only = ['ours', 'ours-tracing'];
         break;
       case '--callers': {

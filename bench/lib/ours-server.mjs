@@ -122,7 +122,7 @@ async function openAuditTrail(kind) {
 
 /**
  * --tracing URL: the OpenTelemetry SDK started the way `mrtr serve` starts it (dist/cli/tracing.js), every round
- * sampled, its spans sent over OTLP/HTTP JSON to URL. Before the server is made, as in the CLI.
+ * sampled (or as OTEL_TRACES_SAMPLER says), its spans sent over OTLP/HTTP JSON to URL. Before the server is made.
  */
 async function startTracing(url) {
   if (url === undefined) return undefined;
@@ -131,7 +131,8 @@ async function startTracing(url) {
   const env = Object.assign(process.env, {
     OTEL_EXPORTER_OTLP_ENDPOINT: url,
     OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-    OTEL_TRACES_SAMPLER: 'always_on',
+    // Every round sampled, unless the bench's own environment names a sampler (to measure a lower rate).
+    OTEL_TRACES_SAMPLER: process.env.OTEL_TRACES_SAMPLER ?? 'always_on',
     OTEL_METRICS_EXPORTER: 'none',
     OTEL_LOGS_EXPORTER: 'none',
     OTEL_SERVICE_NAME: 'mrtr-bench',

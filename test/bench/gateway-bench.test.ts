@@ -38,6 +38,14 @@ describe('the --gateway flags', () => {
     expect(SERVER_NAMES).toContain('ours-tracing');
   });
 
+  it('--together serves the two tracing rows at once; without it they run one after the other', () => {
+    expect(parseArgs(['--tracing', '--together'])).toMatchObject({
+      together: true,
+      only: ['ours', 'ours-tracing'],
+    });
+    expect(parseArgs(['--tracing']).together).toBe(false);
+  });
+
   it('runs every row at 1 and 32 callers, or the rows and callers asked for, in run order', () => {
     expect(parseArgs(['--gateway'])).toMatchObject({ gateway: true, callers: [1, 32] });
     expect(

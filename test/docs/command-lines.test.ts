@@ -59,6 +59,8 @@ const SKIPPED: Record<string, string> = {
     'a benchmark: minutes of load that measure the machine (CONTRIBUTING: never time things in tests); test/bench checks the bench script',
   'npm run bench -- --gateway --repeat 3 --seconds 5 --warmup 2 --quiet-wait 0':
     'a benchmark: minutes of load that measure the machine (CONTRIBUTING: never time things in tests); test/bench/gateway-bench.test.ts checks its flags and report',
+  'npm run bench -- --tracing --together --repeat 5 --seconds 5 --warmup 2':
+    'a benchmark: minutes of load that measure the machine (CONTRIBUTING: never time things in tests); test/bench/gateway-bench.test.ts checks its flags',
   "node bench/cpuprofile-summary.mjs /tmp/prof/<gateway's file> --from-first tools-call.js --plus-ms 1500 --attribute":
     'a form with a placeholder: reads a profile the bench line above it writes, minutes of load that measure the machine',
   'npm run bench -- --gateway --gateway-rows fs-gateway-2026,fs-gateway-2025,fs-mcp-proxy-2026,fs-mcp-proxy-2025,sdk-direct-2026,sdk-gateway-2026 --baseline <copy of the earlier build> --callers 32 --seconds 5 --warmup 2 --repeat 3 --quiet-wait 0':

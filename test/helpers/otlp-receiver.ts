@@ -52,6 +52,8 @@ export interface OtlpReceiver {
   metricExports: ReceivedPoint[][];
   /** Every request body as received (to search the raw export for what must not be there). */
   bodies: string[];
+  /** The first metrics export (received already, or to come) for which `wanted` holds: an explicit signal. */
+  metricsWhere(wanted: (points: ReceivedPoint[]) => boolean): Promise<ReceivedPoint[]>;
   close(): Promise<void>;
 }
 
@@ -59,6 +61,8 @@ export async function otlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
   const metricExports: ReceivedPoint[][] = [];
   const bodies: string[] = [];
+  const waiting: Array<{ wanted: (points: ReceivedPoint[]) => boolean; done: (p: ReceivedPoint[]) => void }> =
+    [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -95,7 +99,12 @@ export async function otlpReceiver(): Promise<OtlpReceiver> {
       }
       if (req.url === '/v1/metrics') {
         bodies.push(body);
-        metricExports.push(pointsOf(JSON.parse(body)));
+        const points = pointsOf(JSON.parse(body));
+        metricExports.push(points);
+        for (const w of waiting.splice(0)) {
+          if (w.wanted(points)) w.done(points);
+          else waiting.push(w);
+        }
       }
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('{}');
@@ -108,6 +117,10 @@ export async function otlpReceiver(): Promise<OtlpReceiver> {
     spans,
     metricExports,
     bodies,
+    metricsWhere: (wanted) => {
+      const seen = metricExports.find(wanted);
+      return seen ? Promise.resolve(seen) : new Promise((done) => waiting.push({ wanted, done }));
+    },
     close: () => new Promise<void>((done) => server.close(() => done())),
   };
 }

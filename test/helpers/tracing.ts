@@ -7,6 +7,7 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import {
   InMemorySpanExporter,
   type ReadableSpan,
+  type Sampler,
   SimpleSpanProcessor,
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
@@ -18,9 +19,10 @@ export interface InstalledTracing {
   uninstall(): Promise<void>;
 }
 
-export function installTracing(): InstalledTracing {
+/** `sampler`: the SDK's default (every root span sampled) unless given. */
+export function installTracing(sampler?: Sampler): InstalledTracing {
   const exporter = new InMemorySpanExporter();
-  const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
+  const provider = new TracerProvider({ sampler, spanProcessors: [new SimpleSpanProcessor({ exporter })] });
   const manager = new AsyncLocalStorageContextManager().enable();
   context.setGlobalContextManager(manager);
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());

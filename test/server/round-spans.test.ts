@@ -1,5 +1,6 @@
 // One span per round after the MCP semantic conventions, a flow as one trace (the first round's context sealed in
 // requestState), and every control's decision as an `mrtr.control` event: read from the SDK's in-memory exporter.
+import { AlwaysOffSampler } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JsonRpcRequest, JsonRpcResponse } from '../../src/protocol/index.js';
 import { McpServer, type RoundLink, SealedStateCodec, text } from '../../src/server/index.js';
@@ -184,5 +185,42 @@ describe('tracing on (the SDK with an in-memory exporter)', () => {
     );
     expect(exported).not.toContain(SECRET);
     expect(exported).not.toContain('confirm');
+  });
+});
+
+describe('tracing on, the round sampled out', () => {
+  let tracing: InstalledTracing;
+  beforeAll(() => {
+    tracing = installTracing(new AlwaysOffSampler());
+  });
+  afterAll(() => tracing.uninstall());
+
+  it('the controls answer as when traced, no span is exported, and the state keeps the unsampled trace', async () => {
+    const consent: RoundLink = {
+      name: 'consent',
+      async handle(round, next) {
+        return (await round.ctx!.ask.confirm('Sure?', { key: 'sure' }))
+          ? next()
+          : { resultType: 'complete', content: [{ type: 'text', text: 'no' }], isError: true };
+      },
+    };
+    const core = server([consent]);
+    const first = answer(await core.handle(call(1), env())).result;
+    expect(first.resultType).toBe('input_required');
+    const no = { sure: { action: 'accept', content: { confirm: false } } };
+    const denied = answer(
+      await core.handle(call(2, { requestState: first.requestState, inputResponses: no }), env()),
+    );
+    expect(denied.result).toMatchObject({ resultType: 'complete', isError: true });
+    expect(tracing.spans()).toEqual([]);
+    const codec = new SealedStateCodec({ keyring, audience: 'spans' });
+    const opened = codec.open(first.requestState as string, {
+      principal: { subject: 'alice' },
+      method: 'tools/call',
+      target: 'deploy',
+      arguments: { target: SECRET },
+    });
+    // Flags 00: later rounds join the flow's trace unsampled too, on any instance.
+    expect(opened.ok && opened.envelope.trace).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/);
   });
 });

@@ -1,7 +1,7 @@
 // A call this server makes on a round's behalf (the gateway's relayed upstream round) as a client span, a child of
 // the round's span, and active while it runs: the client's HTTP transport sends its traceparent upstream.
 import { type Attributes, context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { roundTracer } from './round-span.js';
+import { roundTracer } from './tracer.js';
 
 /** Run `work` inside a client span named `name`; with tracing off, just run it. */
 export function inClientSpan<T>(name: string, attributes: Attributes, work: () => Promise<T>): Promise<T> {

@@ -1,7 +1,7 @@
 // Every control's decision on the round's span, recorded once here around each control's link rather than in every
 // control: calling next() is "allowed", an answer in the handler's place "answered" (or "refused" when it is a tool
 // error, a policy's deny), a throw "refused" with its reason code, and a link still waiting when the round asks for
-// input "asked". Untraced rounds go straight to the link.
+// input "asked". Untraced and unsampled rounds go straight to the link.
 import { FlowEnded } from '../../flow/index.js';
 import { McpError, type Result, RoundRefused } from '../../protocol/index.js';
 import type { MaybePromise } from '../maybe-async.js';
@@ -24,7 +24,8 @@ export function decided(link: RoundLink, control: string = link.name): RoundLink
     name: link.name,
     handle(round, next) {
       const span = round.span;
-      if (span === undefined) return link.handle(round, next);
+      // An unsampled round's span records nothing: no decision is built for it.
+      if (span === undefined || !span.recording) return link.handle(round, next);
       const decide = span.judging(control);
       let passed = false;
       const onward = () => {

@@ -9,7 +9,6 @@ import {
   context,
   isSpanContextValid,
   type Link,
-  ProxyTracerProvider,
   propagation,
   ROOT_CONTEXT,
   type Span,
@@ -17,7 +16,6 @@ import {
   SpanKind,
   SpanStatusCode,
   type Tracer,
-  type TracerProvider,
   trace,
 } from '@opentelemetry/api';
 import {
@@ -30,23 +28,7 @@ import {
 import type { ControlDecision } from '../context.js';
 import type { RequestEnvironment } from '../environment.js';
 import type { RoundInput } from './state.js';
-
-/** The API's own no-op provider: the proxy's delegate until an SDK registers one. */
-const NO_SDK = new ProxyTracerProvider().getDelegate();
-let tracer: Tracer | undefined;
-let tracerOf: TracerProvider | undefined;
-
-/** The tracer of the registered SDK, looked up once per provider; undefined when none is registered (tracing off). */
-export function roundTracer(): Tracer | undefined {
-  const provider = trace.getTracerProvider();
-  const delegate = provider instanceof ProxyTracerProvider ? provider.getDelegate() : provider;
-  if (delegate === NO_SDK) return undefined;
-  if (delegate !== tracerOf) {
-    tracerOf = delegate;
-    tracer = delegate.getTracer('mrtr');
-  }
-  return tracer;
-}
+import { fromTraceparent, roundTracer, toTraceparent } from './tracer.js';
 
 /** The span of one round, or undefined when tracing is off (then nothing else is built). */
 export function startRoundSpan(request: JsonRpcRequest, env: RequestEnvironment): RoundSpan | undefined {
@@ -59,27 +41,6 @@ export function startRoundSpan(request: JsonRpcRequest, env: RequestEnvironment)
   const caller =
     carrier?.traceparent === undefined ? context.active() : propagation.extract(context.active(), carrier);
   return new RoundSpan(t, request, env, caller);
-}
-
-/** A span context as a W3C traceparent (what the sealed state keeps of the flow's first round). */
-export function toTraceparent(sc: SpanContext): string {
-  return `00-${sc.traceId}-${sc.spanId}-${(sc.traceFlags & 0xff).toString(16).padStart(2, '0')}`;
-}
-
-const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
-
-/** The span context a sealed traceparent names, or undefined for anything else (an old state has none). */
-export function fromTraceparent(value: unknown): SpanContext | undefined {
-  if (typeof value !== 'string') return undefined;
-  const m = TRACEPARENT.exec(value);
-  if (!m) return undefined;
-  const sc: SpanContext = {
-    traceId: m[1] as string,
-    spanId: m[2] as string,
-    traceFlags: Number.parseInt(m[3] as string, 16),
-    isRemote: true,
-  };
-  return isSpanContextValid(sc) ? sc : undefined;
 }
 
 /** JSON-RPC codes that mean the caller sent what the server cannot serve: not the server's error (MCP conventions). */
@@ -133,6 +94,11 @@ export class RoundSpan {
     return sc !== undefined && isSpanContextValid(sc) ? toTraceparent(sc) : undefined;
   }
 
+  /** False once the span started unsampled: then no control's decision is built or kept. */
+  get recording(): boolean {
+    return this.#span === undefined || this.#span.isRecording();
+  }
+
   /** A control starts judging; the callback records its decision. One still judging when the round asks was asking. */
   judging(control: string): (decision: ControlDecision, reason?: string) => void {
     this.#judging ??= [];
@@ -142,6 +108,7 @@ export class RoundSpan {
 
   /** Record a control's decision as an `mrtr.control` event (rule or reason: a name or a code, never a value). */
   decide(control: string, decision: ControlDecision, reason?: string): void {
+    if (!this.recording) return;
     const at = this.#judging?.indexOf(control) ?? -1;
     if (at >= 0) this.#judging?.splice(at, 1);
     const attributes: Attributes = { 'mrtr.control.name': control, 'mrtr.control.decision': decision };
@@ -190,12 +157,15 @@ export class RoundSpan {
       span.setAttributes(attributes);
       // A control still judging when the round asked for input asked; when it ended otherwise, it refused. The
       // innermost first: a consent asked inside the gateway's policy link, then the link.
-      for (const control of (this.#judging ?? []).reverse())
-        span.addEvent('mrtr.control', {
-          'mrtr.control.name': control,
-          'mrtr.control.decision': outcome === 'input_required' ? 'asked' : 'refused',
-          ...(outcome === 'input_required' ? {} : { 'mrtr.control.reason': outcome }),
-        });
+      const asked = outcome === 'input_required';
+      for (const control of (this.#judging ?? []).reverse()) {
+        const event: Attributes = { 'mrtr.control.name': control, 'mrtr.control.decision': 'asked' };
+        if (!asked) {
+          event['mrtr.control.decision'] = 'refused';
+          event['mrtr.control.reason'] = outcome;
+        }
+        span.addEvent('mrtr.control', event);
+      }
       span.end();
     } catch {
       // Tracing must never change an answer.
