@@ -65,6 +65,15 @@ export class VaultSeal {
     return JSON.stringify(record);
   }
 
+  /**
+   * True for a well-formed record sealed under a key this keyring does not hold: a newer key another instance already
+   * has (a rotation under way), or a retired one. Neither this instance nor anyone may tell which, so it is left alone.
+   */
+  sealedUnderUnknownKey(stored: string): boolean {
+    const record = parse(stored);
+    return record !== undefined && !this.#keys.has(record.kid);
+  }
+
   /** The record opened for (owner, connection), or undefined: malformed, another binding, edited, or an unknown key. */
   open(stored: string, owner: Omit<VaultBinding, 'issuer' | 'scopes'>): OpenedRecord | undefined {
     const record = parse(stored);
