@@ -23,9 +23,6 @@ export interface GatewayConnections extends UpstreamConnections {
 
 export type GatewayConnectionsFactory = (input: GatewayConnectionsInput) => GatewayConnections;
 
-/** The path of the one redirect URI every oauth upstream's authorization server must know. */
-export const CONNECT_CALLBACK_PATH = '/mrtr/connect/callback';
-
 /**
  * The connections `mrtr gateway` composes: grants sealed in the shared store with the gateway's keyring. Without
  * --state-keys the keyring lives as long as the process, and so do the connections (say so at start).

@@ -1,7 +1,9 @@
 // The connect pages. GET /mrtr/connect/<id> is the URL-mode question's link: the signed-in person must be the one the
 // question was minted for; then the authorization request is kept server-side under its state and the browser goes
-// to the third party. GET /mrtr/connect/callback is the one redirect URI: the request is taken once, the person
-// checked again, the code traded, the grant put in the vault; the client never sees any of it.
+// to the third party. GET /mrtr/connect/callback/<connection> is each connection's own redirect URI: the request is
+// taken once, its connection and person checked, the code traded, the grant put in the vault; the client never sees
+// any of it. One URI per connection, so an answer one authorization server forwards through another (a mix-up) is
+// told apart even when that server sends no `iss`.
 import type { BrowserSignIn, PageSession } from '../auth/index.js';
 import { html, sendPage } from '../auth/internal.js';
 import { answerPageFailure, NO_SIGN_IN, seeOther } from '../controls/internal.js';
@@ -19,7 +21,11 @@ import { ConnectionRefused } from './errors.js';
 import type { AuthorizationFlow, ConnectionConfig, TokenVault } from './types.js';
 
 export const CONNECT_CALLBACK_PATH = '/mrtr/connect/callback';
-const ROUTE = /^\/mrtr\/connect\/(callback|[A-Za-z0-9_-]{22})$/;
+const ROUTE = /^\/mrtr\/connect\/(?:callback\/([a-z0-9][a-z0-9-]{0,31})|([A-Za-z0-9_-]{22}))$/;
+
+/** The redirect URI of connection `name` on a server at `origin`: what its authorization server must know. */
+export const connectRedirectUri = (origin: string, name: string): string =>
+  `${origin}${CONNECT_CALLBACK_PATH}/${name}`;
 
 export interface ConnectPagesDeps {
   store: SharedStore;
@@ -52,7 +58,8 @@ export class ConnectPages {
 
   handle(req: PageRequest, res: PageResponse): void {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
-    this.route(req, res, ROUTE.exec(path)?.[1] ?? '').catch((error: unknown) =>
+    const [, callbackOf, id] = ROUTE.exec(path) ?? [];
+    this.route(req, res, id ?? '', callbackOf).catch((error: unknown) =>
       answerPageFailure(
         res,
         error,
@@ -66,7 +73,12 @@ export class ConnectPages {
     );
   }
 
-  private async route(req: PageRequest, res: PageResponse, id: string): Promise<void> {
+  private async route(
+    req: PageRequest,
+    res: PageResponse,
+    id: string,
+    callbackOf: string | undefined,
+  ): Promise<void> {
     if ((req.method ?? 'GET') !== 'GET') {
       res.writeHead(405, { allow: 'GET' });
       res.end();
@@ -74,7 +86,7 @@ export class ConnectPages {
     }
     const signIn = this.d.signIn();
     if (!signIn) return sendPage(res, 404, 'No sign-in on this server', NO_SIGN_IN);
-    if (id === 'callback') return this.callback(req, res, signIn);
+    if (callbackOf !== undefined) return this.callback(req, res, signIn, callbackOf);
     const record = await readConnect(this.d.store, id);
     if (!record) {
       if (!signIn.sessionOf(req)) return seeOther(res, signIn.signInUrl(req.url ?? '/mrtr/session'));
@@ -90,7 +102,7 @@ export class ConnectPages {
     const label = this.label(record.connection);
     if (record.state === 'done') return this.connectedPage(res, label);
     if (record.state === 'failed') return this.refusedPage(res, label, record.reason ?? 'denied');
-    const redirectUri = `${signIn.origin}${CONNECT_CALLBACK_PATH}`;
+    const redirectUri = connectRedirectUri(signIn.origin, record.connection);
     let started: Awaited<ReturnType<AuthorizationFlow['start']>>;
     try {
       started = await this.d.flow(record.connection).start(redirectUri);
@@ -104,7 +116,12 @@ export class ConnectPages {
     seeOther(res, url.href);
   }
 
-  private async callback(req: PageRequest, res: PageResponse, signIn: BrowserSignIn): Promise<void> {
+  private async callback(
+    req: PageRequest,
+    res: PageResponse,
+    signIn: BrowserSignIn,
+    cameTo: string,
+  ): Promise<void> {
     const callback = new URL(req.url ?? '/', signIn.origin);
     const state = callback.searchParams.get('state');
     if (!state) return this.unknownAnswer(res);
@@ -118,20 +135,18 @@ export class ConnectPages {
     const session = this.owner(req, res, signIn, record);
     if (!session) return;
     const label = this.label(record.connection);
+    // Another connection's redirect URI: its authorization server sent back the answer to ours (a mix-up). The code
+    // goes to no token endpoint, and the call ends: one of the two servers is hostile or broken.
+    if (cameTo !== record.connection) {
+      await this.fail(record, session, new ConnectionRefused('mismatch', mixUp(record.connection, cameTo)));
+      return this.mixUpPage(res, label, this.label(cameTo));
+    }
     let grant: Awaited<ReturnType<AuthorizationFlow['finish']>>;
     try {
       grant = await this.d.flow(record.connection).finish(callback, onItsWay.pending);
     } catch (error) {
       if (!(error instanceof ConnectionRefused)) throw error;
-      const failed = {
-        state: 'failed',
-        reason: error.reason,
-        message: error.message,
-        settledAt: this.d.now(),
-      } as const;
-      await settleConnect(this.d.store, record.id, failed, this.d.recordTtlMs);
-      this.event('refused', record.connection, record.id, session.subject, { reason: error.reason });
-      this.d.settled({ ...record, ...failed });
+      await this.fail(record, session, error);
       return this.refusedPage(res, label, error.reason);
     }
     await this.d.vault.put(record.owner, record.connection, grant);
@@ -143,6 +158,19 @@ export class ConnectPages {
     });
     this.d.settled({ ...record, ...done });
     this.connectedPage(res, label);
+  }
+
+  /** The authorization server gave no token (or its answer failed a check): the call that asked ends with why. */
+  private async fail(record: ConnectRecord, session: PageSession, error: ConnectionRefused): Promise<void> {
+    const failed = {
+      state: 'failed',
+      reason: error.reason,
+      message: error.message,
+      settledAt: this.d.now(),
+    } as const;
+    await settleConnect(this.d.store, record.id, failed, this.d.recordTtlMs);
+    this.event('refused', record.connection, record.id, session.subject, { reason: error.reason });
+    this.d.settled({ ...record, ...failed });
   }
 
   /** The signed-in person, if they are the record's owner; else the page is answered (sign in, or 403). */
@@ -168,6 +196,15 @@ export class ConnectPages {
       400,
       'Not a request we made',
       html`<p>This answer from the other service is unknown, expired, or was already used. Nothing was connected. Retry the call in your app for a new link.</p>`,
+    );
+  }
+
+  private mixUpPage(res: PageResponse, label: string, other: string): void {
+    sendPage(
+      res,
+      400,
+      'Not connected',
+      html`<p>This answer came back to the ${other} address, but the request was for your ${label} account. One of the two services may be trying an attack. Nothing was connected, and the answer was sent nowhere. Go back to your app: the call ends there with this reason.</p>`,
     );
   }
 
@@ -216,3 +253,6 @@ export class ConnectPages {
     });
   }
 }
+
+const mixUp = (asked: string, cameTo: string) =>
+  `the answer to a request for connection "${asked}" came back on the redirect URI of "${cameTo}" (an authorization server mix-up): not used`;

@@ -216,7 +216,7 @@ describe('npm run gateway:demo', () => {
         // The gateway sends her to the tracker's own page, which sends her back to the gateway's callback.
         await page.goto(link!);
         await page.getByRole('button', { name: 'Allow as alice' }).click();
-        await page.waitForURL(/\/mrtr\/connect\/callback\?/);
+        await page.waitForURL(/\/mrtr\/connect\/callback\/tracker\?/);
         const connected = await page.content();
         expect(connected).toContain('Connected');
         await page.goto(`${origin}/mrtr/connections`);

@@ -177,7 +177,7 @@ describe('connections.token(ctx, name)', () => {
     const f = await connectServer();
     const alice = await sessionCookie(f.origin, 'alice-token');
     expect((await getPage(`${f.origin}/mrtr/connect/${'a'.repeat(22)}`, alice)).status).toBe(404);
-    expect((await getPage(`${f.origin}/mrtr/connect/callback?code=x`, alice)).status).toBe(400);
+    expect((await getPage(`${f.origin}/mrtr/connect/callback/tracker?code=x`, alice)).status).toBe(400);
   });
 
   it('unknown connection names and anonymous callers are the author’s mistake, named', async () => {
