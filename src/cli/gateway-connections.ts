@@ -10,7 +10,7 @@ import type { SharedStore } from '../stores/index.js';
 export interface GatewayConnectionsInput {
   /** The gateway's shared store: connect records, pending authorizations, the vault's sealed grants. */
   readonly store: SharedStore;
-  /** The gateway's keyring (--state-keys): the vault seals grants with it. */
+  /** The gateway's keyring (--state-keys): grants and authorization requests are sealed with it. */
   readonly keyring: Keyring | undefined;
   /** One per oauth upstream (connectionConfigs), client secrets read. */
   readonly connections: readonly ConnectionConfig[];
@@ -27,13 +27,16 @@ export type GatewayConnectionsFactory = (input: GatewayConnectionsInput) => Gate
  * The connections `mrtr gateway` composes: grants sealed in the shared store with the gateway's keyring. Without
  * --state-keys the keyring lives as long as the process, and so do the connections (say so at start).
  */
-export const gatewayConnections: GatewayConnectionsFactory = (input) =>
-  new Connections({
+export const gatewayConnections: GatewayConnectionsFactory = (input) => {
+  const keyring = input.keyring ?? createEphemeralKeyring();
+  return new Connections({
     store: input.store,
-    vault: storeVault(input.store, input.keyring ?? createEphemeralKeyring()),
+    vault: storeVault(input.store, keyring),
+    keyring,
     connections: input.connections,
     flowFor: gatewayFlowFor,
   });
+};
 
 /**
  * The OAuth client of one upstream's connection. Plain http only to an upstream on this machine (the demo, tests): an

@@ -42,6 +42,8 @@ export const CONNECTIONS_DEFAULTS = Object.freeze({
   connectTtlMs: 15 * 60 * 1000,
   /** Signing in and consenting at the third party takes minutes; an older authorization request is stale. */
   authorizationTtlMs: 10 * 60 * 1000,
+  /** Authorization requests one person keeps for one connection (tabs, reloads); past it their oldest is dropped. */
+  authorizationsPerPerson: 5,
   /** Refresh this long before expiry, so a token does not lapse between the check and the third party's reading. */
   refreshSkewMs: 60 * 1000,
   /** As the human controls: below the 30 s read timeouts common in HTTP clients. */

@@ -10,13 +10,8 @@ import { answerPageFailure, NO_SIGN_IN, seeOther } from '../controls/internal.js
 import type { PageRequest, PageResponse } from '../protocol/index.js';
 import type { SharedStore } from '../stores/index.js';
 import type { ConnectionEvent } from './connect-events.js';
-import {
-  type ConnectRecord,
-  keepAuthorization,
-  readConnect,
-  settleConnect,
-  takeAuthorization,
-} from './connect-record.js';
+import type { PendingAuthorizations } from './connect-pending.js';
+import { type ConnectRecord, readConnect, settleConnect } from './connect-record.js';
 import { ConnectionRefused } from './errors.js';
 import type { AuthorizationFlow, ConnectionConfig, TokenVault } from './types.js';
 
@@ -38,7 +33,8 @@ export interface ConnectPagesDeps {
   onEvent: (event: ConnectionEvent) => void;
   now: () => number;
   recordTtlMs: number;
-  authorizationTtlMs: number;
+  /** The authorization requests on their way, sealed. */
+  pending: PendingAuthorizations;
 }
 
 /** How a refusal reads to the person, by reason. */
@@ -103,16 +99,22 @@ export class ConnectPages {
     if (record.state === 'done') return this.connectedPage(res, label);
     if (record.state === 'failed') return this.refusedPage(res, label, record.reason ?? 'denied');
     const redirectUri = connectRedirectUri(signIn.origin, record.connection);
-    let started: Awaited<ReturnType<AuthorizationFlow['start']>>;
+    let url: URL;
     try {
-      started = await this.d.flow(record.connection).start(redirectUri);
+      const started = await this.d.flow(record.connection).start(redirectUri);
+      await this.d.pending.keep(record.owner, record.connection, { id: record.id, pending: started.pending });
+      url = started.url;
     } catch (error) {
-      // Discovery failed (the third party out of reach): said to the person; the link stays good for a retry.
-      if (error instanceof ConnectionRefused) return this.refusedPage(res, label, error.reason, false);
+      // Discovery failed (the third party out of reach, or not usable): the call that asked ends with why, rather
+      // than holding for a person who cannot go on, and asking again.
+      const refused =
+        error instanceof ConnectionRefused
+          ? error
+          : new ConnectionRefused('unavailable', 'this server could not start the authorization request');
+      await this.fail(record, session, refused);
+      if (error instanceof ConnectionRefused) return this.refusedPage(res, label, error.reason);
       throw error;
     }
-    const { url, pending } = started;
-    await keepAuthorization(this.d.store, { id: record.id, pending }, this.d.authorizationTtlMs);
     seeOther(res, url.href);
   }
 
@@ -128,7 +130,7 @@ export class ConnectPages {
     // Signed in first, before the request is taken: a person whose session lapsed at the third party comes back here.
     if (!signIn.sessionOf(req))
       return seeOther(res, signIn.signInUrl(`${callback.pathname}${callback.search}`));
-    const onItsWay = await takeAuthorization(this.d.store, state);
+    const onItsWay = await this.d.pending.take(state);
     if (!onItsWay) return this.unknownAnswer(res);
     const record = await readConnect(this.d.store, onItsWay.id);
     if (!record) return this.unknownAnswer(res);
@@ -218,21 +220,13 @@ export class ConnectPages {
     );
   }
 
-  private refusedPage(
-    res: PageResponse,
-    label: string,
-    reason: ConnectionRefused['reason'],
-    ends = true,
-  ): void {
+  private refusedPage(res: PageResponse, label: string, reason: ConnectionRefused['reason']): void {
     const { status, text } = REFUSED[reason];
-    const next = ends
-      ? html`Go back to your app: the call ends there with this reason.`
-      : html`Try this link again in a while.`;
     sendPage(
       res,
       status,
       'Not connected',
-      html`<p>The ${label} sign-in ${text}. Nothing was connected. ${next}</p>`,
+      html`<p>The ${label} sign-in ${text}. Nothing was connected. Go back to your app: the call ends there with this reason.</p>`,
     );
   }
 

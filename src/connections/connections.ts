@@ -5,12 +5,14 @@ import type { BrowserSignIn } from '../auth/index.js';
 import type { ControlContext, ControlHost } from '../controls/index.js';
 import { FleetWakeups, judged, Wakeups } from '../controls/internal.js';
 import type { PageRequest, PageResponse } from '../protocol/index.js';
+import { Keyring } from '../state/index.js';
 import type { SharedStore } from '../stores/index.js';
 import { oauthFlow } from './authorization-flow.js';
 import { connectedToken } from './connect-ask.js';
 import { CONNECTIONS_DEFAULTS, type ConnectionEvent } from './connect-events.js';
 import { UsableGrants } from './connect-grants.js';
 import { ConnectPages } from './connect-pages.js';
+import { PendingAuthorizations } from './connect-pending.js';
 import type { ConnectRecord } from './connect-record.js';
 import { ConnectionsPage } from './connections-page.js';
 import { ConnectionsUsageError } from './errors.js';
@@ -27,6 +29,8 @@ export interface ConnectionsOptions {
   store: SharedStore;
   /** Where grants live, encrypted (`storeVault(store, keyring)`). */
   vault: TokenVault;
+  /** The server's keyring: the authorization requests on their way (they hold the PKCE verifier) are sealed with it. */
+  keyring: Keyring;
   connections: readonly ConnectionConfig[];
   /** The OAuth client side of each connection. */
   flowFor?: (config: ConnectionConfig) => AuthorizationFlow;
@@ -64,6 +68,10 @@ export class Connections implements ConnectionPages {
     if (!options?.store) throw new ConnectionsUsageError('Connections needs a store');
     if (!options.vault)
       throw new ConnectionsUsageError('Connections needs a vault (storeVault(store, keyring))');
+    if (!(options.keyring instanceof Keyring))
+      throw new ConnectionsUsageError(
+        "Connections needs the server's keyring (a Keyring, the vault's): it seals the authorization requests",
+      );
     for (const config of options.connections ?? []) {
       if (!NAME.test(config.name))
         throw new ConnectionsUsageError(
@@ -119,7 +127,11 @@ export class Connections implements ConnectionPages {
         onEvent: this.told,
         now: this.now,
         recordTtlMs: CONNECTIONS_DEFAULTS.connectTtlMs,
-        authorizationTtlMs: CONNECTIONS_DEFAULTS.authorizationTtlMs,
+        pending: new PendingAuthorizations(options.store, options.keyring, {
+          ttlMs: CONNECTIONS_DEFAULTS.authorizationTtlMs,
+          perPerson: CONNECTIONS_DEFAULTS.authorizationsPerPerson,
+          now: this.now,
+        }),
       }),
       new ConnectionsPage({
         vault: options.vault,

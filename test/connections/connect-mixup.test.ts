@@ -96,11 +96,13 @@ describe('an authorization server mix-up through the redirect URI', () => {
       signIn: { devTokens: tokens },
     });
     const store = new MemoryStore();
-    const vault = storeVault(store, Keyring.fromSpec(stateKeys));
+    const keyring = Keyring.fromSpec(stateKeys);
+    const vault = storeVault(store, keyring);
     const events: string[] = [];
     const connections = new Connections({
       store,
       vault,
+      keyring,
       pendingWaitMs: 0,
       onEvent: (e) => events.push(`${e.action} ${e.connection} ${e.detail?.reason ?? ''}`.trim()),
       connections: [

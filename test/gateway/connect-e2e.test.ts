@@ -91,6 +91,7 @@ rules:
     const connections = new Connections({
       store,
       vault: storeVault(store, keyring),
+      keyring,
       connections: connectionConfigs(config, { TRACKER_SECRET: as.client.secret }),
       pendingWaitMs: 0,
     });
