@@ -4,6 +4,7 @@
 import { BearerAuth, type DevTokens } from 'mrtr/auth';
 import { type AuthorizationFlow, type ConnectionEvent, Connections, type TokenVault } from 'mrtr/connections';
 import { McpServer, type RoundObserver, text } from 'mrtr/server';
+import { Keyring } from 'mrtr/state';
 import type { SharedStore } from 'mrtr/stores';
 
 export function connectionsServer(o: {
@@ -21,10 +22,11 @@ export function connectionsServer(o: {
   observers?: RoundObserver[];
 }): { server: McpServer; connections: Connections } {
   // #region setup
+  const keyring = Keyring.fromSpec(o.stateKeys);
   const server = new McpServer({
     name: 'tracker-reader',
     version: '1.0.0',
-    state: { keys: o.stateKeys },
+    state: { keys: keyring },
     auth: new BearerAuth({ verifier: o.tokens, resource: o.resource }),
     signIn: { devTokens: o.tokens },
     ...(o.observers ? { rounds: { observers: o.observers } } : {}),
@@ -33,6 +35,7 @@ export function connectionsServer(o: {
   const connections = new Connections({
     store: o.store,
     vault: o.vault,
+    keyring,
     flowFor: o.flowFor,
     connections: [
       {

@@ -10,7 +10,7 @@ import type { SharedStore } from '../stores/index.js';
 export interface GatewayConnectionsInput {
   /** The gateway's shared store: connect records, pending authorizations, the vault's sealed grants. */
   readonly store: SharedStore;
-  /** The gateway's keyring (--state-keys): the vault seals grants with it. */
+  /** The gateway's keyring (--state-keys): grants and authorization requests are sealed with it. */
   readonly keyring: Keyring | undefined;
   /** One per oauth upstream (connectionConfigs), client secrets read. */
   readonly connections: readonly ConnectionConfig[];
@@ -23,20 +23,20 @@ export interface GatewayConnections extends UpstreamConnections {
 
 export type GatewayConnectionsFactory = (input: GatewayConnectionsInput) => GatewayConnections;
 
-/** The path of the one redirect URI every oauth upstream's authorization server must know. */
-export const CONNECT_CALLBACK_PATH = '/mrtr/connect/callback';
-
 /**
  * The connections `mrtr gateway` composes: grants sealed in the shared store with the gateway's keyring. Without
  * --state-keys the keyring lives as long as the process, and so do the connections (say so at start).
  */
-export const gatewayConnections: GatewayConnectionsFactory = (input) =>
-  new Connections({
+export const gatewayConnections: GatewayConnectionsFactory = (input) => {
+  const keyring = input.keyring ?? createEphemeralKeyring();
+  return new Connections({
     store: input.store,
-    vault: storeVault(input.store, input.keyring ?? createEphemeralKeyring()),
+    vault: storeVault(input.store, keyring),
+    keyring,
     connections: input.connections,
     flowFor: gatewayFlowFor,
   });
+};
 
 /**
  * The OAuth client of one upstream's connection. Plain http only to an upstream on this machine (the demo, tests): an

@@ -3,7 +3,7 @@
 // `mrtr gateway check` reads a config and its policy without starting anything.
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { ConnectionConfig } from '../connections/index.js';
+import { type ConnectionConfig, connectRedirectUri } from '../connections/index.js';
 import { totpSecretsFile } from '../controls/index.js';
 import {
   connectionConfigs,
@@ -23,7 +23,7 @@ import {
 import { DURATION_HINT, parseDuration } from '../gateway/internal.js';
 import { Keyring } from '../state/index.js';
 import { startTracker } from './demo-servers/tracker.js';
-import { CONNECT_CALLBACK_PATH, type GatewayConnections, gatewayConnections } from './gateway-connections.js';
+import { type GatewayConnections, gatewayConnections } from './gateway-connections.js';
 import { gatewayDemoHelp, prepareGatewayDemo } from './gateway-demo.js';
 import { defaultLockFile } from './gateway-lock-file.js';
 import { pinCommand } from './gateway-pin.js';
@@ -182,9 +182,11 @@ export async function gatewayCommand(
         const origin = new URL(
           options.auth?.resource ?? `http://${values.host ?? '127.0.0.1'}:${values.port}`,
         ).origin;
-        say(
-          `upstream ${connectionsDeclared.map((c) => c.name).join(', ')}: people connect their own accounts; register the redirect URI ${origin}${CONNECT_CALLBACK_PATH} at each upstream's authorization server`,
-        );
+        // One redirect URI per upstream: an authorization server that forwards another's answer is caught by it.
+        for (const { name } of connectionsDeclared)
+          say(
+            `upstream ${name}: people connect their own accounts; register the redirect URI ${connectRedirectUri(origin, name)} at its authorization server`,
+          );
         if (options.state?.keys === undefined)
           say(
             'no --state-keys: connected accounts are sealed with a key this process makes, so people connect again after a restart and on every other instance',
@@ -296,10 +298,10 @@ async function demoCommand(argv: string[]): Promise<number | undefined> {
     return 2;
   }
   // The tracker, an upstream behind its own authorization server, listens next door; its one redirect URI is the
-  // gateway's connect callback.
+  // gateway's connect callback for the tracker.
   let tracker: Awaited<ReturnType<typeof startTracker>>;
   try {
-    tracker = await startTracker(port + 1, `http://127.0.0.1:${port}/mrtr/connect/callback`);
+    tracker = await startTracker(port + 1, connectRedirectUri(`http://127.0.0.1:${port}`, 'tracker'));
   } catch (error) {
     process.stderr.write(
       `mrtr gateway demo: the demo tracker cannot listen on 127.0.0.1:${port + 1} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); choose another --port\n`,

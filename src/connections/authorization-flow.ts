@@ -2,7 +2,7 @@
 // indicator (RFC 8707), the callback checked as a careful client does (state, RFC 9207 `iss`, the exact redirect URI),
 // the code traded with the verifier, refresh and revocation (RFC 7009). Every failure is a ConnectionRefused.
 import * as oauth from 'oauth4webapi';
-import { clientSecretBasic } from '../client/internal.js';
+import { clientAuth } from '../client/internal.js';
 import {
   cleanText,
   type Reach,
@@ -84,18 +84,8 @@ class OAuthFlow implements AuthorizationFlow {
     return reachableUrl(String(as[name]), `${name} of ${as.issuer}`, this.#reach, unavailable);
   }
 
-  /** Secret basic; post for an AS that lists post and not basic; none for a public client. */
   #auth(as: oauth.AuthorizationServer): oauth.ClientAuth {
-    const secret = this.#config.clientSecret;
-    if (secret === undefined) return oauth.None();
-    const methods = as.token_endpoint_auth_methods_supported;
-    if (
-      Array.isArray(methods) &&
-      methods.includes('client_secret_post') &&
-      !methods.includes('client_secret_basic')
-    )
-      return oauth.ClientSecretPost(secret);
-    return clientSecretBasic(this.#config.clientId, secret);
+    return clientAuth(as, this.#config.clientId, this.#config.clientSecret);
   }
 
   #resource(): Record<string, string> {

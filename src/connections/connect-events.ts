@@ -9,7 +9,10 @@ export type ConnectionAction =
   | 'used'
   /** The grant was refreshed before it expired. */
   | 'refreshed'
-  /** The third party no longer takes the grant (a 401, or invalid_grant on refresh): dropped, asked again next time. */
+  /**
+   * The third party no longer takes the grant (invalid_grant on refresh), or refused it (a 401: told once it was
+   * revoked at the authorization server too, `detail.revokedAtIssuer`): dropped, asked again next time.
+   */
   | 'revoked'
   /** The person disconnected it on their page (revoked at the authorization server when it offers revocation). */
   | 'disconnected'
@@ -42,8 +45,12 @@ export const CONNECTIONS_DEFAULTS = Object.freeze({
   connectTtlMs: 15 * 60 * 1000,
   /** Signing in and consenting at the third party takes minutes; an older authorization request is stale. */
   authorizationTtlMs: 10 * 60 * 1000,
+  /** Authorization requests one person keeps for one connection (tabs, reloads); past it their oldest is dropped. */
+  authorizationsPerPerson: 5,
   /** Refresh this long before expiry, so a token does not lapse between the check and the third party's reading. */
   refreshSkewMs: 60 * 1000,
+  /** A revocation after the third party refused a token runs in the background, for at most this long. */
+  revokeTimeoutMs: 10 * 1000,
   /** As the human controls: below the 30 s read timeouts common in HTTP clients. */
   pendingWaitMs: 20 * 1000,
 });

@@ -1,11 +1,11 @@
 // A pending connect: one per (flow, connection) in the shared store, its id derived from the flow id (as step-up's),
-// so every instance and every round of the call finds the same one; and the authorization requests on their way to
-// the third party, each kept under its `state` until the callback consumes it, once.
+// so every instance and every round of the call finds the same one. The authorization requests each one starts are
+// kept by connect-pending.ts.
 import { createHash } from 'node:crypto';
 import { StoreContendedError } from '../protocol/index.js';
 import type { SharedStore } from '../stores/index.js';
 import type { ConnectionRefusedReason } from './errors.js';
-import type { ConnectionOwner, PendingAuthorization } from './types.js';
+import type { ConnectionOwner } from './types.js';
 
 export interface ConnectRecord {
   readonly id: string;
@@ -21,16 +21,7 @@ export interface ConnectRecord {
   readonly message?: string;
 }
 
-/** An authorization request on its way, and the connect it is for. */
-export interface AuthorizationOnItsWay {
-  readonly id: string;
-  readonly pending: PendingAuthorization;
-}
-
 const recordKey = (id: string) => `mrtr/connect/${id}`;
-// The state is the third party's echo, of any length: its digest keeps the key short and the state out of key lists.
-const authorizationKey = (state: string) =>
-  `mrtr/connect-auth/${createHash('sha256').update(state).digest('base64url')}`;
 
 export const connectIdOf = (flowId: string, connection: string): string =>
   createHash('sha256').update(`mrtr/connect\n${flowId}\n${connection}`).digest('base64url').slice(0, 22);
@@ -77,27 +68,3 @@ export async function settleConnect(
 
 const withoutUndefined = <T extends object>(o: T): Partial<T> =>
   Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
-
-/** Keep an authorization request until its callback (or its time) comes. */
-export async function keepAuthorization(
-  store: SharedStore,
-  onItsWay: AuthorizationOnItsWay,
-  ttlMs: number,
-): Promise<void> {
-  if (!(await store.create(authorizationKey(onItsWay.pending.state), JSON.stringify(onItsWay), ttlMs)))
-    throw new StoreContendedError('an authorization request with this state is already on its way');
-}
-
-/**
- * The authorization request `state` names, taken out of the store: once. A second callback with the same state (a
- * replay, a double click) finds nothing, as does one whose request expired.
- */
-export async function takeAuthorization(
-  store: SharedStore,
-  state: string,
-): Promise<AuthorizationOnItsWay | undefined> {
-  const key = authorizationKey(state);
-  const entry = await store.get(key);
-  if (!entry || !(await store.remove(key, entry.version))) return undefined;
-  return JSON.parse(entry.value) as AuthorizationOnItsWay;
-}

@@ -5,20 +5,24 @@ import type { BrowserSignIn } from '../auth/index.js';
 import type { ControlContext, ControlHost } from '../controls/index.js';
 import { FleetWakeups, judged, Wakeups } from '../controls/internal.js';
 import type { PageRequest, PageResponse } from '../protocol/index.js';
+import { untilAborted } from '../protocol/internal.js';
+import { Keyring } from '../state/index.js';
 import type { SharedStore } from '../stores/index.js';
 import { oauthFlow } from './authorization-flow.js';
 import { connectedToken } from './connect-ask.js';
 import { CONNECTIONS_DEFAULTS, type ConnectionEvent } from './connect-events.js';
 import { UsableGrants } from './connect-grants.js';
 import { ConnectPages } from './connect-pages.js';
+import { PendingAuthorizations } from './connect-pending.js';
 import type { ConnectRecord } from './connect-record.js';
 import { ConnectionsPage } from './connections-page.js';
-import { ConnectionsUsageError } from './errors.js';
+import { ConnectionRefused, ConnectionsUsageError } from './errors.js';
 import type {
   AuthorizationFlow,
   ConnectionConfig,
   ConnectionOwner,
   ConnectionPages,
+  TokenGrant,
   TokenVault,
 } from './types.js';
 
@@ -27,6 +31,8 @@ export interface ConnectionsOptions {
   store: SharedStore;
   /** Where grants live, encrypted (`storeVault(store, keyring)`). */
   vault: TokenVault;
+  /** The server's keyring: the authorization requests on their way (they hold the PKCE verifier) are sealed with it. */
+  keyring: Keyring;
   connections: readonly ConnectionConfig[];
   /** The OAuth client side of each connection. */
   flowFor?: (config: ConnectionConfig) => AuthorizationFlow;
@@ -64,6 +70,10 @@ export class Connections implements ConnectionPages {
     if (!options?.store) throw new ConnectionsUsageError('Connections needs a store');
     if (!options.vault)
       throw new ConnectionsUsageError('Connections needs a vault (storeVault(store, keyring))');
+    if (!(options.keyring instanceof Keyring))
+      throw new ConnectionsUsageError(
+        "Connections needs the server's keyring (a Keyring, the vault's): it seals the authorization requests",
+      );
     for (const config of options.connections ?? []) {
       if (!NAME.test(config.name))
         throw new ConnectionsUsageError(
@@ -119,7 +129,11 @@ export class Connections implements ConnectionPages {
         onEvent: this.told,
         now: this.now,
         recordTtlMs: CONNECTIONS_DEFAULTS.connectTtlMs,
-        authorizationTtlMs: CONNECTIONS_DEFAULTS.authorizationTtlMs,
+        pending: new PendingAuthorizations(options.store, options.keyring, {
+          ttlMs: CONNECTIONS_DEFAULTS.authorizationTtlMs,
+          perPerson: CONNECTIONS_DEFAULTS.authorizationsPerPerson,
+          now: this.now,
+        }),
       }),
       new ConnectionsPage({
         vault: options.vault,
@@ -182,10 +196,18 @@ export class Connections implements ConnectionPages {
     return grant.accessToken;
   }
 
-  /** The third party refused the token (a 401): drop it so the next token(ctx) asks again. */
+  /**
+   * The third party refused the token (a 401): drop it so the next token(ctx) asks again, and revoke it at the
+   * authorization server, which may still honour its refresh token. The revocation runs in the background, within
+   * `revokeTimeoutMs`: the call's answer never waits for it. Its `revoked` event says whether it was done.
+   */
   async forget(owner: ConnectionOwner, name: string, why: string): Promise<void> {
     this.config(name);
-    await this.grants.drop(owner, name, why);
+    const grant = await this.options.vault.get(owner, name);
+    if (!grant || !(await this.options.vault.remove(owner, name))) return;
+    void this.revokeAtIssuer(name, grant).then((revokedAtIssuer) =>
+      this.event('revoked', name, owner.subject, { why, revokedAtIssuer }),
+    );
   }
 
   /** Revoke at the authorization server (when it offers revocation) and remove. */
@@ -203,6 +225,25 @@ export class Connections implements ConnectionPages {
     const removed = await this.options.vault.remove(owner, name);
     if (removed) this.event('disconnected', name, owner.subject, { revokedAtIssuer: revoked });
     return removed;
+  }
+
+  /** Best effort: true when the authorization server took the revocation (or offers none) within the limit. */
+  private async revokeAtIssuer(name: string, grant: TokenGrant): Promise<boolean> {
+    const limit = new AbortController();
+    const timer = setTimeout(
+      () => limit.abort(new ConnectionRefused('unavailable', 'the revocation did not end in time')),
+      CONNECTIONS_DEFAULTS.revokeTimeoutMs,
+    );
+    timer.unref?.();
+    try {
+      // Raced as well as signalled: a flow that ignores the signal still ends here on time.
+      await untilAborted(this.flow(name).revoke(grant, limit.signal), limit.signal);
+      return true;
+    } catch {
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private config(name: string): ConnectionConfig {

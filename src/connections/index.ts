@@ -3,6 +3,7 @@
 // the tokens stay in the server's vault, encrypted, and never pass through the MCP client.
 export { OAUTH_FLOW_DEFAULTS, type OAuthFlowOptions, oauthFlow } from './authorization-flow.js';
 export { CONNECTIONS_DEFAULTS, type ConnectionAction, type ConnectionEvent } from './connect-events.js';
+export { connectRedirectUri } from './connect-pages.js';
 export { type ConnectionHost, Connections, type ConnectionsOptions } from './connections.js';
 export { ConnectionRefused, type ConnectionRefusedReason, ConnectionsUsageError } from './errors.js';
 export type {

@@ -86,7 +86,7 @@ export class StoreVault implements TokenVault {
     if (!entry) return undefined;
     const opened = this.#open(entry.value, who);
     if (!opened) {
-      await this.#discard(who, key, entry.version);
+      await this.#discard(who, key, entry);
       return undefined;
     }
     const { record, sealed } = opened;
@@ -119,11 +119,14 @@ export class StoreVault implements TokenVault {
   async remove(owner: ConnectionOwner, connection: string): Promise<boolean> {
     const who = ownerOf(owner, connection);
     let removed = false;
+    let foreign = false;
     await update(this.#store, grantKey(who.ownerIssuer, who.ownerSubject, connection), (current) => {
-      removed = current !== undefined;
+      // Another instance's newer key: not connected here, and not this instance's to remove.
+      foreign = current !== undefined && this.#seal.sealedUnderUnknownKey(current);
+      removed = current !== undefined && !foreign;
       return removed ? undefined : UNCHANGED;
     });
-    await dropFromIndex(this.#store, this.#indexOf(who), connection, this.#now());
+    if (!foreign) await dropFromIndex(this.#store, this.#indexOf(who), connection, this.#now());
     return removed;
   }
 
@@ -158,7 +161,7 @@ export class StoreVault implements TokenVault {
     const entry = await this.#store.get(key);
     const opened = entry && this.#open(entry.value, who);
     if (opened) return summaryOf(connection, opened.record, opened.sealed);
-    if (entry) await this.#discard(who, key, entry.version);
+    if (entry) await this.#discard(who, key, entry);
     else await dropFromIndex(this.#store, this.#indexOf(who), connection, this.#now());
     return undefined;
   }
@@ -170,12 +173,13 @@ export class StoreVault implements TokenVault {
   }
 
   /**
-   * A record that does not open (edited, misplaced, or sealed under a retired key) is removed and uncounted. A key
-   * this instance does not know yet would count as retired: rotate in the three phases of docs/state.md.
+   * A record that does not open (edited, misplaced) is removed and uncounted. One sealed under a key this instance
+   * does not hold is left as it is: in a rolling rotation it is another instance's newer key, and the person's grant.
    */
-  async #discard(who: Owner, key: string, version: number): Promise<void> {
+  async #discard(who: Owner, key: string, entry: { value: string; version: number }): Promise<void> {
+    if (this.#seal.sealedUnderUnknownKey(entry.value)) return;
     // Only the version read: a grant put since then is not this record.
-    if (await this.#store.remove(key, version))
+    if (await this.#store.remove(key, entry.version))
       await dropFromIndex(this.#store, this.#indexOf(who), who.connection, this.#now());
   }
 

@@ -7,7 +7,7 @@ import { type RunningTracker, startTracker, TRACKER_CLIENT_ID } from '../../src/
 import { McpClient } from '../../src/client/index.js';
 import { freePort } from '../helpers/free-port.js';
 
-const REDIRECT = 'http://127.0.0.1:9/mrtr/connect/callback';
+const REDIRECT = 'http://127.0.0.1:9/mrtr/connect/callback/tracker';
 let tracker: RunningTracker;
 
 beforeAll(async () => {
@@ -114,12 +114,18 @@ describe('the demo tracker', () => {
     const back = await authorize('', pkce().challenge, 's2');
     expect(back.searchParams.get('error')).toBe('access_denied');
     expect(back.searchParams.get('state')).toBe('s2');
-    const foreign = new URL(`${tracker.issuer}/authorize`);
-    foreign.searchParams.set('client_id', TRACKER_CLIENT_ID);
-    foreign.searchParams.set('redirect_uri', 'https://attacker.example/cb');
-    const res = await fetch(foreign, { redirect: 'manual' });
-    expect(res.status).toBe(400);
-    expect(res.headers.get('location')).toBeNull();
+    // Nor to the gateway's callback of another connection: each connection registers its own.
+    for (const elsewhere of [
+      'https://attacker.example/cb',
+      'http://127.0.0.1:9/mrtr/connect/callback/mail',
+    ]) {
+      const foreign = new URL(`${tracker.issuer}/authorize`);
+      foreign.searchParams.set('client_id', TRACKER_CLIENT_ID);
+      foreign.searchParams.set('redirect_uri', elsewhere);
+      const res = await fetch(foreign, { redirect: 'manual' });
+      expect(res.status).toBe(400);
+      expect(res.headers.get('location')).toBeNull();
+    }
   });
 
   it('refuses a token it did not issue at the MCP endpoint', async () => {

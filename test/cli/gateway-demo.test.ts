@@ -32,6 +32,7 @@ let data: string;
 let share: string;
 let child: ChildProcess;
 let stdout = '';
+let stderr = '';
 let url: string;
 let origin: string;
 beforeAll(async () => {
@@ -45,7 +46,6 @@ beforeAll(async () => {
     cwd: dir,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let stderr = '';
   child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
   // Ready once the help's last line is out (it follows "listening on").
   await new Promise<void>((resolve, reject) => {
@@ -113,6 +113,10 @@ describe('npm run gateway:demo', () => {
       expect(check.code, check.stderr).toBe(0);
       expect(check.stdout).toMatch(/: 2 upstreams, 5 rules, policy version \S+/);
       expect(stdout).toContain(`Approvals inbox (sign in with bob-dev-token): ${origin}/mrtr/approvals`);
+      // The tracker's own redirect URI, said at start (it was said before the gateway listened).
+      expect(stderr).toContain(
+        `upstream tracker: people connect their own accounts; register the redirect URI ${origin}/mrtr/connect/callback/tracker at its authorization server`,
+      );
       // What the reader of docs/gateway.md copies is what the demo prints (but for the port).
       const documented = documentedLines(REPO)
         .filter(
@@ -216,7 +220,7 @@ describe('npm run gateway:demo', () => {
         // The gateway sends her to the tracker's own page, which sends her back to the gateway's callback.
         await page.goto(link!);
         await page.getByRole('button', { name: 'Allow as alice' }).click();
-        await page.waitForURL(/\/mrtr\/connect\/callback\?/);
+        await page.waitForURL(/\/mrtr\/connect\/callback\/tracker\?/);
         const connected = await page.content();
         expect(connected).toContain('Connected');
         await page.goto(`${origin}/mrtr/connections`);

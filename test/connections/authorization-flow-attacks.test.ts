@@ -27,7 +27,7 @@ let browser: Browser;
 let callback: string;
 
 beforeAll(async () => {
-  callback = `http://127.0.0.1:${await freePort()}/mrtr/connect/callback`;
+  callback = `http://127.0.0.1:${await freePort()}/mrtr/connect/callback/tracker`;
   as = await startThirdPartyAs({ resource: RESOURCE, redirectUris: [callback] });
   browser = await launchChromium();
 });

@@ -33,7 +33,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => resourceServer.listen(0, '127.0.0.1', resolve));
   resource = `http://127.0.0.1:${(resourceServer.address() as AddressInfo).port}/mcp`;
   // Nothing listens at the callback: authorizeInBrowser catches the browser's request to it.
-  callback = `http://127.0.0.1:${await freePort()}/mrtr/connect/callback`;
+  callback = `http://127.0.0.1:${await freePort()}/mrtr/connect/callback/tracker`;
   as = await startThirdPartyAs({ resource, redirectUris: [callback] });
   browser = await launchChromium();
 });

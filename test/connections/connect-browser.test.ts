@@ -41,7 +41,7 @@ describe('connect in a browser', () => {
 
     const { context, page } = await signedInBrowser(browser, f.origin, 'alice-token');
     await page.goto(link);
-    await page.waitForURL(/\/mrtr\/connect\/callback\?/);
+    await page.waitForURL(/\/mrtr\/connect\/callback\/tracker\?/);
     await expect(page.getByRole('heading', { name: 'Connected' }).isVisible()).resolves.toBe(true);
     expect(await page.content()).not.toContain('tracker-at-');
     await noSeriousProblems(page);

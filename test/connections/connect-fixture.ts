@@ -81,6 +81,8 @@ export interface FakeAs {
   revoked: string[];
   /** The last redirect back to the callback it sent (a replay test sends it again). */
   lastCallback?: string;
+  /** The last authorization request started: what the server must keep sealed. */
+  lastPending?: PendingAuthorization;
 }
 
 function fakeFlow(as: FakeAs, now: () => number): AuthorizationFlow & { codes: Map<string, string> } {
@@ -112,6 +114,7 @@ function fakeFlow(as: FakeAs, now: () => number): AuthorizationFlow & { codes: M
         redirectUri,
         issuer: as.origin,
       };
+      as.lastPending = pending;
       const url = new URL(`${as.origin}/authorize`);
       url.searchParams.set('state', state);
       url.searchParams.set('redirect_uri', redirectUri);

@@ -123,17 +123,28 @@ describe('connections.token(ctx, name)', () => {
     );
   });
 
-  it('an authorization server out of reach when the link is opened: said on the page, the link still works after', async () => {
+  it('an authorization server out of reach when the link is opened: said on the page, and the call ends with why (no hold, no loop)', async () => {
     const f = await connectServer();
     const alice = await sessionCookie(f.origin, 'alice-token');
-    const { url } = asked(await f.call('alice-token'))!;
+    const first = await f.call('alice-token');
     f.as.startFails = true;
-    const page = await connectFromNode(url!, alice);
+    const page = await connectFromNode(asked(first)!.url!, alice);
     expect(page.status).toBe(502);
     expect(page.html).toContain(
-      'could not be reached or did not answer properly. Nothing was connected. Try this link again',
+      'could not be reached or did not answer properly. Nothing was connected. Go back to your app: the call ends there',
     );
-    expect((await connectFromNode(url!, alice)).status).toBe(200);
+    expect(f.events.map((e) => [e.action, e.detail?.reason])).toContainEqual(['refused', 'unavailable']);
+    expect(f.done).toHaveLength(1); // a 2025 client waiting on the link is told it is over
+    const retried = await f.call('alice-token', {
+      requestState: first.requestState,
+      inputResponses: { connect_tracker: { action: 'accept' } },
+    });
+    expect(retried.isError).toBe(true);
+    expect(retried.content[0].text).toContain(
+      'connecting your Tracker account failed: the Tracker authorization server refused (the authorization server could not be reached)',
+    );
+    // A new call asks afresh, and connects.
+    expect((await connectFromNode(asked(await f.call('alice-token'))!.url!, alice)).status).toBe(200);
     expect(f.vault.grants.size).toBe(1);
   });
 
@@ -177,7 +188,7 @@ describe('connections.token(ctx, name)', () => {
     const f = await connectServer();
     const alice = await sessionCookie(f.origin, 'alice-token');
     expect((await getPage(`${f.origin}/mrtr/connect/${'a'.repeat(22)}`, alice)).status).toBe(404);
-    expect((await getPage(`${f.origin}/mrtr/connect/callback?code=x`, alice)).status).toBe(400);
+    expect((await getPage(`${f.origin}/mrtr/connect/callback/tracker?code=x`, alice)).status).toBe(400);
   });
 
   it('unknown connection names and anonymous callers are the author’s mistake, named', async () => {

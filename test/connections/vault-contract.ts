@@ -116,7 +116,6 @@ export function vaultContract(open: () => VaultStoreUnderTest): void {
       (r) => (r.ct = flip(r.ct as string, -1)),
       (r) => (r.iv = flip(r.iv as string, 0)),
       (r) => (r.kid = 'k0'),
-      (r) => (r.kid = 'nokey'),
       (r) => (r.iss = 'https://evil.example'),
       (r) => (r.scopes = ['tickets:read', 'tickets:write', 'admin']),
       (r) => (r.ct = 'AA'),
@@ -164,21 +163,33 @@ export function vaultContract(open: () => VaultStoreUnderTest): void {
     expect(await after.counts()).toMatchObject({ [tracker]: 2 });
   });
 
-  it('a record under a retired key reads as nothing and is removed and uncounted; the others stay', async () => {
+  it('a record under a key this instance does not hold (a rolling rotation) reads as nothing here and is never removed or overwritten, until the person connects again', async () => {
     const { store } = open();
     const k1 = { kid: 'k1', secret: randomBytes(32) };
     const k2 = { kid: 'k2', secret: randomBytes(32) };
-    const old = storeVault(store, new Keyring([k1]));
-    const current = storeVault(store, new Keyring([k2]));
+    // The instance not yet given k2, and the one already sealing with it.
+    const notYet = storeVault(store, new Keyring([k1]));
+    const updated = storeVault(store, new Keyring([k2, k1]));
     const [ada, bob, tracker] = [person('ada'), person('bob'), connectionName()];
-    await old.put(ada, tracker, grantOf('ada'));
-    await current.put(bob, tracker, grantOf('bob'));
-    expect(await current.counts()).toMatchObject({ [tracker]: 2 });
-    expect(await current.get(ada, tracker)).toBeUndefined();
-    expect(await store.get(rawKey(ada, tracker))).toBeUndefined();
-    expect(await current.list(ada)).toEqual([]);
-    expect(await current.counts()).toMatchObject({ [tracker]: 1 });
-    expect(await current.get(bob, tracker)).toBeDefined();
+    const [adaGrant, bobGrant, again] = [grantOf('ada'), grantOf('bob'), grantOf('ada-again')];
+    await updated.put(ada, tracker, adaGrant);
+    await notYet.put(bob, tracker, bobGrant);
+    const sealed = await store.get(rawKey(ada, tracker));
+
+    expect(await notYet.get(ada, tracker)).toBeUndefined();
+    expect(await notYet.list(ada)).toEqual([]);
+    expect(await notYet.remove(ada, tracker)).toBe(false);
+    // Read, listed and removed on the instance that cannot open it: the record is exactly as it was.
+    expect(await store.get(rawKey(ada, tracker))).toEqual(sealed);
+    expect((await updated.get(ada, tracker))?.accessToken).toBe(adaGrant.accessToken);
+    expect(await updated.list(ada)).toHaveLength(1);
+    expect(await notYet.counts()).toMatchObject({ [tracker]: 2 });
+    expect((await notYet.get(bob, tracker))?.accessToken).toBe(bobGrant.accessToken);
+
+    // Ada connects again through the instance not yet updated: her new grant replaces the one it could not open.
+    await notYet.put(ada, tracker, again);
+    expect((await notYet.get(ada, tracker))?.accessToken).toBe(again.accessToken);
+    expect(await notYet.counts()).toMatchObject({ [tracker]: 2 });
   });
 
   it("a person's list and the counts follow puts and removes, for two people", async () => {

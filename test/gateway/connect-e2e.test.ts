@@ -49,7 +49,7 @@ beforeAll(async () => {
   const resource = `http://127.0.0.1:${upstreamPort}/mcp`;
   as = await startThirdPartyAs({
     resource,
-    redirectUris: [portA, portB].map((p) => `http://127.0.0.1:${p}/mrtr/connect/callback`),
+    redirectUris: [portA, portB].map((p) => `http://127.0.0.1:${p}/mrtr/connect/callback/tracker`),
   });
   const verifier = new JwtVerifier({ issuer: as.issuer, audience: resource });
   upstream = await new McpServer({
@@ -91,6 +91,7 @@ rules:
     const connections = new Connections({
       store,
       vault: storeVault(store, keyring),
+      keyring,
       connections: connectionConfigs(config, { TRACKER_SECRET: as.client.secret }),
       pendingWaitMs: 0,
     });
@@ -172,7 +173,7 @@ describe('connect your account, every part real', () => {
     await page.locator('button[type=submit]').click();
     await page.getByRole('heading', { name: 'Authorize' }).waitFor();
     await page.locator('button[type=submit]').click();
-    await page.waitForURL(/\/mrtr\/connect\/callback\?/);
+    await page.waitForURL(/\/mrtr\/connect\/callback\/tracker\?/);
     const back = new URL(page.url());
     expect(back.origin).toBe(gateways[0]!.origin);
     expect(back.searchParams.get('iss')).toBe(as.issuer);

@@ -16,8 +16,8 @@ export interface RunningTracker {
 }
 
 /**
- * Start the tracker on 127.0.0.1:`port`. `redirectUri` is the gateway's connect callback, the one redirect URI its
- * demo client may use.
+ * Start the tracker on 127.0.0.1:`port`. `redirectUri` is the gateway's connect callback for its tracker connection
+ * (`/mrtr/connect/callback/tracker`), the one redirect URI its demo client may use.
  */
 export async function startTracker(port: number, redirectUri: string): Promise<RunningTracker> {
   const origin = `http://127.0.0.1:${port}`;

@@ -3,7 +3,7 @@
 // only, never upstream. What the issuer answers is kept per (issuer, subject, token) until shortly before it expires.
 import { createHash } from 'node:crypto';
 import * as oauth from 'oauth4webapi';
-import { clientSecretBasic } from '../../client/internal.js';
+import { clientAuth } from '../../client/internal.js';
 import { untilAborted } from '../../protocol/internal.js';
 import {
   EgressDetail,
@@ -55,23 +55,6 @@ function issuerUrl(config: TokenExchangeConfig, what: string): URL {
   throw new GatewayConfigError(
     `${what}: issuer ${config.issuer} must be https (plain http only on loopback)`,
   );
-}
-
-function clientAuth(
-  as: oauth.AuthorizationServer,
-  secret: string | undefined,
-  clientId: string,
-): oauth.ClientAuth {
-  if (secret === undefined) return oauth.None();
-  const methods = as.token_endpoint_auth_methods_supported;
-  // Basic is what RFC 6749 §2.3.1 says every issuer supports; post only for one that lists post and not basic.
-  if (
-    Array.isArray(methods) &&
-    methods.includes('client_secret_post') &&
-    !methods.includes('client_secret_basic')
-  )
-    return oauth.ClientSecretPost(secret);
-  return clientSecretBasic(clientId, secret);
 }
 
 export class TokenExchangeEgress implements Egress {
@@ -191,7 +174,7 @@ export class TokenExchangeEgress implements Egress {
       const response = await oauth.genericTokenEndpointRequest(
         as,
         { client_id: c.clientId },
-        clientAuth(as, this.#secret, c.clientId),
+        clientAuth(as, c.clientId, this.#secret),
         TOKEN_EXCHANGE_GRANT,
         parameters,
         { signal: AbortSignal.timeout(this.#timeoutMs), ...this.#insecure() },

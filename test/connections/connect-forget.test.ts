@@ -1,0 +1,81 @@
+// A token the third party refused (an HTTP 401): `forget` drops it, and revokes it at the authorization server as
+// well, since its refresh token may still be good there. Best effort, in the background, within a limit: the call's
+// answer never waits for the authorization server.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  type AuthorizationFlow,
+  CONNECTIONS_DEFAULTS,
+  type ConnectionEvent,
+  Connections,
+  type TokenGrant,
+} from '../../src/connections/index.js';
+import { createEphemeralKeyring } from '../../src/state/index.js';
+import { MemoryStore } from '../../src/stores/index.js';
+import { sessionCookie } from '../helpers/page-sessions.js';
+import { connectFromNode, connectServer, MemoryVault } from './connect-fixture.js';
+
+const alice = { issuer: 'urn:mrtr:dev-tokens', subject: 'alice' };
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('forget(owner, name, why) after a 401', () => {
+  it('drops the grant and revokes it at the authorization server; the event says so, never the token', async () => {
+    const f = await connectServer();
+    const cookie = await sessionCookie(f.origin, 'alice-token');
+    const first = await f.call('alice-token');
+    await connectFromNode(first.inputRequests.connect_tracker.params.url, cookie);
+    expect(f.vault.grants.size).toBe(1);
+    const revoked = f.next((e) => e.action === 'revoked');
+    await f.connections.forget(alice, 'tracker', 'refused by the upstream');
+    expect(f.vault.grants.size).toBe(0);
+    expect((await revoked).detail).toEqual({ why: 'refused by the upstream', revokedAtIssuer: true });
+    expect(f.as.revoked).toEqual(['tracker-at-1']);
+    expect(JSON.stringify(f.events)).not.toContain('tracker-at-');
+    // Nothing to forget: nothing revoked.
+    await f.connections.forget(alice, 'tracker', 'again');
+    expect(f.as.revoked).toEqual(['tracker-at-1']);
+  });
+
+  it('an authorization server that never answers holds nobody: forget returns at once, the revocation gives up at its limit', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const grant: TokenGrant = {
+      accessToken: 'at',
+      refreshToken: 'rt',
+      scopes: [],
+      issuer: 'https://as.example',
+    };
+    let signalled: AbortSignal | undefined;
+    const flow = {
+      // Never settles, and ignores its signal: the limit must hold all the same.
+      revoke: (_g: TokenGrant, signal?: AbortSignal) => {
+        signalled = signal;
+        return new Promise<void>(() => {});
+      },
+    } as unknown as AuthorizationFlow;
+    const events: ConnectionEvent[] = [];
+    let told!: (e: ConnectionEvent) => void;
+    const revoked = new Promise<ConnectionEvent>((resolve) => (told = resolve));
+    const vault = new MemoryVault(Date.now);
+    const connections = new Connections({
+      store: new MemoryStore(),
+      vault,
+      keyring: createEphemeralKeyring(),
+      flowFor: () => flow,
+      connections: [{ name: 'tracker', issuer: 'https://as.example', clientId: 'c', scopes: [] }],
+      onEvent: (e) => {
+        events.push(e);
+        if (e.action === 'revoked') told(e);
+      },
+    });
+    await vault.put(alice, 'tracker', grant);
+    await connections.forget(alice, 'tracker', 'refused by the upstream');
+    expect(vault.grants.size).toBe(0);
+    expect(signalled?.aborted).toBe(false);
+    expect(events).toEqual([]);
+    await vi.advanceTimersByTimeAsync(CONNECTIONS_DEFAULTS.revokeTimeoutMs);
+    expect(signalled?.aborted).toBe(true);
+    expect((await revoked).detail).toEqual({ why: 'refused by the upstream', revokedAtIssuer: false });
+  });
+});
