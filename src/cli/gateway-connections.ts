@@ -2,6 +2,7 @@
 // oauth`): built from the gateway's shared store and keyring, attached to its server (the connect pages and the
 // callback). Behind a factory so the wiring is one place: the connections room's `Connections`, with its vault.
 import { type ConnectionConfig, Connections, oauthFlow, storeVault } from '../connections/index.js';
+import type { ConsoleConnections } from '../console/index.js';
 import type { UpstreamConnections } from '../gateway/index.js';
 import type { McpServer } from '../server/index.js';
 import { createEphemeralKeyring, type Keyring } from '../state/index.js';
@@ -16,8 +17,11 @@ export interface GatewayConnectionsInput {
   readonly connections: readonly ConnectionConfig[];
 }
 
-/** What the gateway uses of the connections, and how they join its server (pages at /mrtr/connect/…). */
-export interface GatewayConnections extends UpstreamConnections {
+/**
+ * What the gateway uses of the connections, what the console's connections panel shows, and how they join its server
+ * (pages at /mrtr/connect/…).
+ */
+export interface GatewayConnections extends UpstreamConnections, ConsoleConnections {
   attach(server: McpServer): unknown;
 }
 

@@ -4,6 +4,7 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ConnectionConfig } from '../connections/index.js';
+import { ConnectionsPanel } from '../console/index.js';
 import { totpSecretsFile } from '../controls/index.js';
 import {
   connectionConfigs,
@@ -164,12 +165,13 @@ export async function gatewayCommand(
   let gateway: Gateway | undefined;
   // Each request's verified token, for upstreams whose credentials are exchanged per caller (RFC 8693).
   const remembering: { current?: RememberingVerifier } = {};
+  // The people's connections, once built: the console shows each person their own.
+  let connections: GatewayConnections | undefined;
   return startServer(
     'gateway',
     values,
     (options, { controls, metrics, audit }) => {
       if (needsPages && !options.signIn) throw new GatewayConfigError(PAGES_NEED_SIGN_IN);
-      let connections: GatewayConnections | undefined;
       if (connectionsDeclared.length > 0) {
         connections = gatewayConnections({
           store: controls.store,
@@ -265,7 +267,10 @@ export async function gatewayCommand(
       console: (setup) => {
         if (!gateway) return;
         setup.withControls(gateway.controls);
-        setup.add([new GatewayPanel(gateway, { log: say })]);
+        setup.add([
+          new GatewayPanel(gateway, { log: say }),
+          ...(connections ? [new ConnectionsPanel(connections)] : []),
+        ]);
       },
     },
   );
