@@ -1,7 +1,13 @@
 // The people's connections of a gateway whose upstreams need each person's own account (`credentials: type:
 // oauth`): built from the gateway's shared store and keyring, attached to its server (the connect pages and the
 // callback). Behind a factory so the wiring is one place: the connections room's `Connections`, with its vault.
-import { type ConnectionConfig, Connections, oauthFlow, storeVault } from '../connections/index.js';
+import {
+  type ConnectionConfig,
+  type ConnectionEvent,
+  Connections,
+  oauthFlow,
+  storeVault,
+} from '../connections/index.js';
 import type { ConsoleConnections } from '../console/index.js';
 import type { UpstreamConnections } from '../gateway/index.js';
 import type { McpServer } from '../server/index.js';
@@ -15,6 +21,8 @@ export interface GatewayConnectionsInput {
   readonly keyring: Keyring | undefined;
   /** One per oauth upstream (connectionConfigs), client secrets read. */
   readonly connections: readonly ConnectionConfig[];
+  /** Told what happened to each person's connection (the audit trail records it): never a token. */
+  readonly onEvent?: (event: ConnectionEvent) => void;
 }
 
 /**
@@ -40,6 +48,7 @@ export const gatewayConnections: GatewayConnectionsFactory = (input) =>
     vault: storeVault(input.store, input.keyring ?? createEphemeralKeyring()),
     connections: input.connections,
     flowFor: gatewayFlowFor,
+    ...(input.onEvent ? { onEvent: input.onEvent } : {}),
   });
 
 /**

@@ -3,7 +3,7 @@
 // `mrtr gateway check` reads a config and its policy without starting anything.
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { ConnectionConfig } from '../connections/index.js';
+import type { ConnectionConfig, ConnectionEvent } from '../connections/index.js';
 import { ConnectionsPanel } from '../console/index.js';
 import { totpSecretsFile } from '../controls/index.js';
 import {
@@ -180,6 +180,19 @@ export async function gatewayCommand(
               ? Keyring.fromSpec(options.state.keys)
               : options.state?.keys,
           connections: connectionsDeclared,
+          // The trail keeps what happened to each connection (a hold while a person connects is no such fact).
+          ...(audit
+            ? {
+                onEvent: (event: ConnectionEvent) => {
+                  if (event.action === 'waiting') return;
+                  audit
+                    .connectionEvent(event)
+                    .catch((error: unknown) =>
+                      say(`the audit trail did not record a connection event: ${(error as Error).message}`),
+                    );
+                },
+              }
+            : {}),
         });
         const origin = new URL(
           options.auth?.resource ?? `http://${values.host ?? '127.0.0.1'}:${values.port}`,
