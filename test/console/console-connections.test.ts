@@ -1,12 +1,13 @@
 // The console's connections panel over real HTTP and in headless Chromium: each person sees and disconnects only
 // their own connected accounts (revoked at the authorization server, told as `disconnected`), an admin sees counts
 // and nothing more, every change needs the session's CSRF token, and no page byte holds a token. Last, `mrtr gateway`
-// with an oauth upstream serves the panel (runs the built CLI: npm run build).
+// with an oauth upstream serves the panel and records connection events in its trail (the built CLI: npm run build).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JsonlAuditReader } from '../../src/audit/index.js';
 import { BearerAuth, DevTokens, parseDevTokens } from '../../src/auth/index.js';
 import {
   type AuthorizationFlow,
@@ -21,6 +22,7 @@ import { Keyring } from '../../src/state/index.js';
 import { MemoryStore } from '../../src/stores/index.js';
 import { launchChromium } from '../helpers/chromium.js';
 import { freePort } from '../helpers/free-port.js';
+import { mcp } from '../helpers/mcp-http.js';
 import { getPage, hiddenFields, postForm, sessionCookie, typeDevToken } from '../helpers/page-sessions.js';
 import { serveCli } from '../helpers/serve-cli.js';
 
@@ -222,10 +224,17 @@ describe('the connections panel', () => {
 });
 
 describe('mrtr gateway with an oauth upstream', () => {
-  it('serves the connections panel in its console, to anyone signed in', async () => {
+  it('serves the connections panel in its console, to anyone signed in, and its trail records connection events', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mrtr-console-connections-'));
     try {
-      writeFileSync(join(dir, 'tokens.json'), JSON.stringify({ 'dave-token': { sub: 'dave', roles: [] } }));
+      writeFileSync(
+        join(dir, 'tokens.json'),
+        JSON.stringify({
+          'dave-token': { sub: 'dave', roles: [] },
+          'erin-token': { sub: 'erin', roles: [] },
+        }),
+      );
+      const audit = join(dir, 'audit.jsonl');
       // The upstream is never reached: nobody has connected, so nothing is asked of it.
       writeFileSync(
         join(dir, 'gateway.yaml'),
@@ -250,6 +259,8 @@ rules:
           String(await freePort()),
           '--tokens',
           join(dir, 'tokens.json'),
+          '--audit',
+          `jsonl:${audit}`,
         ],
         'gateway',
       );
@@ -257,7 +268,30 @@ rules:
       const page = await getPage(`${gw}${PANEL}`, await sessionCookie(gw, 'dave-token'));
       expect(page.status).toBe(200);
       expect(page.html).toMatch(/<strong>tracker<\/strong> <span class="muted">not connected/);
+      // Dave is asked to connect; Erin opens his link: refused, and the trail says so (never a token: none exists).
+      const asked = await mcp(
+        served.url,
+        'tools/call',
+        { name: 'tracker__connect', arguments: {} },
+        { headers: { authorization: 'Bearer dave-token' } },
+      );
+      const result = asked.response.result as { inputRequests: Record<string, { params: { url: string } }> };
+      const link = Object.values(result.inputRequests)[0]!.params.url;
+      const erin = await getPage(link, await sessionCookie(gw, 'erin-token'));
+      expect(erin.status).toBe(403);
       await served.stop();
+      const reader = await JsonlAuditReader.open(audit);
+      const connectionEvents = (await reader.events())
+        .map((e) => JSON.parse(e.text))
+        .filter((r) => r.event === 'connection');
+      await reader.close();
+      expect(connectionEvents).toEqual([
+        expect.objectContaining({
+          method: 'connection/wrong_person',
+          target: 'tracker',
+          principal: { sub: 'erin' },
+        }),
+      ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
