@@ -2,10 +2,11 @@
 // their own connected accounts (revoked at the authorization server, told as `disconnected`), an admin sees counts
 // and nothing more, every change needs the session's CSRF token, and no page byte holds a token. Last, `mrtr gateway`
 // with an oauth upstream serves the panel and records connection events in its trail (the built CLI: npm run build).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JsonlAuditReader } from '../../src/audit/index.js';
 import { BearerAuth, DevTokens, parseDevTokens } from '../../src/auth/index.js';
@@ -106,6 +107,18 @@ afterAll(async () => {
 });
 
 const PANEL = '/mrtr/console/connections';
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core's serious and critical violations on the page as it is (as the console's other browser test does). */
+async function accessibilityProblems(page: Page): Promise<string[]> {
+  await page.evaluate(AXE);
+  const result = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as {
+    violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }>;
+  };
+  return result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
 const cookies = new Map<string, string>();
 async function cookie(who: string): Promise<string> {
   const known = cookies.get(who);
@@ -203,6 +216,7 @@ describe('the connections panel', () => {
     await page.getByRole('link', { name: 'Connections' }).first().click();
     await page.waitForURL(`${origin}${PANEL}`);
     noSecretIn(await page.content());
+    expect(await accessibilityProblems(page)).toEqual([]);
     await page.getByRole('button', { name: 'Disconnect Tracker' }).click();
     await page.waitForURL(`${origin}${PANEL}`);
     await page.getByText('not connected').nth(1).waitFor();
