@@ -17,6 +17,8 @@ export { AUDIT_SYNTAX, type OpenAuditOptions, openAuditReader, openAuditSink } f
 export { PostgresAuditReader, PostgresAuditSink } from './postgres-sink.js';
 export {
   type AuditRecord,
+  CONNECTION_EVENT,
+  type ObservedConnectionEvent,
   type ObservedDefinitionChange,
   type ObservedRound,
   TOOL_DEFINITION_CHANGED,

@@ -74,6 +74,25 @@ export interface ObservedDefinitionChange {
 /** The `event` of a record that is no round: a tool definition that changed since it was pinned. */
 export const TOOL_DEFINITION_CHANGED = 'tool_definition_changed';
 
+/**
+ * A person's connected account was made, used, refreshed, revoked or disconnected (the connections room's
+ * ConnectionEvent, structurally): who, which connection, what happened. It never holds a token, a code or a state.
+ */
+export interface ObservedConnectionEvent {
+  readonly connection: string;
+  readonly action: string;
+  /** The connect record's id, when a question or a page is concerned. */
+  readonly id?: string;
+  /** The subject of the person concerned. */
+  readonly by?: string;
+  /** ISO 8601. */
+  readonly at: string;
+  readonly detail?: Readonly<Record<string, unknown>>;
+}
+
+/** The `event` of a record that is no round: a person's connection (its `method` is `connection/<action>`). */
+export const CONNECTION_EVENT = 'connection';
+
 /** Version 1 of the event schema (docs/audit.md). Never holds requestState, a token or a sensitive value. */
 export interface AuditRecord {
   v: 1;
@@ -115,8 +134,8 @@ export interface AuditRecord {
    * handler ran). Absent on rounds that ran no handler (refused, or answered by a guard) and on `proposed` events.
    */
   intentSeq?: number;
-  /** Present only on events that are not rounds: `tool_definition_changed`. */
-  event?: typeof TOOL_DEFINITION_CHANGED;
+  /** Present only on events that are not rounds: `tool_definition_changed`, `connection`. */
+  event?: typeof TOOL_DEFINITION_CHANGED | typeof CONNECTION_EVENT;
 }
 
 /** An event before the writer gives it its place in the chain. */
@@ -195,6 +214,49 @@ export function toDefinitionChangeRecord(
   record.requestId = null;
   record.outcome = 'withheld';
   record.event = TOOL_DEFINITION_CHANGED;
+  return record;
+}
+
+/**
+ * A connection event: method `connection/<action>` (connected, used, refreshed, revoked, disconnected…), the
+ * connection as its target, the person as principal, what the connections said in `notes.connection`.
+ */
+export function toConnectionRecord(
+  e: ObservedConnectionEvent,
+  instance: string,
+  redactor: Redactor,
+): UnchainedRecord {
+  const at = Date.parse(e.at);
+  const record = toAuditRecord(
+    {
+      requestId: 0,
+      method: `connection/${e.action}`,
+      target: e.connection,
+      arguments: undefined,
+      principal: e.by === undefined ? undefined : { subject: e.by },
+      round: 0,
+      flowId: undefined,
+      inputResponses: undefined,
+      inputRequests: undefined,
+      outcome: 'complete',
+      reason: undefined,
+      decidedBy: undefined,
+      notes: {
+        connection: {
+          ...e.detail,
+          name: e.connection,
+          action: e.action,
+          ...(e.id === undefined ? {} : { id: e.id }),
+        },
+      },
+      startedAt: Number.isNaN(at) ? Date.now() : at,
+      durationMs: 0,
+    },
+    instance,
+    redactor,
+  );
+  record.requestId = null;
+  record.event = CONNECTION_EVENT;
   return record;
 }
 

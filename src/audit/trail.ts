@@ -9,10 +9,12 @@ import { type StoredCheckpoint, sealCheckpoint } from './checkpoint.js';
 import { AUDIT_DEFAULTS } from './defaults.js';
 import { AuditError, auditConfigError } from './errors.js';
 import {
+  type ObservedConnectionEvent,
   type ObservedDefinitionChange,
   type ObservedIntent,
   type ObservedRound,
   toAuditRecord,
+  toConnectionRecord,
   toDefinitionChangeRecord,
   toIntentRecord,
   type UnchainedRecord,
@@ -239,6 +241,14 @@ export class AuditTrail {
    */
   definitionChanged(change: ObservedDefinitionChange): Promise<void> {
     return this.#enqueue(() => toDefinitionChangeRecord(change, this.instance, this.#redactor), undefined);
+  }
+
+  /**
+   * A person's connection was made, used, refreshed, revoked or disconnected: recorded in the chain as an event of its
+   * own (`connection`). Give it the connections' events (`onEvent`); none holds a token. Resolves once durable.
+   */
+  connectionEvent(event: ObservedConnectionEvent): Promise<void> {
+    return this.#enqueue(() => toConnectionRecord(event, this.instance, this.#redactor), undefined);
   }
 
   #enqueue(make: () => UnchainedRecord, intent: object | undefined): Promise<void> {

@@ -1,7 +1,14 @@
 // The people's connections of a gateway whose upstreams need each person's own account (`credentials: type:
 // oauth`): built from the gateway's shared store and keyring, attached to its server (the connect pages and the
 // callback). Behind a factory so the wiring is one place: the connections room's `Connections`, with its vault.
-import { type ConnectionConfig, Connections, oauthFlow, storeVault } from '../connections/index.js';
+import {
+  type ConnectionConfig,
+  type ConnectionEvent,
+  Connections,
+  oauthFlow,
+  storeVault,
+} from '../connections/index.js';
+import type { ConsoleConnections } from '../console/index.js';
 import type { UpstreamConnections } from '../gateway/index.js';
 import type { McpServer } from '../server/index.js';
 import { createEphemeralKeyring, type Keyring } from '../state/index.js';
@@ -14,10 +21,15 @@ export interface GatewayConnectionsInput {
   readonly keyring: Keyring | undefined;
   /** One per oauth upstream (connectionConfigs), client secrets read. */
   readonly connections: readonly ConnectionConfig[];
+  /** Told what happened to each person's connection (the audit trail records it): never a token. */
+  readonly onEvent?: (event: ConnectionEvent) => void;
 }
 
-/** What the gateway uses of the connections, and how they join its server (pages at /mrtr/connect/…). */
-export interface GatewayConnections extends UpstreamConnections {
+/**
+ * What the gateway uses of the connections, what the console's connections panel shows, and how they join its server
+ * (pages at /mrtr/connect/…).
+ */
+export interface GatewayConnections extends UpstreamConnections, ConsoleConnections {
   attach(server: McpServer): unknown;
 }
 
@@ -35,6 +47,7 @@ export const gatewayConnections: GatewayConnectionsFactory = (input) => {
     keyring,
     connections: input.connections,
     flowFor: gatewayFlowFor,
+    ...(input.onEvent ? { onEvent: input.onEvent } : {}),
   });
 };
 

@@ -3,7 +3,8 @@
 // `mrtr gateway check` reads a config and its policy without starting anything.
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { type ConnectionConfig, connectRedirectUri } from '../connections/index.js';
+import { type ConnectionConfig, type ConnectionEvent, connectRedirectUri } from '../connections/index.js';
+import { ConnectionsPanel } from '../console/index.js';
 import { totpSecretsFile } from '../controls/index.js';
 import {
   connectionConfigs,
@@ -164,12 +165,13 @@ export async function gatewayCommand(
   let gateway: Gateway | undefined;
   // Each request's verified token, for upstreams whose credentials are exchanged per caller (RFC 8693).
   const remembering: { current?: RememberingVerifier } = {};
+  // The people's connections, once built: the console shows each person their own.
+  let connections: GatewayConnections | undefined;
   return startServer(
     'gateway',
     values,
     (options, { controls, metrics, audit }) => {
       if (needsPages && !options.signIn) throw new GatewayConfigError(PAGES_NEED_SIGN_IN);
-      let connections: GatewayConnections | undefined;
       if (connectionsDeclared.length > 0) {
         connections = gatewayConnections({
           store: controls.store,
@@ -178,6 +180,19 @@ export async function gatewayCommand(
               ? Keyring.fromSpec(options.state.keys)
               : options.state?.keys,
           connections: connectionsDeclared,
+          // The trail keeps what happened to each connection (a hold while a person connects is no such fact).
+          ...(audit
+            ? {
+                onEvent: (event: ConnectionEvent) => {
+                  if (event.action === 'waiting') return;
+                  audit
+                    .connectionEvent(event)
+                    .catch((error: unknown) =>
+                      say(`the audit trail did not record a connection event: ${(error as Error).message}`),
+                    );
+                },
+              }
+            : {}),
         });
         const origin = new URL(
           options.auth?.resource ?? `http://${values.host ?? '127.0.0.1'}:${values.port}`,
@@ -267,7 +282,10 @@ export async function gatewayCommand(
       console: (setup) => {
         if (!gateway) return;
         setup.withControls(gateway.controls);
-        setup.add([new GatewayPanel(gateway, { log: say })]);
+        setup.add([
+          new GatewayPanel(gateway, { log: say }),
+          ...(connections ? [new ConnectionsPanel(connections)] : []),
+        ]);
       },
     },
   );

@@ -22,6 +22,7 @@ import type {
   ConnectionConfig,
   ConnectionOwner,
   ConnectionPages,
+  ConnectionSummary,
   TokenGrant,
   TokenVault,
 } from './types.js';
@@ -159,6 +160,21 @@ export class Connections implements ConnectionPages {
 
   has(name: string): boolean {
     return this.configs.has(name);
+  }
+
+  /** The declared connections, as people see them (the console lists them). */
+  declared(): Array<{ name: string; label: string }> {
+    return [...this.configs.values()].map((c) => ({ name: c.name, label: c.label ?? c.name }));
+  }
+
+  /** The owner's own connections: what, where, since when; never a token. */
+  list(owner: ConnectionOwner): Promise<ConnectionSummary[]> {
+    return this.options.vault.list(owner);
+  }
+
+  /** How many people hold each connection: an admin's view, never whose or a token. */
+  counts(): Promise<Record<string, number>> {
+    return this.options.vault.counts();
   }
 
   handles(pathname: string): boolean {

@@ -129,7 +129,7 @@ export class OperatorConsole {
       ctx.page(404, 'Not found', html`<p>The console has no page at this address.</p>`);
       return;
     }
-    if (!panel.roles.some((r) => roles.has(r))) {
+    if (!mayOpen(panel, roles)) {
       ctx.page(
         403,
         'Not yours to see',
@@ -187,7 +187,7 @@ export class OperatorConsole {
   }
 
   private visible(roles: ReadonlySet<ConsoleRole>): ConsolePanel[] {
-    return this.options.panels.filter((p) => p.roles.some((r) => roles.has(r)));
+    return this.options.panels.filter((p) => mayOpen(p, roles));
   }
 
   private banner(
@@ -225,8 +225,18 @@ export class OperatorConsole {
           html`<li class="card"><h2><a href="/mrtr/console/${p.id}">${p.title}</a></h2>${p.summary ? html`<p>${await p.summary(ctx)}</p>` : ''}</li>`,
       ),
     );
-    ctx.page(200, 'Console', html`<ul class="list" id="home" data-live="approvals">${cards}</ul>`);
+    // The live stream is for console roles: a person who holds none (their own connections only) does not open it.
+    ctx.page(
+      200,
+      'Console',
+      html`<ul class="list" id="home"${ctx.roles.size ? html` data-live="approvals"` : ''}>${cards}</ul>`,
+    );
   }
+}
+
+/** A panel opens for one of its console roles, or for anyone signed in when it is a person's own (`person`). */
+function mayOpen(panel: ConsolePanel, roles: ReadonlySet<ConsoleRole>): boolean {
+  return panel.roles.some((r) => r === 'person' || roles.has(r));
 }
 
 function notAllowed(res: PageResponse, allow: string): void {

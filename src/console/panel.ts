@@ -9,6 +9,9 @@ import type { PageRequest, PageResponse } from '../protocol/index.js';
 /** What a person may do in the console, from the roles their token or sign-in carries (mapped by `ConsoleRoles`). */
 export type ConsoleRole = 'approver' | 'auditor' | 'admin';
 
+/** Who may open a panel: a console role, or `person`, anyone signed in (a panel of their own things). */
+export type PanelAudience = ConsoleRole | 'person';
+
 export interface PanelContext {
   readonly session: PageSession;
   /** The console roles this person holds. */
@@ -34,8 +37,8 @@ export interface ConsolePanel {
   readonly id: string;
   /** The navigation's label. */
   readonly title: string;
-  /** Who may open it: a person needs one of these console roles. */
-  readonly roles: readonly ConsoleRole[];
+  /** Who may open it: a person needs one of these console roles (`person`: anyone signed in). */
+  readonly roles: readonly PanelAudience[];
   /** Answer a request under /mrtr/console/<id> (`rest` is what follows, '' or '/…'). */
   handle(req: PageRequest, res: PageResponse, ctx: PanelContext, rest: string): Promise<void>;
   /** A line for the console's home page (a count, a state), if the panel has one. */

@@ -1,11 +1,21 @@
 // "Connect your account" with every part real: a third party's authorization server (oidc-provider), an upstream MCP
 // server that takes only its JWTs, two gateway instances sharing a Redis store and one keyring, the real Connections
 // with its vault and OAuth flow, and headless Chromium for the person. Alice is asked on instance A, connects in her
-// browser, and her retried call runs on instance B. Bob is asked separately. Her token never reaches the client or
-// the logs.
+// browser, and her retried call runs on instance B. Bob is asked separately. Her token never reaches the client,
+// the logs or the audit trail (each instance writes one, JSONL, read back byte for byte).
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BearerAuth, DevTokens, JwtVerifier, parseDevTokens } from '../../src/auth/index.js';
+import { AuditTrail, JsonlAuditReader, JsonlAuditSink } from '../../src/audit/index.js';
+import {
+  BearerAuth,
+  DEV_TOKEN_ISSUER,
+  DevTokens,
+  JwtVerifier,
+  parseDevTokens,
+} from '../../src/auth/index.js';
 import { Connections, storeVault } from '../../src/connections/index.js';
 import { connectionConfigs, Gateway, PinBook, parseGatewayConfig } from '../../src/gateway/index.js';
 import type { HttpEndpoint } from '../../src/server/index.js';
@@ -37,6 +47,15 @@ const gateways: Array<{ url: string; origin: string; close(): Promise<void> }> =
 const logged: string[] = [];
 /** The bearer tokens the upstream received, by the subject it saw. */
 const upstreamSaw = new Map<string, string>();
+/** Each instance's audit trail (a JSONL file), its connections, and a clock B can be moved forward on. */
+const auditDir = mkdtempSync(join(tmpdir(), 'mrtr-connect-e2e-'));
+const trails: string[] = [];
+const connectionsOn: Connections[] = [];
+const clockB = { aheadMs: 0 };
+/** Each connection event's write to its trail (durable once resolved). */
+const recorded: Promise<void>[] = [];
+/** The authorization code the callback carried (it must never reach the trail either). */
+let authorizationCode = '';
 const logger = {
   info: (...a: unknown[]) => logged.push(JSON.stringify(a)),
   warn: (...a: unknown[]) => logged.push(JSON.stringify(a)),
@@ -88,13 +107,22 @@ rules:
   for (const port of [portA, portB]) {
     // Each instance its own connection to the shared Redis, as two processes would have.
     const store = await RedisStore.connect(redis.url);
+    const file = join(auditDir, `audit-${trails.length}.jsonl`);
+    const trail = await AuditTrail.open(await JsonlAuditSink.open(file), { instance: `gw-${trails.length}` });
+    const onB = trails.push(file) === 2;
     const connections = new Connections({
       store,
       vault: storeVault(store, keyring),
       keyring,
       connections: connectionConfigs(config, { TRACKER_SECRET: as.client.secret }),
       pendingWaitMs: 0,
+      onEvent: (event) => {
+        recorded.push(trail.connectionEvent(event));
+        if (event.action === 'refreshed') clockB.aheadMs = 0; // one refresh: B's clock is right again
+      },
+      ...(onB ? { now: () => Date.now() + clockB.aheadMs } : {}),
     });
+    connectionsOn.push(connections);
     const gateway = new Gateway({
       config,
       server: {
@@ -102,6 +130,7 @@ rules:
         signIn: { devTokens: tokens },
         stateKeys: keyring,
         logger,
+        observers: [trail],
       },
       store,
       controls: { pendingWaitMs: 0 },
@@ -117,6 +146,7 @@ rules:
       close: async () => {
         await endpoint.close({ graceMs: 0 });
         await gateway.close();
+        await trail.close();
         await store.close();
       },
     });
@@ -130,6 +160,7 @@ afterAll(async () => {
   await upstream?.close({ graceMs: 0 });
   await as?.close();
   await redis?.stop();
+  rmSync(auditDir, { recursive: true, force: true });
 });
 
 const call = (on: number, who: 'alice' | 'bob', round: Loose = {}, tool = 'tracker__whoami') =>
@@ -177,6 +208,7 @@ describe('connect your account, every part real', () => {
     const back = new URL(page.url());
     expect(back.origin).toBe(gateways[0]!.origin);
     expect(back.searchParams.get('iss')).toBe(as.issuer);
+    authorizationCode = back.searchParams.get('code') ?? '';
     await page.getByText('Connected').first().waitFor();
     await context.close();
 
@@ -222,5 +254,58 @@ describe('connect your account, every part real', () => {
     expect(mine.status).toBe(303);
     await context.close();
     await aliceOpensBobs.context.close();
+  }, 120_000);
+
+  it('the audit trail says connected, used, refreshed and disconnected as they happen, and holds no token or code', async () => {
+    const alice = { issuer: DEV_TOKEN_ISSUER, subject: 'alice' };
+    const store = await RedisStore.connect(redis.url);
+    const vault = storeVault(store, Keyring.fromSpec(KEYS));
+    const first = await vault.get(alice, 'tracker');
+    // Instance B's clock runs past the access token's expiry until it refreshes: her next call there does.
+    clockB.aheadMs = 10 * 60_000;
+    expect(textOf(await call(1, 'alice'))).toBe('tracker sees alice');
+    expect(clockB.aheadMs).toBe(0);
+    const second = await vault.get(alice, 'tracker');
+    expect(second?.accessToken).not.toBe(first?.accessToken);
+    // She disconnects (her page and the console do this): revoked at the tracker's authorization server.
+    expect(await connectionsOn[0]!.disconnect(alice, 'tracker')).toBe(true);
+    await store.close();
+    await Promise.all(recorded);
+
+    const secrets = [
+      first?.accessToken,
+      first?.refreshToken,
+      second?.accessToken,
+      second?.refreshToken,
+      authorizationCode,
+      upstreamSaw.get('alice'),
+    ];
+    expect(secrets.every((s) => typeof s === 'string' && s.length > 8)).toBe(true);
+    const [onA, onB] = trails.map((file) => readFileSync(file, 'utf8'));
+    for (const bytes of [onA!, onB!]) expect(secrets.filter((secret) => bytes.includes(secret!))).toEqual([]);
+    // Her connection's events on each instance, in the order they happened (a call may use the token twice). On B,
+    // she opened Bob's connect link: refused, and recorded.
+    const actions = async (file: string) =>
+      (await (await JsonlAuditReader.open(file)).events())
+        .map((e) => JSON.parse(e.text) as Loose)
+        .filter((r) => r.event === 'connection' && r.principal?.sub === 'alice')
+        .map((r) => r.method as string)
+        .filter((m, i, all) => m !== all[i - 1]);
+    expect(await actions(trails[0]!)).toEqual([
+      'connection/connected',
+      'connection/used',
+      'connection/disconnected',
+    ]);
+    expect(await actions(trails[1]!)).toEqual([
+      'connection/used',
+      'connection/wrong_person',
+      'connection/refreshed',
+      'connection/used',
+    ]);
+    expect(onA).toContain('"revokedAtIssuer":true');
+    // The rounds are in the same trail: her calls through the gateway, recorded without the token they carried.
+    expect(onB).toMatch(
+      /"principal":\{"sub":"alice"[^}]*\},"method":"tools\/call","target":"tracker__whoami"/,
+    );
   }, 120_000);
 });
