@@ -2,7 +2,7 @@
 // round, a round waiting for an approval and a tool definition change. JSON lines keep each record byte for byte with
 // its seq and hash (the chain checks out from the export alone); OCSF events validate against a JSON Schema of the
 // API Activity class written from the OCSF definitions; --follow prints an event recorded after it started.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,6 +10,7 @@ import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { ObservedRound } from '../../src/audit/index.js';
 import { type AuditTrail, SqliteAuditSink } from '../../src/audit/index.js';
+import { runCommand } from '../helpers/run-cli.js';
 import { openTrail, tempDir } from './fixture.js';
 
 const tmp = tempDir();
@@ -90,8 +91,8 @@ beforeAll(async () => {
 });
 afterAll(() => trail.close());
 
-const exportLines = (...args: string[]) => {
-  const out = spawnSync(
+const exportLines = async (...args: string[]) => {
+  const out = await runCommand(
     process.execPath,
     ['dist/cli/main.js', 'audit', 'export', '--audit', AUDIT, ...args],
     {
@@ -103,8 +104,8 @@ const exportLines = (...args: string[]) => {
 };
 
 describe('mrtr audit export --format jsonl', () => {
-  it('prints each record as stored with its seq and hash: the chain checks out from the export alone', () => {
-    const out = exportLines('--format', 'jsonl');
+  it('prints each record as stored with its seq and hash: the chain checks out from the export alone', async () => {
+    const out = await exportLines('--format', 'jsonl');
     expect(out.stderr).toBe('');
     expect(out.status).toBe(0);
     const events = out.lines.map((l) => JSON.parse(l));
@@ -143,8 +144,8 @@ describe('mrtr audit export --format ocsf', () => {
   );
   const validate = new Ajv({ allErrors: true, strictRequired: false }).compile(schema);
 
-  it('every event validates as OCSF API Activity, with the MCP fields and the outcome mapped', () => {
-    const out = exportLines('--format', 'ocsf');
+  it('every event validates as OCSF API Activity, with the MCP fields and the outcome mapped', async () => {
+    const out = await exportLines('--format', 'ocsf');
     expect(out.status).toBe(0);
     const events = out.lines.map((l) => JSON.parse(l));
     expect(events).toHaveLength(6);
@@ -205,12 +206,14 @@ describe('mrtr audit export --format ocsf', () => {
     expect(changed.api.request).toBeUndefined();
   });
 
-  it('names a missing or unknown --format, and --follow off export', () => {
-    expect(exportLines().stderr).toContain('mrtr audit: export needs --format ocsf or --format jsonl');
-    const bad = exportLines('--format', 'cef');
+  it('names a missing or unknown --format, and --follow off export', async () => {
+    expect((await exportLines()).stderr).toContain(
+      'mrtr audit: export needs --format ocsf or --format jsonl',
+    );
+    const bad = await exportLines('--format', 'cef');
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain("mrtr audit: --format must be ocsf or jsonl, got 'cef'");
-    const flows = spawnSync(
+    const flows = await runCommand(
       process.execPath,
       ['dist/cli/main.js', 'audit', 'flows', '--audit', AUDIT, '--follow'],
       {

@@ -14,6 +14,7 @@ import {
   sealCheckpoint,
 } from '../../src/audit/index.js';
 import { EVENT_COLUMNS, QUERY_COLUMNS } from '../../src/audit/tables.js';
+import { runCommand } from '../helpers/run-cli.js';
 import { AUDIT_KEY, auditedServer, call, env, openTrail, tempDir } from './fixture.js';
 
 const tmp = tempDir();
@@ -50,8 +51,8 @@ function tampered(sql: string): string {
   return file;
 }
 
-function verify(file: string, ...extra: string[]) {
-  const out = spawnSync(
+async function verify(file: string, ...extra: string[]) {
+  const out = await runCommand(
     process.execPath,
     ['dist/cli/main.js', 'audit', 'verify', '--audit', `sqlite:${file}`, '--vkey', VKEY, ...extra],
     { encoding: 'utf8', timeout: 20_000 },
@@ -62,18 +63,18 @@ function verify(file: string, ...extra: string[]) {
 const EVENTS = 'mrtr_audit_events';
 
 describe('mrtr audit verify on an SQLite file edited with sqlite3', () => {
-  it('passes the untouched file, with the exported checkpoint too', () => {
-    const result = verify(tampered('SELECT 1;'), '--checkpoint', exported);
+  it('passes the untouched file, with the exported checkpoint too', async () => {
+    const result = await verify(tampered('SELECT 1;'), '--checkpoint', exported);
     expect(result.stdout).toContain('intact: 10 events in 1 chain(s), 4 checkpoint(s) verified');
     expect(result.stdout).toContain('test-1: 10 events, head #10, sealed up to #10');
     expect(result.status).toBe(0);
   });
 
-  it('names an event whose content was edited', () => {
+  it('names an event whose content was edited', async () => {
     const file = tampered(
       `UPDATE ${EVENTS} SET record = replace(record, '"/f5"', '"/etc/passwd"') WHERE seq = 5;`,
     );
-    const result = verify(file);
+    const result = await verify(file);
     expect(result.stdout).toContain(
       'TAMPERED: first bad event test-1 #5: its hash does not match its content (edited)',
     );
@@ -88,8 +89,8 @@ describe('mrtr audit verify on an SQLite file edited with sqlite3', () => {
     ['principal', "'mallory'"],
     ['principal', 'NULL'],
     ['outcome', "'complete'"],
-  ])('names an event whose %s column was set to %s', (column, value) => {
-    const result = verify(tampered(`UPDATE ${EVENTS} SET ${column} = ${value} WHERE seq = 3;`));
+  ])('names an event whose %s column was set to %s', async (column, value) => {
+    const result = await verify(tampered(`UPDATE ${EVENTS} SET ${column} = ${value} WHERE seq = 3;`));
     expect(result.stdout).toContain(
       `first bad event test-1 #3: its query column ${column} differs from its record (edited)`,
     );
@@ -106,44 +107,44 @@ describe('mrtr audit verify on an SQLite file edited with sqlite3', () => {
     expect(QUERY_COLUMNS.map((c) => c.column)).toEqual(names.slice(4));
   });
 
-  it('names a deleted event', () => {
-    const result = verify(tampered(`DELETE FROM ${EVENTS} WHERE seq = 6;`));
+  it('names a deleted event', async () => {
+    const result = await verify(tampered(`DELETE FROM ${EVENTS} WHERE seq = 6;`));
     expect(result.stdout).toContain('first bad event test-1 #6: event 6 is missing (deleted)');
     expect(result.status).toBe(1);
   });
 
-  it('names an inserted event', () => {
+  it('names an inserted event', async () => {
     const file = tampered(
       `UPDATE ${EVENTS} SET seq = seq + 100 WHERE seq >= 5; UPDATE ${EVENTS} SET seq = seq - 99 WHERE seq >= 105;
        INSERT INTO ${EVENTS} SELECT instance, 5, hash, record, time, flow_id, target, principal, outcome
          FROM ${EVENTS} WHERE seq = 4;`,
     );
-    const result = verify(file);
+    const result = await verify(file);
     expect(result.stdout).toContain(
       'first bad event test-1 #5: stored at test-1 #5 but the record says test-1 #4',
     );
     expect(result.status).toBe(1);
   });
 
-  it('names reordered events', () => {
+  it('names reordered events', async () => {
     const file = tampered(
       `UPDATE ${EVENTS} SET seq = -1 WHERE seq = 3; UPDATE ${EVENTS} SET seq = 3 WHERE seq = 4;
        UPDATE ${EVENTS} SET seq = 4 WHERE seq = -1;`,
     );
-    const result = verify(file);
+    const result = await verify(file);
     expect(result.stdout).toContain(
       'first bad event test-1 #3: stored at test-1 #3 but the record says test-1 #4',
     );
     expect(result.status).toBe(1);
   });
 
-  it('catches a truncated tail only against an exported checkpoint (the sink’s own seals went with it)', () => {
+  it('catches a truncated tail only against an exported checkpoint (the sink’s own seals went with it)', async () => {
     const file = tampered(
       `DELETE FROM ${EVENTS} WHERE seq > 8; DELETE FROM mrtr_audit_checkpoints WHERE seq > 8;`,
     );
     // What the file alone can say: its chain is whole up to #8 and sealed there. The docs say as much.
-    expect(verify(file).status).toBe(0);
-    const result = verify(file, '--checkpoint', exported);
+    expect((await verify(file)).status).toBe(0);
+    const result = await verify(file, '--checkpoint', exported);
     expect(result.stdout).toContain(
       'first bad event test-1 #9: the chain ends at 8, but an exported checkpoint seals 10 events (tail truncated)',
     );
@@ -168,7 +169,7 @@ describe('mrtr audit verify on an SQLite file edited with sqlite3', () => {
       updates.push(`UPDATE ${EVENTS} SET record = '${text}', hash = '${hash}' WHERE seq = ${record.seq};`);
       prev = hash;
     }
-    const result = verify(tampered(updates.join('\n')));
+    const result = await verify(tampered(updates.join('\n')));
     expect(result.stdout).toContain(
       'first bad event test-1 #8: event 8 is not the one a stored signed checkpoint sealed: history up to it was rewritten (after 4, the last seal that matches)',
     );
@@ -185,7 +186,7 @@ describe('mrtr audit verify on an SQLite file edited with sqlite3', () => {
       `DELETE FROM mrtr_audit_keys; INSERT INTO mrtr_audit_keys VALUES ('${forger.verifier.text}');
        UPDATE mrtr_audit_checkpoints SET note = '${forged.note}' WHERE seq = 10;`,
     );
-    const result = verify(file);
+    const result = await verify(file);
     expect(result.stdout).toContain(
       `UNVERIFIED: first bad event test-1 #10: stored checkpoint: no signature by a known audit key (signed by mrtr-audit+${forger.verifier.id.toString('hex')} only)`,
     );
@@ -194,7 +195,7 @@ describe('mrtr audit verify on an SQLite file edited with sqlite3', () => {
     );
     expect(result.status).toBe(1);
     // Without --vkey the verifier can only trust the keys in the file, and says so.
-    const trusting = spawnSync(
+    const trusting = await runCommand(
       process.execPath,
       ['dist/cli/main.js', 'audit', 'verify', '--audit', `sqlite:${file}`],
       {
@@ -218,7 +219,7 @@ describe('mrtr audit verify on an SQLite file edited with sqlite3', () => {
       `DELETE FROM ${EVENTS} WHERE seq > 8; DELETE FROM mrtr_audit_checkpoints WHERE seq > 8;
        INSERT INTO mrtr_audit_checkpoints VALUES ('test-1', 2, '${second.hash}', '${forged.note}');`,
     );
-    const result = verify(file, '--checkpoint', exported);
+    const result = await verify(file, '--checkpoint', exported);
     expect(result.stdout).toContain(
       'TAMPERED: first bad event test-1 #9: the chain ends at 8, but an exported checkpoint seals 10 events (tail truncated)',
     );
@@ -226,19 +227,19 @@ describe('mrtr audit verify on an SQLite file edited with sqlite3', () => {
     expect(result.status).toBe(1);
   });
 
-  it('names the problem with a bad --vkey, a missing file or an unreadable checkpoint export', () => {
-    const bad = verify(pristine, '--vkey', 'nonsense');
+  it('names the problem with a bad --vkey, a missing file or an unreadable checkpoint export', async () => {
+    const bad = await verify(pristine, '--vkey', 'nonsense');
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain('audit verifier key: expected <name>+<key id hex>+<base64 key>');
     // What `--vkey "$MRTR_AUDIT_VKEY"` sends when the variable is unset.
-    const empty = verify(pristine, '--vkey', '');
+    const empty = await verify(pristine, '--vkey', '');
     expect(empty.status).toBe(2);
     expect(empty.stderr).toContain('--vkey is empty (is MRTR_AUDIT_VKEY set?)');
     expect(empty.stderr).toContain('its verifier key is mrtr-audit+');
-    const missing = verify(join(tmp.dir, 'nope.db'));
+    const missing = await verify(join(tmp.dir, 'nope.db'));
     expect(missing.status).toBe(2);
     expect(missing.stderr).toContain(`no audit database at ${join(tmp.dir, 'nope.db')}`);
-    const noExport = verify(pristine, '--checkpoint', join(tmp.dir, 'nope.notes'));
+    const noExport = await verify(pristine, '--checkpoint', join(tmp.dir, 'nope.notes'));
     expect(noExport.status).toBe(2);
     expect(noExport.stderr).toContain('cannot read checkpoint file');
   });

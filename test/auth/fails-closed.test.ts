@@ -2,7 +2,7 @@
 // internal error shown to strangers, plain-http issuers off loopback, non-ASCII text that turned a 401 into a 500, a
 // verifier that never answers, a verifier that returns no principal, the pages reachable under a foreign Host, a
 // tokens file that is not a file, a short HMAC secret.
-import { spawnSync } from 'node:child_process';
+
 import { generateKeyPairSync } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,6 +19,7 @@ import {
 } from '../../src/auth/index.js';
 import { McpServer, text } from '../../src/server/index.js';
 import { mcp, rawPost } from '../helpers/mcp-http.js';
+import { runCommand } from '../helpers/run-cli.js';
 import { KEYS } from './dev-token-server.js';
 
 const closers: Array<() => Promise<unknown> | undefined> = [];
@@ -144,7 +145,7 @@ describe('a verifier that fails, hangs or answers nonsense', () => {
 });
 
 describe('configuration that would trust the network', () => {
-  it('a plain-http issuer or JWKS off loopback is refused unless explicitly allowed', () => {
+  it('a plain-http issuer or JWKS off loopback is refused unless explicitly allowed', async () => {
     expect(() => new JwtVerifier({ issuer: 'http://id.example.com', audience: 'a' })).toThrow(
       'issuer http://id.example.com must be https (plain http only on loopback)',
     );
@@ -159,7 +160,7 @@ describe('configuration that would trust the network', () => {
     expect(
       () => new JwtVerifier({ issuer: 'http://id.example.com', audience: 'a', allowInsecureHttp: true }),
     ).not.toThrow();
-    const out = spawnSync(
+    const out = await runCommand(
       process.execPath,
       ['dist/cli/main.js', 'serve', '--port', '3998', '--issuer', 'http://id.example.com'],
       {

@@ -1,11 +1,12 @@
 // `mrtr serve --store`: the replay guard from the command line. Two real server processes sharing one SQLite file
 // are two instances of a fleet: a state answered on one is refused on the other.
-import { spawnSync } from 'node:child_process';
+
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { mcp } from '../helpers/mcp-http.js';
+import { runCommand } from '../helpers/run-cli.js';
 import { serveCli } from '../helpers/serve-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mrtr-serve-store-'));
@@ -15,8 +16,8 @@ const KEYS = `k1:${Buffer.alloc(32, 3).toString('base64url')}`;
 const serve = (args: string[]) => serveCli(['--port', '0', '--state-keys', KEYS, ...args]);
 
 describe('mrtr serve --store', () => {
-  it('names a store it cannot use, and the syntax it wants', () => {
-    const out = spawnSync(
+  it('names a store it cannot use, and the syntax it wants', async () => {
+    const out = await runCommand(
       process.execPath,
       ['dist/cli/main.js', 'serve', '--port', '0', '--store', 'mongodb://x'],
       {

@@ -2,12 +2,13 @@
 // on every form, another person's deep link, self-approval, a vote for a page that changed, bad filters, and the
 // decision path end to end (bob approves in the console, alice's retry completes). Once against `mrtr serve`, once
 // against the same parts in this process, where mutation testing reaches the console's code.
-import { spawnSync } from 'node:child_process';
+
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getPage, hiddenFields, postForm } from '../helpers/page-sessions.js';
+import { runCommand } from '../helpers/run-cli.js';
 import { approvalIdOf, type ConsoleFixture, startConsole, startConsoleInProcess } from './fixture.js';
 
 describe.each([
@@ -358,7 +359,7 @@ describe.each([
       );
       const file = join(f.dir, 'downloaded.json');
       writeFileSync(file, await r.text());
-      const verify = spawnSync(
+      const verify = await runCommand(
         process.execPath,
         ['dist/cli/main.js', 'audit', 'verify', '--bundle', file, '--vkey', f.verifierKey],
         { encoding: 'utf8', env: { ...process.env, MRTR_AUDIT_VKEY: undefined } },

@@ -1,5 +1,5 @@
 // --console-role: which token roles grant which console role; every mistake is a message naming the flag.
-import { spawnSync } from 'node:child_process';
+
 import { describe, expect, it } from 'vitest';
 import {
   ConsoleUsageError,
@@ -8,6 +8,7 @@ import {
   OperatorConsole,
   parseConsoleRoles,
 } from '../../src/console/index.js';
+import { runCommand } from '../helpers/run-cli.js';
 
 describe('console roles', () => {
   it('by default each console role is granted by the role of its own name', () => {
@@ -50,8 +51,8 @@ describe('console roles', () => {
     });
   });
 
-  it('mrtr serve exits 2 naming the flag', () => {
-    const r = spawnSync(
+  it('mrtr serve exits 2 naming the flag', async () => {
+    const r = await runCommand(
       process.execPath,
       [
         'dist/cli/main.js',

@@ -3,7 +3,6 @@
 // never hold up a round; a stopping server lets deliveries finish for a while, then names each one it gives up;
 // forged, changed and replayed deliveries are refused; every config mistake is named.
 
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -27,6 +26,7 @@ import { MemoryStore } from '../../src/stores/index.js';
 import { useControls } from '../controls/fixture.js';
 import { freePort } from '../helpers/free-port.js';
 import { mcp } from '../helpers/mcp-http.js';
+import { runCommand } from '../helpers/run-cli.js';
 import { serveCli } from '../helpers/serve-cli.js';
 import { deferred } from '../helpers/signals.js';
 
@@ -486,7 +486,7 @@ describe('mrtr serve --notify FILE', () => {
       `mrtr serve: webhook approvers: approval ${id} not delivered: the server stopped after 1 tries, before the next`,
     );
     // The shutdown went on to the end: the trail's last checkpoint seals every event.
-    const verify = spawnSync(
+    const verify = await runCommand(
       process.execPath,
       ['dist/cli/main.js', 'audit', 'verify', '--audit', `sqlite:${audit}`],
       {
@@ -589,8 +589,7 @@ describe('the notifications file', () => {
   });
 
   it('mrtr serve exits 2 naming --notify and the problem', async () => {
-    const { spawnSync } = await import('node:child_process');
-    const out = spawnSync(
+    const out = await runCommand(
       process.execPath,
       [
         'dist/cli/main.js',
