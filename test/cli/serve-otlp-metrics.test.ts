@@ -64,7 +64,6 @@ describe('mrtr serve with OTLP metrics', () => {
     await server.stop();
 
     const points = lastExport();
-    console.log('DEBUG', receiver.metricExports.length, JSON.stringify(points.slice(0, 40)));
     expect(receiver.spans).toEqual([]);
     let compared = 0;
     for (const family of m.families.values()) {
