@@ -197,7 +197,9 @@ class OAuthFlow implements AuthorizationFlow {
 
   async revoke(grant: TokenGrant, signal?: AbortSignal): Promise<void> {
     const as = await this.#as(signal);
-    if (typeof as.revocation_endpoint !== 'string') return;
+    // Tokens go back only to the server that issued them: an upstream whose metadata now names another server (with
+    // our client secret in the header) must not collect them by answering 401.
+    if (grant.issuer !== as.issuer || typeof as.revocation_endpoint !== 'string') return;
     const endpoint = reachableUrl(
       as.revocation_endpoint,
       `revocation_endpoint of ${as.issuer}`,

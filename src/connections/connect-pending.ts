@@ -50,7 +50,16 @@ export class PendingAuthorizations {
     const sealed = { v: FORMAT, ...this.#box.seal([key], JSON.stringify(onItsWay)) };
     if (!(await this.store.create(key, JSON.stringify(sealed), this.o.ttlMs)))
       throw new StoreContendedError('an authorization request with this state is already on its way');
-    for (const older of await this.#note(ownerKey(owner, connection), key)) {
+    let dropped: string[];
+    try {
+      dropped = await this.#note(ownerKey(owner, connection), key);
+    } catch (error) {
+      // Not on the person's list, it could never be dropped: a burst of parallel opens must not leave such requests.
+      const made = await this.store.get(key);
+      if (made) await this.store.remove(key, made.version);
+      throw error;
+    }
+    for (const older of dropped) {
       const entry = await this.store.get(older);
       if (entry) await this.store.remove(older, entry.version);
     }

@@ -123,7 +123,8 @@ describe('mrtr call signs in to an OAuth-protected server', () => {
 
   it('a sign-in nobody completes ends with --timeout (exit 7), it does not wait for ever', async () => {
     const env = { ...process.env, XDG_CONFIG_HOME: join(home, 'nobody'), BROWSER: '/bin/true' };
-    const r = await mrtr(['call', mcp.url, 'echo', '--args', '{"message":"x"}', '--timeout', '1'], env);
+    // Room to reach the sign-in first: with 1 s, a busy CI machine timed out before the server's 401 came back.
+    const r = await mrtr(['call', mcp.url, 'echo', '--args', '{"message":"x"}', '--timeout', '5'], env);
     expect(r.stderr).toMatch(/sign in to 127\.0\.0\.1:\d+ to go on/);
     expect(r.code).toBe(7);
     expect(r.stderr).toMatch(/timed out/);

@@ -418,6 +418,17 @@ describe('client authentication and revocation', () => {
     expect(seen.body.has('client_secret')).toBe(false);
   });
 
+  it('revoke sends nothing to a server that did not issue the grant (metadata now naming another)', async () => {
+    const asked: string[] = [];
+    const issuer = await fakeAs((req, res, o) => {
+      asked.push(req.url ?? '');
+      serving((origin) => metadata(origin, { revocation_endpoint: `${origin}/revoke` }))(req, res, o);
+    });
+    const grant = { accessToken: 'at', refreshToken: 'rt', scopes: [], issuer: 'https://honest.example.com' };
+    await oauthFlow(fakeConfig(issuer)).revoke(grant);
+    expect(asked).toEqual(['/.well-known/oauth-authorization-server']);
+  });
+
   it('revoke is silent, and asks nothing, where the server offers no revocation', async () => {
     const asked: string[] = [];
     const issuer = await fakeAs((req, res, o) => {

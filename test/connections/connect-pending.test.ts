@@ -67,3 +67,32 @@ describe('authorization requests on their way', () => {
     expect((await getPage(await allowed(alicesFirst), alice)).status).toBe(200);
   });
 });
+
+describe('a request that cannot be put on the person list', () => {
+  it('is not left in the store (a burst of parallel opens cannot get past the cap)', async () => {
+    const { PendingAuthorizations } = await import('../../src/connections/connect-pending.js');
+    const { MemoryStore } = await import('../../src/stores/index.js');
+    const { Keyring } = await import('../../src/state/index.js');
+    const store = new MemoryStore();
+    const pending = new PendingAuthorizations(
+      store,
+      Keyring.fromSpec(`k1:${Buffer.alloc(32, 6).toString('base64url')}`),
+      {
+        ttlMs: 60_000,
+        perPerson: 5,
+        now: () => 0,
+      },
+    );
+    // Another open always wins the race for the person's list.
+    const create = store.create.bind(store);
+    vi.spyOn(store, 'create').mockImplementation((key, value, ttl) =>
+      key.startsWith('mrtr/connect-auth-of/') ? Promise.resolve(false) : create(key, value, ttl),
+    );
+    const owner = { issuer: 'https://id.example.com', subject: 'alice' };
+    const onItsWay = { id: 'c1', pending: { state: 'the-state', codeVerifier: 'v', nonce: undefined } };
+    await expect(
+      pending.keep(owner, 'tracker', onItsWay as unknown as Parameters<typeof pending.keep>[2]),
+    ).rejects.toThrow(/could not be updated/);
+    expect(await pending.take('the-state')).toBeUndefined();
+  });
+});
