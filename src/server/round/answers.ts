@@ -37,6 +37,42 @@ export interface AnswerSetup {
 }
 
 /**
+ * `route` run and answered, observed when a trace is given; a round whose trace could not be made is answered with
+ * why. Never throws.
+ */
+export function replyTo(
+  request: JsonRpcRequest,
+  env: RequestEnvironment,
+  trace: RoundTrace | Failed | undefined,
+  route: (trace: RoundTrace | undefined, span?: RoundSpan) => MaybePromise<Result>,
+  span: RoundSpan | undefined,
+  setup: AnswerSetup,
+): MaybePromise<JsonRpcResponse> {
+  let routed: MaybePromise<Result> | Failed;
+  if (trace instanceof Failed) routed = trace;
+  else {
+    try {
+      routed = route(trace, span);
+    } catch (error) {
+      routed = new Failed(error);
+    }
+  }
+  // The one way out. A request or environment nobody could read (a caller of run() that passed a broken one) is
+  // answered too, not thrown.
+  const answer = (outcome: Result | Failed) =>
+    answerOf(
+      request ?? ({} as JsonRpcRequest),
+      env ?? ({} as RequestEnvironment),
+      outcome,
+      trace instanceof Failed ? undefined : trace,
+      span,
+      setup,
+    );
+  if (!(routed instanceof Promise)) return answer(routed);
+  return routed.then(answer, (error: unknown) => answer(new Failed(error)));
+}
+
+/**
  * The answer to `request`: its result, or the error it failed with; with a trace, the round's event is recorded
  * first and the answer waits for it; with a span, the span ends once the answer is known. Never throws.
  */

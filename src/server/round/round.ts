@@ -12,6 +12,7 @@ import type { StateBinding } from '../request-state.js';
 import type { RoundTool, ScreenedRound } from './guard.js';
 import { GuardedRoundView } from './guarded-round.js';
 import type { RoundSpan } from './round-span.js';
+import type { RoundEntry } from './run-options.js';
 import type { RoundInput } from './state.js';
 import type { RoundTrace } from './trace.js';
 
@@ -148,6 +149,22 @@ export class Round {
   get outlived(): boolean {
     return this.work !== undefined && !this.workSettled;
   }
+}
+
+/** The round of a call already checked, with what its method resolved it to: arguments as prepared, or the call's. */
+export function roundOf(call: Call, method: MrtrMethod, entry: RoundEntry): Round {
+  const args = Object.hasOwn(entry, 'arguments') ? entry.arguments : (call.params.arguments ?? {});
+  return new Round(
+    call,
+    method,
+    entry.target,
+    args,
+    entry.options ?? {},
+    entry.invoke,
+    entry.finalize,
+    entry.startTask,
+    entry.tool,
+  );
 }
 
 /** Today's name for the round object, kept while callers move to `Round`. */

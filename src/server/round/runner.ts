@@ -13,17 +13,17 @@ import {
 import { SERVER_DEFAULTS } from '../defaults.js';
 import { type Logger, type RequestEnvironment, stderrLogger } from '../environment.js';
 import { type MaybePromise, thenOrNow } from '../maybe-async.js';
-import { type AnswerSetup, answerOf, Failed } from './answers.js';
+import { type AnswerSetup, replyTo } from './answers.js';
 import { roundChain } from './chain.js';
 import type { RoundGuard } from './guard.js';
 import { composeRound } from './link.js';
-import { askObserversForRoom, recordIntent } from './notify.js';
+import { recordIntent } from './notify.js';
 import type { RoundIntent, RoundObserver } from './observer.js';
 import { type CallFront, readCall } from './read-call.js';
-import { Round } from './round.js';
+import { type Round, roundOf } from './round.js';
 import { type RoundSpan, startRoundSpan } from './round-span.js';
 import type { RoundCall, RoundEntry, RoundRunnerOptions } from './run-options.js';
-import { RoundTrace } from './trace.js';
+import { type RoundTrace, traceAfterRoom } from './trace.js';
 
 const MRTR_METHOD_SET: ReadonlySet<string> = new Set(MRTR_METHODS);
 const notMrtr = (method: string) =>
@@ -89,26 +89,13 @@ export class RoundRunner {
     return this.answer(request, env, (trace, span) => {
       const call = readCall(request, env, trace, this.front, span);
       const found = typeof entry === 'function' ? entry(call) : entry;
-      return thenOrNow(found, (e) => this.round(call, request.method as MrtrMethod, e));
+      return thenOrNow(found, (e) => this.chain(roundOf(call, request.method as MrtrMethod, e)));
     });
   }
 
   /** The round's links for a call already checked and resolved (the methods of the dispatcher use this). */
   round(call: RoundCall, method: MrtrMethod, entry: RoundEntry): MaybePromise<Result> {
-    const args = Object.hasOwn(entry, 'arguments') ? entry.arguments : (call.params.arguments ?? {});
-    return this.chain(
-      new Round(
-        call,
-        method,
-        entry.target,
-        args,
-        entry.options ?? {},
-        entry.invoke,
-        entry.finalize,
-        entry.startTask,
-        entry.tool,
-      ),
-    );
+    return this.chain(roundOf(call, method, entry));
   }
 
   /**
@@ -150,75 +137,10 @@ export class RoundRunner {
       // A request nobody could read: answered below, untraced.
     }
     // An observed round: room first, then a trace for the round to fill.
-    const trace = round && this.observers.length > 0 ? this.traceAfterRoom(request, env) : undefined;
-    return thenOrNow(trace, (made) => this.reply(request, env, made, route, span));
-  }
-
-  /** Room first (an observer whose sink is full holds the round until it has some), then the round's trace. */
-  private traceAfterRoom(
-    request: JsonRpcRequest,
-    env: RequestEnvironment,
-  ): MaybePromise<RoundTrace | Failed> {
-    let room: Promise<unknown> | undefined;
-    try {
-      room = askObserversForRoom(this.observers, this.hookTimeoutMs);
-    } catch (error) {
-      return new Failed(error, true);
-    }
-    if (room === undefined) return this.newTrace(request, env);
-    return room.then(
-      () => this.newTrace(request, env),
-      (error: unknown) => new Failed(error, true),
-    );
-  }
-
-  private newTrace(request: JsonRpcRequest, env: RequestEnvironment): RoundTrace | Failed {
-    try {
-      return new RoundTrace(
-        request.id,
-        request.method,
-        request.params,
-        env.principal,
-        this.recordIntent,
-        env.bridged,
-      );
-    } catch (error) {
-      return new Failed(error);
-    }
-  }
-
-  /**
-   * `route` run and answered (answers.ts), observed when a trace is given; a round whose trace could not be made is
-   * answered with why. Never throws.
-   */
-  private reply(
-    request: JsonRpcRequest,
-    env: RequestEnvironment,
-    trace: RoundTrace | Failed | undefined,
-    route: (trace: RoundTrace | undefined, span?: RoundSpan) => MaybePromise<Result>,
-    span?: RoundSpan,
-  ): MaybePromise<JsonRpcResponse> {
-    let routed: MaybePromise<Result> | Failed;
-    if (trace instanceof Failed) routed = trace;
-    else {
-      try {
-        routed = route(trace, span);
-      } catch (error) {
-        routed = new Failed(error);
-      }
-    }
-    // The one way out. A request or environment nobody could read (a caller of run() that passed a broken one) is
-    // answered too, not thrown.
-    const answer = (outcome: Result | Failed) =>
-      answerOf(
-        request ?? ({} as JsonRpcRequest),
-        env ?? ({} as RequestEnvironment),
-        outcome,
-        trace instanceof Failed ? undefined : trace,
-        span,
-        this.answers,
-      );
-    if (!(routed instanceof Promise)) return answer(routed);
-    return routed.then(answer, (error: unknown) => answer(new Failed(error)));
+    const trace =
+      round && this.observers.length > 0
+        ? traceAfterRoom(request, env, this.observers, this.hookTimeoutMs, this.recordIntent)
+        : undefined;
+    return thenOrNow(trace, (made) => replyTo(request, env, made, route, span, this.answers));
   }
 }

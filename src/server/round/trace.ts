@@ -1,10 +1,13 @@
 // What the pipeline learns about one MRTR request while it runs, kept for the observers. Made only when a server
 // has observers; the dispatcher turns it into a RoundEvent once the answer is known.
-import type { InputRequests, JsonObject, JsonRpcResponse } from '../../protocol/index.js';
+import type { InputRequests, JsonObject, JsonRpcRequest, JsonRpcResponse } from '../../protocol/index.js';
 import { ErrorCode, McpError, RoundRefused } from '../../protocol/index.js';
 import { newFlowId } from '../../state/index.js';
 import type { Principal } from '../context.js';
-import type { RoundEvent, RoundIntent, RoundOutcome } from './observer.js';
+import type { RequestEnvironment } from '../environment.js';
+import { Failed } from './answers.js';
+import { askObserversForRoom } from './notify.js';
+import type { RoundEvent, RoundIntent, RoundObserver, RoundOutcome } from './observer.js';
 import type { RoundInput } from './state.js';
 
 export class RoundTrace {
@@ -165,5 +168,41 @@ export class RoundTrace {
     if (this.intent !== undefined) event.intent = this.intent;
     if (this.httpStatus !== undefined) event.httpStatus = this.httpStatus;
     return event;
+  }
+}
+
+/**
+ * Room first (an observer whose sink is full holds the round until it has some), then the round's trace. Never
+ * throws: what fails is a Failed the answer reports.
+ */
+export function traceAfterRoom(
+  request: JsonRpcRequest,
+  env: RequestEnvironment,
+  observers: readonly RoundObserver[],
+  hookTimeoutMs: number,
+  intend: (intent: RoundIntent) => undefined | Promise<void>,
+): RoundTrace | Failed | Promise<RoundTrace | Failed> {
+  let room: Promise<unknown> | undefined;
+  try {
+    room = askObserversForRoom(observers, hookTimeoutMs);
+  } catch (error) {
+    return new Failed(error, true);
+  }
+  if (room === undefined) return newTrace(request, env, intend);
+  return room.then(
+    () => newTrace(request, env, intend),
+    (error: unknown) => new Failed(error, true),
+  );
+}
+
+function newTrace(
+  request: JsonRpcRequest,
+  env: RequestEnvironment,
+  intend: (intent: RoundIntent) => undefined | Promise<void>,
+): RoundTrace | Failed {
+  try {
+    return new RoundTrace(request.id, request.method, request.params, env.principal, intend, env.bridged);
+  } catch (error) {
+    return new Failed(error);
   }
 }
