@@ -30,7 +30,13 @@ export const SERVER_NAMES = [
 export const CURVE_SWEEPS = ['questions', 'args', 'concurrency'];
 
 /** Run order when --baseline adds an earlier build of ours: right after ours, so the two share conditions. */
-const RUN_ORDER = ['ours', 'baseline', ...SERVER_NAMES.filter((s) => s !== 'ours')];
+const RUN_ORDER = [
+  'ours',
+  'baseline',
+  ...SERVER_NAMES.filter((s) => s !== 'ours').flatMap((s) =>
+    s === 'ours-full' ? [s, 'baseline-full'] : [s],
+  ),
+];
 
 export const USAGE = `usage: node bench/flows.mjs [flags]
   --seconds N       measured window per server, seconds (default 10)
@@ -245,6 +251,13 @@ export function parseArgs(argv) {
         throw new Error(`unknown flag ${a}`);
     }
   }
-  if (opts.baseline) opts.only = RUN_ORDER.filter((s) => s === 'baseline' || opts.only.includes(s));
+  // The earlier build beside ours, and beside the full stack when that row runs.
+  if (opts.baseline)
+    opts.only = RUN_ORDER.filter(
+      (s) =>
+        s === 'baseline' ||
+        (s === 'baseline-full' && opts.only.includes('ours-full')) ||
+        opts.only.includes(s),
+    );
   return opts;
 }

@@ -36,6 +36,11 @@ export function computeRatios(results) {
     r.oursOverBaselineFlows = results.ours.flowsPerSec / results.baseline.flowsPerSec;
     r.baselineOverOursCpuPerFlow = cpuMicrosPerOp(results.baseline) / cpuMicrosPerOp(results.ours);
   }
+  if (ok('ours-full') && ok('baseline-full')) {
+    r.fullOverBaselineFullFlows = results['ours-full'].flowsPerSec / results['baseline-full'].flowsPerSec;
+    r.baselineFullOverFullCpuPerFlow =
+      cpuMicrosPerOp(results['baseline-full']) / cpuMicrosPerOp(results['ours-full']);
+  }
   // Each variant of ours (a guard, auth, an audit sink switched on) against plain ours, measured in the same run.
   r.variants = {};
   for (const [name, result] of Object.entries(results)) {
@@ -148,6 +153,10 @@ export function printTable(results, ratios, order) {
   if (ratios.oursOverBaselineFlows !== undefined) {
     console.log(`  ours / baseline flows/s      : ${f2(ratios.oursOverBaselineFlows)}×`);
     console.log(`  baseline / ours CPU per flow : ${f2(ratios.baselineOverOursCpuPerFlow)}×`);
+  }
+  if (ratios.fullOverBaselineFullFlows !== undefined) {
+    console.log(`  full stack, ours / baseline flows/s      : ${f2(ratios.fullOverBaselineFullFlows)}×`);
+    console.log(`  full stack, baseline / ours CPU per flow : ${f2(ratios.baselineFullOverFullCpuPerFlow)}×`);
   }
   if (ratios.bridgeOverSdkStatefulFlows !== undefined)
     console.log(`  bridge / sdk stateful flows/s (2025 clients): ${f2(ratios.bridgeOverSdkStatefulFlows)}×`);

@@ -148,6 +148,15 @@ export const SERVER_DEFS = {
     missing: () =>
       existsSync(baselineEntry()) ? null : `${baselineEntry()} not found (build the baseline first)`,
   },
+  // The full stack on the earlier build: what the change costs with every control on, not only bare.
+  'baseline-full': {
+    label: 'baseline, full stack (earlier mrtr)',
+    kind: 'mrtr',
+    args: (port) => [...SERVER_DEFS['ours-full'].args(port), '--root', baselineDir],
+    auth: 'dev',
+    missing: () =>
+      existsSync(baselineEntry()) ? null : `${baselineEntry()} not found (build the baseline first)`,
+  },
   // A one-round pass-through tools/call (the example server's echo), straight to the upstream and through
   // `mrtr gateway` in front of it: what the gateway adds. Each row runs bench/lib/gateway-stack.mjs, which starts the
   // upstream and the gateway as processes of their own; its CPU and memory are summed over them.
