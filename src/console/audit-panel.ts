@@ -9,7 +9,7 @@ import {
   type VerifyReport,
   verifyReader,
 } from '../audit/index.js';
-import { type Html, html, readForm } from '../auth/internal.js';
+import { type Html, html } from '../auth/internal.js';
 import type { PageRequest, PageResponse } from '../protocol/index.js';
 import type { ConsolePanel, PanelContext } from './panel.js';
 
@@ -62,15 +62,8 @@ export class AuditPanel implements ConsolePanel {
       return this.show(ctx);
     }
     if (rest === '/verify') {
-      if (req.method !== 'POST')
-        return ctx.page(405, 'Not allowed', html`<p>Use the button on the audit page.</p>`);
-      const form = await readForm(req);
-      if (!ctx.checkForm(form))
-        return ctx.page(
-          403,
-          'Refused',
-          html`<p>This form did not come from your session’s console page. Nothing was run.</p>`,
-        );
+      const form = await ctx.postedForm('Use the button on the audit page.', 'Nothing was run.');
+      if (!form) return;
       // A press while a run is under way waits for that run: the trail is read once, however many press.
       if (!this.running) {
         const by = ctx.session.subject;

@@ -2,7 +2,7 @@
 // token), each with a button to disconnect it; an admin also sees how many people hold each connection, and nothing
 // more: never whose, never a token. The connections themselves are the server's (`Connections` of mrtr/connections).
 import type { PageSession } from '../auth/index.js';
-import { type Html, html, readForm } from '../auth/internal.js';
+import { type Html, html } from '../auth/internal.js';
 import type { PageRequest, PageResponse } from '../protocol/index.js';
 import type { ConsolePanel, PanelContext } from './panel.js';
 
@@ -71,15 +71,8 @@ export class ConnectionsPanel implements ConsolePanel {
     }
     if (rest !== '/disconnect')
       return ctx.page(404, 'Not found', html`<p>The connections panel has no page at this address.</p>`);
-    if (req.method !== 'POST')
-      return ctx.page(405, 'Not allowed', html`<p>Use the button on the connections page.</p>`);
-    const form = await readForm(req);
-    if (!ctx.checkForm(form))
-      return ctx.page(
-        403,
-        'Refused',
-        html`<p>This form did not come from your session’s console page. Nothing was disconnected.</p>`,
-      );
+    const form = await ctx.postedForm('Use the button on the connections page.', 'Nothing was disconnected.');
+    if (!form) return;
     const name = form.get('connection') ?? '';
     if (!this.connections.declared().some((c) => c.name === name))
       return ctx.page(400, 'Unknown connection', html`<p>This server has no connection named “${name}”.</p>`);

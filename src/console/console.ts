@@ -3,7 +3,7 @@
 // console roles through the roles their sign-in carries; a panel is opened only with one of its roles, every time.
 
 import type { BrowserSignIn, PageSession } from '../auth/index.js';
-import { type Html, html, sendPage } from '../auth/internal.js';
+import { type Html, html, readForm, sendPage } from '../auth/internal.js';
 import type { ControlHost } from '../controls/index.js';
 import { answerPageFailure } from '../controls/internal.js';
 import type { PageRequest, PageResponse } from '../protocol/index.js';
@@ -152,13 +152,27 @@ export class OperatorConsole {
     current: string | undefined,
   ): PanelContext {
     const csrf = signIn.csrfToken(session);
-    return {
+    const ctx: PanelContext = {
       session,
       roles,
       csrf,
       url,
       origin: signIn.origin,
       checkForm: (form) => signIn.checkForm(req, session, form),
+      postedForm: async (use, nothing) => {
+        if (req.method !== 'POST') {
+          ctx.page(405, 'Not allowed', html`<p>${use}</p>`);
+          return undefined;
+        }
+        const form = await readForm(req);
+        if (signIn.checkForm(req, session, form)) return form;
+        ctx.page(
+          403,
+          'Refused',
+          html`<p>This form did not come from your session’s console page. ${nothing}</p>`,
+        );
+        return undefined;
+      },
       page: (status, title, body) =>
         sendPage(
           res,
@@ -184,6 +198,7 @@ export class OperatorConsole {
         res.end(JSON.stringify(body));
       },
     };
+    return ctx;
   }
 
   private visible(roles: ReadonlySet<ConsoleRole>): ConsolePanel[] {

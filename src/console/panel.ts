@@ -24,6 +24,11 @@ export interface PanelContext {
   readonly origin: string;
   /** A form POST from one of this session's pages (same origin, its CSRF token). */
   checkForm(form: URLSearchParams): boolean;
+  /**
+   * The posted form, once it is a POST from one of this session's pages; otherwise the refusal is answered (405
+   * saying `use`, or 403 saying `nothing`) and the result is undefined.
+   */
+  postedForm(use: string, nothing: string): Promise<URLSearchParams | undefined>;
   /** Answer with a page in the console's frame (navigation, sign-out, live updates). */
   page(status: number, title: string, body: Html): void;
   /** After a form's change: send the browser to `path` (a GET), so a reload does not post again. */

@@ -3,7 +3,7 @@
 // definitions with the drift waiting for a decision (accept pins and serves the new definition; reject keeps it
 // withheld, and says who looked).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type Html, html, readForm } from '../auth/internal.js';
+import { type Html, html } from '../auth/internal.js';
 import type { ConsolePanel, PanelContext } from '../console/index.js';
 import { isJsonObject, type JsonObject } from '../protocol/index.js';
 import type { Gateway } from './gateway.js';
@@ -97,15 +97,8 @@ export class GatewayPanel implements ConsolePanel {
     const action = /^\/pins\/(accept|reject)$/.exec(rest)?.[1];
     if (!action)
       return ctx.page(404, 'Not found', html`<p>The gateway panel has no page at this address.</p>`);
-    if (req.method !== 'POST')
-      return ctx.page(405, 'Not allowed', html`<p>Use the buttons on the gateway page.</p>`);
-    const form = await readForm(req);
-    if (!ctx.checkForm(form))
-      return ctx.page(
-        403,
-        'Refused',
-        html`<p>This form did not come from your session’s console page. Nothing was changed.</p>`,
-      );
+    const form = await ctx.postedForm('Use the buttons on the gateway page.', 'Nothing was changed.');
+    if (!form) return;
     const upstream = form.get('upstream') ?? '';
     const tool = form.get('tool') ?? '';
     const seen = form.get('seen') ?? '';

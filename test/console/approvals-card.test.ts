@@ -43,6 +43,7 @@ async function queueOf(
     url: new URL('http://x/mrtr/console/approvals'),
     origin: 'http://x',
     checkForm: () => false,
+    postedForm: async () => undefined,
     page: (_status: number, _title: string, b: Html) => {
       body = b.markup;
     },

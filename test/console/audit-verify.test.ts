@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type AuditReader, SqliteAuditReader, SqliteAuditSink } from '../../src/audit/index.js';
+import { readForm } from '../../src/auth/internal.js';
 import { AuditPanel, type PanelContext } from '../../src/console/index.js';
 import { AUDIT_KEY, auditedServer, call, env, openTrail, tempDir } from '../audit/fixture.js';
 import { deferred } from '../helpers/signals.js';
@@ -25,7 +26,7 @@ function get(): IncomingMessage {
 }
 
 /** What the panel answered one person: the page's markup, or where it sent the browser. */
-function contextFor(subject: string) {
+function contextFor(subject: string, req: IncomingMessage = formPost()) {
   const answered: { page?: string; seeOther?: string } = {};
   const ctx = {
     session: { subject, issuer: 'dev', roles: ['auditor'], via: 'dev', sid: subject },
@@ -34,6 +35,11 @@ function contextFor(subject: string) {
     url: new URL('http://127.0.0.1/mrtr/console/audit'),
     origin: 'http://127.0.0.1',
     checkForm: (form: URLSearchParams) => form.get('csrf') === 'ok',
+    // As the console reads a POST (the refusals of a forged one are tested over HTTP in console-access).
+    postedForm: async () => {
+      const form = await readForm(req);
+      return form.get('csrf') === 'ok' ? form : undefined;
+    },
     page: (_status: number, _title: string, body: { markup: string }) => {
       answered.page = body.markup;
     },
@@ -84,16 +90,17 @@ describe('verifying from the console', () => {
     };
     const panel = new AuditPanel({ reader: held, verifierKeys: [AUDIT_KEY.verifier.text], now: () => 0 });
 
-    const erin = contextFor('erin');
-    const erinPress = panel.handle(formPost(), {} as ServerResponse, erin.ctx, '/verify');
+    const erinForm = formPost();
+    const erin = contextFor('erin', erinForm);
+    const erinPress = panel.handle(erinForm, {} as ServerResponse, erin.ctx, '/verify');
     await firstPageRead.promise;
     const look = contextFor('carol');
     await panel.handle(get(), {} as ServerResponse, look.ctx, '');
     expect(look.answered.page).toContain(
       'Verification under way, started by erin at 1970-01-01T00:00:00.000Z.',
     );
-    const carol = contextFor('carol');
     const carolForm = formPost();
+    const carol = contextFor('carol', carolForm);
     const carolFormRead = new Promise((resolve) => carolForm.once('end', resolve));
     const carolPress = panel.handle(carolForm, {} as ServerResponse, carol.ctx, '/verify');
     // Her form read, the panel decides at once whether to start a run or join one; erin's run is still held.
@@ -111,8 +118,9 @@ describe('verifying from the console', () => {
     expect(after.answered.page).toContain('<strong>Intact</strong>: 12 events in 1 chain(s)');
     expect(after.answered.page).toContain('run by erin');
     // The next press reads the trail again.
-    const again = contextFor('erin');
-    const pressed = panel.handle(formPost(), {} as ServerResponse, again.ctx, '/verify');
+    const againForm = formPost();
+    const again = contextFor('erin', againForm);
+    const pressed = panel.handle(againForm, {} as ServerResponse, again.ctx, '/verify');
     await pressed;
     expect(runs).toBe(2);
     expect(requestsLetIn).toEqual([true, true]);

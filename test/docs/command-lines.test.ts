@@ -59,6 +59,8 @@ const SKIPPED: Record<string, string> = {
     'a benchmark: minutes of load that measure the machine (CONTRIBUTING: never time things in tests); test/bench checks the bench script',
   'npm run bench -- --gateway --repeat 3 --seconds 5 --warmup 2 --quiet-wait 0':
     'a benchmark: minutes of load that measure the machine (CONTRIBUTING: never time things in tests); test/bench/gateway-bench.test.ts checks its flags and report',
+  'npm run bench -- --gateway --callers 1,32 --seconds 5 --warmup 2 --repeat 1 --quiet-wait 0':
+    'a benchmark: minutes of load that measure the machine (CONTRIBUTING: never time things in tests); test/bench/gateway-bench.test.ts checks its flags and report',
   'npm run bench -- --tracing --together --repeat 5 --seconds 5 --warmup 2':
     'a benchmark: minutes of load that measure the machine (CONTRIBUTING: never time things in tests); test/bench/gateway-bench.test.ts checks its flags',
   "node bench/cpuprofile-summary.mjs /tmp/prof/<gateway's file> --from-first tools-call.js --plus-ms 1500 --attribute":

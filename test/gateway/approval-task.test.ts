@@ -98,6 +98,7 @@ async function consoleOf(g: GatewayUnderTest): Promise<string> {
     url: new URL('http://x/mrtr/console/approvals'),
     origin: 'http://x',
     checkForm: () => false,
+    postedForm: async () => undefined,
     page: (_status: number, _title: string, b: Html) => {
       body = b.markup;
     },

@@ -15,18 +15,11 @@ import {
 import type { Logger, RequestEnvironment } from '../environment.js';
 import { type MaybePromise, thenOrNow } from '../maybe-async.js';
 import { HookTimeoutError } from '../time-bound.js';
+import { Failed } from './failed.js';
 import { notifyObservers } from './notify.js';
 import type { RoundObserver } from './observer.js';
 import type { RoundSpan } from './round-span.js';
 import type { RoundTrace } from './trace.js';
-
-/** A request that failed: what it threw, or — `unrecorded` — an observer that could not make room for it. */
-export class Failed {
-  constructor(
-    readonly error: unknown,
-    readonly unrecorded = false,
-  ) {}
-}
 
 /** What every answer needs: who to tell, how long they may take, where to log, the server's name. */
 export interface AnswerSetup {

@@ -12,7 +12,6 @@ import type { StateBinding } from '../request-state.js';
 import type { RoundTool, ScreenedRound } from './guard.js';
 import { GuardedRoundView } from './guarded-round.js';
 import type { RoundSpan } from './round-span.js';
-import type { RoundEntry } from './run-options.js';
 import type { RoundInput } from './state.js';
 import type { RoundTrace } from './trace.js';
 
@@ -28,6 +27,24 @@ export interface Call {
   span?: RoundSpan | undefined;
   /** Set once a round of this call sealed its state: the flow a task made from the call belongs to. */
   flowId?: string;
+}
+
+/** What one MRTR request resolved to: the target, what its state is bound to, and the handler that answers it. */
+export interface RoundEntry {
+  /** Tool name, prompt name or resource URI. */
+  target: string;
+  /** What the sealed state is bound to besides the target (default: the request's `arguments`). */
+  arguments?: unknown;
+  /** The handler's MRTR options (time limit, round cap, requiredScopes, sensitive fields, …). */
+  options?: HandlerOptions;
+  /** The handler: a result, `inputRequired(...)`, or questions asked with `ctx.ask` (a promise of either). */
+  invoke(ctx: RequestContext): unknown;
+  /** The last word on a complete result (an output check), applied before guards commit it. */
+  finalize?(result: Result): Result;
+  /** What `ctx.startTask()` does in this round (tools that may become tasks). */
+  startTask?(): void;
+  /** The tool entry a tools/call resolved to: carried to the guards (`GuardedRound.tool`), not looked up again. */
+  tool?: RoundTool;
 }
 
 const NO_SCOPES: readonly string[] = Object.freeze([]);

@@ -1,13 +1,14 @@
 // What a RoundRunner is built with, and what one MRTR request resolves to (its entry): the runner's public shapes.
-import type { Implementation, Result } from '../../protocol/index.js';
-import type { AskConnector, RequestContext } from '../context.js';
+import type { Implementation } from '../../protocol/index.js';
+import type { AskConnector } from '../context.js';
 import type { Logger } from '../environment.js';
-import type { HandlerOptions } from '../handlers.js';
 import type { RequestStateCodec } from '../request-state.js';
-import type { RoundGuard, RoundTool } from './guard.js';
+import type { RoundGuard } from './guard.js';
 import type { RoundLink } from './link.js';
 import type { RoundObserver } from './observer.js';
-import type { Call } from './round.js';
+import type { Call, RoundEntry } from './round.js';
+
+export type { RoundEntry };
 
 export interface RoundRunnerOptions {
   /** Seals and opens every round's requestState (e.g. `new SealedStateCodec({ keyring, audience })`). */
@@ -33,24 +34,6 @@ export interface RoundRunnerOptions {
   serverInfo?: Implementation;
   /** What `ctx.ask.connect` calls: the connections attached to the server (read when a handler connects). */
   connector?: () => AskConnector | undefined;
-}
-
-/** What one MRTR request resolved to: the target, what its state is bound to, and the handler that answers it. */
-export interface RoundEntry {
-  /** Tool name, prompt name or resource URI. */
-  target: string;
-  /** What the sealed state is bound to besides the target (default: the request's `arguments`). */
-  arguments?: unknown;
-  /** The handler's MRTR options (time limit, round cap, requiredScopes, sensitive fields, …). */
-  options?: HandlerOptions;
-  /** The handler: a result, `inputRequired(...)`, or questions asked with `ctx.ask` (a promise of either). */
-  invoke(ctx: RequestContext): unknown;
-  /** The last word on a complete result (an output check), applied before guards commit it. */
-  finalize?(result: Result): Result;
-  /** What `ctx.startTask()` does in this round (tools that may become tasks). */
-  startTask?(): void;
-  /** The tool entry a tools/call resolved to: carried to the guards (`GuardedRound.tool`), not looked up again. */
-  tool?: RoundTool;
 }
 
 /** One MRTR request on its way: the request, its params and `_meta`, the transport's environment. */

@@ -5,7 +5,7 @@ import { ErrorCode, McpError, RoundRefused } from '../../protocol/index.js';
 import { newFlowId } from '../../state/index.js';
 import type { Principal } from '../context.js';
 import type { RequestEnvironment } from '../environment.js';
-import { Failed } from './answers.js';
+import { Failed } from './failed.js';
 import { askObserversForRoom } from './notify.js';
 import type { RoundEvent, RoundIntent, RoundObserver, RoundOutcome } from './observer.js';
 import type { RoundInput } from './state.js';
