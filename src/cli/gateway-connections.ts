@@ -1,6 +1,8 @@
 // The people's connections of a gateway whose upstreams need each person's own account (`credentials: type:
 // oauth`): built from the gateway's shared store and keyring, attached to its server (the connect pages and the
 // callback). Behind a factory so the wiring is one place: the connections room's `Connections`, with its vault.
+
+import { checkOAuthUrl, isLoopback } from '../client/internal.js';
 import {
   type ConnectionConfig,
   type ConnectionEvent,
@@ -57,6 +59,20 @@ export const gatewayConnections: GatewayConnectionsFactory = (input) => {
  */
 export const gatewayFlowFor = (config: ConnectionConfig) =>
   oauthFlow(config, { allowHttpLoopback: onLoopback(config.resource ?? config.issuer) });
+
+/**
+ * Why people could never connect `config` through `redirectUri`, or undefined when they can: the gateway's flow sends
+ * a person back to plain http only when the upstream is on this machine too (gatewayFlowFor).
+ */
+export function redirectUriRefusal(config: ConnectionConfig, redirectUri: string): string | undefined {
+  const upstreamLocal = onLoopback(config.resource ?? config.issuer);
+  try {
+    checkOAuthUrl(redirectUri, 'redirect URI', (url) => upstreamLocal && isLoopback(url));
+    return undefined;
+  } catch {
+    return `upstream ${config.name}: its authorization server must send people back to https, and this gateway's redirect URI would be ${redirectUri}: give --resource with the gateway's public https URL`;
+  }
+}
 
 const onLoopback = (url: string | undefined): boolean => {
   try {

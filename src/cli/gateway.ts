@@ -24,7 +24,7 @@ import {
 import { DURATION_HINT, parseDuration } from '../gateway/internal.js';
 import { Keyring } from '../state/index.js';
 import { startTracker } from './demo-servers/tracker.js';
-import { type GatewayConnections, gatewayConnections } from './gateway-connections.js';
+import { type GatewayConnections, gatewayConnections, redirectUriRefusal } from './gateway-connections.js';
 import { gatewayDemoHelp, prepareGatewayDemo } from './gateway-demo.js';
 import { defaultLockFile } from './gateway-lock-file.js';
 import { pinCommand } from './gateway-pin.js';
@@ -198,10 +198,15 @@ export async function gatewayCommand(
           options.auth?.resource ?? `http://${values.host ?? '127.0.0.1'}:${values.port}`,
         ).origin;
         // One redirect URI per upstream: an authorization server that forwards another's answer is caught by it.
-        for (const { name } of connectionsDeclared)
+        for (const connection of connectionsDeclared) {
+          const redirectUri = connectRedirectUri(origin, connection.name);
+          // An http origin before an https upstream: every connect would fail at its page, so the start does.
+          const refusal = redirectUriRefusal(connection, redirectUri);
+          if (refusal) throw new GatewayConfigError(refusal);
           say(
-            `upstream ${name}: people connect their own accounts; register the redirect URI ${connectRedirectUri(origin, name)} at its authorization server`,
+            `upstream ${connection.name}: people connect their own accounts; register the redirect URI ${redirectUri} at its authorization server`,
           );
+        }
         if (options.state?.keys === undefined)
           say(
             'no --state-keys: connected accounts are sealed with a key this process makes, so people connect again after a restart and on every other instance',

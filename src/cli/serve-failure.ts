@@ -7,12 +7,16 @@ export function explainStartFailure(
   error: unknown,
   doing: string,
   fixture: string,
+  command = 'serve',
 ): { message: string; exitCode: number } {
   const detail = error instanceof Error ? error.message : String(error);
   if (error instanceof InvalidOptionError)
     return {
-      message: `mrtr serve: the configuration of fixture '${fixture}' does not fit together: ${detail}`,
+      message: `mrtr ${command}: the configuration of fixture '${fixture}' does not fit together: ${detail}`,
       exitCode: 2,
     };
-  return { message: `mrtr serve: ${doing}: ${detail}`, exitCode: 1 };
+  // A gateway config or its flags that cannot work together (by its stable code: serve does not load the gateway).
+  if ((error as { code?: unknown } | undefined)?.code === 'ERR_GATEWAY_CONFIG')
+    return { message: `mrtr ${command}: ${detail}`, exitCode: 2 };
+  return { message: `mrtr ${command}: ${doing}: ${detail}`, exitCode: 1 };
 }

@@ -393,7 +393,7 @@ export async function startServer(
     await audited.trail?.close();
     await opened.store?.close();
     await tracing?.shutdown();
-    return startFailed(error, hooks.startError, fixture);
+    return startFailed(error, hooks.startError, fixture, command);
   }
   if (options.signIn && !values.stdio) {
     const origin = new URL(options.auth?.resource ?? `http://${shownHost}:${port}`).origin;
@@ -451,7 +451,7 @@ export async function startServer(
     await audited.trail?.close();
     await opened.store?.close();
     await tracing?.shutdown();
-    return startFailed(error, `cannot listen on ${values.host}:${port}`, fixture);
+    return startFailed(error, `cannot listen on ${values.host}:${port}`, fixture, command);
   }
   return undefined;
 }
@@ -470,8 +470,8 @@ async function closeNotifier(
   await notifier.close(withinMs);
 }
 
-function startFailed(error: unknown, doing: string, fixture: string): number {
-  const { message, exitCode } = explainStartFailure(error, doing, fixture);
+function startFailed(error: unknown, doing: string, fixture: string, command: string): number {
+  const { message, exitCode } = explainStartFailure(error, doing, fixture, command);
   process.stderr.write(`${message}\n`);
   return exitCode;
 }

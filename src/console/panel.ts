@@ -1,6 +1,6 @@
 // What a panel of the operator's console is: a few routes under /mrtr/console/, for people with some console roles,
 // drawn inside the console's frame. The console checks the session and the roles before a panel sees a request; a
-// panel checks a form's CSRF token with `ctx.checkForm` before it changes anything.
+// panel reads a form with `ctx.postedForm`, which checks the method and the CSRF token, before it changes anything.
 
 import type { PageSession } from '../auth/index.js';
 import type { Html } from '../auth/internal.js';

@@ -6,7 +6,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../helpers/free-port.js';
 import { runCommand } from '../helpers/run-cli.js';
+import { serveCli } from '../helpers/serve-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mrtr-gw-connect-cli-'));
 const configFile = join(dir, 'gateway.yaml');
@@ -66,6 +68,41 @@ describe('mrtr gateway with an oauth upstream', () => {
     expect(run.stderr).toBe(
       'mrtr gateway: upstream tracker: the oauth client secret: the variable TRACKER_CLIENT_SECRET_FOR_TEST is not set\n',
     );
+  });
+
+  it('an http address before an https upstream: exit 2, naming the redirect URI and --resource', async () => {
+    const port = await freePort();
+    const run = await mrtr(
+      ['gateway', '--config', configFile, '--port', String(port), '--tokens', join(dir, 'tokens.json')],
+      { TRACKER_CLIENT_SECRET_FOR_TEST: 'test-secret' },
+    );
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain(
+      `mrtr gateway: upstream tracker: its authorization server must send people back to https, and this gateway's redirect URI would be http://127.0.0.1:${port}/mrtr/connect/callback/tracker: give --resource with the gateway's public https URL\n`,
+    );
+    expect(run.stderr).not.toContain('register the redirect URI');
+  });
+
+  it('with --resource naming its public https URL it starts and prints that redirect URI', async () => {
+    const served = await serveCli(
+      [
+        '--config',
+        configFile,
+        '--port',
+        '0',
+        '--tokens',
+        join(dir, 'tokens.json'),
+        '--resource',
+        'https://gw.example.com/mcp',
+      ],
+      'gateway',
+      { env: { TRACKER_CLIENT_SECRET_FOR_TEST: 'test-secret' } },
+    );
+    await served.saidOnStderr('register the redirect URI');
+    expect(served.stderr()).toContain(
+      'upstream tracker: people connect their own accounts; register the redirect URI https://gw.example.com/mrtr/connect/callback/tracker at its authorization server',
+    );
+    await served.stop();
   });
 
   it('gateway pin skips it, saying why', async () => {
