@@ -1,6 +1,7 @@
 // `mrtr serve` names a configuration that does not fit together as such (exit 2), not as a listening problem.
 import { describe, expect, it } from 'vitest';
 import { explainStartFailure } from '../../src/cli/serve-failure.js';
+import { GatewayConfigError } from '../../src/gateway/index.js';
 import { InvalidOptionError, McpServer } from '../../src/server/index.js';
 
 describe('explainStartFailure', () => {
@@ -34,6 +35,16 @@ describe('explainStartFailure', () => {
       message:
         'mrtr serve: cannot listen on 127.0.0.1:3007: listen EADDRINUSE: address already in use 127.0.0.1:3007',
       exitCode: 1,
+    });
+  });
+
+  it('a gateway config that cannot work is a usage error of the command that ran, exit 2, said once', () => {
+    const error = new GatewayConfigError(
+      "upstream tracker: give --resource with the gateway's public https URL",
+    );
+    expect(explainStartFailure(error, 'cannot start the gateway for g.yaml', 'gateway', 'gateway')).toEqual({
+      message: "mrtr gateway: upstream tracker: give --resource with the gateway's public https URL",
+      exitCode: 2,
     });
   });
 });
