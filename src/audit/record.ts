@@ -85,6 +85,8 @@ export interface ObservedConnectionEvent {
   readonly id?: string;
   /** The subject of the person concerned. */
   readonly by?: string;
+  /** The issuer that vouches for `by`: recorded as the principal's `iss`. */
+  readonly byIssuer?: string;
   /** ISO 8601. */
   readonly at: string;
   readonly detail?: Readonly<Record<string, unknown>>;
@@ -233,7 +235,10 @@ export function toConnectionRecord(
       method: `connection/${e.action}`,
       target: e.connection,
       arguments: undefined,
-      principal: e.by === undefined ? undefined : { subject: e.by },
+      principal:
+        e.by === undefined
+          ? undefined
+          : { subject: e.by, ...(e.byIssuer === undefined ? {} : { issuer: e.byIssuer }) },
       round: 0,
       flowId: undefined,
       inputResponses: undefined,

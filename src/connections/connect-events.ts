@@ -35,6 +35,8 @@ export interface ConnectionEvent {
   readonly id?: string;
   /** The subject of the person concerned. */
   readonly by?: string;
+  /** Who vouches for `by` (the sign-in's issuer): one subject may name different people at different issuers. */
+  readonly byIssuer?: string;
   readonly at: string;
   readonly detail?: Readonly<Record<string, unknown>>;
 }

@@ -154,7 +154,7 @@ export class ConnectPages {
     await this.d.vault.put(record.owner, record.connection, grant);
     const done = { state: 'done', settledAt: this.d.now() } as const;
     await settleConnect(this.d.store, record.id, done, this.d.recordTtlMs);
-    this.event('connected', record.connection, record.id, session.subject, {
+    this.event('connected', record.connection, record.id, session, {
       issuer: grant.issuer,
       scopes: grant.scopes,
     });
@@ -171,7 +171,7 @@ export class ConnectPages {
       settledAt: this.d.now(),
     } as const;
     await settleConnect(this.d.store, record.id, failed, this.d.recordTtlMs);
-    this.event('refused', record.connection, record.id, session.subject, { reason: error.reason });
+    this.event('refused', record.connection, record.id, session, { reason: error.reason });
     this.d.settled({ ...record, ...failed });
   }
 
@@ -184,7 +184,7 @@ export class ConnectPages {
   ): PageSession | undefined {
     const session = signIn.requirePrincipal(req, res, record.owner);
     const someone = session ? undefined : signIn.sessionOf(req);
-    if (someone) this.event('wrong_person', record.connection, record.id, someone.subject);
+    if (someone) this.event('wrong_person', record.connection, record.id, someone);
     return session;
   }
 
@@ -234,14 +234,14 @@ export class ConnectPages {
     action: ConnectionEvent['action'],
     connection: string,
     id: string | undefined,
-    by: string | undefined,
+    by: { readonly issuer: string; readonly subject: string } | undefined,
     detail?: Record<string, unknown>,
   ): void {
     this.d.onEvent({
       connection,
       action,
       ...(id === undefined ? {} : { id }),
-      ...(by === undefined ? {} : { by }),
+      ...(by === undefined ? {} : { by: by.subject, byIssuer: by.issuer }),
       at: new Date(this.d.now()).toISOString(),
       ...(detail ? { detail } : {}),
     });

@@ -107,8 +107,8 @@ export class Connections implements ConnectionPages {
       flow: (name) => this.flow(name),
       refreshSkewMs,
       now: this.now,
-      refreshed: (owner, name) => this.event('refreshed', name, owner.subject),
-      dropped: (owner, name, why) => this.event('revoked', name, owner.subject, { why }),
+      refreshed: (owner, name) => this.event('refreshed', name, owner),
+      dropped: (owner, name, why) => this.event('revoked', name, owner, { why }),
     });
     this.fleet = options.store.channel
       ? new FleetWakeups(
@@ -198,7 +198,7 @@ export class Connections implements ConnectionPages {
         ttlMs: CONNECTIONS_DEFAULTS.connectTtlMs,
         now: this.now,
         hold: (id, signal, stillPending) => this.hold(name, id, signal, stillPending),
-        used: (owner) => this.event('used', name, owner.subject),
+        used: (owner) => this.event('used', name, owner),
       }),
     );
   }
@@ -208,7 +208,7 @@ export class Connections implements ConnectionPages {
     this.config(name);
     const grant = await this.grants.current(owner, name, signal);
     if (!grant) return undefined;
-    this.event('used', name, owner.subject);
+    this.event('used', name, owner);
     return grant.accessToken;
   }
 
@@ -222,7 +222,7 @@ export class Connections implements ConnectionPages {
     const grant = await this.options.vault.get(owner, name);
     if (!grant || !(await this.options.vault.remove(owner, name))) return;
     void this.revokeAtIssuer(name, grant).then((revokedAtIssuer) =>
-      this.event('revoked', name, owner.subject, { why, revokedAtIssuer }),
+      this.event('revoked', name, owner, { why, revokedAtIssuer }),
     );
   }
 
@@ -239,7 +239,7 @@ export class Connections implements ConnectionPages {
       revoked = false;
     }
     const removed = await this.options.vault.remove(owner, name);
-    if (removed) this.event('disconnected', name, owner.subject, { revokedAtIssuer: revoked });
+    if (removed) this.event('disconnected', name, owner, { revokedAtIssuer: revoked });
     return removed;
   }
 
@@ -325,7 +325,7 @@ export class Connections implements ConnectionPages {
   private event(
     action: ConnectionEvent['action'],
     connection: string,
-    by: string | undefined,
+    by: ConnectionOwner | undefined,
     detail?: Record<string, unknown>,
     id?: string,
   ): void {
@@ -333,7 +333,7 @@ export class Connections implements ConnectionPages {
       connection,
       action,
       ...(id === undefined ? {} : { id }),
-      ...(by === undefined ? {} : { by }),
+      ...(by === undefined ? {} : { by: by.subject, byIssuer: by.issuer }),
       at: new Date(this.now()).toISOString(),
       ...(detail ? { detail } : {}),
     });

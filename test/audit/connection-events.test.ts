@@ -26,6 +26,7 @@ it('connection events are chained events of their own, verifiable, exported to O
     connection: 'tracker',
     action: 'connected',
     by: 'alice',
+    byIssuer: 'https://id.example.com',
     id: 'c1',
     at: '2026-12-07T10:00:00.000Z',
   });
@@ -46,7 +47,8 @@ it('connection events are chained events of their own, verifiable, exported to O
     event: 'connection',
     method: 'connection/connected',
     target: 'tracker',
-    principal: { sub: 'alice' },
+    // The person is who their issuer says: the same subject at another issuer is someone else.
+    principal: { sub: 'alice', iss: 'https://id.example.com' },
     requestId: null,
     flowId: null,
     time: '2026-12-07T10:00:00.000Z',

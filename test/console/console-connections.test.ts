@@ -305,7 +305,8 @@ rules:
         expect.objectContaining({
           method: 'connection/wrong_person',
           target: 'tracker',
-          principal: { sub: 'erin' },
+          // Erin as her sign-in knows her: the development tokens' issuer.
+          principal: { sub: 'erin', iss: ISSUER },
         }),
       ]);
     } finally {
