@@ -214,13 +214,18 @@ export class Connections implements ConnectionPages {
 
   /**
    * The third party refused the token (a 401): drop it so the next token(ctx) asks again, and revoke it at the
-   * authorization server, which may still honour its refresh token. The revocation runs in the background, within
-   * `revokeTimeoutMs`: the call's answer never waits for it. Its `revoked` event says whether it was done.
+   * authorization server, which may still honour its refresh token. With `sentAt` (when the refused request went,
+   * epoch ms), a grant refreshed or connected after it is kept: the refusal was of an older token. The revocation
+   * runs in the background, within `revokeTimeoutMs`: the call's answer never waits for it. Its `revoked` event says
+   * whether it was done.
    */
-  async forget(owner: ConnectionOwner, name: string, why: string): Promise<void> {
+  async forget(owner: ConnectionOwner, name: string, why: string, sentAt?: number): Promise<void> {
     this.config(name);
     const grant = await this.options.vault.get(owner, name);
-    if (!grant || !(await this.options.vault.remove(owner, name))) return;
+    if (!grant) return;
+    // A late refusal of an older token: the grant was refreshed or connected again after the request went.
+    if (sentAt !== undefined && (grant.refreshedAt ?? grant.connectedAt) > sentAt) return;
+    if (!(await this.options.vault.remove(owner, name))) return;
     void this.revokeAtIssuer(name, grant).then((revokedAtIssuer) =>
       this.event('revoked', name, owner, { why, revokedAtIssuer }),
     );

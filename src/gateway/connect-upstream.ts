@@ -16,7 +16,11 @@ const REFUSED_TTL_MS = 60 * 60_000;
 /** An upstream answered HTTP 401 to the person's own token: thrown out of the round so it is never journaled. */
 export class UpstreamRefusedToken extends MrtrError {
   declare readonly code: 'ERR_GATEWAY_EGRESS';
-  constructor(upstream: string) {
+  constructor(
+    upstream: string,
+    /** When the refused request went (epoch ms): a grant the person got after it was not the one refused. */
+    readonly sentAt?: number,
+  ) {
     super('ERR_GATEWAY_EGRESS', `upstream ${upstream} refused the connected account's token (HTTP 401)`);
     this.name = 'UpstreamRefusedToken';
   }
@@ -69,9 +73,9 @@ export class UpstreamConnect implements PersonalUpstream {
    * The upstream refused the person's token: it is dropped and the person asked to connect again (this throws the
    * question's pause). The second refusal within one call returns the message that ends it.
    */
-  async refused(ctx: ControlContext): Promise<string> {
+  async refused(ctx: ControlContext, sentAt?: number): Promise<string> {
     const owner = ownerOf(ctx);
-    await this.connections.forget(owner, this.upstream, 'refused by the upstream');
+    await this.connections.forget(owner, this.upstream, 'refused by the upstream', sentAt);
     const first = await this.store.create(
       `mrtr:gateway:connect-refused:${this.upstream}:${ctx.flowId}`,
       '1',

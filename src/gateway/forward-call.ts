@@ -48,6 +48,8 @@ export function forwardingHandler(
       const started = Date.now();
       const upstreamRound = async (n: number): Promise<UpstreamReply> => {
         const sent = performance.now();
+        // On the clock the connections stamp grants with: a grant put after this was not the one refused.
+        const sentAt = Date.now();
         const told = (failed: boolean) =>
           observe({
             upstream: tool.upstream.name,
@@ -87,7 +89,7 @@ export function forwardingHandler(
         } catch (error) {
           told(true);
           // Thrown, not answered: a refused round must not be journaled, so it runs again once the person connects.
-          if (connect && isUnauthorized(error)) throw new UpstreamRefusedToken(tool.upstream.name);
+          if (connect && isUnauthorized(error)) throw new UpstreamRefusedToken(tool.upstream.name, sentAt);
           // A dead or unreachable upstream: the operator's log has the detail (its stderr included); the caller
           // hears that it is unavailable, not the upstream's own words about itself.
           if (error instanceof TransportFailure && error.code === 'ERR_TRANSPORT')
@@ -111,7 +113,7 @@ export function forwardingHandler(
           if (!(connect && error instanceof UpstreamRefusedToken)) throw error;
           // The token is dropped and the person asked to connect again (the round pauses here); a second refusal
           // in this call ends it. Connected meanwhile (another call): the same round is tried again.
-          const ended = await connect.refused(ctx);
+          const ended = await connect.refused(ctx, error.sentAt);
           if (ended !== '') {
             ctx.audit.note({
               upstream: { name: tool.upstream.name, tool: tool.tool, rounds: n, failed: ended },

@@ -78,4 +78,43 @@ describe('forget(owner, name, why) after a 401', () => {
     expect(signalled?.aborted).toBe(true);
     expect((await revoked).detail).toEqual({ why: 'refused by the upstream', revokedAtIssuer: false });
   });
+
+  it('a late refusal of an older token keeps the grant the person got after the request went', async () => {
+    let now = 1_000;
+    const vault = new MemoryVault(() => now);
+    const revokedTokens: string[] = [];
+    const flow = {
+      revoke: async (g: TokenGrant) => {
+        revokedTokens.push(g.accessToken);
+      },
+    } as unknown as AuthorizationFlow;
+    let told!: (e: ConnectionEvent) => void;
+    const revoked = new Promise<ConnectionEvent>((resolve) => (told = resolve));
+    const connections = new Connections({
+      store: new MemoryStore(),
+      vault,
+      keyring: createEphemeralKeyring(),
+      flowFor: () => flow,
+      connections: [{ name: 'tracker', issuer: 'https://as.example', clientId: 'c', scopes: [] }],
+      now: () => now,
+      onEvent: (e) => {
+        if (e.action === 'revoked') told(e);
+      },
+    });
+    const grant = { refreshToken: 'rt', scopes: [], issuer: 'https://as.example' };
+    await vault.put(alice, 'tracker', { ...grant, accessToken: 'old' });
+    // A request goes with the old token; the grant is refreshed before its 401 comes back.
+    const sentAt = now;
+    now = 2_000;
+    await vault.put(alice, 'tracker', { ...grant, accessToken: 'new' });
+    await connections.forget(alice, 'tracker', 'refused by the upstream', sentAt);
+    expect((await vault.get(alice, 'tracker'))?.accessToken).toBe('new');
+    expect(revokedTokens).toEqual([]);
+    // A refusal of the token in use when the request went: dropped and revoked.
+    now = 3_000;
+    await connections.forget(alice, 'tracker', 'refused by the upstream', 2_500);
+    expect(vault.grants.size).toBe(0);
+    expect((await revoked).detail).toEqual({ why: 'refused by the upstream', revokedAtIssuer: true });
+    expect(revokedTokens).toEqual(['new']);
+  });
 });
