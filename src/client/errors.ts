@@ -16,6 +16,8 @@ export class TransportFailure extends MrtrError {
   override readonly name = 'TransportFailure';
   declare readonly code: 'ERR_TRANSPORT' | 'ERR_SESSION_EXPIRED' | 'ERR_OAUTH';
   readonly httpStatus: number | undefined;
+  /** On a 401 to a request that carried a bearer token: which token was refused (bearerDigest), never the token. */
+  refusedBearer?: string;
   constructor(message: string, httpStatus?: number, code: TransportFailure['code'] = 'ERR_TRANSPORT') {
     super(code, message);
     this.httpStatus = httpStatus;

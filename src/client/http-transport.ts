@@ -20,6 +20,7 @@ import {
   nameHeaderField,
 } from '../protocol/index.js';
 import { untilAborted } from '../protocol/internal.js';
+import { bearerDigest } from './bearer-digest.js';
 import { CLIENT_DEFAULTS } from './driver.js';
 import { abortError, ProtocolViolation, SessionExpired, TransportFailure } from './errors.js';
 import { describeNetworkError } from './network-errors.js';
@@ -343,7 +344,15 @@ export class HttpClientTransport implements ClientTransport {
 
   private handle(req: http.ClientRequest, request: TransportRequest, answer: Answer, resumes: number): void {
     const { message } = request;
-    const { done, fail } = answer;
+    const { done } = answer;
+    // A 401 says which token it refused (as a digest): the caller may hold a newer one by the time it hears.
+    const fail = (error: Error) => {
+      if (error instanceof TransportFailure && error.httpStatus === 401) {
+        const sent = /^Bearer (.+)$/.exec(String(req.getHeader('authorization') ?? ''))?.[1];
+        if (sent !== undefined) error.refusedBearer = bearerDigest(sent);
+      }
+      answer.fail(error);
+    };
     req.on('error', (error) => fail(new TransportFailure(describeNetworkError(this.url, error))));
     req.on('response', (res) => {
       const status = res.statusCode ?? 0;

@@ -2,6 +2,7 @@
 // is an OAuth client of. `token(ctx, name)` gives the round's person's access token, or asks them to connect through
 // the server's own page; the grants stay in the vault, bound to the person, and never reach the client.
 import type { BrowserSignIn } from '../auth/index.js';
+import { bearerDigest } from '../client/internal.js';
 import type { ControlContext, ControlHost } from '../controls/index.js';
 import { FleetWakeups, judged, Wakeups } from '../controls/internal.js';
 import type { PageRequest, PageResponse } from '../protocol/index.js';
@@ -214,17 +215,17 @@ export class Connections implements ConnectionPages {
 
   /**
    * The third party refused the token (a 401): drop it so the next token(ctx) asks again, and revoke it at the
-   * authorization server, which may still honour its refresh token. With `sentAt` (when the refused request went,
-   * epoch ms), a grant refreshed or connected after it is kept: the refusal was of an older token. The revocation
-   * runs in the background, within `revokeTimeoutMs`: the call's answer never waits for it. Its `revoked` event says
-   * whether it was done.
+   * authorization server, which may still honour its refresh token. With `refused` (the refused token's
+   * bearerDigest, as a 401 from the client's transport names it), a grant holding another token is kept: the refusal
+   * was of an older one. The revocation runs in the background, within `revokeTimeoutMs`: the call's answer never
+   * waits for it. Its `revoked` event says whether it was done.
    */
-  async forget(owner: ConnectionOwner, name: string, why: string, sentAt?: number): Promise<void> {
+  async forget(owner: ConnectionOwner, name: string, why: string, refused?: string): Promise<void> {
     this.config(name);
     const grant = await this.options.vault.get(owner, name);
     if (!grant) return;
-    // A late refusal of an older token: the grant was refreshed or connected again after the request went.
-    if (sentAt !== undefined && (grant.refreshedAt ?? grant.connectedAt) > sentAt) return;
+    // A late refusal of an older token: the grant was refreshed or connected again since.
+    if (refused !== undefined && bearerDigest(grant.accessToken) !== refused) return;
     if (!(await this.options.vault.remove(owner, name))) return;
     void this.revokeAtIssuer(name, grant).then((revokedAtIssuer) =>
       this.event('revoked', name, owner, { why, revokedAtIssuer }),

@@ -18,8 +18,8 @@ export class UpstreamRefusedToken extends MrtrError {
   declare readonly code: 'ERR_GATEWAY_EGRESS';
   constructor(
     upstream: string,
-    /** When the refused request went (epoch ms): a grant the person got after it was not the one refused. */
-    readonly sentAt?: number,
+    /** Which token was refused (bearerDigest): a grant holding another one was not refused. */
+    readonly refusedBearer?: string,
   ) {
     super('ERR_GATEWAY_EGRESS', `upstream ${upstream} refused the connected account's token (HTTP 401)`);
     this.name = 'UpstreamRefusedToken';
@@ -73,9 +73,9 @@ export class UpstreamConnect implements PersonalUpstream {
    * The upstream refused the person's token: it is dropped and the person asked to connect again (this throws the
    * question's pause). The second refusal within one call returns the message that ends it.
    */
-  async refused(ctx: ControlContext, sentAt?: number): Promise<string> {
+  async refused(ctx: ControlContext, refusedBearer?: string): Promise<string> {
     const owner = ownerOf(ctx);
-    await this.connections.forget(owner, this.upstream, 'refused by the upstream', sentAt);
+    await this.connections.forget(owner, this.upstream, 'refused by the upstream', refusedBearer);
     const first = await this.store.create(
       `mrtr:gateway:connect-refused:${this.upstream}:${ctx.flowId}`,
       '1',

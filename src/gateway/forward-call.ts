@@ -48,8 +48,6 @@ export function forwardingHandler(
       const started = Date.now();
       const upstreamRound = async (n: number): Promise<UpstreamReply> => {
         const sent = performance.now();
-        // On the clock the connections stamp grants with: a grant put after this was not the one refused.
-        const sentAt = Date.now();
         const told = (failed: boolean) =>
           observe({
             upstream: tool.upstream.name,
@@ -89,7 +87,8 @@ export function forwardingHandler(
         } catch (error) {
           told(true);
           // Thrown, not answered: a refused round must not be journaled, so it runs again once the person connects.
-          if (connect && isUnauthorized(error)) throw new UpstreamRefusedToken(tool.upstream.name, sentAt);
+          if (connect && isUnauthorized(error))
+            throw new UpstreamRefusedToken(tool.upstream.name, (error as TransportFailure).refusedBearer);
           // A dead or unreachable upstream: the operator's log has the detail (its stderr included); the caller
           // hears that it is unavailable, not the upstream's own words about itself.
           if (error instanceof TransportFailure && error.code === 'ERR_TRANSPORT')
@@ -113,7 +112,7 @@ export function forwardingHandler(
           if (!(connect && error instanceof UpstreamRefusedToken)) throw error;
           // The token is dropped and the person asked to connect again (the round pauses here); a second refusal
           // in this call ends it. Connected meanwhile (another call): the same round is tried again.
-          const ended = await connect.refused(ctx, error.sentAt);
+          const ended = await connect.refused(ctx, error.refusedBearer);
           if (ended !== '') {
             ctx.audit.note({
               upstream: { name: tool.upstream.name, tool: tool.tool, rounds: n, failed: ended },

@@ -2,6 +2,7 @@
 // well, since its refresh token may still be good there. Best effort, in the background, within a limit: the call's
 // answer never waits for the authorization server.
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { bearerDigest } from '../../src/client/internal.js';
 import {
   type AuthorizationFlow,
   CONNECTIONS_DEFAULTS,
@@ -79,9 +80,8 @@ describe('forget(owner, name, why) after a 401', () => {
     expect((await revoked).detail).toEqual({ why: 'refused by the upstream', revokedAtIssuer: false });
   });
 
-  it('a late refusal of an older token keeps the grant the person got after the request went', async () => {
-    let now = 1_000;
-    const vault = new MemoryVault(() => now);
+  it('a late refusal of an older token keeps the grant the person got since; a refusal of the current one drops it', async () => {
+    const vault = new MemoryVault(Date.now);
     const revokedTokens: string[] = [];
     const flow = {
       revoke: async (g: TokenGrant) => {
@@ -96,7 +96,6 @@ describe('forget(owner, name, why) after a 401', () => {
       keyring: createEphemeralKeyring(),
       flowFor: () => flow,
       connections: [{ name: 'tracker', issuer: 'https://as.example', clientId: 'c', scopes: [] }],
-      now: () => now,
       onEvent: (e) => {
         if (e.action === 'revoked') told(e);
       },
@@ -104,15 +103,12 @@ describe('forget(owner, name, why) after a 401', () => {
     const grant = { refreshToken: 'rt', scopes: [], issuer: 'https://as.example' };
     await vault.put(alice, 'tracker', { ...grant, accessToken: 'old' });
     // A request goes with the old token; the grant is refreshed before its 401 comes back.
-    const sentAt = now;
-    now = 2_000;
     await vault.put(alice, 'tracker', { ...grant, accessToken: 'new' });
-    await connections.forget(alice, 'tracker', 'refused by the upstream', sentAt);
+    await connections.forget(alice, 'tracker', 'refused by the upstream', bearerDigest('old'));
     expect((await vault.get(alice, 'tracker'))?.accessToken).toBe('new');
     expect(revokedTokens).toEqual([]);
-    // A refusal of the token in use when the request went: dropped and revoked.
-    now = 3_000;
-    await connections.forget(alice, 'tracker', 'refused by the upstream', 2_500);
+    // A refusal of the token held now: dropped and revoked.
+    await connections.forget(alice, 'tracker', 'refused by the upstream', bearerDigest('new'));
     expect(vault.grants.size).toBe(0);
     expect((await revoked).detail).toEqual({ why: 'refused by the upstream', revokedAtIssuer: true });
     expect(revokedTokens).toEqual(['new']);

@@ -13,6 +13,7 @@ import {
   type TokenVerifier,
 } from '../../src/auth/index.js';
 import { HttpClientTransport, McpClient } from '../../src/client/index.js';
+import { bearerDigest } from '../../src/client/internal.js';
 import type { ConnectionOwner } from '../../src/connections/index.js';
 import { ConnectionRefused } from '../../src/connections/index.js';
 import type { ControlContext } from '../../src/controls/index.js';
@@ -43,7 +44,7 @@ const quiet = { info() {}, warn() {}, error() {} };
 class FakeConnections implements UpstreamConnections {
   readonly tokens = new Map<string, string>();
   readonly asked: string[] = [];
-  readonly forgotten: Array<{ subject: string; why: string }> = [];
+  readonly forgotten: Array<{ subject: string; why: string; refused?: string }> = [];
   readonly #key = (owner: ConnectionOwner) => `${owner.issuer}\n${owner.subject}`;
 
   has(name: string): boolean {
@@ -63,9 +64,9 @@ class FakeConnections implements UpstreamConnections {
     if (got === undefined) throw new ConnectionRefused('denied', `${owner.subject} did not connect ${name}`);
     return got;
   }
-  async forget(owner: ConnectionOwner, name: string, why: string): Promise<void> {
+  async forget(owner: ConnectionOwner, name: string, why: string, refused?: string): Promise<void> {
     expect(name).toBe('tracker');
-    this.forgotten.push({ subject: owner.subject, why });
+    this.forgotten.push({ subject: owner.subject, why, ...(refused === undefined ? {} : { refused }) });
     this.tokens.delete(this.#key(owner));
   }
   /** What the connect page does once the person went through the authorization server. */
@@ -255,7 +256,10 @@ describe('an upstream that needs each person’s account (2026 callers)', () => 
     const refused = await call('alice', 'tracker__whoami');
     expect(refused.resultType).toBe('input_required');
     expect(only(refused).question.params.mode).toBe('url');
-    expect(connections.forgotten).toEqual([{ subject: 'alice', why: 'refused by the upstream' }]);
+    // Which token was refused, as a digest: the connections keep a grant refreshed since.
+    expect(connections.forgotten).toEqual([
+      { subject: 'alice', why: 'refused by the upstream', refused: bearerDigest('revoked-token') },
+    ]);
 
     // She connects again, and the tracker refuses that token too: the call ends with a clear message, no loop.
     connections.connect(issuer, 'alice', 'also-refused');

@@ -13,8 +13,8 @@ export interface UpstreamConnections {
   /** The owner's token (refreshed if due), or undefined when not connected: never a question. */
   tokenFor(owner: ConnectionOwner, name: string, signal?: AbortSignal): Promise<string | undefined>;
   /** The upstream refused the token (a 401): drop it, so the next token(ctx) asks the person again. */
-  /** A refusal of the token sent at `sentAt` (epoch ms): a grant put after that is kept. */
-  forget(owner: ConnectionOwner, name: string, why: string, sentAt?: number): Promise<void>;
+  /** A refusal of the token whose bearerDigest is `refused`: a grant holding another token is kept. */
+  forget(owner: ConnectionOwner, name: string, why: string, refused?: string): Promise<void>;
   /** Whether `name` is one of the declared connections. */
   has(name: string): boolean;
 }
