@@ -58,14 +58,14 @@ export const gatewayConnections: GatewayConnectionsFactory = (input) => {
  * https upstream whose metadata named a loopback endpoint would aim the gateway's client secret at a local service.
  */
 export const gatewayFlowFor = (config: ConnectionConfig) =>
-  oauthFlow(config, { allowHttpLoopback: onLoopback(config.resource ?? config.issuer) });
+  oauthFlow(config, { allowHttpLoopback: upstreamOnLoopback(config) });
 
 /**
  * Why people could never connect `config` through `redirectUri`, or undefined when they can: the gateway's flow sends
  * a person back to plain http only when the upstream is on this machine too (gatewayFlowFor).
  */
 export function redirectUriRefusal(config: ConnectionConfig, redirectUri: string): string | undefined {
-  const upstreamLocal = onLoopback(config.resource ?? config.issuer);
+  const upstreamLocal = upstreamOnLoopback(config);
   try {
     checkOAuthUrl(redirectUri, 'redirect URI', (url) => upstreamLocal && isLoopback(url));
     return undefined;
@@ -73,6 +73,10 @@ export function redirectUriRefusal(config: ConnectionConfig, redirectUri: string
     return `upstream ${config.name}: its authorization server must send people back to https, and this gateway's redirect URI would be ${redirectUri}: give --resource with the gateway's public https URL`;
   }
 }
+
+/** Plain http is allowed only to an upstream on this machine (the demo, tests). */
+const upstreamOnLoopback = (config: ConnectionConfig): boolean =>
+  onLoopback(config.resource ?? config.issuer);
 
 const onLoopback = (url: string | undefined): boolean => {
   try {

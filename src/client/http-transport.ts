@@ -319,7 +319,14 @@ export class HttpClientTransport implements ClientTransport {
         signal?.removeEventListener('abort', onAbort);
         fn();
       };
-      const fail = (error: Error) => settle(() => reject(error));
+      const fail = (error: Error) =>
+        settle(() => {
+          // A 401 says which token it refused (as a digest): the caller may hold a newer one by the time it hears.
+          const bearer = headers.authorization;
+          if (error instanceof TransportFailure && error.httpStatus === 401 && bearer?.startsWith('Bearer '))
+            error.refusedBearer = bearerDigest(bearer.slice('Bearer '.length));
+          reject(error);
+        });
       const done = (response: JsonRpcResponse) => settle(() => resolve(response));
       const onAbort = () => {
         fail(abortError(signal as AbortSignal));
@@ -344,15 +351,7 @@ export class HttpClientTransport implements ClientTransport {
 
   private handle(req: http.ClientRequest, request: TransportRequest, answer: Answer, resumes: number): void {
     const { message } = request;
-    const { done } = answer;
-    // A 401 says which token it refused (as a digest): the caller may hold a newer one by the time it hears.
-    const fail = (error: Error) => {
-      if (error instanceof TransportFailure && error.httpStatus === 401) {
-        const sent = /^Bearer (.+)$/.exec(String(req.getHeader('authorization') ?? ''))?.[1];
-        if (sent !== undefined) error.refusedBearer = bearerDigest(sent);
-      }
-      answer.fail(error);
-    };
+    const { done, fail } = answer;
     req.on('error', (error) => fail(new TransportFailure(describeNetworkError(this.url, error))));
     req.on('response', (res) => {
       const status = res.statusCode ?? 0;

@@ -26,7 +26,7 @@ export class UpstreamRefusedToken extends MrtrError {
   }
 }
 
-export const isUnauthorized = (error: unknown): boolean =>
+export const isUnauthorized = (error: unknown): error is TransportFailure =>
   error instanceof TransportFailure && error.httpStatus === 401;
 
 /** One oauth upstream's connections, as the forwarding handler and the catalog use them. */

@@ -88,7 +88,7 @@ export function forwardingHandler(
           told(true);
           // Thrown, not answered: a refused round must not be journaled, so it runs again once the person connects.
           if (connect && isUnauthorized(error))
-            throw new UpstreamRefusedToken(tool.upstream.name, (error as TransportFailure).refusedBearer);
+            throw new UpstreamRefusedToken(tool.upstream.name, error.refusedBearer);
           // A dead or unreachable upstream: the operator's log has the detail (its stderr included); the caller
           // hears that it is unavailable, not the upstream's own words about itself.
           if (error instanceof TransportFailure && error.code === 'ERR_TRANSPORT')

@@ -17,6 +17,26 @@ import { connectFromNode, connectServer, MemoryVault } from './connect-fixture.j
 
 const alice = { issuer: 'urn:mrtr:dev-tokens', subject: 'alice' };
 
+/** Connections over a memory vault with `flow` as every connection's OAuth client; `revoked` is the first revoked event. */
+function connectionsWith(flow: AuthorizationFlow) {
+  const vault = new MemoryVault(Date.now);
+  const events: ConnectionEvent[] = [];
+  let told!: (e: ConnectionEvent) => void;
+  const revoked = new Promise<ConnectionEvent>((resolve) => (told = resolve));
+  const connections = new Connections({
+    store: new MemoryStore(),
+    vault,
+    keyring: createEphemeralKeyring(),
+    flowFor: () => flow,
+    connections: [{ name: 'tracker', issuer: 'https://as.example', clientId: 'c', scopes: [] }],
+    onEvent: (e) => {
+      events.push(e);
+      if (e.action === 'revoked') told(e);
+    },
+  });
+  return { connections, vault, events, revoked };
+}
+
 afterEach(() => {
   vi.useRealTimers();
 });
@@ -55,21 +75,7 @@ describe('forget(owner, name, why) after a 401', () => {
         return new Promise<void>(() => {});
       },
     } as unknown as AuthorizationFlow;
-    const events: ConnectionEvent[] = [];
-    let told!: (e: ConnectionEvent) => void;
-    const revoked = new Promise<ConnectionEvent>((resolve) => (told = resolve));
-    const vault = new MemoryVault(Date.now);
-    const connections = new Connections({
-      store: new MemoryStore(),
-      vault,
-      keyring: createEphemeralKeyring(),
-      flowFor: () => flow,
-      connections: [{ name: 'tracker', issuer: 'https://as.example', clientId: 'c', scopes: [] }],
-      onEvent: (e) => {
-        events.push(e);
-        if (e.action === 'revoked') told(e);
-      },
-    });
+    const { connections, vault, events, revoked } = connectionsWith(flow);
     await vault.put(alice, 'tracker', grant);
     await connections.forget(alice, 'tracker', 'refused by the upstream');
     expect(vault.grants.size).toBe(0);
@@ -81,25 +87,13 @@ describe('forget(owner, name, why) after a 401', () => {
   });
 
   it('a late refusal of an older token keeps the grant the person got since; a refusal of the current one drops it', async () => {
-    const vault = new MemoryVault(Date.now);
     const revokedTokens: string[] = [];
     const flow = {
       revoke: async (g: TokenGrant) => {
         revokedTokens.push(g.accessToken);
       },
     } as unknown as AuthorizationFlow;
-    let told!: (e: ConnectionEvent) => void;
-    const revoked = new Promise<ConnectionEvent>((resolve) => (told = resolve));
-    const connections = new Connections({
-      store: new MemoryStore(),
-      vault,
-      keyring: createEphemeralKeyring(),
-      flowFor: () => flow,
-      connections: [{ name: 'tracker', issuer: 'https://as.example', clientId: 'c', scopes: [] }],
-      onEvent: (e) => {
-        if (e.action === 'revoked') told(e);
-      },
-    });
+    const { connections, vault, revoked } = connectionsWith(flow);
     const grant = { refreshToken: 'rt', scopes: [], issuer: 'https://as.example' };
     await vault.put(alice, 'tracker', { ...grant, accessToken: 'old' });
     // A request goes with the old token; the grant is refreshed before its 401 comes back.

@@ -1,7 +1,6 @@
 // `mrtr gateway` with the standard OpenTelemetry variables for metrics and no --metrics: a real gateway process in
 // front of two real upstreams, and a local OTLP/HTTP JSON receiver. The per-upstream metrics arrive by OTLP with the
 // counts of the calls made: each upstream's calls, its errors, and one latency observation per call.
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +10,7 @@ import { type HttpEndpoint, McpServer, text } from '../../src/server/index.js';
 import { freePort } from '../helpers/free-port.js';
 import { mcp } from '../helpers/mcp-http.js';
 import { type OtlpReceiver, otlpReceiver, type ReceivedPoint } from '../helpers/otlp-receiver.js';
+import { runMrtr } from '../helpers/run-cli.js';
 import { serveCli } from '../helpers/serve-cli.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: replies are read as loose JSON, checked by the expectations
@@ -49,15 +49,10 @@ rules:
     roles: ["*"]
 `,
   );
-  const pinned = await new Promise<number>((done) =>
-    execFile(
-      process.execPath,
-      ['dist/cli/main.js', 'gateway', 'pin', '--config', join(dir, 'gateway.yaml'), '--all'],
-      { timeout: 30_000 },
-      (error) => done(error ? 1 : 0),
-    ),
-  );
-  expect(pinned).toBe(0);
+  const pinned = await runMrtr(['gateway', 'pin', '--config', join(dir, 'gateway.yaml'), '--all'], {
+    timeout: 30_000,
+  });
+  expect(pinned.status, pinned.stderr).toBe(0);
 }, 60_000);
 
 afterAll(async () => {

@@ -1,7 +1,6 @@
 // `mrtr gateway` with the standard OpenTelemetry variables: each round is a span with every control's decision (the
 // pin, the policy, consent), the relayed upstream round is a client span of the gateway's round, and the upstream
 // receives its traceparent: the upstream's own round (traced here, in process) is that client span's child.
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +9,7 @@ import { type HttpEndpoint, McpServer, text } from '../../src/server/index.js';
 import { freePort } from '../helpers/free-port.js';
 import { mcp } from '../helpers/mcp-http.js';
 import { type OtlpReceiver, otlpReceiver, receivedControls } from '../helpers/otlp-receiver.js';
+import { runMrtr } from '../helpers/run-cli.js';
 import { scrape } from '../helpers/scrape.js';
 import { serveCli } from '../helpers/serve-cli.js';
 import { type InstalledTracing, installTracing } from '../helpers/tracing.js';
@@ -51,15 +51,10 @@ rules:
     require: [consent]
 `,
   );
-  const pinned = await new Promise<number>((done) =>
-    execFile(
-      process.execPath,
-      ['dist/cli/main.js', 'gateway', 'pin', '--config', join(dir, 'gateway.yaml'), '--all'],
-      { timeout: 30_000 },
-      (error) => done(error ? 1 : 0),
-    ),
-  );
-  expect(pinned).toBe(0);
+  const pinned = await runMrtr(['gateway', 'pin', '--config', join(dir, 'gateway.yaml'), '--all'], {
+    timeout: 30_000,
+  });
+  expect(pinned.status, pinned.stderr).toBe(0);
 }, 60_000);
 
 afterAll(async () => {

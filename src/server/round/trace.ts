@@ -5,6 +5,7 @@ import { ErrorCode, McpError, RoundRefused } from '../../protocol/index.js';
 import { newFlowId } from '../../state/index.js';
 import type { Principal } from '../context.js';
 import type { RequestEnvironment } from '../environment.js';
+import type { MaybePromise } from '../maybe-async.js';
 import { Failed } from './failed.js';
 import { askObserversForRoom } from './notify.js';
 import type { RoundEvent, RoundIntent, RoundObserver, RoundOutcome } from './observer.js';
@@ -181,7 +182,7 @@ export function traceAfterRoom(
   observers: readonly RoundObserver[],
   hookTimeoutMs: number,
   intend: (intent: RoundIntent) => undefined | Promise<void>,
-): RoundTrace | Failed | Promise<RoundTrace | Failed> {
+): MaybePromise<RoundTrace | Failed> {
   let room: Promise<unknown> | undefined;
   try {
     room = askObserversForRoom(observers, hookTimeoutMs);
