@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { haveTmux, Tmux } from '../client/tmux.js';
 import { documentedLines } from '../docs/documented-lines.js';
 import { launchChromium } from '../helpers/chromium.js';
-import { freePort } from '../helpers/free-port.js';
+import { freePortPair } from '../helpers/free-port.js';
 import { signedInBrowser } from '../helpers/page-sessions.js';
 
 const REPO = join(import.meta.dirname, '../..');
@@ -40,7 +40,8 @@ beforeAll(async () => {
   for (const part of ['dist', 'bin', 'examples']) symlinkSync(join(REPO, part), join(dir, part));
   data = join(dir, 'd');
   share = join(data, 'gateway-demo', 'share');
-  const port = await freePort();
+  // The demo's tracker listens on the port after the gateway's.
+  const port = await freePortPair();
   expect(SCRIPT).toBe('exec node dist/cli/main.js gateway demo --port 3100');
   child = spawn('sh', ['-c', `${SCRIPT.replace('--port 3100', `--port ${port}`)} --data ${data}`], {
     cwd: dir,

@@ -16,7 +16,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { definitionDigest } from '../../src/gateway/index.js';
 import type { JsonObject } from '../../src/protocol/index.js';
 import { requireBuiltCli } from '../client/helpers.js';
-import { freePort } from '../helpers/free-port.js';
+import { freePortPair } from '../helpers/free-port.js';
 import { documentedLines } from './documented-lines.js';
 
 const REPO = join(import.meta.dirname, '../..');
@@ -227,7 +227,8 @@ class Folder {
     /** Also wait for this on stderr (a gateway's "upstreams started"), an explicit signal rather than a delay. */
     saidOnStderr?: string,
   ): Promise<{ stderr: () => string; stop: () => Promise<void> }> {
-    this.port = await freePort();
+    // The port after it is free too: the gateway demo puts its tracker there.
+    this.port = await freePortPair();
     const written = this.written(line, {});
     const port = written.startsWith('npm run ') ? ` -- --port ${this.port}` : ` --port ${this.port}`;
     const child = this.spawn(`exec ${/--port /.test(written) ? written : `${written}${port}`}`);
