@@ -35,7 +35,7 @@ export class UsableGrants {
     if (grant.expiresAt === undefined || grant.expiresAt - now > this.d.refreshSkewMs) return grant;
     if (!grant.refreshToken) {
       if (grant.expiresAt > now) return grant; // still good for a moment, and nothing to refresh it with
-      await this.drop(owner, connection, 'the access token expired and there is no refresh token');
+      await this.drop(owner, connection, grant, 'the access token expired and there is no refresh token');
       return undefined;
     }
     const key = JSON.stringify([owner.issuer, owner.subject, connection]);
@@ -61,7 +61,7 @@ export class UsableGrants {
       const now = await this.d.vault.get(owner, connection);
       if (now && now.refreshToken !== grant.refreshToken) return now;
       if (error instanceof ConnectionRefused && error.reason === 'invalid_grant') {
-        await this.drop(owner, connection, 'refresh refused (invalid_grant)');
+        await this.drop(owner, connection, grant, 'refresh refused (invalid_grant)');
         return undefined;
       }
       // Any other failure (an outage, a server error) is not the person's: the token serves while it lasts.
@@ -81,9 +81,9 @@ export class UsableGrants {
     return kept;
   }
 
-  /** Forget the grant; true when there was one. */
-  async drop(owner: ConnectionOwner, connection: string, why: string): Promise<boolean> {
-    const removed = await this.d.vault.remove(owner, connection);
+  /** Forget this grant; true when it was still kept (one put since, by another instance, stays). */
+  async drop(owner: ConnectionOwner, connection: string, grant: TokenGrant, why: string): Promise<boolean> {
+    const removed = await this.d.vault.remove(owner, connection, grant.accessToken);
     if (removed) this.d.dropped(owner, connection, why);
     return removed;
   }

@@ -226,7 +226,8 @@ export class Connections implements ConnectionPages {
     if (!grant) return;
     // A late refusal of an older token: the grant was refreshed or connected again since.
     if (refused !== undefined && bearerDigest(grant.accessToken) !== refused) return;
-    if (!(await this.options.vault.remove(owner, name))) return;
+    // Only this grant: one put between the read and the removal (a refresh, a new connect) stays.
+    if (!(await this.options.vault.remove(owner, name, grant.accessToken))) return;
     void this.revokeAtIssuer(name, grant).then((revokedAtIssuer) =>
       this.event('revoked', name, owner, { why, revokedAtIssuer }),
     );

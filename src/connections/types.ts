@@ -60,8 +60,11 @@ export interface TokenVault {
   get(owner: ConnectionOwner, connection: string): Promise<(TokenGrant & ConnectionSummary) | undefined>;
   /** Keep `grant` for (owner, connection), replacing any before. */
   put(owner: ConnectionOwner, connection: string, grant: TokenGrant): Promise<void>;
-  /** Forget (owner, connection); true when there was one. */
-  remove(owner: ConnectionOwner, connection: string): Promise<boolean>;
+  /**
+   * Forget (owner, connection); true when there was one. With `holding`, only a grant that still holds that access
+   * token, checked in the same write: a grant refreshed or connected again meanwhile stays.
+   */
+  remove(owner: ConnectionOwner, connection: string, holding?: string): Promise<boolean>;
   /** The owner's own connections. */
   list(owner: ConnectionOwner): Promise<ConnectionSummary[]>;
   /** How many people hold each connection (the admin's view: counts, never tokens). */

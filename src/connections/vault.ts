@@ -116,17 +116,21 @@ export class StoreVault implements TokenVault {
     await addToIndex(this.#store, this.#indexOf(who), connection, now + this.#ttlMs, now);
   }
 
-  async remove(owner: ConnectionOwner, connection: string): Promise<boolean> {
+  async remove(owner: ConnectionOwner, connection: string, holding?: string): Promise<boolean> {
     const who = ownerOf(owner, connection);
     let removed = false;
-    let foreign = false;
+    let kept = false;
     await update(this.#store, grantKey(who.ownerIssuer, who.ownerSubject, connection), (current) => {
-      // Another instance's newer key: not connected here, and not this instance's to remove.
-      foreign = current !== undefined && this.#seal.sealedUnderUnknownKey(current);
-      removed = current !== undefined && !foreign;
+      // Another instance's newer key: not connected here, and not this instance's to remove. A grant whose token
+      // changed since the caller read it (a refresh, a new connect) is not the one it meant.
+      kept =
+        current !== undefined &&
+        (this.#seal.sealedUnderUnknownKey(current) ||
+          (holding !== undefined && this.#open(current, who)?.sealed.a !== holding));
+      removed = current !== undefined && !kept;
       return removed ? undefined : UNCHANGED;
     });
-    if (!foreign) await dropFromIndex(this.#store, this.#indexOf(who), connection, this.#now());
+    if (!kept) await dropFromIndex(this.#store, this.#indexOf(who), connection, this.#now());
     return removed;
   }
 

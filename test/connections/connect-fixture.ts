@@ -46,8 +46,10 @@ export class MemoryVault implements TokenVault {
       ...(before ? { refreshedAt: this.now() } : {}),
     });
   }
-  async remove(owner: ConnectionOwner, connection: string) {
-    return this.grants.delete(this.key(owner, connection));
+  async remove(owner: ConnectionOwner, connection: string, holding?: string) {
+    const key = this.key(owner, connection);
+    if (holding !== undefined && this.grants.get(key)?.accessToken !== holding) return false;
+    return this.grants.delete(key);
   }
   async list(owner: ConnectionOwner) {
     return [...this.grants.entries()]

@@ -107,4 +107,26 @@ describe('forget(owner, name, why) after a 401', () => {
     expect((await revoked).detail).toEqual({ why: 'refused by the upstream', revokedAtIssuer: true });
     expect(revokedTokens).toEqual(['new']);
   });
+
+  it('a grant put between reading and removing it (a refresh on another instance) stays, unrevoked', async () => {
+    const revokedTokens: string[] = [];
+    const flow = {
+      revoke: async (g: TokenGrant) => {
+        revokedTokens.push(g.accessToken);
+      },
+    } as unknown as AuthorizationFlow;
+    const { connections, vault, events } = connectionsWith(flow);
+    const grant = { refreshToken: 'rt', scopes: [], issuer: 'https://as.example' };
+    await vault.put(alice, 'tracker', { ...grant, accessToken: 'old' });
+    const read = vault.get.bind(vault);
+    vault.get = async (owner, name) => {
+      const got = await read(owner, name);
+      await vault.put(owner, name, { ...grant, accessToken: 'new' });
+      return got;
+    };
+    await connections.forget(alice, 'tracker', 'refused by the upstream', bearerDigest('old'));
+    expect((await read(alice, 'tracker'))?.accessToken).toBe('new');
+    expect(revokedTokens).toEqual([]);
+    expect(events.filter((e) => e.action === 'revoked')).toEqual([]);
+  });
 });

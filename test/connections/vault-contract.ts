@@ -237,6 +237,24 @@ export function vaultContract(open: () => VaultStoreUnderTest): void {
     expect(await one.get(ada, tracker)).toBeUndefined();
   });
 
+  it('a remove holding a token removes only the grant that still holds it: one refreshed on another instance stays', async () => {
+    const { store, other = store } = open();
+    const keys = keyring('k1');
+    const [one, two] = [storeVault(store, keys), storeVault(other, keys)];
+    const [ada, tracker] = [person(), connectionName()];
+    const [read, refreshed] = [grantOf('read'), grantOf('refreshed')];
+    await one.put(ada, tracker, read);
+    // Instance one read `read` and is about to drop it; instance two refreshed the grant meanwhile.
+    await two.put(ada, tracker, refreshed);
+    expect(await one.remove(ada, tracker, read.accessToken)).toBe(false);
+    expect((await one.get(ada, tracker))?.accessToken).toBe(refreshed.accessToken);
+    expect((await one.list(ada)).map((s) => s.connection)).toEqual([tracker]);
+    expect(await one.counts()).toMatchObject({ [tracker]: 1 });
+    expect(await one.remove(ada, tracker, refreshed.accessToken)).toBe(true);
+    expect(await two.get(ada, tracker)).toBeUndefined();
+    expect(await one.list(ada)).toEqual([]);
+  });
+
   it('concurrent puts, on one instance or two, count each person once', async () => {
     const { store, other = store } = open();
     const keys = keyring('k1');

@@ -3,8 +3,9 @@ import { createServer, type Server } from 'node:net';
 
 export async function freePort(): Promise<number> {
   const held = await hold(0);
+  const { port } = held.address() as { port: number };
   await release(held);
-  return (held.address() as { port: number }).port;
+  return port;
 }
 
 /**
