@@ -79,14 +79,14 @@ export class ApprovalsPanel implements ConsolePanel {
 
   async handle(req: PageRequest, _res: PageResponse, ctx: PanelContext, rest: string): Promise<void> {
     if (rest === '' || rest === '/') {
-      if (req.method !== 'GET') return ctx.page(405, 'Not allowed', html`<p>Use GET.</p>`);
+      if (req.method !== 'GET') return ctx.notAllowed('GET');
       return this.list(ctx);
     }
     const id = /^\/([A-Za-z0-9_-]{16})$/.exec(rest)?.[1];
     if (!id)
       return ctx.page(404, 'No such request', html`<p>There is no approval request at this address.</p>`);
     if (req.method === 'POST') return this.decide(req, ctx, id);
-    if (req.method !== 'GET') return ctx.page(405, 'Not allowed', html`<p>Use GET or POST.</p>`);
+    if (req.method !== 'GET') return ctx.notAllowed('GET, POST');
     return this.one(ctx, id);
   }
 

@@ -58,7 +58,7 @@ export class AuditPanel implements ConsolePanel {
 
   async handle(req: PageRequest, _res: PageResponse, ctx: PanelContext, rest: string): Promise<void> {
     if (rest === '' || rest === '/') {
-      if (req.method !== 'GET') return ctx.page(405, 'Not allowed', html`<p>Use GET.</p>`);
+      if (req.method !== 'GET') return ctx.notAllowed('GET');
       return this.show(ctx);
     }
     if (rest === '/verify') {
@@ -76,7 +76,7 @@ export class AuditPanel implements ConsolePanel {
       return ctx.seeOther('/mrtr/console/audit');
     }
     if (rest === '/bundle') {
-      if (req.method !== 'GET') return ctx.page(405, 'Not allowed', html`<p>Use GET.</p>`);
+      if (req.method !== 'GET') return ctx.notAllowed('GET');
       if (!this.options.bundle)
         return ctx.page(404, 'No bundle', html`<p>This server cannot export bundles.</p>`);
       const bundle = await this.options.bundle(this.options.reader);

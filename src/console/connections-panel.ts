@@ -66,7 +66,7 @@ export class ConnectionsPanel implements ConsolePanel {
 
   async handle(req: PageRequest, _res: PageResponse, ctx: PanelContext, rest: string): Promise<void> {
     if (rest === '' || rest === '/') {
-      if (req.method !== 'GET') return ctx.page(405, 'Not allowed', html`<p>Use GET.</p>`);
+      if (req.method !== 'GET') return ctx.notAllowed('GET');
       return this.show(ctx);
     }
     if (rest !== '/disconnect')

@@ -161,7 +161,7 @@ export class OperatorConsole {
       checkForm: (form) => signIn.checkForm(req, session, form),
       postedForm: async (use, nothing) => {
         if (req.method !== 'POST') {
-          ctx.page(405, 'Not allowed', html`<p>${use}</p>`);
+          ctx.notAllowed('POST', use);
           return undefined;
         }
         const form = await readForm(req);
@@ -173,18 +173,14 @@ export class OperatorConsole {
         );
         return undefined;
       },
-      page: (status, title, body) =>
-        sendPage(
-          res,
-          status,
-          title,
-          body,
-          {},
-          {
-            banner: this.banner(session, roles, csrf, current),
-            scripts: [CONSOLE_SCRIPT_PATH],
-          },
-        ),
+      page: (status, title, body, headers = {}) =>
+        sendPage(res, status, title, body, headers, {
+          banner: this.banner(session, roles, csrf, current),
+          scripts: [CONSOLE_SCRIPT_PATH],
+        }),
+      // A 405 names the methods that work (RFC 9110, section 15.5.6).
+      notAllowed: (allow, use = `Use ${allow.replace(', ', ' or ')}.`) =>
+        ctx.page(405, 'Not allowed', html`<p>${use}</p>`, { allow }),
       seeOther: (path) => {
         res.writeHead(303, { location: path, 'cache-control': 'no-store' });
         res.end();

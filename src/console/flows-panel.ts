@@ -60,7 +60,7 @@ export class FlowsPanel implements ConsolePanel {
   }
 
   async handle(req: PageRequest, _res: PageResponse, ctx: PanelContext, rest: string): Promise<void> {
-    if (req.method !== 'GET') return ctx.page(405, 'Not allowed', html`<p>Use GET.</p>`);
+    if (req.method !== 'GET') return ctx.notAllowed('GET');
     if (rest === '' || rest === '/') return this.list(ctx);
     const m = /^\/([^/]+)(\/export)?$/.exec(rest);
     let flowId: string | undefined;

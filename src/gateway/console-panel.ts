@@ -91,7 +91,7 @@ export class GatewayPanel implements ConsolePanel {
 
   async handle(req: IncomingMessage, _res: ServerResponse, ctx: PanelContext, rest: string): Promise<void> {
     if (rest === '' || rest === '/') {
-      if (req.method !== 'GET') return ctx.page(405, 'Not allowed', html`<p>Use GET.</p>`);
+      if (req.method !== 'GET') return ctx.notAllowed('GET');
       return this.show(ctx);
     }
     const action = /^\/pins\/(accept|reject)$/.exec(rest)?.[1];

@@ -44,6 +44,7 @@ async function queueOf(
     origin: 'http://x',
     checkForm: () => false,
     postedForm: async () => undefined,
+    notAllowed: () => {},
     page: (_status: number, _title: string, b: Html) => {
       body = b.markup;
     },

@@ -99,6 +99,7 @@ async function consoleOf(g: GatewayUnderTest): Promise<string> {
     origin: 'http://x',
     checkForm: () => false,
     postedForm: async () => undefined,
+    notAllowed: () => {},
     page: (_status: number, _title: string, b: Html) => {
       body = b.markup;
     },
