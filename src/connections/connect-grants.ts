@@ -35,8 +35,7 @@ export class UsableGrants {
     if (grant.expiresAt === undefined || grant.expiresAt - now > this.d.refreshSkewMs) return grant;
     if (!grant.refreshToken) {
       if (grant.expiresAt > now) return grant; // still good for a moment, and nothing to refresh it with
-      await this.drop(owner, connection, grant, 'the access token expired and there is no refresh token');
-      return undefined;
+      return this.drop(owner, connection, grant, 'the access token expired and there is no refresh token');
     }
     const key = JSON.stringify([owner.issuer, owner.subject, connection]);
     let running = this.refreshing.get(key);
@@ -61,8 +60,7 @@ export class UsableGrants {
       const now = await this.d.vault.get(owner, connection);
       if (now && now.refreshToken !== grant.refreshToken) return now;
       if (error instanceof ConnectionRefused && error.reason === 'invalid_grant') {
-        await this.drop(owner, connection, grant, 'refresh refused (invalid_grant)');
-        return undefined;
+        return this.drop(owner, connection, grant, 'refresh refused (invalid_grant)');
       }
       // Any other failure (an outage, a server error) is not the person's: the token serves while it lasts.
       if (now && now.expiresAt !== undefined && now.expiresAt > this.d.now()) return now;
@@ -81,10 +79,15 @@ export class UsableGrants {
     return kept;
   }
 
-  /** Forget this grant; true when it was still kept (one put since, by another instance, stays). */
-  async drop(owner: ConnectionOwner, connection: string, grant: TokenGrant, why: string): Promise<boolean> {
-    const removed = await this.d.vault.remove(owner, connection, grant.accessToken);
-    if (removed) this.d.dropped(owner, connection, why);
-    return removed;
+  /** Forget this grant. One put since (another instance refreshed, the person connected again) stays, and serves. */
+  private async drop(
+    owner: ConnectionOwner,
+    connection: string,
+    grant: TokenGrant,
+    why: string,
+  ): Promise<TokenGrant | undefined> {
+    if (!(await this.d.vault.remove(owner, connection, grant))) return this.d.vault.get(owner, connection);
+    this.d.dropped(owner, connection, why);
+    return undefined;
   }
 }

@@ -55,6 +55,8 @@ export interface ConnectionHost extends ControlHost {
 
 const NAME = /^[a-z0-9][a-z0-9-]{0,31}$/;
 const WAKE_TOPIC = 'mrtr:connections:wake';
+/** Reads and revocations a disconnect makes while other instances keep refreshing the grant under it. */
+const DISCONNECT_TRIES = 3;
 
 export class Connections implements ConnectionPages {
   private readonly configs = new Map<string, ConnectionConfig>();
@@ -227,7 +229,7 @@ export class Connections implements ConnectionPages {
     // A late refusal of an older token: the grant was refreshed or connected again since.
     if (refused !== undefined && bearerDigest(grant.accessToken) !== refused) return;
     // Only this grant: one put between the read and the removal (a refresh, a new connect) stays.
-    if (!(await this.options.vault.remove(owner, name, grant.accessToken))) return;
+    if (!(await this.options.vault.remove(owner, name, grant))) return;
     void this.revokeAtIssuer(name, grant).then((revokedAtIssuer) =>
       this.event('revoked', name, owner, { why, revokedAtIssuer }),
     );
@@ -236,17 +238,25 @@ export class Connections implements ConnectionPages {
   /** Revoke at the authorization server (when it offers revocation) and remove. */
   async disconnect(owner: ConnectionOwner, name: string): Promise<boolean> {
     this.config(name);
-    const grant = await this.options.vault.get(owner, name);
-    if (!grant) return false;
-    let revoked = true;
-    try {
-      await this.flow(name).revoke(grant);
-    } catch {
-      // The authorization server out of reach: the grant is removed here all the same, which is what the person asked.
-      revoked = false;
+    // A grant refreshed meanwhile (on another instance) is read again and revoked as well: none stays live there.
+    for (let tries = 0; tries < DISCONNECT_TRIES; tries++) {
+      const grant = await this.options.vault.get(owner, name);
+      if (!grant) return false;
+      let revoked = true;
+      try {
+        await this.flow(name).revoke(grant);
+      } catch {
+        // The authorization server out of reach: the grant is removed here all the same, as the person asked.
+        revoked = false;
+      }
+      if (await this.options.vault.remove(owner, name, grant)) {
+        this.event('disconnected', name, owner, { revokedAtIssuer: revoked });
+        return true;
+      }
     }
+    // Refreshed on every try: removed unrevoked, which is still what the person asked for here.
     const removed = await this.options.vault.remove(owner, name);
-    if (removed) this.event('disconnected', name, owner, { revokedAtIssuer: revoked });
+    if (removed) this.event('disconnected', name, owner, { revokedAtIssuer: false });
     return removed;
   }
 

@@ -12,6 +12,7 @@ export type {
   ConnectionOwner,
   ConnectionPages,
   ConnectionSummary,
+  HeldTokens,
   PendingAuthorization,
   TokenGrant,
   TokenVault,

@@ -55,16 +55,19 @@ export interface ConnectionSummary {
 }
 
 /** Where grants live: encrypted with the server's keyring, in a shared store, bound to owner and connection. */
+/** The tokens a remover read: its removal applies only while the grant still holds them. */
+export type HeldTokens = Pick<TokenGrant, 'accessToken' | 'refreshToken'>;
+
 export interface TokenVault {
   /** The grant kept for (owner, connection), or undefined (none, or sealed for another binding or a retired key). */
   get(owner: ConnectionOwner, connection: string): Promise<(TokenGrant & ConnectionSummary) | undefined>;
   /** Keep `grant` for (owner, connection), replacing any before. */
   put(owner: ConnectionOwner, connection: string, grant: TokenGrant): Promise<void>;
   /**
-   * Forget (owner, connection); true when there was one. With `holding`, only a grant that still holds that access
-   * token, checked in the same write: a grant refreshed or connected again meanwhile stays.
+   * Forget (owner, connection); true when there was one. With `holding`, only a grant that still holds those tokens
+   * (access and refresh), checked in the same write: a grant refreshed or connected again meanwhile stays.
    */
-  remove(owner: ConnectionOwner, connection: string, holding?: string): Promise<boolean>;
+  remove(owner: ConnectionOwner, connection: string, holding?: HeldTokens): Promise<boolean>;
   /** The owner's own connections. */
   list(owner: ConnectionOwner): Promise<ConnectionSummary[]>;
   /** How many people hold each connection (the admin's view: counts, never tokens). */

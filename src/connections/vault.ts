@@ -4,7 +4,7 @@ import { inspect } from 'node:util';
 import { Keyring } from '../state/index.js';
 import type { SharedStore } from '../stores/index.js';
 import { ConnectionsUsageError } from './errors.js';
-import type { ConnectionOwner, ConnectionSummary, TokenGrant, TokenVault } from './types.js';
+import type { ConnectionOwner, ConnectionSummary, HeldTokens, TokenGrant, TokenVault } from './types.js';
 import {
   addToIndex,
   dropFromIndex,
@@ -116,17 +116,17 @@ export class StoreVault implements TokenVault {
     await addToIndex(this.#store, this.#indexOf(who), connection, now + this.#ttlMs, now);
   }
 
-  async remove(owner: ConnectionOwner, connection: string, holding?: string): Promise<boolean> {
+  async remove(owner: ConnectionOwner, connection: string, holding?: HeldTokens): Promise<boolean> {
     const who = ownerOf(owner, connection);
     let removed = false;
     let kept = false;
     await update(this.#store, grantKey(who.ownerIssuer, who.ownerSubject, connection), (current) => {
-      // Another instance's newer key: not connected here, and not this instance's to remove. A grant whose token
-      // changed since the caller read it (a refresh, a new connect) is not the one it meant.
+      // Another instance's newer key: not connected here, and not this instance's to remove. A grant whose tokens
+      // changed since the caller read them (a refresh, a new connect) is not the one it meant.
       kept =
         current !== undefined &&
         (this.#seal.sealedUnderUnknownKey(current) ||
-          (holding !== undefined && this.#open(current, who)?.sealed.a !== holding));
+          (holding !== undefined && !holds(this.#open(current, who)?.sealed, holding)));
       removed = current !== undefined && !kept;
       return removed ? undefined : UNCHANGED;
     });
@@ -237,6 +237,10 @@ function summaryOf(connection: string, record: OpenedRecord, sealed: SealedGrant
   if (sealed.u !== undefined) summary.lastUsedAt = sealed.u;
   if (sealed.e !== undefined) summary.expiresAt = sealed.e;
   return summary;
+}
+
+function holds(sealed: SealedGrant | undefined, tokens: HeldTokens): boolean {
+  return sealed !== undefined && sealed.a === tokens.accessToken && sealed.r === tokens.refreshToken;
 }
 
 function parseSealed(secret: string): SealedGrant | undefined {

@@ -152,6 +152,11 @@ export class OperatorConsole {
     current: string | undefined,
   ): PanelContext {
     const csrf = signIn.csrfToken(session);
+    // Built when a page is sent: JSON answers and redirects need no frame.
+    const frame = () => ({
+      banner: this.banner(session, roles, csrf, current),
+      scripts: [CONSOLE_SCRIPT_PATH],
+    });
     const ctx: PanelContext = {
       session,
       roles,
@@ -173,14 +178,10 @@ export class OperatorConsole {
         );
         return undefined;
       },
-      page: (status, title, body, headers = {}) =>
-        sendPage(res, status, title, body, headers, {
-          banner: this.banner(session, roles, csrf, current),
-          scripts: [CONSOLE_SCRIPT_PATH],
-        }),
+      page: (status, title, body) => sendPage(res, status, title, body, {}, frame()),
       // A 405 names the methods that work (RFC 9110, section 15.5.6).
-      notAllowed: (allow, use = `Use ${allow.replace(', ', ' or ')}.`) =>
-        ctx.page(405, 'Not allowed', html`<p>${use}</p>`, { allow }),
+      notAllowed: (allow, use = `Use ${allow.replaceAll(', ', ' or ')}.`) =>
+        sendPage(res, 405, 'Not allowed', html`<p>${use}</p>`, { allow }, frame()),
       seeOther: (path) => {
         res.writeHead(303, { location: path, 'cache-control': 'no-store' });
         res.end();

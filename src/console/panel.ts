@@ -30,7 +30,7 @@ export interface PanelContext {
    */
   postedForm(use: string, nothing: string): Promise<URLSearchParams | undefined>;
   /** Answer with a page in the console's frame (navigation, sign-out, live updates). */
-  page(status: number, title: string, body: Html, headers?: Readonly<Record<string, string>>): void;
+  page(status: number, title: string, body: Html): void;
   /** Answer 405 with the methods that work (`GET`, `POST`, `GET, POST`) in `Allow`; the page says `use`. */
   notAllowed(allow: string, use?: string): void;
   /** After a form's change: send the browser to `path` (a GET), so a reload does not post again. */

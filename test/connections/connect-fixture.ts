@@ -13,6 +13,7 @@ import {
   type ConnectionOwner,
   ConnectionRefused,
   type ConnectionSummary,
+  type HeldTokens,
   type PendingAuthorization,
   type TokenGrant,
   type TokenVault,
@@ -46,9 +47,11 @@ export class MemoryVault implements TokenVault {
       ...(before ? { refreshedAt: this.now() } : {}),
     });
   }
-  async remove(owner: ConnectionOwner, connection: string, holding?: string) {
+  async remove(owner: ConnectionOwner, connection: string, holding?: HeldTokens) {
     const key = this.key(owner, connection);
-    if (holding !== undefined && this.grants.get(key)?.accessToken !== holding) return false;
+    const now = this.grants.get(key);
+    if (holding && (now?.accessToken !== holding.accessToken || now?.refreshToken !== holding.refreshToken))
+      return false;
     return this.grants.delete(key);
   }
   async list(owner: ConnectionOwner) {

@@ -108,6 +108,32 @@ describe('forget(owner, name, why) after a 401', () => {
     expect(revokedTokens).toEqual(['new']);
   });
 
+  it('disconnect revokes a grant refreshed on another instance while it ran, and removes it', async () => {
+    const revokedTokens: string[] = [];
+    const flow = {
+      revoke: async (g: TokenGrant) => {
+        revokedTokens.push(g.accessToken);
+      },
+    } as unknown as AuthorizationFlow;
+    const { connections, vault, events } = connectionsWith(flow);
+    const grant = { scopes: [], issuer: 'https://as.example' };
+    await vault.put(alice, 'tracker', { ...grant, accessToken: 'old', refreshToken: 'rt-old' });
+    const remove = vault.remove.bind(vault);
+    let refreshes = 1;
+    vault.remove = async (owner, name, holding) => {
+      // The first removal comes after another instance refreshed the grant.
+      if (refreshes-- > 0)
+        await vault.put(owner, name, { ...grant, accessToken: 'new', refreshToken: 'rt-new' });
+      return remove(owner, name, holding);
+    };
+    expect(await connections.disconnect(alice, 'tracker')).toBe(true);
+    expect(revokedTokens).toEqual(['old', 'new']);
+    expect(vault.grants.size).toBe(0);
+    expect(events.filter((e) => e.action === 'disconnected').map((e) => e.detail)).toEqual([
+      { revokedAtIssuer: true },
+    ]);
+  });
+
   it('a grant put between reading and removing it (a refresh on another instance) stays, unrevoked', async () => {
     const revokedTokens: string[] = [];
     const flow = {

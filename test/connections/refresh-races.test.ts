@@ -85,6 +85,38 @@ describe('refreshes that overlap', () => {
     expect((await vault.get(alice, 'tracker'))?.refreshToken).toBe('rt-1');
   });
 
+  it('a refused refresh drops only the grant it refreshed: one another instance put just before is kept, and serves', async () => {
+    const vault = storeVault(new MemoryStore(), Keyring.fromSpec(KEYS), { now: () => NOW });
+    await vault.put(alice, 'tracker', first);
+    const fresh = { ...first, accessToken: 'at-other', refreshToken: 'rt-other', expiresAt: NOW + 3_600_000 };
+    // Another instance connects again between this one's last read and its removal: the narrowest window there is.
+    const remove = vault.remove.bind(vault);
+    vault.remove = async (owner, connection, holding) => {
+      await vault.put(owner, connection, fresh);
+      return remove(owner, connection, holding);
+    };
+    const dropped: string[] = [];
+    const grants = new UsableGrants({
+      vault,
+      flow: () =>
+        ({
+          refresh: () => Promise.reject(new ConnectionRefused('invalid_grant', 'refresh token revoked')),
+        }) as unknown as AuthorizationFlow,
+      refreshSkewMs: 60_000,
+      now: () => NOW,
+      refreshed: () => {},
+      dropped: (_o, _c, why) => dropped.push(why),
+    });
+    expect((await grants.current(alice, 'tracker'))?.accessToken).toBe('at-other');
+    expect(dropped).toEqual([]);
+    expect((await vault.get(alice, 'tracker'))?.refreshToken).toBe('rt-other');
+    // Without a race the refused grant is dropped, and said so.
+    vault.remove = remove;
+    await vault.put(alice, 'tracker', first);
+    expect(await grants.current(alice, 'tracker')).toBeUndefined();
+    expect(dropped).toEqual(['refresh refused (invalid_grant)']);
+  });
+
   it('a refresh that ends after the person disconnected does not bring the grant back', async () => {
     const { vault, third, a } = await twoInstances();
     const refreshing = a.current(alice, 'tracker');

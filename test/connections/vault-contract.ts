@@ -237,7 +237,7 @@ export function vaultContract(open: () => VaultStoreUnderTest): void {
     expect(await one.get(ada, tracker)).toBeUndefined();
   });
 
-  it('a remove holding a token removes only the grant that still holds it: one refreshed on another instance stays', async () => {
+  it('a remove holding tokens removes only the grant that still holds them: one refreshed on another instance stays', async () => {
     const { store, other = store } = open();
     const keys = keyring('k1');
     const [one, two] = [storeVault(store, keys), storeVault(other, keys)];
@@ -246,11 +246,13 @@ export function vaultContract(open: () => VaultStoreUnderTest): void {
     await one.put(ada, tracker, read);
     // Instance one read `read` and is about to drop it; instance two refreshed the grant meanwhile.
     await two.put(ada, tracker, refreshed);
-    expect(await one.remove(ada, tracker, read.accessToken)).toBe(false);
+    expect(await one.remove(ada, tracker, read)).toBe(false);
+    // The same access token again with another refresh token (a server that reissues it) is another grant too.
+    expect(await one.remove(ada, tracker, { ...refreshed, refreshToken: read.refreshToken })).toBe(false);
     expect((await one.get(ada, tracker))?.accessToken).toBe(refreshed.accessToken);
     expect((await one.list(ada)).map((s) => s.connection)).toEqual([tracker]);
     expect(await one.counts()).toMatchObject({ [tracker]: 1 });
-    expect(await one.remove(ada, tracker, refreshed.accessToken)).toBe(true);
+    expect(await one.remove(ada, tracker, refreshed)).toBe(true);
     expect(await two.get(ada, tracker)).toBeUndefined();
     expect(await one.list(ada)).toEqual([]);
   });
