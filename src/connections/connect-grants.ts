@@ -69,14 +69,13 @@ export class UsableGrants {
     // An authorization server that does not rotate refresh tokens answers none: the one we had still works.
     const kept: TokenGrant =
       fresh.refreshToken || !grant.refreshToken ? fresh : { ...fresh, refreshToken: grant.refreshToken };
-    // The person may have disconnected while the refresh ran (then it is not brought back), or another instance
-    // refreshed first (then its grant stays and is used).
-    const current = await this.d.vault.get(owner, connection);
-    if (!current) return undefined;
-    if (current.refreshToken !== grant.refreshToken) return current;
-    await this.d.vault.put(owner, connection, kept);
-    this.d.refreshed(owner, connection);
-    return kept;
+    if (await this.d.vault.put(owner, connection, kept, grant)) {
+      this.d.refreshed(owner, connection);
+      return kept;
+    }
+    // Another instance refreshed first: its grant stays and is used. Or the person disconnected while the refresh
+    // ran: the grant is not brought back.
+    return this.d.vault.get(owner, connection);
   }
 
   /** Forget this grant. One put since (another instance refreshed, the person connected again) stays, and serves. */

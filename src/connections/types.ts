@@ -61,8 +61,17 @@ export type HeldTokens = Pick<TokenGrant, 'accessToken' | 'refreshToken'>;
 export interface TokenVault {
   /** The grant kept for (owner, connection), or undefined (none, or sealed for another binding or a retired key). */
   get(owner: ConnectionOwner, connection: string): Promise<(TokenGrant & ConnectionSummary) | undefined>;
-  /** Keep `grant` for (owner, connection), replacing any before. */
-  put(owner: ConnectionOwner, connection: string, grant: TokenGrant): Promise<void>;
+  /**
+   * Keep `grant` for (owner, connection), replacing any before; true when written. With `replacing` (a refresh),
+   * only while the grant kept still holds those tokens, checked in the same write: a grant removed meanwhile (the
+   * person disconnected) is not brought back, and one replaced meanwhile (another instance refreshed) stays.
+   */
+  put(
+    owner: ConnectionOwner,
+    connection: string,
+    grant: TokenGrant,
+    replacing?: HeldTokens,
+  ): Promise<boolean>;
   /**
    * Forget (owner, connection); true when there was one. With `holding`, only a grant that still holds those tokens
    * (access and refresh), checked in the same write: a grant refreshed or connected again meanwhile stays.

@@ -98,14 +98,22 @@ export class StoreVault implements TokenVault {
     return { ...grantOf(record, sealed), ...summaryOf(connection, record, sealed) };
   }
 
-  async put(owner: ConnectionOwner, connection: string, grant: TokenGrant): Promise<void> {
+  async put(
+    owner: ConnectionOwner,
+    connection: string,
+    grant: TokenGrant,
+    replacing?: HeldTokens,
+  ): Promise<boolean> {
     const who = ownerOf(owner, connection);
     checkGrant(grant);
     const binding = { ...who, issuer: grant.issuer, scopes: [...grant.scopes] };
     const key = grantKey(who.ownerIssuer, who.ownerSubject, connection);
     const now = this.#now();
+    let written = false;
     await update(this.#store, key, (current) => {
       const prior = current === undefined ? undefined : this.#open(current, who)?.sealed;
+      written = replacing === undefined || holds(prior, replacing);
+      if (!written) return UNCHANGED;
       const sealed: SealedGrant = { a: grant.accessToken, c: prior?.c ?? now };
       if (grant.refreshToken !== undefined) sealed.r = grant.refreshToken;
       if (grant.expiresAt !== undefined) sealed.e = grant.expiresAt;
@@ -113,7 +121,8 @@ export class StoreVault implements TokenVault {
       if (prior?.u !== undefined) sealed.u = prior.u;
       return [this.#seal.seal(binding, JSON.stringify(sealed)), this.#ttlMs];
     });
-    await addToIndex(this.#store, this.#indexOf(who), connection, now + this.#ttlMs, now);
+    if (written) await addToIndex(this.#store, this.#indexOf(who), connection, now + this.#ttlMs, now);
+    return written;
   }
 
   async remove(owner: ConnectionOwner, connection: string, holding?: HeldTokens): Promise<boolean> {

@@ -28,6 +28,9 @@ import { mcp } from '../helpers/mcp-http.js';
 // biome-ignore lint/suspicious/noExplicitAny: replies are read as loose JSON, checked by the expectations
 type Loose = any;
 
+const holds = (grant: TokenGrant | undefined, tokens: HeldTokens) =>
+  grant?.accessToken === tokens.accessToken && grant.refreshToken === tokens.refreshToken;
+
 /** The vault's contract in memory (the real one is storeVault): grants by (issuer, subject, connection). */
 export class MemoryVault implements TokenVault {
   readonly grants = new Map<string, TokenGrant & ConnectionSummary>();
@@ -37,21 +40,21 @@ export class MemoryVault implements TokenVault {
   async get(owner: ConnectionOwner, connection: string) {
     return this.grants.get(this.key(owner, connection));
   }
-  async put(owner: ConnectionOwner, connection: string, grant: TokenGrant) {
-    this.puts++;
+  async put(owner: ConnectionOwner, connection: string, grant: TokenGrant, replacing?: HeldTokens) {
     const before = this.grants.get(this.key(owner, connection));
+    if (replacing && !holds(before, replacing)) return false;
+    this.puts++;
     this.grants.set(this.key(owner, connection), {
       ...grant,
       connection,
       connectedAt: before?.connectedAt ?? this.now(),
       ...(before ? { refreshedAt: this.now() } : {}),
     });
+    return true;
   }
   async remove(owner: ConnectionOwner, connection: string, holding?: HeldTokens) {
     const key = this.key(owner, connection);
-    const now = this.grants.get(key);
-    if (holding && (now?.accessToken !== holding.accessToken || now?.refreshToken !== holding.refreshToken))
-      return false;
+    if (holding && !holds(this.grants.get(key), holding)) return false;
     return this.grants.delete(key);
   }
   async list(owner: ConnectionOwner) {

@@ -257,6 +257,25 @@ export function vaultContract(open: () => VaultStoreUnderTest): void {
     expect(await one.list(ada)).toEqual([]);
   });
 
+  it('a put replacing tokens writes only over the grant that still holds them: never over a removal or another refresh', async () => {
+    const { store, other = store } = open();
+    const keys = keyring('k1');
+    const [one, two] = [storeVault(store, keys), storeVault(other, keys)];
+    const [ada, tracker] = [person(), connectionName()];
+    const [read, mine, theirs] = [grantOf('read'), grantOf('mine'), grantOf('theirs')];
+    await one.put(ada, tracker, read);
+    // Instance two refreshed first: one's refresh of the same grant writes nothing.
+    expect(await two.put(ada, tracker, theirs, read)).toBe(true);
+    expect(await one.put(ada, tracker, mine, read)).toBe(false);
+    expect((await one.get(ada, tracker))?.accessToken).toBe(theirs.accessToken);
+    // The person disconnected while a refresh ran: it does not bring the grant back, nor the index entry.
+    expect(await two.remove(ada, tracker)).toBe(true);
+    expect(await one.put(ada, tracker, mine, theirs)).toBe(false);
+    expect(await one.get(ada, tracker)).toBeUndefined();
+    expect(await one.list(ada)).toEqual([]);
+    expect(await store.get(indexKey(ada.issuer, ada.subject))).toBeUndefined();
+  });
+
   it('concurrent puts, on one instance or two, count each person once', async () => {
     const { store, other = store } = open();
     const keys = keyring('k1');
