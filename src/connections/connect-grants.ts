@@ -13,6 +13,8 @@ export interface UsableGrantDeps {
   /** The grant was refreshed, or dropped because the third party refused it (`why`). */
   refreshed: (owner: ConnectionOwner, connection: string) => void;
   dropped: (owner: ConnectionOwner, connection: string, why: string) => void;
+  /** Revoke at the authorization server, best effort and within a limit (never throws). */
+  revoke: (connection: string, grant: TokenGrant) => Promise<boolean>;
 }
 
 export class UsableGrants {
@@ -74,8 +76,11 @@ export class UsableGrants {
       return kept;
     }
     // Another instance refreshed first: its grant stays and is used. Or the person disconnected while the refresh
-    // ran: the grant is not brought back.
-    return this.d.vault.get(owner, connection);
+    // ran: the grant is not brought back, and a rotated refresh token nobody keeps is revoked, so none stays live.
+    const current = await this.d.vault.get(owner, connection);
+    if (current === undefined && kept.refreshToken !== grant.refreshToken)
+      void this.d.revoke(connection, kept);
+    return current;
   }
 
   /** Forget this grant. One put since (another instance refreshed, the person connected again) stays, and serves. */

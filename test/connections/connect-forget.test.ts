@@ -134,6 +134,25 @@ describe('forget(owner, name, why) after a 401', () => {
     ]);
   });
 
+  it('disconnect waits for a revocation that never ends only up to its limit, then removes the grant', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const flow = { revoke: () => new Promise<void>(() => {}) } as unknown as AuthorizationFlow;
+    const { connections, vault, events } = connectionsWith(flow);
+    await vault.put(alice, 'tracker', {
+      accessToken: 'at',
+      refreshToken: 'rt',
+      scopes: [],
+      issuer: 'https://as.example',
+    });
+    const disconnecting = connections.disconnect(alice, 'tracker');
+    await vi.advanceTimersByTimeAsync(CONNECTIONS_DEFAULTS.revokeTimeoutMs);
+    expect(await disconnecting).toBe(true);
+    expect(vault.grants.size).toBe(0);
+    expect(events.filter((e) => e.action === 'disconnected').map((e) => e.detail)).toEqual([
+      { revokedAtIssuer: false },
+    ]);
+  });
+
   it('a grant put between reading and removing it (a refresh on another instance) stays, unrevoked', async () => {
     const revokedTokens: string[] = [];
     const flow = {

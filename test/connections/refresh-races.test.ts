@@ -51,6 +51,7 @@ async function twoInstances() {
   await vault.put(alice, 'tracker', first);
   const third = rotatingFlow();
   const dropped: string[] = [];
+  const revoked: Array<string | undefined> = [];
   // Two instances: each its own UsableGrants (its own in-process de-duplication), one vault in the shared store.
   const instance = () =>
     new UsableGrants({
@@ -60,8 +61,12 @@ async function twoInstances() {
       now: () => NOW,
       refreshed: () => {},
       dropped: (_o, _c, why) => dropped.push(why),
+      revoke: async (_c, grant) => {
+        revoked.push(grant.refreshToken);
+        return true;
+      },
     });
-  return { vault, third, dropped, a: instance(), b: instance() };
+  return { vault, third, dropped, revoked, a: instance(), b: instance() };
 }
 
 /** Resolves once `n` refreshes wait at the third party's gate. */
@@ -106,6 +111,7 @@ describe('refreshes that overlap', () => {
       now: () => NOW,
       refreshed: () => {},
       dropped: (_o, _c, why) => dropped.push(why),
+      revoke: async () => true,
     });
     expect((await grants.current(alice, 'tracker'))?.accessToken).toBe('at-other');
     expect(dropped).toEqual([]);
@@ -117,13 +123,34 @@ describe('refreshes that overlap', () => {
     expect(dropped).toEqual(['refresh refused (invalid_grant)']);
   });
 
-  it('a refresh that ends after the person disconnected does not bring the grant back', async () => {
-    const { vault, third, a } = await twoInstances();
+  it('a refresh that ends after the person disconnected does not bring the grant back, and revokes what it got', async () => {
+    const { vault, third, revoked, a } = await twoInstances();
     const refreshing = a.current(alice, 'tracker');
     await untilWaiting(third, 1);
     expect(await vault.remove(alice, 'tracker')).toBe(true); // the person disconnects meanwhile
     third.openNext();
     expect(await refreshing).toBeUndefined();
     expect(await vault.get(alice, 'tracker')).toBeUndefined();
+    // The rotated refresh token (rt-1) is kept nowhere: it is revoked, so it does not stay live at the third party.
+    expect(revoked).toEqual(['rt-1']);
+    // The person connects again; a refresh whose write loses to another instance's grant revokes nothing: the
+    // grant in the vault is the person's, and it serves.
+    await vault.put(alice, 'tracker', { ...first, refreshToken: 'rt-again' });
+    const theirs = {
+      ...first,
+      accessToken: 'at-theirs',
+      refreshToken: 'rt-theirs',
+      expiresAt: NOW + 3_600_000,
+    };
+    const put = vault.put.bind(vault);
+    vault.put = async (owner, connection, grant, replacing) => {
+      await put(owner, connection, theirs);
+      return put(owner, connection, grant, replacing);
+    };
+    const refreshingAgain = a.current(alice, 'tracker');
+    await untilWaiting(third, 1);
+    third.openNext();
+    expect((await refreshingAgain)?.accessToken).toBe('at-theirs');
+    expect(revoked).toEqual(['rt-1']);
   });
 });
