@@ -11,6 +11,7 @@ export default defineConfig({
       'test/connections/vault.test.ts',
       'test/connections/vault-stores.test.ts',
       'test/connections/refresh-races.test.ts',
+      'test/connections/usable-grants.test.ts',
       'test/connections/connect-forget.test.ts',
       'test/connections/connect-pending.test.ts',
     ],
