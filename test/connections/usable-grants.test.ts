@@ -87,6 +87,44 @@ describe('a kept grant, as a caller uses it', () => {
     expect(ended.dropped).toEqual([]);
   });
 
+  it('callers at once share one refresh of their own grant, never another person’s', async () => {
+    const bob = { issuer: 'https://id.example', subject: 'bob' };
+    let opened!: () => void;
+    const gate = new Promise<void>((open) => (opened = open));
+    const { grants, vault, refreshes } = await using(
+      { ...base, refreshToken: 'rt-alice', expiresAt: NOW },
+      async (g) => {
+        await gate;
+        return {
+          ...g,
+          accessToken: `at-of-${g.refreshToken}`,
+          refreshToken: `${g.refreshToken}-1`,
+          expiresAt: NOW + 3_600_000,
+        };
+      },
+    );
+    await vault.put(bob, 'tracker', {
+      ...base,
+      accessToken: 'at-bob',
+      refreshToken: 'rt-bob',
+      expiresAt: NOW,
+    });
+    const calls = [
+      grants.current(alice, 'tracker'),
+      grants.current(alice, 'tracker'),
+      grants.current(bob, 'tracker'),
+    ];
+    opened();
+    const [a1, a2, b] = await Promise.all(calls);
+    expect([a1?.accessToken, a2?.accessToken, b?.accessToken]).toEqual([
+      'at-of-rt-alice',
+      'at-of-rt-alice',
+      'at-of-rt-bob',
+    ]);
+    // One refresh per person: a rotating refresh token used twice would be refused the second time.
+    expect(refreshes.map((g) => g.refreshToken).sort()).toEqual(['rt-alice', 'rt-bob']);
+  });
+
   it('a server that does not rotate refresh tokens (none in its answer): the one kept still refreshes next time', async () => {
     const { grants, vault } = await using({ ...base, refreshToken: 'rt-0', expiresAt: NOW }, async (g) => ({
       accessToken: 'at-1',

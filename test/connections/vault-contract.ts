@@ -120,6 +120,11 @@ export function vaultContract(open: () => VaultStoreUnderTest): void {
       (r) => (r.scopes = ['tickets:read', 'tickets:write', 'admin']),
       (r) => (r.ct = 'AA'),
       (r) => (r.v = 2),
+      // Not a box's shape: a field of another type reads as nothing too, never as a throw.
+      (r) => (r.iv = 12),
+      (r) => (r.ct = null),
+      (r) => (r.kid = ['k1']),
+      (r) => (r.iv = flip(r.iv as string, 0).slice(0, 8)),
     ];
     for (const edit of edits) {
       const [ada, tracker] = [person(), connectionName()];
