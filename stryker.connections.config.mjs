@@ -14,8 +14,8 @@ export default {
     'src/connections/sealed-box.ts',
   ],
   vitest: { ...base.vitest, configFile: 'vitest.connections-mutation.config.ts' },
-  // No score of this run is on record: `break` is set low and safe until a run says more.
-  thresholds: { high: 80, low: 60, break: 50 },
+  // Last run 77 %: `break` sits just under it.
+  thresholds: { high: 80, low: 60, break: 72 },
   reporters: ['clear-text', 'json', 'progress'],
   jsonReporter: { fileName: 'reports/mutation/connections.json' },
 };
