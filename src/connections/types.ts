@@ -54,17 +54,24 @@ export interface ConnectionSummary {
   readonly expiresAt?: number;
 }
 
-/** Where grants live: encrypted with the server's keyring, in a shared store, bound to owner and connection. */
-/** The tokens a remover read: its removal applies only while the grant still holds them. */
+/**
+ * Tokens read from the vault. A put or a remove given them applies only if the kept grant's `accessToken` and
+ * `refreshToken` both equal these exactly; a missing refresh token matches only a grant without one.
+ */
 export type HeldTokens = Pick<TokenGrant, 'accessToken' | 'refreshToken'>;
 
+/**
+ * Where grants live: encrypted with the server's keyring, in a shared store, bound to owner and connection. A vault
+ * of your own must check `replacing` and `holding` atomically (a compare-and-set, not a read then a write), and
+ * change nothing, lists and counts included, when they do not match.
+ */
 export interface TokenVault {
   /** The grant kept for (owner, connection), or undefined (none, or sealed for another binding or a retired key). */
   get(owner: ConnectionOwner, connection: string): Promise<(TokenGrant & ConnectionSummary) | undefined>;
   /**
    * Keep `grant` for (owner, connection), replacing any before; true when written. With `replacing` (a refresh),
-   * only while the grant kept still holds those tokens, checked in the same write: a grant removed meanwhile (the
-   * person disconnected) is not brought back, and one replaced meanwhile (another instance refreshed) stays.
+   * only while the grant kept holds those tokens: a grant removed meanwhile (the person disconnected) is not
+   * brought back, and one replaced meanwhile (another instance refreshed) stays.
    */
   put(
     owner: ConnectionOwner,
@@ -73,8 +80,9 @@ export interface TokenVault {
     replacing?: HeldTokens,
   ): Promise<boolean>;
   /**
-   * Forget (owner, connection); true when there was one. With `holding`, only a grant that still holds those tokens
-   * (access and refresh), checked in the same write: a grant refreshed or connected again meanwhile stays.
+   * Forget (owner, connection); true only when it removed one. With `holding`, only a grant that holds those
+   * tokens: a grant refreshed or connected again meanwhile stays. A grant sealed under a key this instance lacks
+   * is never removed here.
    */
   remove(owner: ConnectionOwner, connection: string, holding?: HeldTokens): Promise<boolean>;
   /** The owner's own connections. */

@@ -134,6 +134,32 @@ describe('forget(owner, name, why) after a 401', () => {
     ]);
   });
 
+  it('a grant refreshed under every try of a disconnect is removed after 3 tries, unrevoked, and the event says so', async () => {
+    const revokedTokens: string[] = [];
+    const flow = {
+      revoke: async (g: TokenGrant) => {
+        revokedTokens.push(g.accessToken);
+      },
+    } as unknown as AuthorizationFlow;
+    const { connections, vault, events } = connectionsWith(flow);
+    const grant = { scopes: [], issuer: 'https://as.example' };
+    await vault.put(alice, 'tracker', { ...grant, accessToken: 'at-0', refreshToken: 'rt-0' });
+    const remove = vault.remove.bind(vault);
+    let n = 0;
+    vault.remove = async (owner, name, holding) => {
+      // Another instance refreshes before each of this one's removals that hold tokens.
+      if (holding)
+        await vault.put(owner, name, { ...grant, accessToken: `at-${++n}`, refreshToken: `rt-${n}` });
+      return remove(owner, name, holding);
+    };
+    expect(await connections.disconnect(alice, 'tracker')).toBe(true);
+    expect(revokedTokens).toEqual(['at-0', 'at-1', 'at-2']);
+    expect(vault.grants.size).toBe(0);
+    expect(events.filter((e) => e.action === 'disconnected').map((e) => e.detail)).toEqual([
+      { revokedAtIssuer: false },
+    ]);
+  });
+
   it('disconnect waits for a revocation that never ends only up to its limit, then removes the grant', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const flow = { revoke: () => new Promise<void>(() => {}) } as unknown as AuthorizationFlow;
