@@ -37,6 +37,17 @@ function connectionsWith(flow: AuthorizationFlow) {
   return { connections, vault, events, revoked };
 }
 
+/** connectionsWith an authorization server that takes every revocation; `revokedTokens` are their access tokens. */
+function connectionsRevoking() {
+  const revokedTokens: string[] = [];
+  const flow = {
+    revoke: async (g: TokenGrant) => {
+      revokedTokens.push(g.accessToken);
+    },
+  } as unknown as AuthorizationFlow;
+  return { ...connectionsWith(flow), revokedTokens };
+}
+
 afterEach(() => {
   vi.useRealTimers();
 });
@@ -87,13 +98,7 @@ describe('forget(owner, name, why) after a 401', () => {
   });
 
   it('a late refusal of an older token keeps the grant the person got since; a refusal of the current one drops it', async () => {
-    const revokedTokens: string[] = [];
-    const flow = {
-      revoke: async (g: TokenGrant) => {
-        revokedTokens.push(g.accessToken);
-      },
-    } as unknown as AuthorizationFlow;
-    const { connections, vault, revoked } = connectionsWith(flow);
+    const { revokedTokens, connections, vault, revoked } = connectionsRevoking();
     const grant = { refreshToken: 'rt', scopes: [], issuer: 'https://as.example' };
     await vault.put(alice, 'tracker', { ...grant, accessToken: 'old' });
     // A request goes with the old token; the grant is refreshed before its 401 comes back.
@@ -109,13 +114,7 @@ describe('forget(owner, name, why) after a 401', () => {
   });
 
   it('disconnect revokes a grant refreshed on another instance while it ran, and removes it', async () => {
-    const revokedTokens: string[] = [];
-    const flow = {
-      revoke: async (g: TokenGrant) => {
-        revokedTokens.push(g.accessToken);
-      },
-    } as unknown as AuthorizationFlow;
-    const { connections, vault, events } = connectionsWith(flow);
+    const { revokedTokens, connections, vault, events } = connectionsRevoking();
     const grant = { scopes: [], issuer: 'https://as.example' };
     await vault.put(alice, 'tracker', { ...grant, accessToken: 'old', refreshToken: 'rt-old' });
     const remove = vault.remove.bind(vault);
@@ -135,13 +134,7 @@ describe('forget(owner, name, why) after a 401', () => {
   });
 
   it('a grant refreshed under every try of a disconnect is removed after 3 tries, unrevoked, and the event says so', async () => {
-    const revokedTokens: string[] = [];
-    const flow = {
-      revoke: async (g: TokenGrant) => {
-        revokedTokens.push(g.accessToken);
-      },
-    } as unknown as AuthorizationFlow;
-    const { connections, vault, events } = connectionsWith(flow);
+    const { revokedTokens, connections, vault, events } = connectionsRevoking();
     const grant = { scopes: [], issuer: 'https://as.example' };
     await vault.put(alice, 'tracker', { ...grant, accessToken: 'at-0', refreshToken: 'rt-0' });
     const remove = vault.remove.bind(vault);
@@ -180,13 +173,7 @@ describe('forget(owner, name, why) after a 401', () => {
   });
 
   it('a grant put between reading and removing it (a refresh on another instance) stays, unrevoked', async () => {
-    const revokedTokens: string[] = [];
-    const flow = {
-      revoke: async (g: TokenGrant) => {
-        revokedTokens.push(g.accessToken);
-      },
-    } as unknown as AuthorizationFlow;
-    const { connections, vault, events } = connectionsWith(flow);
+    const { revokedTokens, connections, vault, events } = connectionsRevoking();
     const grant = { refreshToken: 'rt', scopes: [], issuer: 'https://as.example' };
     await vault.put(alice, 'tracker', { ...grant, accessToken: 'old' });
     const read = vault.get.bind(vault);

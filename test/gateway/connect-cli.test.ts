@@ -12,6 +12,15 @@ import { serveCli } from '../helpers/serve-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mrtr-gw-connect-cli-'));
 const configFile = join(dir, 'gateway.yaml');
+/** `mrtr gateway`'s flags for this config on `port`, with the development tokens. */
+const started = (port: number | string) => [
+  '--config',
+  configFile,
+  '--port',
+  String(port),
+  '--tokens',
+  join(dir, 'tokens.json'),
+];
 beforeAll(() => {
   writeFileSync(join(dir, 'tokens.json'), JSON.stringify({ 'alice-dev-token': { sub: 'alice', roles: [] } }));
   writeFileSync(
@@ -55,15 +64,7 @@ describe('mrtr gateway with an oauth upstream', () => {
   });
 
   it('a client secret variable not set: exit 2, naming it', async () => {
-    const run = await mrtr([
-      'gateway',
-      '--config',
-      configFile,
-      '--port',
-      '0',
-      '--tokens',
-      join(dir, 'tokens.json'),
-    ]);
+    const run = await mrtr(['gateway', ...started(0)]);
     expect(run.status).toBe(2);
     expect(run.stderr).toBe(
       'mrtr gateway: upstream tracker: the oauth client secret: the variable TRACKER_CLIENT_SECRET_FOR_TEST is not set\n',
@@ -72,10 +73,7 @@ describe('mrtr gateway with an oauth upstream', () => {
 
   it('an http address before an https upstream: exit 2, naming the redirect URI and --resource', async () => {
     const port = await freePort();
-    const run = await mrtr(
-      ['gateway', '--config', configFile, '--port', String(port), '--tokens', join(dir, 'tokens.json')],
-      { TRACKER_CLIENT_SECRET_FOR_TEST: 'test-secret' },
-    );
+    const run = await mrtr(['gateway', ...started(port)], { TRACKER_CLIENT_SECRET_FOR_TEST: 'test-secret' });
     expect(run.status).toBe(2);
     expect(run.stderr).toContain(
       `mrtr gateway: upstream tracker: its authorization server must send people back to https, and this gateway's redirect URI would be http://127.0.0.1:${port}/mrtr/connect/callback/tracker: give --resource with the gateway's public https URL\n`,
@@ -84,20 +82,9 @@ describe('mrtr gateway with an oauth upstream', () => {
   });
 
   it('with --resource naming its public https URL it starts and prints that redirect URI', async () => {
-    const served = await serveCli(
-      [
-        '--config',
-        configFile,
-        '--port',
-        '0',
-        '--tokens',
-        join(dir, 'tokens.json'),
-        '--resource',
-        'https://gw.example.com/mcp',
-      ],
-      'gateway',
-      { env: { TRACKER_CLIENT_SECRET_FOR_TEST: 'test-secret' } },
-    );
+    const served = await serveCli([...started(0), '--resource', 'https://gw.example.com/mcp'], 'gateway', {
+      env: { TRACKER_CLIENT_SECRET_FOR_TEST: 'test-secret' },
+    });
     await served.saidOnStderr('register the redirect URI');
     expect(served.stderr()).toContain(
       'upstream tracker: people connect their own accounts; register the redirect URI https://gw.example.com/mrtr/connect/callback/tracker at its authorization server',
